@@ -1,0 +1,31 @@
+"""Shared fixtures: the shared data folder (read in place, never copied into the project)."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="session")
+def data_dir() -> Path:
+    """The shared data folder: $RAGCOV_DATA_DIR, else ../shared/data beside the repository.
+
+    Missing data is an error, not a skip: these tests exist to run on the real sample.
+    """
+    path = Path(os.environ.get("RAGCOV_DATA_DIR") or REPO.parent / "shared" / "data")
+    if not (path / "aneel" / "aneel_fulltext.jsonl").is_file():
+        raise RuntimeError(f"shared data not found at {path}; set RAGCOV_DATA_DIR to the shared data folder")
+    return path
+
+
+@pytest.fixture(scope="session")
+def aneel_fulltext(data_dir: Path) -> Path:
+    return data_dir / "aneel" / "aneel_fulltext.jsonl"
+
+
+@pytest.fixture(scope="session")
+def juristcu_dir(data_dir: Path) -> Path:
+    return data_dir / "juristcu"
