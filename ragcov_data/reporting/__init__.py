@@ -1,0 +1,1 @@
+"""Benchmark reports: HTML, markdown and JSON (being written)."""
