@@ -1,1 +1,45 @@
-"""(being written)"""
+"""Baseline retrievers (BM25, TF-IDF, dense) and the run format shared by every retriever.
+
+>>> from ragcov_data.baselines import BM25, TfIdf, Dense    # doctest: +SKIP
+>>> bm25 = BM25().index(ds["corpus"])                       # doctest: +SKIP
+>>> run = bm25.search(ds["queries"], k=10, exclude_self=True)  # doctest: +SKIP
+
+``Dense`` is imported on first use, so ``import ragcov_data.baselines`` never imports torch.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ragcov_data.baselines.analyzer import PT_STOPWORDS, Analyzer
+from ragcov_data.baselines.base import RUN_COLUMNS, Retriever
+from ragcov_data.baselines.bm25 import BM25, VARIANTS
+from ragcov_data.baselines.runs import load_run, save_run, top_tie_share, top_tie_sizes, validate_run
+from ragcov_data.baselines.tfidf import TfIdf
+
+__all__ = [
+    "Analyzer",
+    "BM25",
+    "Dense",
+    "PT_STOPWORDS",
+    "RUN_COLUMNS",
+    "Retriever",
+    "TfIdf",
+    "VARIANTS",
+    "load_run",
+    "save_run",
+    "top_tie_share",
+    "top_tie_sizes",
+    "validate_run",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "Dense":
+        from ragcov_data.baselines.dense import Dense
+
+        return Dense
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -2,25 +2,35 @@
 
 A retriever indexes a corpus (``_id``, ``text``) and searches queries (``_id``, ``text`` and, for
 ``exclude_self=True``, ``chunk_id``), returning a *run*: a DataFrame with columns
-``query-id, corpus-id, rank, score``.
+``query-id, corpus-id, rank, score`` (see :mod:`ragcov_data.baselines.runs`).
 
 Ordering and ties (the same for every retriever)
 ------------------------------------------------
-Candidates are sorted by score descending, then by corpus position (the order of ``index``), so runs
-are deterministic. Beyond the ``k`` requested rows, every candidate tied with the top score (see
-:mod:`ragcov_data.ties`) is also kept, so tie policies for hit@1 can be applied exactly later.
-Scoring goes in blocks of queries, never a full queries x corpus matrix.
+Candidates are sorted by score descending, then by corpus position (the order given to ``index``),
+so runs are deterministic. Two scores *tie* when they are equal within :data:`ragcov_data.ties.TIE_TOL`
+(relative); the candidates tied with a query's best score form its *top group*:
+
+* every member of the top group is kept, even beyond ``k`` (tie policies for hit@1 need all of them);
+* the top group is ordered by corpus position and its members are reported with the group's maximum
+  score, so floating-point noise (1e-16) never decides which tied chunk is ranked first;
+* below the top group, order is (score descending, corpus position) on the exact scores; at the
+  ``k``-th row, equal scores are cut by corpus position.
+
+Scores at or below ``min_score`` (``0.0`` for the lexical retrievers: no shared term) never enter a
+run, so a query may have fewer than ``k`` rows, or none. With ``exclude_self=True`` a query's own chunk
+(``chunk_id``) is never a candidate. Scoring goes in blocks of queries (at most ``max_block_floats``
+scores at a time), never a full queries x corpus matrix.
 """
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
 import numpy as np
 import pandas as pd
 
 from ragcov_data.errors import RagcovError
-from ragcov_data.ties import tied
+from ragcov_data.ties import TIE_TOL, tied
 
 RUN_COLUMNS = ["query-id", "corpus-id", "rank", "score"]
 
@@ -61,6 +71,9 @@ class Retriever(ABC):
     def __init__(self) -> None:
         self.corpus_ids: np.ndarray | None = None
         self._pos: dict[str, int] = {}
+        #: Default for the progress bars of ``index`` and ``search``.
+        self.show_progress: bool = True
+        self._show_index: bool = True
 
     # ---- to implement -------------------------------------------------------------------
     @abstractmethod
@@ -69,23 +82,32 @@ class Retriever(ABC):
 
     @abstractmethod
     def _score_block(self, texts: list[str]) -> np.ndarray:
-        """Scores, shape ``(len(texts), n_corpus)``, of a block of query texts."""
+        """Scores, shape ``(len(texts), n_corpus)``, of a block of query texts.
+
+        Return a fresh array: :meth:`search` modifies it in place (exclusions) to save memory.
+        """
 
     def params(self) -> dict[str, Any]:
         """Parameters recorded with every run (override to add yours)."""
         return {}
 
     # ---- public API ---------------------------------------------------------------------
-    def index(self, corpus: Any) -> "Retriever":
-        """Index ``corpus`` (``datasets.Dataset`` or DataFrame with ``_id``, ``text``); returns self."""
+    def index(self, corpus: Any, *, show_progress: bool | None = None) -> "Retriever":
+        """Index ``corpus`` (``datasets.Dataset`` or DataFrame with ``_id``, ``text``); returns self.
+
+        ``show_progress=None`` follows the retriever's ``show_progress`` attribute.
+        """
         df = as_frame(corpus, ["_id", "text"], "corpus")
-        ids = df["_id"].astype(str).to_numpy()
+        ids = df["_id"].astype(str).to_numpy(dtype=object)
         dup = pd.Index(ids)[pd.Index(ids).duplicated()]
         if len(dup):
-            raise RagcovError(f"`corpus` has duplicate `_id` values (first: {list(dup[:3])}); ids must be unique.")
+            raise RagcovError(
+                f"`corpus` has duplicate `_id` values (first: {list(dup[:3])}); ids must be unique."
+            )
+        self._show_index = self._progress_on(show_progress)
+        self._fit(df["text"].astype(str).tolist())
         self.corpus_ids = ids
         self._pos = {cid: i for i, cid in enumerate(ids)}
-        self._fit(df["text"].astype(str).tolist())
         return self
 
     def search(
@@ -94,89 +116,172 @@ class Retriever(ABC):
         k: int = 10,
         exclude_self: bool = False,
         *,
-        show_progress: bool = True,
+        show_progress: bool | None = None,
     ) -> pd.DataFrame:
         """Rank the corpus for every query; return a run (``query-id, corpus-id, rank, score``).
 
         Parameters
         ----------
-        queries : Dataset or DataFrame with ``_id``, ``text`` (and ``chunk_id`` if ``exclude_self``).
+        queries : Dataset or DataFrame
+            Columns ``_id``, ``text`` (and ``chunk_id`` if ``exclude_self``); ``_id`` values unique.
         k : int, default: 10
             Rows per query; candidates tied with the top score are added beyond ``k``.
         exclude_self : bool, default: False
             Remove each query's own chunk (``chunk_id``) from its candidates (self-retrieval task).
+        show_progress : bool or None, default: None
+            Progress bar over query blocks; ``None`` follows the ``show_progress`` attribute.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The run, ordered by query (input order) then rank; ``attrs`` holds ``retriever``,
+            ``params`` and ``exclude_self``.
         """
         if self.corpus_ids is None:
             raise RagcovError("call `index(corpus)` before `search(queries)`.")
-        if not isinstance(k, (int, np.integer)) or k < 1:
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
             raise RagcovError(f"`k` must be a positive integer; got {k!r}.")
         req = ["_id", "text"] + (["chunk_id"] if exclude_self else [])
         qdf = as_frame(queries, req, "queries")
         qids = qdf["_id"].astype(str).tolist()
+        dup = pd.Index(qids)[pd.Index(qids).duplicated()]
+        if len(dup):
+            raise RagcovError(
+                f"`queries` has duplicate `_id` values (first: {list(dup[:3])}); query ids must be unique."
+            )
         texts = qdf["text"].astype(str).tolist()
-        own = None
-        if exclude_self:
-            own = np.array([self._pos.get(str(c), -1) for c in qdf["chunk_id"]])
+        own = self._own_positions(qdf["chunk_id"]) if exclude_self else None
         n = len(self.corpus_ids)
         block = max(1, min(len(qids), self.max_block_floats // max(n, 1)))
-        parts = []
-        for start in _progress(range(0, len(qids), block), len(qids), block, self.name, show_progress):
+        starts = range(0, len(qids), block)
+
+        def one_block(start: int) -> pd.DataFrame:
             stop = min(start + block, len(qids))
-            scores = np.asarray(self._score_block(texts[start:stop]), dtype=float)
-            if self.min_score is not None:
-                scores[scores <= self.min_score] = -np.inf
-            if own is not None:
-                rows = np.arange(stop - start)
-                sel = own[start:stop] >= 0
-                scores[rows[sel], own[start:stop][sel]] = -np.inf
-            parts.append(self._topk(scores, qids[start:stop], k))
-        run = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=RUN_COLUMNS)
+            scores = np.array(self._score_block(texts[start:stop]), dtype=np.float64, copy=None)
+            if scores.shape != (stop - start, n):
+                raise RagcovError(
+                    f"{type(self).__name__}._score_block returned shape {scores.shape}; "
+                    f"expected {(stop - start, n)} (queries x corpus)."
+                )
+            return self._topk(scores, qids[start:stop], k, None if own is None else own[start:stop])
+
+        show = self._progress_on(show_progress)
+        n_jobs = min(self._n_jobs(), len(starts))
+        try:
+            if n_jobs <= 1:
+                parts = [one_block(s) for s in _progress(starts, block, self.name, show)]
+            else:
+                # Blocks in threads (numpy, scipy and BLAS release the GIL); BLAS itself single-threaded
+                # meanwhile, so the threads do not oversubscribe the cores.
+                from concurrent.futures import ThreadPoolExecutor
+
+                from threadpoolctl import threadpool_limits
+
+                with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(n_jobs) as pool:
+                    parts = list(_progress(pool.map(one_block, starts), block, self.name, show, total=len(starts)))
+        finally:
+            self._after_search()
+        run = pd.concat(parts, ignore_index=True)
         run.attrs["retriever"] = self.name
         run.attrs["params"] = self.params()
         run.attrs["exclude_self"] = bool(exclude_self)
         return run
 
     # ---- internals ----------------------------------------------------------------------
-    def _topk(self, scores: np.ndarray, qids: list[str], k: int) -> pd.DataFrame:
-        """Exact top-k of each row, sorted by (-score, corpus position), ties with the top kept.
+    #: Threads scoring query blocks in parallel (``None``: one per CPU). Only for retrievers whose
+    #: ``_score_block`` is thread-safe; the base default is 1.
+    n_jobs: int | None = 1
 
-        All candidates tied with the k-th score are considered before cutting, so the cut at the
-        boundary follows corpus order (deterministic ``first`` policy), never argpartition's whim.
-        """
+    def _n_jobs(self) -> int:
+        if self.n_jobs is None:
+            import os
+
+            return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+        return max(1, int(self.n_jobs))
+
+    def _after_search(self) -> None:
+        """Hook run when a search ends (e.g. to free scoring buffers)."""
+
+    def _progress_on(self, show: bool | None) -> bool:
+        return bool(getattr(self, "show_progress", True) if show is None else show)
+
+    def _own_positions(self, chunk_ids: Iterable[Any]) -> np.ndarray:
+        """Corpus position of each query's own chunk; every ``chunk_id`` must be in the corpus."""
+        ids = [str(c) for c in chunk_ids]
+        own = np.array([self._pos.get(c, -1) for c in ids], dtype=np.int64)
+        missing = [c for c, p in zip(ids, own) if p < 0]
+        if missing:
+            raise RagcovError(
+                f"`exclude_self=True` but {len(missing)} query `chunk_id` value(s) are not in the indexed corpus "
+                f"(first: {missing[:3]}). Index the corpus these queries were made from, or pass "
+                "`exclude_self=False`."
+            )
+        return own
+
+    def _topk(
+        self, scores: np.ndarray, qids: list[str], k: int, own: np.ndarray | None = None
+    ) -> pd.DataFrame:
+        """Exact top-k of each row of ``scores`` (modified in place), with the ordering and ties above."""
         b, n = scores.shape
+        rows_b = np.arange(b)
+        if own is not None:
+            scores[rows_b, own] = -np.inf
         kk = min(k, n)
-        kth = -np.partition(-scores, kk - 1, axis=1)[:, kk - 1]
         top = scores.max(axis=1)
-        lo = np.where(np.isfinite(kth), kth - _tol(kth), kth)
-        mask = (scores >= lo[:, None]) & np.isfinite(scores)
-        rows, cols = np.nonzero(mask)
+        if np.isnan(top).any():
+            bad = qids[int(np.flatnonzero(np.isnan(top))[0])]
+            raise RagcovError(f"{type(self).__name__} produced NaN scores (query {bad!r}); check its inputs.")
+        kth = _kth_lower_bound(scores, kk)
+        # Candidates: at least the k-th score (less a tie tolerance, so scores tied with it are all seen,
+        # and the cut follows corpus order) and the whole top group; finite; above min_score.
+        lo = np.minimum(kth - _tol(kth), top - 2 * _tol(top))
+        floor = -np.finfo(np.float64).max if self.min_score is None else np.nextafter(self.min_score, np.inf)
+        lo = np.maximum(np.nan_to_num(lo, nan=floor, neginf=floor), floor)
+        rows, cols = np.nonzero(scores >= lo[:, None])
         vals = scores[rows, cols]
+        in_top = tied(vals, top[rows])
+        vals = np.where(in_top, top[rows], vals)  # the top group reports one score
         order = np.lexsort((cols, -vals, rows))
-        rows, cols, vals = rows[order], cols[order], vals[order]
-        # rank within row
-        starts = np.searchsorted(rows, np.arange(b))
+        rows, cols, vals, in_top = rows[order], cols[order], vals[order], in_top[order]
+        starts = np.searchsorted(rows, rows_b)
         rank = np.arange(len(rows)) - starts[rows] + 1
-        keep = (rank <= kk) | tied(vals, top[rows])
+        keep = (rank <= kk) | in_top
         rows, cols, vals, rank = rows[keep], cols[keep], vals[keep], rank[keep]
         return pd.DataFrame(
             {
                 "query-id": np.asarray(qids, dtype=object)[rows],
                 "corpus-id": self.corpus_ids[cols],
                 "rank": rank.astype(np.int64),
-                "score": vals,
-            }
+                "score": vals.astype(np.float64),
+            },
+            columns=RUN_COLUMNS,
         )
 
 
+def _kth_lower_bound(scores: np.ndarray, kk: int) -> np.ndarray:
+    """A lower bound of each row's ``kk``-th largest score, cheap on wide rows.
+
+    The ``kk``-th largest value of any subset of a row's columns is at most the row's ``kk``-th largest,
+    so a strided column sample of about ``128 * kk`` columns gives a valid bound at a fraction of a full
+    partition; only values above it (a few hundred a row) are then sorted exactly.
+    """
+    n = scores.shape[1]
+    stride = max(1, n // (128 * kk))
+    sample = scores[:, ::stride] if stride > 1 else scores
+    m = sample.shape[1]
+    return np.partition(sample, m - kk, axis=1)[:, m - kk]
+
+
 def _tol(x: np.ndarray) -> np.ndarray:
-    from ragcov_data.ties import TIE_TOL
+    """Absolute tie tolerance at ``x`` (``inf`` stays ``inf``; used for candidate windows only)."""
+    with np.errstate(invalid="ignore"):
+        return TIE_TOL * np.maximum(1.0, np.abs(x))
 
-    return TIE_TOL * np.maximum(1.0, np.abs(x))
 
-
-def _progress(it: range, total: int, block: int, name: str, show: bool) -> Iterator[int]:
+def _progress(it: Iterable[Any], block: int, name: str, show: bool, total: int | None = None) -> Iterator[Any]:
     if not show:
         return iter(it)
     from tqdm.auto import tqdm
 
-    return iter(tqdm(it, total=len(it), desc=f"{name}: search", unit=f"×{block} queries", leave=False))
+    total = len(it) if total is None else total  # type: ignore[arg-type]
+    return iter(tqdm(it, total=total, desc=f"{name}: search", unit=f"×{block} queries", leave=False))

@@ -1,1 +1,50 @@
-"""(being written)"""
+"""Document-clustered evaluation: estimates and intervals that respect the sampled unit.
+
+Public API::
+
+    from ragcov_data.eval import interval, design_effect, evaluate, compare
+    r = interval(values, clusters, estimator="micro", method="cr2", level=0.95, seed=0)
+    r.confidence_interval()                      # ConfidenceInterval(low, high)
+    d = design_effect(values, clusters)          # icc, deff, cv, mean_size, n_eff
+    report = evaluate(run, task, metric="hit@1") # per_query, per_document, estimates, diagnostics
+    diff = compare(run_a, run_b, task)           # paired differences, tied documents
+
+Every interval goes through one vectorised core, :mod:`ragcov_data.eval._core`.
+"""
+from __future__ import annotations
+
+from ._core import ESTIMATORS, METHODS
+from .compare import compare
+from .design import design_effect
+from .evaluator import evaluate
+from .interval import interval
+from .results import (
+    ComparisonResult,
+    ConfidenceInterval,
+    DesignEffectResult,
+    EvaluationResult,
+    IntervalResult,
+)
+
+__all__ = [
+    "interval",
+    "design_effect",
+    "evaluate",
+    "compare",
+    "IntervalResult",
+    "DesignEffectResult",
+    "EvaluationResult",
+    "ComparisonResult",
+    "ConfidenceInterval",
+    "METHODS",
+    "ESTIMATORS",
+]
+
+# ---- exports of the coverage / planning modules (coverage_study, simulate_population, plan,
+# ---- recommend) go below this line --------------------------------------------------------------
+from .coverage import coverage_study  # noqa: E402
+from .planner import PlanResult, RecommendResult, plan, recommend  # noqa: E402
+from .twin import population_figures, simulate_population  # noqa: E402
+
+__all__ += ["coverage_study", "simulate_population", "population_figures", "plan", "recommend", "PlanResult",
+            "RecommendResult"]

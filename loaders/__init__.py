@@ -1,1 +1,10 @@
-"""(being written)"""
+"""Benchmark builders (``datasets.GeneratorBasedBuilder`` subclasses), installed as ``ragcov_data.loaders``.
+
+- :mod:`.chunking`: pure chunking rules of the self-retrieval task;
+- :mod:`.base`: :class:`~ragcov_data.loaders.base.TaskBuilder`, a builder whose corpus/queries/qrels splits
+  each have their own features;
+- :mod:`.self_retrieval`: ``aneel_taesa`` (chunked self-retrieval over any acervo);
+- :mod:`.juristcu`: ``juristcu``.
+
+Use them through :func:`ragcov_data.load_dataset`; builders are imported lazily by the registry.
+"""

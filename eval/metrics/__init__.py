@@ -1,1 +1,196 @@
-"""(being written)"""
+"""Per-query IR metrics on graded qrels: hit@k, nDCG@k, P@k, R@k, MRR@k.
+
+One metric per module; :data:`METRICS` maps each name to its function and :func:`parse_metric` reads
+metric strings ``name@k`` in one place (as ranx does). :func:`per_query` is the entry point.
+
+Conventions (stated once, used by every metric)
+-----------------------------------------------
+- **Relevance.** A judged document is relevant to a binary metric (hit, P, R, MRR) when its grade is
+  ``>= relevance_threshold`` (default 1, as trec_eval's ``-l 1``). nDCG uses the graded score itself.
+- **Unjudged documents.** ``unjudged="irrelevant"`` (default, as trec_eval): a retrieved document
+  with no judgment for the query is non-relevant and keeps its position. ``unjudged="skip"``: such
+  documents are removed before scoring and the list is condensed (judged-only evaluation,
+  Sakai 2007).
+- **Ordering.** By ``rank`` when present, else by ``score`` descending then ``corpus-id`` ascending
+  (see :mod:`ragcov_data.eval.metrics._lists`).
+- **Queries scored.** ``query_ids`` (default: every query in ``qrels``). A query with no run rows
+  scores 0. A query with no relevant judged document scores 0 on every metric; how many there were is
+  recorded in ``Series.attrs["n_no_relevant"]`` rather than raised, since with sampled or filtered
+  queries this is data, not a mistake.
+- **Ties at rank 1.** ``tie_policy`` (``first``, ``pessimistic``, ``expected``) applies to hit@1;
+  see :mod:`ragcov_data.eval.metrics.hit`.
+
+Examples
+--------
+>>> import pandas as pd
+>>> from ragcov_data.eval.metrics import per_query
+>>> run = pd.DataFrame({"query-id": ["q1", "q1", "q2"], "corpus-id": ["a", "b", "c"],
+...                     "rank": [1, 2, 1], "score": [2.0, 1.0, 0.5]})
+>>> qrels = pd.DataFrame({"query-id": ["q1", "q2"], "corpus-id": ["b", "d"], "score": [2, 1]})
+>>> per_query(run, qrels, "mrr@10").to_dict()
+{'q1': 0.5, 'q2': 0.0}
+"""
+from __future__ import annotations
+
+import difflib
+import re
+from typing import Any, Callable, Iterable, NamedTuple
+
+import numpy as np
+import pandas as pd
+
+from ragcov_data.errors import RagcovError
+from ragcov_data.eval.metrics._lists import UNJUDGED_POLICIES, RankedLists, prepare
+from ragcov_data.eval.metrics.hit import hit
+from ragcov_data.eval.metrics.mrr import mrr
+from ragcov_data.eval.metrics.ndcg import ndcg, ndcg_exp
+from ragcov_data.eval.metrics.precision import precision
+from ragcov_data.eval.metrics.recall import recall
+from ragcov_data.ties import TIE_POLICIES
+
+#: Metric name -> per-query function ``f(lists, k) -> Series``.
+METRICS: dict[str, Callable[..., pd.Series]] = {
+    "hit": hit,
+    "ndcg": ndcg,
+    "ndcg_exp": ndcg_exp,
+    "p": precision,
+    "r": recall,
+    "mrr": mrr,
+}
+
+#: Accepted spellings of metric names (lower-cased) -> canonical name.
+ALIASES: dict[str, str] = {
+    "success": "hit",
+    "precision": "p",
+    "recall": "r",
+    "rr": "mrr",
+    "recip_rank": "mrr",
+    "ndcg_cut": "ndcg",
+}
+
+__all__ = ["METRICS", "MetricSpec", "parse_metric", "per_query", "RankedLists", "UNJUDGED_POLICIES"]
+
+_PATTERN = re.compile(r"^\s*([A-Za-z_]+)\s*@\s*([+-]?\d+)\s*$")
+
+
+class MetricSpec(NamedTuple):
+    """A parsed metric string: canonical ``name`` and cutoff ``k``; ``str()`` gives ``name@k``."""
+
+    name: str
+    k: int
+
+    def __str__(self) -> str:
+        return f"{self.name}@{self.k}"
+
+
+def parse_metric(metric: str | MetricSpec) -> MetricSpec:
+    """Parse ``"name@k"`` (e.g. ``"ndcg@10"``, ``"P@10"``) into a :class:`MetricSpec`.
+
+    Raises
+    ------
+    RagcovError
+        For an unknown name (listing the valid ones), a missing cutoff, or ``k < 1``.
+    """
+    if isinstance(metric, MetricSpec):
+        return metric
+    valid = ", ".join(f"{n}@k" for n in METRICS)
+    if not isinstance(metric, str):
+        raise RagcovError(f"`metric` must be a string like 'ndcg@10'; got {type(metric).__name__}.")
+    m = _PATTERN.match(metric)
+    if m is None:
+        raise RagcovError(
+            f"`metric` must look like 'name@k' (e.g. 'ndcg@10', 'hit@1'); got {metric!r}. Valid names: {valid}."
+        )
+    name, k = m.group(1).lower(), int(m.group(2))
+    name = ALIASES.get(name, name)
+    if name not in METRICS:
+        close = difflib.get_close_matches(name, list(METRICS) + list(ALIASES), n=1)
+        hint = f" Did you mean {ALIASES.get(close[0], close[0])!r}?" if close else ""
+        raise RagcovError(f"unknown metric {m.group(1)!r} in `metric`={metric!r}; valid: {valid}.{hint}")
+    if k < 1:
+        raise RagcovError(f"the cutoff k in `metric`={metric!r} must be an integer >= 1; got {k}.")
+    return MetricSpec(name, k)
+
+
+def per_query(
+    run: pd.DataFrame,
+    qrels: Any,
+    metric: str | MetricSpec,
+    *,
+    relevance_threshold: float = 1,
+    tie_policy: str = "first",
+    query_ids: Iterable[Any] | None = None,
+    unjudged: str = "irrelevant",
+) -> pd.Series:
+    """Score every query of a run on one metric.
+
+    Parameters
+    ----------
+    run : DataFrame
+        ``query-id, corpus-id`` and ``rank`` and/or ``score`` (a run from ``Retriever.search``).
+    qrels : DataFrame, datasets.Dataset, or a task (``DatasetDict`` / dict with a ``qrels`` split)
+        ``query-id, corpus-id, score`` with graded scores (0 = judged non-relevant).
+    metric : str
+        ``name@k``: ``hit``, ``ndcg`` (linear gain), ``ndcg_exp`` (exponential gain), ``p``, ``r``, ``mrr``.
+    relevance_threshold : float, default: 1
+        Minimum grade counted as relevant by binary metrics.
+    tie_policy : {'first', 'pessimistic', 'expected'}, default: 'first'
+        Treatment of rows tied with the rank-1 score; only for ``hit@1``.
+    query_ids : iterable, optional
+        Queries to score (the task's queries). Default: every query id in ``qrels``. Queries without
+        run rows score 0; run rows of other queries are ignored (counted in ``attrs``).
+    unjudged : {'irrelevant', 'skip'}, default: 'irrelevant'
+        Treat unjudged retrieved documents as non-relevant (trec_eval), or drop them and condense
+        the ranking (judged-only evaluation).
+
+    Returns
+    -------
+    Series
+        Index ``query-id`` (str) in ``query_ids`` order, float values in [0, 1], ``name`` the
+        canonical metric string. ``attrs`` records ``metric``, ``k``, ``relevance_threshold``,
+        ``tie_policy``, ``unjudged``, ``n_queries``, ``n_no_run`` (queries without run rows),
+        ``n_no_relevant`` / ``no_relevant`` (queries without a relevant judged document, all scored 0)
+        and ``n_run_only`` (run queries outside ``query_ids``).
+
+    Raises
+    ------
+    RagcovError
+        Unknown metric, bad ``k``, unknown ``tie_policy``/``unjudged``, missing columns, duplicate
+        rows, non-numeric grades, or a tie policy other than 'first' on a metric other than hit@1.
+    """
+    spec = parse_metric(metric)
+    if tie_policy not in TIE_POLICIES:
+        raise RagcovError(f"`tie_policy` must be one of {TIE_POLICIES}; got {tie_policy!r}.")
+    if tie_policy != "first" and (spec.name != "hit" or spec.k != 1):
+        raise RagcovError(
+            f"`tie_policy={tie_policy!r}` applies to hit@1 only; got metric {str(spec)!r}. "
+            "Use tie_policy='first' for other metrics."
+        )
+    lists = prepare(
+        run, qrels, relevance_threshold=relevance_threshold, query_ids=query_ids,
+        unjudged=unjudged, need_score=tie_policy != "first",
+    )
+    fn = METRICS[spec.name]
+    values = fn(lists, spec.k, tie_policy=tie_policy) if spec.name == "hit" else fn(lists, spec.k)
+    arr = np.zeros(len(lists.query_ids))
+    arr[values.index.to_numpy(dtype=np.int64)] = values.to_numpy(dtype=float)
+    out = pd.Series(arr, index=pd.Index(lists.query_ids, dtype=object, name="query-id"), name=str(spec))
+    n_rel = lists.n_relevant()
+    no_rel = list(lists.query_ids[n_rel == 0])
+    has_run = np.zeros(len(lists.query_ids), dtype=bool)
+    has_run[lists.ranked["qidx"].to_numpy()] = True
+    run_q = pd.unique(np.asarray(run["query-id"]).astype(str))
+    out.attrs.update(
+        metric=str(spec),
+        k=spec.k,
+        relevance_threshold=lists.threshold,
+        tie_policy=tie_policy,
+        unjudged=unjudged,
+        gain="exponential" if spec.name == "ndcg_exp" else ("linear" if spec.name == "ndcg" else None),
+        n_queries=len(out),
+        n_no_run=int((~has_run).sum()),
+        n_no_relevant=len(no_rel),
+        no_relevant=no_rel,
+        n_run_only=int((lists.query_ids.get_indexer(run_q) < 0).sum()),
+    )
+    return out

@@ -1,1 +1,98 @@
-"""Benchmark reports: HTML, markdown and JSON (being written)."""
+"""Benchmark reports: a self-contained HTML page, a markdown summary and machine-readable JSON.
+
+``write_report(results, out_dir)`` writes ``report.html``, ``summary.md``, ``results.json`` and the
+figures as PNG files (``figures/``); ``load_results(path)`` reads ``results.json`` back so a report can be
+re-rendered (``ragcov report``) without re-running anything.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+
+from ragcov_data.errors import InputFileError
+
+__all__ = ["write_report", "load_results", "to_jsonable"]
+
+REQUIRED_KEYS = ("meta", "task", "retrievers")
+
+
+def to_jsonable(obj: Any) -> Any:
+    """JSON-safe copy: numpy scalars and arrays to Python, non-finite floats to ``None``."""
+    if hasattr(obj, "to_dict") and hasattr(obj, "columns"):
+        return [to_jsonable(r) for r in obj.to_dict(orient="records")]
+    if isinstance(obj, Mapping):
+        return {str(k): to_jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple, np.ndarray)):
+        return [to_jsonable(v) for v in obj]
+    if isinstance(obj, (bool, np.bool_)):
+        return bool(obj)
+    if isinstance(obj, (int, np.integer)):
+        return int(obj)
+    if isinstance(obj, (float, np.floating)):
+        x = float(obj)
+        return x if math.isfinite(x) else None
+    return obj
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def write_report(results: Mapping[str, Any], out_dir: str | os.PathLike) -> dict[str, Path]:
+    """Write ``report.html``, ``summary.md``, ``results.json`` and ``figures/*.png`` into ``out_dir``.
+
+    Returns
+    -------
+    dict
+        ``{"html": ..., "markdown": ..., "json": ..., "figures": ...}`` paths.
+    """
+    from ragcov_data.reporting.render import figures, render_html, render_markdown
+
+    out = Path(out_dir)
+    clean = to_jsonable(results)
+    figs = figures(clean)
+    fig_dir = out / "figures"
+    files = {}
+    for key, (png, _) in figs.items():
+        _atomic_write(fig_dir / f"{key}.png", png)
+        files[key] = f"figures/{key}.png"
+    paths = {"html": out / "report.html", "markdown": out / "summary.md", "json": out / "results.json",
+             "figures": fig_dir}
+    _atomic_write(paths["json"], json.dumps(clean, indent=1, ensure_ascii=False).encode("utf-8"))
+    _atomic_write(paths["html"], render_html(clean, figs).encode("utf-8"))
+    _atomic_write(paths["markdown"], render_markdown(clean, files).encode("utf-8"))
+    return paths
+
+
+def load_results(path: str | os.PathLike) -> dict[str, Any]:
+    """Read a ``results.json`` written by :func:`write_report` (a folder holding one is also accepted)."""
+    p = Path(path)
+    if p.is_dir():
+        p = p / "results.json"
+    if not p.is_file():
+        raise InputFileError(f"results file {str(p)!r} not found; pass the results.json written by `ragcov benchmark`.")
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InputFileError(f"results file {str(p)!r} is not valid JSON ({exc}); re-run `ragcov benchmark`.") from exc
+    missing = [k for k in REQUIRED_KEYS if k not in data] if isinstance(data, dict) else list(REQUIRED_KEYS)
+    if missing:
+        raise InputFileError(
+            f"results file {str(p)!r} lacks key(s) {missing}; it was not written by `ragcov benchmark`."
+        )
+    return data

@@ -1,0 +1,160 @@
+"""The one tokenizer shared by BM25 and TF-IDF, so both see the same terms for corpus and queries.
+
+Steps, in order:
+
+1. Unicode NFKC normalisation (compatibility forms fold: ``"ﬁ"`` -> ``"fi"``, ``"²"`` -> ``"2"``, and the
+   ordinal indicators ``"º"``/``"ª"`` become the letters ``"o"``/``"a"``, so ``"nº"`` -> ``"no"``,
+   ``"1º"`` -> ``"1o"``).
+2. Case folding (:meth:`str.casefold`, a stronger ``lower``).
+3. Optional accent folding (``fold_accents=True``: ``"resolução"`` -> ``"resolucao"``).
+4. Tokenisation by one regular expression (:data:`TOKEN_PATTERN`):
+
+   * a *number* with inner separators stays one token when every separator (``.`` ``,`` ``/`` ``-``)
+     sits between digits: ``"1.000"``, ``"2,5"``, ``"48500.002509/2014-96"``, ``"9.610/98"``;
+   * otherwise a token is a run of word characters (letters, digits, ``_``), so every other
+     punctuation mark or symbol separates tokens and is dropped: ``"art."`` -> ``"art"``,
+     ``"DIRETOR-GERAL"`` -> ``"diretor"``, ``"geral"``, ``"§ 1º"`` -> ``"1o"``.
+
+5. Optional Portuguese stop-word removal (``stopwords="pt"``, the list :data:`PT_STOPWORDS`; with
+   ``fold_accents`` the list is folded too) and a minimum token length (``min_token_len``).
+
+Examples
+--------
+>>> from ragcov_data.baselines import Analyzer
+>>> Analyzer()("Resolução Normativa nº 1.000, art. 5º, § 2º")
+['resolução', 'normativa', 'no', '1.000', 'art', '5o', '2o']
+>>> Analyzer()("Processo 48500.002509/2014-96 (DIRETOR-GERAL).")
+['processo', '48500.002509/2014-96', 'diretor', 'geral']
+>>> Analyzer(fold_accents=True, stopwords="pt")("A Agência Nacional de Energia Elétrica – ANEEL")
+['agencia', 'nacional', 'energia', 'eletrica', 'aneel']
+>>> Analyzer(min_token_len=3)("O valor é de R$ 2,5 mil")
+['valor', '2,5', 'mil']
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Any
+
+from ragcov_data.errors import RagcovError
+
+#: Numbers with inner separators (kept whole), else runs of word characters.
+TOKEN_PATTERN = r"\d+(?:[.,/-]\d+)+|\w+"
+_TOKEN_RE = re.compile(TOKEN_PATTERN)
+_COMBINING_RE = re.compile(r"[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+")
+
+#: Portuguese stop words: the Snowball project's Portuguese list (BSD licence; the list NLTK ships),
+#: with NLTK's typo ``"tém"`` corrected to ``"têm"``. Closed-class words (articles, prepositions,
+#: pronouns, conjunctions) and the forms of *estar*, *haver*, *ser* and *ter*. Lowercase, accented.
+PT_STOPWORDS: frozenset[str] = frozenset(
+    """
+    a à ao aos aquela aquelas aquele aqueles aquilo as às até com como da das de dela delas dele deles
+    depois do dos e é ela elas ele eles em entre era eram éramos essa essas esse esses esta está
+    estamos estão estas estava estavam estávamos este esteja estejam estejamos estes esteve estive
+    estivemos estiver estivera estiveram estivéramos estiverem estivermos estivesse estivessem
+    estivéssemos estou eu foi fomos for fora foram fôramos forem formos fosse fossem fôssemos fui há
+    haja hajam hajamos hão havemos hei houve houvemos houver houvera houverá houveram houvéramos
+    houverão houverei houverem houveremos houveria houveriam houveríamos houvermos houvesse houvessem
+    houvéssemos isso isto já lhe lhes mais mas me mesmo meu meus minha minhas muito na não nas nem no
+    nos nós nossa nossas nosso nossos num numa o os ou para pela pelas pelo pelos por qual quando que
+    quem são se seja sejam sejamos sem ser será serão serei seremos seria seriam seríamos seu seus só
+    somos sou sua suas também te têm tem temos tenha tenham tenhamos tenho terá terão terei teremos
+    teria teriam teríamos teu teus teve tinha tinham tínhamos tive tivemos tiver tivera tiveram
+    tivéramos tiverem tivermos tivesse tivessem tivéssemos tu tua tuas um uma você vocês vos
+    """.split()
+)
+
+_STOPWORD_LISTS: dict[str, frozenset[str]] = {"pt": PT_STOPWORDS}
+
+
+def fold_accents(text: str) -> str:
+    """Remove combining diacritics: ``"ação"`` -> ``"acao"`` (NFKD, drop marks, NFC)."""
+    return unicodedata.normalize("NFC", _COMBINING_RE.sub("", unicodedata.normalize("NFKD", text)))
+
+
+class Analyzer:
+    """Turn a text into the list of index terms (callable; picklable; equal when parameters are equal).
+
+    Parameters
+    ----------
+    fold_accents : bool, default: False
+        Strip diacritics after case folding (``"eletrica"`` then matches ``"elétrica"``).
+    stopwords : {None, "pt"} or iterable of str, default: None
+        Remove these words (compared after normalisation, case and accent folding). ``"pt"`` is
+        :data:`PT_STOPWORDS`.
+    min_token_len : int, default: 1
+        Drop tokens shorter than this many characters.
+
+    Notes
+    -----
+    See the module docstring for the steps and examples. The analyzer is deterministic and has no
+    state, so the corpus and the queries are always tokenised alike.
+    """
+
+    def __init__(
+        self,
+        *,
+        fold_accents: bool = False,
+        stopwords: str | None | Any = None,
+        min_token_len: int = 1,
+    ) -> None:
+        if not isinstance(min_token_len, int) or isinstance(min_token_len, bool) or min_token_len < 1:
+            raise RagcovError(f"`min_token_len` must be a positive integer; got {min_token_len!r}.")
+        if isinstance(stopwords, str):
+            if stopwords not in _STOPWORD_LISTS:
+                raise RagcovError(
+                    f"`stopwords` must be None, one of {sorted(_STOPWORD_LISTS)} or an iterable of words; "
+                    f"got {stopwords!r}."
+                )
+            words = _STOPWORD_LISTS[stopwords]
+            self._stopwords_name: str | None = stopwords
+        elif stopwords is None:
+            words = frozenset()
+            self._stopwords_name = None
+        else:
+            words = frozenset(str(w) for w in stopwords)
+            self._stopwords_name = "custom"
+        self.fold_accents = bool(fold_accents)
+        self.min_token_len = min_token_len
+        # The stop list goes through the same normalisation as the text, so it always matches.
+        norm = {self._normalise(w) for w in words}
+        self.stopwords: frozenset[str] = frozenset(t for w in norm for t in _TOKEN_RE.findall(w))
+
+    def _normalise(self, text: str) -> str:
+        text = unicodedata.normalize("NFKC", text).casefold()
+        return fold_accents(text) if self.fold_accents else text
+
+    def __call__(self, text: str) -> list[str]:
+        """Tokens of ``text``, in order, repeats kept."""
+        tokens = _TOKEN_RE.findall(self._normalise(text))
+        if self.stopwords or self.min_token_len > 1:
+            stop, m = self.stopwords, self.min_token_len
+            tokens = [t for t in tokens if len(t) >= m and t not in stop]
+        return tokens
+
+    def params(self) -> dict[str, Any]:
+        """Parameters recorded in run metadata (``stopwords`` is ``"custom"`` for a user list)."""
+        return {
+            "fold_accents": self.fold_accents,
+            "stopwords": self._stopwords_name,
+            "min_token_len": self.min_token_len,
+            "token_pattern": TOKEN_PATTERN,
+            "normalization": "NFKC+casefold",
+        }
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, Analyzer)
+            and self.params() == other.params()
+            and self.stopwords == other.stopwords
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.fold_accents, self.min_token_len, self.stopwords))
+
+    def __repr__(self) -> str:
+        sw = self._stopwords_name
+        return (
+            f"Analyzer(fold_accents={self.fold_accents}, "
+            f"stopwords={sw if sw == 'custom' else repr(sw)}, min_token_len={self.min_token_len})"
+        )

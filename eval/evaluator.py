@@ -1,0 +1,344 @@
+"""``evaluate``: score a run on a task and infer at the document level."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ragcov_data.errors import InputFileError, QrelsRunMismatchError, RagcovError
+
+from . import _core
+from .design import design_effect
+from .interval import _population, _strata_codes, sufficient_stats
+from .results import EvaluationResult
+
+__all__ = ["evaluate", "load_task_frames", "read_run", "estimates_table", "ALL_GROUP"]
+
+#: Label of the overall row group in ``estimates`` when ``by=`` is used.
+ALL_GROUP = "__all__"
+ON_MISSING = ("error", "zero")
+
+
+# ----------------------------------------------------------------------------------------- inputs
+def _split_frame(task: Any, split: str, columns: Sequence[str] | None = None) -> pd.DataFrame | None:
+    try:
+        part = task[split]
+    except (KeyError, TypeError):
+        return None
+    if isinstance(part, pd.DataFrame):
+        return part if columns is None else part[[c for c in columns if c in part.columns]]
+    names = getattr(part, "column_names", None)
+    if names is not None:  # datasets.Dataset: convert only the columns needed
+        keep = [c for c in (columns or names) if c in names]
+        return part.select_columns(keep).to_pandas()
+    return pd.DataFrame(part)
+
+
+def load_task_frames(task: Any, query_columns: Iterable[str] = ()) -> dict[str, pd.DataFrame | None]:
+    """``queries``, ``qrels`` (and corpus ``_id, chunk_index`` when present) as DataFrames."""
+    if not isinstance(task, Mapping) and not hasattr(task, "keys"):
+        raise RagcovError(f"`task` must be a DatasetDict or a dict of DataFrames with 'queries' and 'qrels'; "
+                          f"got {type(task).__name__}.")
+    qcols = list(dict.fromkeys(["_id", "doc_id", "chunk_id", "chunk_index", *query_columns]))
+    queries = _split_frame(task, "queries", qcols)
+    qrels = _split_frame(task, "qrels")
+    for name, frame in (("queries", queries), ("qrels", qrels)):
+        if frame is None:
+            raise RagcovError(f"`task` has no '{name}' split; expected splits 'corpus', 'queries', 'qrels'.")
+    if "_id" not in queries.columns:
+        raise RagcovError("`task['queries']` needs an '_id' column (the query id).")
+    corpus = _split_frame(task, "corpus", ["_id", "chunk_index"])
+    return {"queries": queries, "qrels": qrels, "corpus": corpus}
+
+
+def read_run(run: Any) -> pd.DataFrame:
+    """A run as a DataFrame: a DataFrame as is, or a TREC / parquet run file."""
+    if isinstance(run, pd.DataFrame):
+        return run
+    if not isinstance(run, (str, Path)):
+        raise RagcovError(f"`run` must be a DataFrame or a path to a TREC/parquet run; got {type(run).__name__}.")
+    try:
+        from ragcov_data.baselines.runs import load_run  # type: ignore[import-not-found]
+    except ImportError:
+        load_run = None
+    if load_run is not None:
+        return load_run(run)
+    path = Path(run)
+    if not path.is_file():
+        raise InputFileError(f"run file {str(path)!r} does not exist.")
+    if path.suffix == ".parquet":
+        return pd.read_parquet(path)
+    if path.stat().st_size == 0 or not path.read_text(encoding="utf-8", errors="replace").strip():
+        raise InputFileError(f"run file {str(path)!r} is empty; nothing to evaluate.")
+    df = pd.read_csv(path, sep=r"\s+", header=None, dtype=str, engine="python")
+    if df.shape[1] < 5:
+        raise InputFileError(f"run file {str(path)!r}: expected TREC lines 'qid Q0 docid rank score [tag]'; "
+                             f"got {df.shape[1]} columns on the first line.")
+    return pd.DataFrame({"query-id": df[0], "corpus-id": df[2], "rank": df[3].astype(int),
+                         "score": df[4].astype(float)})
+
+
+def _check_run(run: pd.DataFrame, name: str = "run") -> None:
+    missing = [c for c in ("query-id", "corpus-id") if c not in run.columns]
+    if missing:
+        raise RagcovError(f"`{name}` lacks columns {missing}; expected 'query-id, corpus-id, score [, rank]'.")
+    if len(run) == 0:
+        raise RagcovError(f"`{name}` is empty (no rows); nothing to evaluate.")
+
+
+def _query_column(queries: pd.DataFrame, col: str, param: str) -> np.ndarray:
+    if col not in queries.columns:
+        raise RagcovError(f"`{param}={col!r}` is not a column of the task's queries; "
+                          f"available: {sorted(map(str, queries.columns))}.")
+    vals = queries[col]
+    if vals.isna().any():
+        raise RagcovError(f"`{param}={col!r}` is missing for {int(vals.isna().sum())} queries "
+                          f"(first: {queries['_id'][vals.isna()].iloc[0]!r}).")
+    return vals.astype(str).to_numpy()
+
+
+def _order(queries: pd.DataFrame, corpus: pd.DataFrame | None) -> np.ndarray | None:
+    """Position of each query inside its document (chunk index), for the lag-1 autocorrelation."""
+    if "chunk_index" in queries.columns:
+        return queries["chunk_index"].to_numpy()
+    if corpus is not None and "chunk_id" in queries.columns and "chunk_index" in corpus.columns:
+        m = corpus.set_index(corpus["_id"].astype(str))["chunk_index"]
+        return queries["chunk_id"].astype(str).map(m).to_numpy()
+    return None
+
+
+def _missing_queries(run_ids: set, task_ids: np.ndarray, on_missing: str) -> int:
+    if on_missing not in ON_MISSING:
+        raise RagcovError(f"`on_missing` must be one of {ON_MISSING}; got {on_missing!r}.")
+    miss = [q for q in task_ids if q not in run_ids]
+    if miss and on_missing == "error":
+        raise QrelsRunMismatchError(
+            f"`run` has no rows for {len(miss)} of the task's {len(task_ids)} queries (first 3: {miss[:3]}). "
+            "Pass `on_missing='zero'` to score them 0 (stated in the result), or run every query."
+        )
+    return len(miss)
+
+
+def _exclude_self(run: pd.DataFrame, queries: pd.DataFrame, exclude_self: bool) -> tuple[pd.DataFrame, int]:
+    """Drop rows where a query retrieves its own chunk (self-retrieval); return the run and the count."""
+    if not exclude_self or "chunk_id" not in queries.columns:
+        return run, 0
+    own = dict(zip(queries["_id"].astype(str), queries["chunk_id"].astype(str)))
+    mask = run["query-id"].astype(str).map(own).to_numpy() == run["corpus-id"].astype(str).to_numpy()
+    if not mask.any():
+        return run, 0
+    kept = run.loc[~mask].copy()
+    if "rank" in kept.columns:  # re-rank so rank 1 is the best remaining candidate
+        kept["rank"] = kept.groupby("query-id", sort=False)["rank"].rank(method="first").astype(int)
+    kept.attrs = dict(run.attrs)
+    return kept, int(mask.sum())
+
+
+def _methods_iv(methods: Any, stratified: bool) -> tuple[str, ...]:
+    if methods is None:
+        return _core.STRATIFIED_METHODS if stratified else tuple(_core.METHODS)
+    if isinstance(methods, str):
+        methods = (methods,)
+    methods = tuple(methods)
+    bad = [m for m in methods if m not in _core.METHODS]
+    if bad:
+        raise RagcovError(f"unknown method(s) {bad} in `methods`; valid: {tuple(_core.METHODS)}.")
+    if not methods:
+        raise RagcovError("`methods` is empty; give at least one method or None for all.")
+    if stratified:
+        bad = [m for m in methods if m not in _core.STRATIFIED_METHODS]
+        if bad:
+            raise RagcovError(f"methods {bad} do not apply to a stratified design; valid: {_core.STRATIFIED_METHODS}.")
+    return methods
+
+
+# ----------------------------------------------------------------------------------------- estimates
+def estimates_table(
+    values: np.ndarray,
+    clusters: np.ndarray,
+    methods: Sequence[str],
+    *,
+    level: float,
+    seed: int | None,
+    n_resamples: int,
+    strata: np.ndarray | None = None,
+    population_sizes: Any = None,
+    estimators: Sequence[str] = _core.ESTIMATORS,
+) -> pd.DataFrame:
+    """Rows ``estimator, method, estimate, se, df, low, high, width, flags, naive`` for one sample.
+
+    Every applicable (estimator, method) pair is computed; document bootstraps of both estimators
+    share one set of resampling counts drawn from ``seed`` (the chunk bootstrap uses ``seed + 1``).
+    """
+    labels, n, s, q = sufficient_stats(values, clusters)
+    K = len(labels)
+    stratified = strata is not None
+    kw: dict[str, Any] = {}
+    if stratified:
+        codes, hlabels = _strata_codes(strata, clusters, labels)
+        kw["strata"] = codes[None, :]
+        kw["population"] = _population(population_sizes, True, hlabels)
+    else:
+        kw["population"] = _population(population_sizes, False, None)
+    counts = None
+    if not stratified and K >= 2 and any(_core.METHODS[m]["kind"] == "bootstrap" and m != "chunk_bootstrap"
+                                         for m in methods):
+        counts = _core._counts_chunk(1, K, n_resamples, np.random.default_rng(seed))
+    rows = []
+    for est in estimators:
+        for m in methods:
+            if not _core.applicable(est, m, stratified):
+                continue
+            extra: dict[str, Any] = {}
+            if m == "chunk_bootstrap":
+                extra["rng"] = None if seed is None else np.random.default_rng([int(seed), 1])
+                if not np.allclose(q, s):
+                    lv, cnt = np.unique(values, return_counts=True)
+                    extra["value_counts"] = (lv, cnt[None, :])
+            elif _core.METHODS[m]["kind"] == "bootstrap" and counts is not None:
+                extra["boot_counts"] = counts
+            out = _core.interval_batch(n, s, q, estimator=est, method=m, level=level,
+                                       n_resamples=n_resamples, **kw, **extra)
+            r = {k: float(v[0]) for k, v in out.items() if k != "flags"}
+            rows.append({"estimator": est, "method": m, **{k: r[k] for k in ("estimate", "se", "df", "low", "high")},
+                         "width": r["high"] - r["low"], "flags": ",".join(_core.decode_flags(out["flags"][0])),
+                         "naive": bool(_core.METHODS[m]["naive"]), "n_clusters": K, "n_obs": int(n.sum())})
+    return pd.DataFrame(rows)
+
+
+def _grouped_estimates(values, clusters, groups, methods, strata, **kw) -> pd.DataFrame:
+    parts = []
+    overall = estimates_table(values, clusters, methods, strata=strata, **kw)
+    if groups is None:
+        return overall
+    overall.insert(0, "group", ALL_GROUP)
+    parts.append(overall)
+    for g in pd.unique(groups):
+        m = groups == g
+        t = estimates_table(values[m], clusters[m], methods, strata=None if strata is None else strata[m], **kw)
+        t.insert(0, "group", str(g))
+        parts.append(t)
+    return pd.concat(parts, ignore_index=True)
+
+
+# ----------------------------------------------------------------------------------------- evaluate
+def evaluate(
+    run: Any,
+    task: Any,
+    metric: str = "hit@1",
+    *,
+    tie_policy: str = "first",
+    relevance_threshold: int = 1,
+    cluster: str | None = None,
+    by: str | None = None,
+    methods: Sequence[str] | str | None = None,
+    level: float = 0.95,
+    seed: int | None = 0,
+    n_resamples: int = 5000,
+    on_missing: str = "error",
+    strata: str | None = None,
+    population_sizes: Any = None,
+    exclude_self: bool = True,
+) -> EvaluationResult:
+    """Score ``run`` on ``task`` and report estimates and intervals that respect the sampled unit.
+
+    Parameters
+    ----------
+    run : DataFrame or path
+        ``query-id, corpus-id, score [, rank]`` (any ragcov baseline), or a TREC / parquet run file.
+    task : DatasetDict or dict of DataFrames
+        Splits ``queries`` and ``qrels`` (``corpus`` optional, for chunk order).
+    metric : str, default: "hit@1"
+        ``hit@k``, ``ndcg@k``, ``p@k``, ``r@k``, ``mrr@k`` (``ragcov_data.eval.metrics``).
+    tie_policy : {"first", "pessimistic", "expected"}, default: "first"
+        Treatment of candidates tied with the rank-1 score (hit@1 only).
+    relevance_threshold : int, default: 1
+        Minimum qrels grade counted as relevant.
+    cluster : str, optional
+        Queries column naming the sampled unit. Default: ``doc_id`` when present (self-retrieval:
+        chunks of one document move together), else the query id itself (queries sampled iid, as
+        in JurisTCU); e.g. ``"source_key"`` clusters JurisTCU queries sharing a source.
+    by : str, optional
+        Queries column (e.g. ``"group"``): estimates per group plus the overall (``group == "__all__"``).
+    methods : sequence of str, optional
+        Interval methods (default: all; each is computed for the estimators it applies to).
+    level : float, default: 0.95
+    seed : int, default: 0
+        Seed of the bootstraps (reproducible).
+    n_resamples : int, default: 5000
+    on_missing : {"error", "zero"}, default: "error"
+        A task query without run rows is an error, or (``"zero"``) scores 0; the count is recorded in
+        ``info["n_missing_queries"]``.
+    strata : str, optional
+        Queries column of strata (e.g. ``"doc_type"``) for a two-stage / stratified design (method
+        ``t`` only, target = mean over strata).
+    population_sizes : float or mapping, optional
+        Finite population sizes (see :func:`ragcov_data.eval.interval`).
+    exclude_self : bool, default: True
+        When queries have a ``chunk_id`` (self-retrieval), drop run rows retrieving the query's own
+        chunk before scoring (a no-op for ragcov baselines, which already exclude it; needed for runs
+        from other toolkits). The count is recorded in ``info["n_self_rows_removed"]``.
+
+    Returns
+    -------
+    EvaluationResult
+        ``per_query``, ``per_document``, ``estimates``, ``diagnostics`` and the recorded settings.
+
+    Raises
+    ------
+    RagcovError
+        Empty run, missing columns, unknown method/metric/column, queries missing from the run.
+    """
+    if not 0 < level < 1:
+        raise RagcovError(f"`level` must be in (0, 1); got {level!r}.")
+    if int(n_resamples) != n_resamples or n_resamples < 1:
+        raise RagcovError(f"`n_resamples` must be a positive integer; got {n_resamples!r}.")
+    methods_t = _methods_iv(methods, strata is not None)
+    extra_cols = [c for c in (cluster, by, strata) if c]
+    frames = load_task_frames(task, extra_cols)
+    queries, qrels = frames["queries"], frames["qrels"]
+    run_df = read_run(run)
+    _check_run(run_df)
+
+    qids = queries["_id"].astype(str).to_numpy()
+    if cluster is None:
+        cluster_name = "doc_id" if "doc_id" in queries.columns else "_id"
+    else:
+        cluster_name = cluster
+    clusters = _query_column(queries, cluster_name, "cluster")
+    groups = _query_column(queries, by, "by") if by else None
+    strata_arr = _query_column(queries, strata, "strata") if strata else None
+
+    run_df, n_self = _exclude_self(run_df, queries, exclude_self)
+    n_missing = _missing_queries(set(run_df["query-id"].astype(str).unique()), qids, on_missing)
+    from ragcov_data.eval.metrics import per_query
+
+    scores = per_query(run_df, qrels, metric, relevance_threshold=relevance_threshold,
+                       tie_policy=tie_policy, query_ids=qids)
+    values = scores.to_numpy(dtype=float)
+
+    kw = dict(level=level, seed=seed, n_resamples=int(n_resamples), population_sizes=population_sizes)
+    estimates = _grouped_estimates(values, clusters, groups, methods_t, strata_arr, **kw)
+
+    pq = pd.DataFrame({"query-id": qids, "cluster": clusters, "value": values})
+    if groups is not None:
+        pq["group"] = groups
+    pdoc = (pq.groupby("cluster", sort=False)["value"].agg(n="size", sum="sum").reset_index())
+    pdoc["n"] = pdoc["n"].astype(int)
+    pdoc["rate"] = pdoc["sum"] / pdoc["n"]
+    de = design_effect(values, clusters, order=_order(queries, frames["corpus"]))
+    diagnostics = {k: v for k, v in de.to_dict().items() if k not in ("n_obs", "n_clusters")}
+    diagnostics["micro"] = float(values.mean())
+    diagnostics["macro"] = float(pdoc["rate"].mean())
+    info = {
+        "n_missing_queries": n_missing, "on_missing": on_missing, "n_resamples": int(n_resamples), "seed": seed,
+        "run_attrs": {k: (v if isinstance(v, (str, int, float, bool, type(None))) else str(v))
+                      for k, v in getattr(run_df, "attrs", {}).items()},
+        "n_no_relevant": scores.attrs.get("n_no_relevant"), "n_run_only": scores.attrs.get("n_run_only"),
+        "by": by, "strata": strata, "n_self_rows_removed": n_self,
+    }
+    return EvaluationResult(per_query=pq, per_document=pdoc, estimates=estimates, diagnostics=diagnostics,
+                            metric=scores.attrs.get("metric", metric), tie_policy=tie_policy,
+                            relevance_threshold=relevance_threshold, level=level, cluster=cluster_name, info=info)

@@ -1,0 +1,205 @@
+"""The JurisTCU section of a benchmark report: graded metrics by query group, with intervals and paired
+comparisons of retrievers, through the same :func:`~ragcov_data.eval.evaluate` / :func:`~ragcov_data.eval.compare`.
+
+Inference design
+----------------
+JurisTCU's 150 queries are the sampled units (there is no document clustering of queries), so:
+
+- per group (``G1``, ``G2``, ``G3``; 50 queries each) the query is the unit: a t interval on
+  ``n - 1`` df (method ``t``) and a percentile bootstrap of queries (``bootstrap``);
+- ``overall`` (all 150 queries, mean over queries) clusters by ``source_key``: G2 query ``i`` and G3
+  query ``i + 50`` were written from the same source summary, so they are not independent. The
+  intervals are the cluster-robust CR2 interval (``cr2``) and a bootstrap of source keys
+  (``bootstrap``); 100 clusters (50 G1 singletons + 50 G2/G3 pairs);
+- paired comparisons (``A - B`` per query) use the same units per group and overall.
+
+Every table records the relevance threshold (binary metrics count grade ``>= threshold`` as relevant;
+nDCG uses the 0-3 grades with linear gain, as trec_eval) and carries :data:`SUBSET_NOTE` when the
+corpus is the 3,022-document subset.
+"""
+from __future__ import annotations
+
+from itertools import combinations
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ragcov_data.errors import RagcovError
+from ragcov_data.loaders.juristcu import FULL_CORPUS_DOCS, SUBSET_NOTE
+
+__all__ = ["juristcu_section", "SUBSET_NOTE", "GROUP_ORDER", "DEFAULT_METRICS"]
+
+DEFAULT_METRICS = ("ndcg@10", "p@10", "r@10", "mrr@10")
+GROUP_ORDER = ("G1", "G2", "G3", "overall")
+OVERALL = "overall"
+
+#: (estimator, method) rows kept from the evaluator, and their label in the section.
+_GROUP_METHODS = {("macro", "t"): "t", ("micro", "cluster_bootstrap"): "bootstrap"}
+_OVERALL_METHODS = {("micro", "cr2"): "cr2", ("micro", "cluster_bootstrap"): "bootstrap"}
+_COLS = ["estimate", "se", "df", "low", "high"]
+
+
+def _frames(task: Any) -> tuple[pd.DataFrame, int | None, str | None]:
+    """Queries (with ``group`` and ``source_key``), corpus size and the manifest's corpus note."""
+    from ragcov_data.task import manifest_of
+
+    try:
+        q = task["queries"]
+    except (KeyError, TypeError):
+        raise RagcovError("`task` must have a 'queries' split (a JurisTCU DatasetDict or dict of DataFrames).") from None
+    q = q if isinstance(q, pd.DataFrame) else q.to_pandas()
+    missing = [c for c in ("_id", "group", "source_key") if c not in q.columns]
+    if missing:
+        raise RagcovError(f"`task['queries']` lacks {missing}; load it with ragcov_data.load_dataset('juristcu', ...).")
+    n_docs = None
+    try:
+        n_docs = len(task["corpus"])
+    except (KeyError, TypeError):
+        pass
+    man = manifest_of(task) if not isinstance(task, Mapping) or not all(
+        isinstance(task[k], pd.DataFrame) for k in task) else None
+    note = (man or {}).get("corpus_note")
+    if note is None and n_docs is not None and n_docs < FULL_CORPUS_DOCS:
+        note = SUBSET_NOTE
+    return q, n_docs, note
+
+
+def _section_iv(runs: Any, metrics: Any, level: float) -> tuple[dict[str, pd.DataFrame], tuple[str, ...]]:
+    if not isinstance(runs, Mapping) or not runs:
+        raise RagcovError("`runs` must be a non-empty dict of retriever name -> run DataFrame.")
+    bad = [k for k, v in runs.items() if not isinstance(v, pd.DataFrame)]
+    if bad:
+        raise RagcovError(f"`runs` values must be DataFrames (query-id, corpus-id, rank, score); not for {bad}.")
+    metrics = (metrics,) if isinstance(metrics, str) else tuple(metrics)
+    if not metrics:
+        raise RagcovError("`metrics` is empty; pass e.g. ('ndcg@10', 'p@10', 'r@10', 'mrr@10').")
+    from ragcov_data.eval.metrics import parse_metric
+
+    for m in metrics:
+        parse_metric(m)
+    if not 0 < level < 1:
+        raise RagcovError(f"`level` must be in (0, 1); got {level!r}.")
+    return {str(k): v for k, v in runs.items()}, metrics
+
+
+def _pick(est: pd.DataFrame, keep: dict[tuple[str, str], str], group: str | None) -> pd.DataFrame:
+    rows = []
+    for (estimator, method), label in keep.items():
+        m = (est["estimator"] == estimator) & (est["method"] == method)
+        if group is not None:
+            m &= est["group"] == group
+        if m.any():
+            r = est[m].iloc[0]
+            rows.append({"method": label, **{c: float(r[c]) for c in _COLS}, "n_clusters": int(r["n_clusters"]),
+                         "n_queries": int(r["n_obs"])})
+    return pd.DataFrame(rows)
+
+
+def juristcu_section(
+    task: Any,
+    runs: Mapping[str, pd.DataFrame],
+    metrics: Sequence[str] = DEFAULT_METRICS,
+    level: float = 0.95,
+    seed: int = 0,
+    *,
+    relevance_threshold: int = 1,
+    n_resamples: int = 5000,
+) -> dict[str, pd.DataFrame]:
+    """Estimates by group with intervals, and paired comparisons of retrievers, for JurisTCU.
+
+    Parameters
+    ----------
+    task : DatasetDict or dict of DataFrames
+        A JurisTCU task (``ragcov_data.load_dataset("juristcu", ...)``): queries with ``group`` and
+        ``source_key``, graded qrels.
+    runs : dict of str to DataFrame
+        Retriever name -> run (``query-id, corpus-id, rank, score``); every run must cover every query.
+    metrics : sequence of str, default: ("ndcg@10", "p@10", "r@10", "mrr@10")
+    level : float, default: 0.95
+    seed : int, default: 0
+        Seed of the bootstraps (same seed, same tables).
+    relevance_threshold : int, default: 1
+        Minimum grade counted relevant by P, R and MRR (recorded in every row).
+    n_resamples : int, default: 5000
+
+    Returns
+    -------
+    dict
+        ``"estimates"``: one row per retriever x metric x group (``G1``, ``G2``, ``G3``, ``overall``) x
+        method: ``retriever, metric, group, unit, method, estimate, se, df, low, high, n_queries,
+        n_clusters, relevance_threshold, level``.
+        ``"comparisons"``: one row per retriever pair (A, B in ``runs`` order) x metric x group x method:
+        ``retriever_a, retriever_b, metric, group, unit, method, mean_a, mean_b, estimate`` (mean of
+        A - B), ``se, df, low, high, wins, losses, ties, n_queries, n_clusters, relevance_threshold, level``.
+        Both carry ``attrs`` with ``level``, ``seed``, ``relevance_threshold`` and ``corpus_note``.
+
+    Examples
+    --------
+    >>> import ragcov_data                                             # doctest: +SKIP
+    >>> from ragcov_data.baselines import BM25, TfIdf                  # doctest: +SKIP
+    >>> ds = ragcov_data.load_dataset("juristcu", data_dir="../shared/data")   # doctest: +SKIP
+    >>> runs = {n: r.index(ds["corpus"]).search(ds["queries"], k=10)
+    ...         for n, r in {"bm25": BM25(), "tfidf": TfIdf()}.items()}      # doctest: +SKIP
+    >>> tables = juristcu_section(ds, runs)                            # doctest: +SKIP
+    >>> tables["estimates"].query("metric == 'ndcg@10' and method == 't'")    # doctest: +SKIP
+    """
+    from ragcov_data.eval import compare, evaluate
+
+    runs, metrics = _section_iv(runs, metrics, level)
+    queries, _n_docs, note = _frames(task)
+    if "doc_id" in queries.columns:
+        raise RagcovError("`task['queries']` has a doc_id column: not a JurisTCU task (queries are the unit here).")
+    groups = [g for g in GROUP_ORDER[:-1] if g in set(queries["group"])]
+    common = dict(relevance_threshold=relevance_threshold, level=level, seed=seed, n_resamples=n_resamples)
+    g_methods = ("t", "cluster_bootstrap")
+    o_methods = ("cr2", "cluster_bootstrap")
+
+    est_rows = []
+    for name, run in runs.items():
+        for metric in metrics:
+            # cluster=None: the query id is the unit (JurisTCU queries carry no doc_id)
+            by_group = evaluate(run, task, metric, cluster=None, by="group", methods=g_methods, **common)
+            for g in groups:
+                t = _pick(by_group.estimates, _GROUP_METHODS, g)
+                est_rows.append(t.assign(retriever=name, metric=metric, group=g, unit="query"))
+            overall = evaluate(run, task, metric, cluster="source_key", methods=o_methods, **common)
+            t = _pick(overall.estimates, _OVERALL_METHODS, None)
+            est_rows.append(t.assign(retriever=name, metric=metric, group=OVERALL, unit="source_key"))
+    estimates = pd.concat(est_rows, ignore_index=True)
+    estimates = estimates.assign(relevance_threshold=relevance_threshold, level=level)[
+        ["retriever", "metric", "group", "unit", "method", *_COLS, "n_queries", "n_clusters",
+         "relevance_threshold", "level"]]
+
+    cmp_rows = []
+    for a, b in combinations(runs, 2):
+        for metric in metrics:
+            res = compare(runs[a], runs[b], task, metric, cluster=None, by="group", methods=g_methods, **common)
+            pq = res.per_query
+            for g in groups:
+                d = pq[pq["group"] == g]
+                t = _pick(res.estimates, _GROUP_METHODS, g)
+                cmp_rows.append(t.assign(**_pair_facts(a, b, metric, g, "query", d)))
+            res_o = compare(runs[a], runs[b], task, metric, cluster="source_key", methods=o_methods, **common)
+            t = _pick(res_o.estimates, _OVERALL_METHODS, None)
+            cmp_rows.append(t.assign(**_pair_facts(a, b, metric, OVERALL, "source_key", res_o.per_query)))
+    cmp_cols = ["retriever_a", "retriever_b", "metric", "group", "unit", "method", "mean_a", "mean_b", *_COLS,
+                "wins", "losses", "ties", "n_queries", "n_clusters", "relevance_threshold", "level"]
+    comparisons = (pd.concat(cmp_rows, ignore_index=True) if cmp_rows else pd.DataFrame(columns=cmp_cols))
+    comparisons = comparisons.assign(relevance_threshold=relevance_threshold, level=level)[cmp_cols]
+
+    attrs = {"level": level, "seed": seed, "relevance_threshold": relevance_threshold, "corpus_note": note,
+             "units": {"group": "query (t interval; query bootstrap)",
+                       OVERALL: "source_key (CR2; source-key bootstrap): G2 i and G3 i+50 share a source"}}
+    for df in (estimates, comparisons):
+        df.attrs.update(attrs)
+    return {"estimates": estimates, "comparisons": comparisons}
+
+
+def _pair_facts(a: str, b: str, metric: str, group: str, unit: str, d: pd.DataFrame) -> dict[str, Any]:
+    diff = d["diff"].to_numpy(dtype=float)
+    eps = 1e-12
+    return {"retriever_a": a, "retriever_b": b, "metric": metric, "group": group, "unit": unit,
+            "mean_a": float(d["value_a"].mean()), "mean_b": float(d["value_b"].mean()),
+            "wins": int((diff > eps).sum()), "losses": int((diff < -eps).sum()),
+            "ties": int((np.abs(diff) <= eps).sum())}

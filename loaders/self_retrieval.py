@@ -1,0 +1,183 @@
+"""``aneel_taesa``: the chunked self-retrieval task as a Hugging Face ``datasets`` builder.
+
+Builds from any acervo given as ``data_files=`` (files and/or folders, see
+:func:`ragcov_data.read_acervo`) or ``data_dir=`` / ``$RAGCOV_DATA_DIR`` (a folder laid out like the
+shared data folder; its ``aneel/aneel_fulltext.jsonl`` is read). Configs ``chunks-50``, ``chunks-100``
+(default) and ``chunks-400``; any other size through ``chunk_words=`` / ``query_words=`` (the config
+name is derived, e.g. ``chunks-75``). The cache key holds the sha256 of every source file, so a changed
+source is rebuilt.
+
+Examples
+--------
+>>> from ragcov_data import load_dataset
+>>> ds = load_dataset("aneel_taesa", data_dir="../shared/data", chunk_words=400)  # doctest: +SKIP
+"""
+from __future__ import annotations
+
+import functools
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+import datasets
+
+from ragcov_data.errors import InputFileError
+from ragcov_data.loaders import chunking
+from ragcov_data.loaders.base import TaskBuilder
+
+_DESCRIPTION_FALLBACK = "Chunked self-retrieval task: which document does this chunk come from?"
+
+
+@dataclass
+class SelfRetrievalConfig(datasets.BuilderConfig):
+    """Config of the chunked self-retrieval task.
+
+    Parameters
+    ----------
+    chunk_words : int, default: 100
+        Words a chunk.
+    query_words : int, default: 20
+        Words a query (the first words of its chunk); must be <= ``chunk_words``.
+    id_column, text_column : str, default: ``"doc_id"``, ``"text"``
+        Column names of the id and the text in table sources.
+    acervo_files : tuple of str or None
+        Source files/folders (set from the builder's ``data_files=``).
+    """
+
+    chunk_words: int = 100
+    query_words: int = 20
+    id_column: str = "doc_id"
+    text_column: str = "text"
+    acervo_files: tuple[str, ...] | None = None
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        chunking.validate_sizes(self.chunk_words, self.query_words)
+
+
+def _normalise_files(data_files: Any) -> tuple[str, ...]:
+    """``data_files`` as a tuple of absolute path strings (str/PathLike, list, or {split: ...} dict)."""
+    if isinstance(data_files, (str, os.PathLike)):
+        items: Sequence[Any] = [data_files]
+    elif isinstance(data_files, dict):
+        items = [f for v in data_files.values() for f in ([v] if isinstance(v, (str, os.PathLike)) else v)]
+    else:
+        items = list(data_files)
+    if not items:
+        raise InputFileError("`data_files` is empty; pass a file, a folder or a list of them.")
+    return tuple(str(Path(p).expanduser().resolve()) for p in items)
+
+
+def _fingerprint(paths: Sequence[str]) -> tuple[tuple[str, str], ...]:
+    """(path, sha256) of every file under the given paths, in order (folders: sorted walk)."""
+    from ragcov_data.acervo import sha256_file
+
+    out = []
+    for p in paths:
+        path = Path(p)
+        if not path.exists():
+            raise InputFileError(f"source {p!r} does not exist; pass an existing file or folder in `data_files=`.")
+        files = sorted(f for f in path.rglob("*") if f.is_file()) if path.is_dir() else [path]
+        out.extend((str(f), sha256_file(f)) for f in files)
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=4)
+def _cached_task(paths: tuple[str, ...], fingerprint: tuple, chunk_words: int, query_words: int,
+                 id_column: str, text_column: str, name: str) -> Any:
+    """Build (once per process and source content) the task a builder serves."""
+    from ragcov_data.task import build_task
+
+    return build_task(list(paths), chunk_words=chunk_words, query_words=query_words, id_column=id_column,
+                      text_column=text_column, dataset="aneel_taesa", config_name=name)
+
+
+class SelfRetrievalBuilder(TaskBuilder):
+    """Chunked self-retrieval over an acervo (``aneel_taesa``): corpus, queries and qrels splits."""
+
+    VERSION = datasets.Version("1.0.0")
+    BUILDER_CONFIG_CLASS = SelfRetrievalConfig
+    BUILDER_CONFIGS = [
+        SelfRetrievalConfig(name=chunking.config_name(n, 20), chunk_words=n, query_words=20,
+                            version=datasets.Version("1.0.0"),
+                            description=f"{n}-word chunks, 20-word queries")
+        for n in (50, 100, 400)
+    ]
+    DEFAULT_CONFIG_NAME = "chunks-100"
+    #: Dataset card shipped in the package, used by :func:`ragcov_data.publish`.
+    DATASET_CARD = "dataset_card.md"
+
+    def __init__(self, *args: Any, data_files: Any = None, **kwargs: Any) -> None:
+        if data_files is not None:
+            kwargs["acervo_files"] = _normalise_files(data_files)
+        kwargs.setdefault("dataset_name", "aneel_taesa")
+        super().__init__(*args, **kwargs)
+
+    def _create_builder_config(self, config_name=None, custom_features=None, config_id=None, **config_kwargs):
+        config, cid = super()._create_builder_config(config_name=config_name, custom_features=custom_features,
+                                                     config_id=config_id, **config_kwargs)
+        config.name = chunking.config_name(config.chunk_words, config.query_words)
+        if config_id is None:  # content-addressed cache key: config values + sha256 of every source file
+            from datasets.fingerprint import Hasher
+
+            key = {"chunk_words": config.chunk_words, "query_words": config.query_words,
+                   "id_column": config.id_column, "text_column": config.text_column,
+                   "sources": [sha for _, sha in self._source_fingerprint(config)]}
+            cid = f"{config.name}-{Hasher.hash(key)}"
+        return config, cid
+
+    # ------------------------------------------------------------------ sources
+
+    def source_paths(self, config: SelfRetrievalConfig | None = None) -> tuple[str, ...]:
+        """Files/folders the task is built from (``data_files``, else the data folder's ANEEL sample)."""
+        from ragcov_data.paths import DEFAULT_SOURCES, data_dir, default_source
+
+        config = config or self.config
+        if config.acervo_files:
+            return tuple(config.acervo_files)
+        folder = data_dir(config.data_dir)
+        if not (folder / DEFAULT_SOURCES["aneel_fulltext"]).is_file():
+            raise InputFileError(
+                f"data folder {str(folder)!r} has no {DEFAULT_SOURCES['aneel_fulltext']}; pass `data_dir=` a "
+                "folder laid out like the shared data folder, or give the acervo itself with `data_files=`."
+            )
+        return (str(default_source("aneel_fulltext", folder).resolve()),)
+
+    def _source_fingerprint(self, config: SelfRetrievalConfig | None = None) -> tuple[tuple[str, str], ...]:
+        return _fingerprint(self.source_paths(config))
+
+    def source_files(self) -> list[str]:
+        """Every source file (folders expanded), for cache keys and manifests."""
+        return [p for p, _ in self._source_fingerprint()]
+
+    def task(self) -> Any:
+        """The :class:`ragcov_data.Task` this builder serves (built once per process and source content)."""
+        c = self.config
+        paths = self.source_paths()
+        return _cached_task(paths, self._source_fingerprint(), c.chunk_words, c.query_words, c.id_column,
+                            c.text_column, c.name)
+
+    # ------------------------------------------------------------------ datasets hooks
+
+    def _split_features(self) -> dict[str, datasets.Features]:
+        from ragcov_data.task import task_features
+
+        return task_features(self.task().manifest["metadata_columns"])
+
+    def _info(self) -> datasets.DatasetInfo:
+        from ragcov_data.task import manifest_description
+
+        task = self.task()
+        return datasets.DatasetInfo(
+            description=manifest_description(task.manifest),
+            features=self._split_features()["corpus"],
+            license="Official acts: not protected by copyright (Lei 9.610/98, art. 8, IV).",
+        )
+
+    def _split_generators(self, dl_manager: Any) -> list[datasets.SplitGenerator]:
+        return [datasets.SplitGenerator(name=split, gen_kwargs={"split": split})
+                for split in ("corpus", "queries", "qrels")]
+
+    def _split_frame(self, split: str) -> Any:
+        return self.task()[split]

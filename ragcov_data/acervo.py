@@ -1,0 +1,363 @@
+"""Read a document collection ("acervo") into memory, validating every record.
+
+Accepted sources (one path or a list of paths, read in the given order):
+
+- JSONL (``.jsonl``/``.ndjson``): one JSON object a line with an id, a text and any metadata;
+- CSV (``.csv``, UTF-8, header row) and parquet (``.parquet``): same columns;
+- a folder of ``.txt``/``.md``/``.html`` files (id = posix path relative to the folder; HTML is
+  reduced to its text with the standard-library parser, ``<script>``/``<style>`` dropped).
+
+The id and text columns are ``doc_id`` and ``text`` unless mapped with ``id_column=``/``text_column=``.
+Every other field is metadata and travels with the document as a string (``None`` stays null).
+Bad input raises :class:`~ragcov_data.errors.InputFileError` naming the file, the record and the fix;
+nothing is dropped silently (files of other types in a folder are listed in ``Acervo.skipped_files``).
+"""
+from __future__ import annotations
+
+import csv
+import datetime as _dt
+import hashlib
+import io
+import json
+import math
+import os
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any, Iterable, NamedTuple, Sequence
+
+from ragcov_data.errors import InputFileError
+
+#: File suffixes read from a folder acervo.
+FOLDER_SUFFIXES = {".txt": "txt", ".md": "md", ".html": "html", ".htm": "html"}
+_JSONL = {".jsonl", ".ndjson"}
+_CSV = {".csv"}
+_PARQUET = {".parquet", ".pq"}
+#: Column names reserved by the task; a metadata field may not use them.
+RESERVED_COLUMNS = ("_id", "doc_id", "chunk_index", "chunk_id", "text")
+
+
+class Document(NamedTuple):
+    """One document of an acervo."""
+
+    doc_id: str
+    text: str
+    metadata: dict[str, str | None]
+    where: str  # "file, line N" / "file, row N" / "file": for error messages
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """A file read into the acervo, with its content hash."""
+
+    name: str  # display name: file name, or folder/relative/path for folder acervos
+    path: str  # absolute path
+    sha256: str
+    n_bytes: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "sha256": self.sha256, "bytes": self.n_bytes}
+
+
+@dataclass
+class Acervo:
+    """Documents read from one or more sources, in source order.
+
+    Attributes
+    ----------
+    documents : list of Document
+    metadata_columns : list of str
+        Metadata field names, in order of first appearance.
+    sources : list of SourceFile
+        Every file read, with sha256 and size.
+    skipped_files : list of str
+        Files of a folder acervo that were not read (not ``.txt``/``.md``/``.html``, or hidden).
+    """
+
+    documents: list[Document]
+    metadata_columns: list[str]
+    sources: list[SourceFile]
+    skipped_files: list[str] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.documents)
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def sha256_file(path: str | os.PathLike) -> str:
+    """sha256 hex digest of a file's bytes."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _decode(data: bytes, name: str) -> str:
+    """Decode UTF-8 strictly (a BOM is allowed); name the line and byte offset of bad bytes."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise InputFileError(
+            f"{name}: line {line} (byte offset {exc.start}) is not valid UTF-8 ({data[exc.start:exc.start + 4]!r}); "
+            "re-encode the file as UTF-8 (e.g. `iconv -f latin1 -t utf-8`)."
+        ) from None
+
+
+def _meta_value(value: Any) -> str | None:
+    """A metadata value as a string (None and NaN stay null; lists/dicts as sorted JSON)."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return None if math.isnan(value) else repr(value)
+    if isinstance(value, (_dt.date, _dt.datetime, _dt.time)):
+        return value.isoformat()
+    if isinstance(value, bytes):
+        return value.decode("utf-8", errors="strict")
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+
+
+class _TextExtractor(HTMLParser):
+    """Collect the visible text of an HTML page (scripts and styles dropped)."""
+
+    _SKIP = {"script", "style", "noscript", "template"}
+    _BLOCK = {"p", "div", "br", "li", "tr", "td", "th", "h1", "h2", "h3", "h4", "h5", "h6", "section", "article"}
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self._skip_depth = 0
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        if tag in self._SKIP:
+            self._skip_depth += 1
+        elif tag in self._BLOCK:
+            self.parts.append("\n")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in self._SKIP and self._skip_depth:
+            self._skip_depth -= 1
+        elif tag in self._BLOCK:
+            self.parts.append("\n")
+
+    def handle_data(self, data: str) -> None:
+        if not self._skip_depth:
+            self.parts.append(data)
+
+
+def html_to_text(html: str) -> str:
+    """Visible text of an HTML document (standard-library parser; ``<script>``/``<style>`` dropped)."""
+    parser = _TextExtractor()
+    parser.feed(html)
+    parser.close()
+    return "".join(parser.parts)
+
+
+# --------------------------------------------------------------------------- readers
+
+
+class _Collector:
+    """Accumulate documents, checking ids, texts and metadata names."""
+
+    def __init__(self, id_column: str, text_column: str) -> None:
+        self.id_column, self.text_column = id_column, text_column
+        self.documents: list[Document] = []
+        self.seen: dict[str, str] = {}
+        self.metadata_columns: dict[str, None] = {}
+
+    def add(self, record: dict[str, Any], where: str, name: str) -> None:
+        if self.id_column not in record or record[self.id_column] is None:
+            raise InputFileError(
+                f"{where}: no `{self.id_column}` field; give every record an id, or map the id column with "
+                f"`id_column=` (fields present: {sorted(record)[:10]})."
+            )
+        if self.text_column not in record or record[self.text_column] is None:
+            raise InputFileError(
+                f"{where}: no `{self.text_column}` field; give every record a text, or map the text column with "
+                f"`text_column=` (fields present: {sorted(record)[:10]})."
+            )
+        raw_id, text = record[self.id_column], record[self.text_column]
+        if isinstance(raw_id, bool) or not isinstance(raw_id, (str, int)):
+            raise InputFileError(f"{where}: `{self.id_column}` must be a string or integer; got {raw_id!r}.")
+        doc_id = str(raw_id)
+        if not doc_id.strip():
+            raise InputFileError(f"{where}: `{self.id_column}` is empty; give the record a unique id.")
+        if not isinstance(text, str):
+            raise InputFileError(f"{where}: `{self.text_column}` must be a string; got {type(text).__name__}.")
+        if not text.split():
+            raise InputFileError(
+                f"{where}: document {doc_id!r} is empty (no words in `{self.text_column}`); "
+                "remove the record or fill in its text."
+            )
+        if doc_id in self.seen:
+            raise InputFileError(
+                f"{where}: duplicate doc_id {doc_id!r} (first seen at {self.seen[doc_id]}); "
+                "ids must be unique across all sources: rename or remove one of them."
+            )
+        self.seen[doc_id] = where
+        metadata = {}
+        for key, value in record.items():
+            if key in (self.id_column, self.text_column):
+                continue
+            if key in RESERVED_COLUMNS:
+                raise InputFileError(
+                    f"{where}: metadata field {key!r} clashes with a task column {RESERVED_COLUMNS}; rename it "
+                    "in the source (or map the id/text columns with `id_column=`/`text_column=`)."
+                )
+            try:
+                metadata[key] = _meta_value(value)
+            except UnicodeDecodeError:
+                raise InputFileError(f"{where}: metadata field {key!r} holds bytes that are not UTF-8.") from None
+            self.metadata_columns.setdefault(key, None)
+        self.documents.append(Document(doc_id, text, metadata, where))
+
+
+def _read_jsonl(text: str, name: str, col: _Collector) -> None:
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = f"{name}, line {lineno}"
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputFileError(f"{where}: not valid JSON ({exc.msg}, column {exc.colno}); fix the line.") from None
+        if not isinstance(record, dict):
+            raise InputFileError(f"{where}: expected a JSON object, got {type(record).__name__}.")
+        col.add(record, where, name)
+
+
+def _read_csv(text: str, name: str, col: _Collector) -> None:
+    reader = csv.reader(io.StringIO(text, newline=""))
+    try:
+        header = next(reader)
+    except StopIteration:
+        raise InputFileError(f"{name}: the CSV file is empty; expected a header row with "
+                             f"`{col.id_column}` and `{col.text_column}`.") from None
+    for needed, opt in ((col.id_column, "id_column"), (col.text_column, "text_column")):
+        if needed not in header:
+            raise InputFileError(
+                f"{name}: no `{needed}` column (header: {header[:10]}); rename the column or pass `{opt}=`."
+            )
+    start = reader.line_num + 1
+    for row in reader:
+        where = f"{name}, line {start}"
+        if len(row) != len(header):
+            raise InputFileError(f"{where}: {len(row)} fields but the header has {len(header)}; fix the quoting.")
+        # a CSV has no null: empty metadata cells become null
+        record = {k: (v if v != "" or k in (col.id_column, col.text_column) else None) for k, v in zip(header, row)}
+        col.add(record, where, name)
+        start = reader.line_num + 1
+
+
+def _read_parquet(path: Path, name: str, col: _Collector) -> None:
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(path)
+    for needed, opt in ((col.id_column, "id_column"), (col.text_column, "text_column")):
+        if needed not in table.column_names:
+            raise InputFileError(
+                f"{name}: no `{needed}` column (columns: {table.column_names[:10]}); rename it or pass `{opt}=`."
+            )
+    for i, record in enumerate(table.to_pylist()):
+        col.add(record, f"{name}, row {i + 1}", name)
+
+
+def _read_folder(folder: Path, col: _Collector, sources: list[SourceFile], skipped: list[str]) -> None:
+    files = sorted((p for p in folder.rglob("*") if p.is_file()), key=lambda p: p.relative_to(folder).as_posix())
+    for path in files:
+        rel = path.relative_to(folder).as_posix()
+        display = f"{folder.name}/{rel}"
+        if any(part.startswith(".") for part in path.relative_to(folder).parts) or \
+                path.suffix.lower() not in FOLDER_SUFFIXES:
+            skipped.append(display)
+            continue
+        data = path.read_bytes()
+        sources.append(SourceFile(display, str(path.resolve()), hashlib.sha256(data).hexdigest(), len(data)))
+        text = _decode(data, display)
+        fmt = FOLDER_SUFFIXES[path.suffix.lower()]
+        if fmt == "html":
+            text = html_to_text(text)
+        col.add({col.id_column: rel, col.text_column: text, "format": fmt}, display, display)
+
+
+def _as_paths(source: str | os.PathLike | Iterable[str | os.PathLike]) -> list[Path]:
+    if isinstance(source, (str, os.PathLike)):
+        return [Path(source)]
+    paths = [Path(p) for p in source]
+    if not paths:
+        raise InputFileError("no source given: pass a file, a folder or a list of them.")
+    return paths
+
+
+def read_acervo(
+    source: str | os.PathLike | Sequence[str | os.PathLike],
+    *,
+    id_column: str = "doc_id",
+    text_column: str = "text",
+) -> Acervo:
+    """Read a document collection from JSONL, CSV, parquet files or folders of text files.
+
+    Parameters
+    ----------
+    source : path or list of paths
+        Files (``.jsonl``, ``.csv``, ``.parquet``) and/or folders of ``.txt``/``.md``/``.html`` files,
+        read in the given order.
+    id_column, text_column : str, default: ``"doc_id"``, ``"text"``
+        Names of the id and text columns in JSONL/CSV/parquet sources (folders use the relative path as id).
+
+    Returns
+    -------
+    Acervo
+        Documents in source order, metadata column names, and the sha256 of every file read.
+
+    Raises
+    ------
+    InputFileError
+        Missing file, unknown file type, non-UTF-8 bytes, missing id/text field, empty document or
+        duplicate id; the message names the file and line/row.
+    """
+    col = _Collector(id_column, text_column)
+    sources: list[SourceFile] = []
+    skipped: list[str] = []
+    for path in _as_paths(source):
+        if not path.exists():
+            raise InputFileError(f"source {str(path)!r} does not exist; pass an existing file or folder.")
+        if path.is_dir():
+            _read_folder(path, col, sources, skipped)
+            continue
+        suffix = path.suffix.lower()
+        name = path.name
+        if suffix in _PARQUET:
+            sources.append(SourceFile(name, str(path.resolve()), sha256_file(path), path.stat().st_size))
+            _read_parquet(path, name, col)
+            continue
+        if suffix not in _JSONL | _CSV | set(FOLDER_SUFFIXES):
+            raise InputFileError(
+                f"{name}: unknown file type {suffix!r}; expected .jsonl, .csv, .parquet, .txt, .md, .html "
+                "or a folder of .txt/.md/.html files."
+            )
+        data = path.read_bytes()
+        sources.append(SourceFile(name, str(path.resolve()), hashlib.sha256(data).hexdigest(), len(data)))
+        text = _decode(data, name)
+        if suffix in _JSONL:
+            _read_jsonl(text, name, col)
+        elif suffix in _CSV:
+            _read_csv(text, name, col)
+        else:  # a single text file is a one-document acervo
+            fmt = FOLDER_SUFFIXES[suffix]
+            col.add({id_column: name, text_column: html_to_text(text) if fmt == "html" else text,
+                     "format": fmt}, name, name)
+    if not col.documents:
+        raise InputFileError(
+            f"no documents found in {[str(p) for p in _as_paths(source)]}; check the path and file types."
+        )
+    return Acervo(col.documents, list(col.metadata_columns), sources, skipped)

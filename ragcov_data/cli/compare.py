@@ -1,0 +1,37 @@
+"""``ragcov compare``: paired comparison of two runs, clustered by document."""
+from __future__ import annotations
+
+import argparse
+
+from ragcov_data.cli._evalcommon import add_common, load_task, methods_arg
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser(
+        "compare",
+        help="paired difference of two runs with document-level intervals",
+        description="Interval for the mean per-query difference RUN_A - RUN_B on the same queries, by every "
+                    "interval method, plus per-query wins/losses/ties and the share of tied documents.",
+        epilog="example: ragcov compare bm25.trec tfidf.trec --data-dir data/aneel",
+    )
+    p.add_argument("run_a", help="first run file (TREC or parquet)")
+    p.add_argument("run_b", help="second run file (TREC or parquet)")
+    add_common(p)
+    p.add_argument("--intersect", action="store_true",
+                   help="compare only the queries both runs cover (default: differing query sets are an error)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ragcov_data.eval import compare
+
+    task = load_task(args)
+    res = compare(args.run_a, args.run_b, task, args.metric, tie_policy=args.tie_policy,
+                  relevance_threshold=args.relevance_threshold, cluster=args.cluster, by=args.by,
+                  methods=methods_arg(args.methods), level=args.level, seed=args.seed,
+                  n_resamples=args.n_resamples, on_mismatch="intersect" if args.intersect else "error")
+    print(res.summary())
+    if args.json_out:
+        res.to_json(args.json_out)
+        print(f"wrote {args.json_out}")
+    return 0

@@ -1,0 +1,393 @@
+"""The chunked self-retrieval task: build it from an acervo, describe it, write it.
+
+A :class:`Task` holds three pandas DataFrames in the BEIR/MTEB layout (``corpus``, ``queries``,
+``qrels``) plus a JSON-able ``manifest`` (config, rules, sha256 of every source file, counts, package
+version). :func:`build_task` is the one implementation of the construction rules; the ``aneel_taesa``
+``datasets`` builder calls it.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ragcov_data.acervo import Acervo, read_acervo
+from ragcov_data.errors import RagcovError
+
+SPLITS = ("corpus", "queries", "qrels")
+MANIFEST_KEY = "ragcov_manifest"
+TASK_NAME = "chunked self-retrieval"
+
+
+# --------------------------------------------------------------------------- schemas
+
+
+def task_features(metadata_columns: Sequence[str]) -> dict[str, Any]:
+    """``datasets.Features`` of each split of a self-retrieval task with these metadata columns."""
+    from datasets import Features, Value
+
+    meta = {c: Value("string") for c in metadata_columns}
+    return {
+        "corpus": Features({"_id": Value("string"), "doc_id": Value("string"), "chunk_index": Value("int64"),
+                            "text": Value("string"), **meta}),
+        "queries": Features({"_id": Value("string"), "text": Value("string"), "doc_id": Value("string"),
+                             "chunk_id": Value("string"), **meta}),
+        "qrels": Features({"query-id": Value("string"), "corpus-id": Value("string"), "score": Value("int64")}),
+    }
+
+
+def manifest_of(dataset_dict: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The manifest stored in a DatasetDict's ``info.description`` (None if absent)."""
+    for split in SPLITS:
+        ds = dataset_dict.get(split) if hasattr(dataset_dict, "get") else None
+        info = getattr(ds, "info", None)
+        desc = getattr(info, "description", None) or ""
+        try:
+            payload = json.loads(desc)
+        except (TypeError, ValueError):
+            continue
+        if isinstance(payload, dict) and MANIFEST_KEY in payload:
+            return payload[MANIFEST_KEY]
+    return None
+
+
+def manifest_description(manifest: Mapping[str, Any]) -> str:
+    """``info.description`` carrying a manifest (sorted-key JSON, so it is deterministic)."""
+    return json.dumps({MANIFEST_KEY: manifest}, ensure_ascii=False, sort_keys=True)
+
+
+# --------------------------------------------------------------------------- description
+
+
+@dataclass(frozen=True)
+class TaskDescription:
+    """What the study reports about a task's population.
+
+    Attributes
+    ----------
+    documents_read, documents_eligible : int
+        Documents in the source; documents with at least two chunks (the task's clusters).
+    documents_excluded : dict of str to int
+        Excluded documents by reason (``single_chunk``).
+    chunks, queries, qrels : int
+    chunks_per_document : dict
+        ``median``, ``p90`` and ``max`` chunks per eligible document.
+    top10_share : float
+        Share of chunks held by the 10% largest eligible documents (ceil(10%) of them, at least one).
+    per_type : pandas.DataFrame or None
+        Per ``doc_type``: documents read, eligible, excluded, chunks, queries (None without ``doc_type``).
+    """
+
+    documents_read: int
+    documents_eligible: int
+    documents_excluded: dict[str, int]
+    chunks: int
+    queries: int
+    qrels: int
+    chunks_per_document: dict[str, float]
+    top10_share: float
+    per_type: pd.DataFrame | None = field(default=None, compare=False)
+    config: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-able dict (per-type table as a list of records)."""
+        out = {k: getattr(self, k) for k in ("config", "documents_read", "documents_eligible", "documents_excluded",
+                                             "chunks", "queries", "qrels", "chunks_per_document", "top10_share")}
+        out["per_type"] = None if self.per_type is None else self.per_type.reset_index().to_dict("records")
+        return out
+
+    def __str__(self) -> str:
+        cpd = self.chunks_per_document
+        excl = ", ".join(f"{k}: {v}" for k, v in self.documents_excluded.items()) or "none"
+        head = " ".join(f"{k}={v}" for k, v in self.config.items())
+        lines = [
+            f"Task{' (' + head + ')' if head else ''}",
+            f"  documents read      {self.documents_read:>8,}",
+            f"  documents eligible  {self.documents_eligible:>8,}",
+            f"  documents excluded  {sum(self.documents_excluded.values()):>8,}   ({excl})",
+            f"  chunks              {self.chunks:>8,}",
+            f"  queries             {self.queries:>8,}",
+            f"  qrels               {self.qrels:>8,}",
+            f"  chunks per document  median {cpd['median']:g}, p90 {cpd['p90']:g}, max {cpd['max']:g}",
+            f"  top 10% of documents hold {self.top10_share:.1%} of chunks",
+        ]
+        if self.per_type is not None:
+            lines.append("  per doc_type:")
+            table = self.per_type.to_string().splitlines()
+            lines.extend("    " + row for row in table)
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        cpd = self.chunks_per_document
+        return (f"TaskDescription(documents_read={self.documents_read}, documents_eligible={self.documents_eligible}, "
+                f"documents_excluded={self.documents_excluded}, chunks={self.chunks}, queries={self.queries}, "
+                f"qrels={self.qrels}, chunks_per_document={cpd}, top10_share={self.top10_share:.4f})")
+
+
+def _describe(corpus: pd.DataFrame, queries: pd.DataFrame, qrels: pd.DataFrame,
+              manifest: Mapping[str, Any] | None, read_types: pd.Series | None) -> TaskDescription:
+    sizes = corpus.groupby("doc_id", sort=False).size().to_numpy()
+    counts = (manifest or {}).get("counts", {})
+    eligible = int(len(sizes))
+    excluded = dict(counts.get("documents_excluded", {}))
+    read = int(counts.get("documents_read", eligible + sum(excluded.values())))
+    if eligible:
+        k = max(1, math.ceil(0.1 * eligible))
+        top = float(np.sort(sizes)[::-1][:k].sum() / sizes.sum())
+        cpd = {"median": float(np.median(sizes)), "p90": float(np.percentile(sizes, 90)), "max": float(sizes.max())}
+    else:
+        top, cpd = float("nan"), {"median": float("nan"), "p90": float("nan"), "max": float("nan")}
+    per_type = None
+    if "doc_type" in corpus.columns:
+        docs = corpus.drop_duplicates("doc_id")
+        elig = docs["doc_type"].fillna("(none)").value_counts()
+        chunks = corpus["doc_type"].fillna("(none)").value_counts()
+        q = queries["doc_type"].fillna("(none)").value_counts() if "doc_type" in queries else chunks * 0
+        cols = {"eligible": elig, "chunks": chunks, "queries": q}
+        if read_types is not None:
+            cols = {"read": read_types.fillna("(none)").value_counts(), **cols}
+        per_type = pd.DataFrame(cols).fillna(0).astype("int64")
+        if "read" in per_type:
+            per_type.insert(2, "excluded", per_type["read"] - per_type["eligible"])
+        per_type = per_type.sort_values(["chunks", "eligible"], ascending=False, kind="mergesort")
+        per_type.index.name = "doc_type"
+    config = dict((manifest or {}).get("config", {}))
+    return TaskDescription(read, eligible, excluded, int(len(corpus)), int(len(queries)), int(len(qrels)),
+                           cpd, top, per_type, config)
+
+
+# --------------------------------------------------------------------------- task
+
+
+@dataclass
+class Task:
+    """A retrieval task as pandas DataFrames, with its manifest.
+
+    Attributes
+    ----------
+    corpus, queries, qrels : pandas.DataFrame
+        BEIR/MTEB layout (see the package README for the columns).
+    manifest : dict
+        Config, construction rules, sha256 of every source file, counts and package version.
+    """
+
+    corpus: pd.DataFrame
+    queries: pd.DataFrame
+    qrels: pd.DataFrame
+    manifest: dict[str, Any] = field(default_factory=dict)
+    _read_types: pd.Series | None = field(default=None, repr=False)
+
+    def __getitem__(self, split: str) -> pd.DataFrame:
+        if split not in SPLITS:
+            raise KeyError(f"split must be one of {SPLITS}; got {split!r}")
+        return getattr(self, split)
+
+    def keys(self) -> tuple[str, ...]:
+        return SPLITS
+
+    def describe(self) -> TaskDescription:
+        """Population summary: documents read/eligible/excluded, chunks, sizes, concentration, per type."""
+        return _describe(self.corpus, self.queries, self.qrels, self.manifest, self._read_types)
+
+    def to_dataset_dict(self) -> Any:
+        """The task as a ``datasets.DatasetDict`` (manifest JSON in each split's ``info.description``)."""
+        from datasets import Dataset, DatasetDict, DatasetInfo, Features, Value
+
+        meta = [c for c in self.corpus.columns if c not in ("_id", "doc_id", "chunk_index", "text")]
+        feats = task_features(meta)
+        out = {}
+        for split in SPLITS:
+            df = self[split]
+            f = feats[split] if list(df.columns) == list(feats[split]) else Features(
+                {c: Value("int64") if pd.api.types.is_integer_dtype(df[c]) else Value("string") for c in df.columns})
+            info = DatasetInfo(description=manifest_description(self.manifest), features=f)
+            out[split] = Dataset.from_pandas(df, features=f, info=info, preserve_index=False)
+        return DatasetDict(out)
+
+    @classmethod
+    def from_dataset_dict(cls, dataset_dict: Mapping[str, Any]) -> "Task":
+        """A Task from a DatasetDict (or dict of DataFrames) with corpus/queries/qrels."""
+        frames = {}
+        for split in SPLITS:
+            if split not in dataset_dict:
+                raise RagcovError(f"`dataset_dict` has no {split!r} split; expected {SPLITS}.")
+            obj = dataset_dict[split]
+            frames[split] = obj if isinstance(obj, pd.DataFrame) else obj.to_pandas()
+        return cls(frames["corpus"], frames["queries"], frames["qrels"], manifest_of(dataset_dict) or {})
+
+    def to_parquet(self, out_dir: str | os.PathLike) -> dict[str, Path]:
+        """Write ``corpus.parquet``, ``queries.parquet``, ``qrels.parquet`` and ``manifest.json``.
+
+        Same task ⇒ byte-identical files. Files are written atomically (temp file + ``os.replace``).
+        """
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        paths = {split: write_parquet(self[split], out / f"{split}.parquet") for split in SPLITS}
+        paths["manifest"] = write_json(self.manifest, out / "manifest.json")
+        return paths
+
+
+def write_parquet(df: pd.DataFrame, path: str | os.PathLike) -> Path:
+    """Write a DataFrame as parquet deterministically and atomically."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    table = pa.Table.from_pandas(df.reset_index(drop=True), preserve_index=False)
+    # canonical schema whatever the DataFrame's origin: int64 numbers, string (not large_string) text;
+    # no pandas metadata (it varies with pandas versions)
+    schema = pa.schema([pa.field(f.name, pa.int64() if pa.types.is_integer(f.type) else
+                                 pa.string() if pa.types.is_large_string(f.type) or pa.types.is_string(f.type)
+                                 or pa.types.is_null(f.type) else f.type)
+                        for f in table.schema])
+    table = table.cast(schema).replace_schema_metadata(None).combine_chunks()  # page layout independent of chunking
+    tmp = path.with_name(path.name + f".tmp{os.getpid()}")
+    pq.write_table(table, tmp, compression="zstd")
+    os.replace(tmp, path)
+    return path
+
+
+def write_json(obj: Any, path: str | os.PathLike) -> Path:
+    """Write JSON (sorted keys, UTF-8, trailing newline) atomically."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + f".tmp{os.getpid()}")
+    tmp.write_text(json.dumps(obj, ensure_ascii=False, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+    return path
+
+
+def build_task(
+    source: Acervo | str | os.PathLike | Sequence[str | os.PathLike],
+    *,
+    chunk_words: int = 100,
+    query_words: int = 20,
+    id_column: str = "doc_id",
+    text_column: str = "text",
+    dataset: str = "aneel_taesa",
+    config_name: str | None = None,
+) -> Task:
+    """Build the chunked self-retrieval task from an acervo.
+
+    Parameters
+    ----------
+    source : Acervo, path or list of paths
+        An acervo already read, or what :func:`ragcov_data.read_acervo` accepts.
+    chunk_words : int, default: 100
+        Words a chunk (the last chunk may hold up to ``chunk_words + query_words - 1``).
+    query_words : int, default: 20
+        Words a query: the first ``query_words`` words of its chunk.
+    id_column, text_column : str
+        Column mapping for table sources.
+    dataset, config_name : str
+        Recorded in the manifest (``config_name`` defaults to ``chunks-<chunk_words>``).
+
+    Returns
+    -------
+    Task
+
+    Raises
+    ------
+    RagcovError
+        ``chunk_words < query_words``, or no document yields two chunks; plus every
+        :func:`read_acervo` error.
+
+    Notes
+    -----
+    Words are whitespace tokens; chunks are consecutive and non-overlapping; a final chunk shorter than
+    ``query_words`` words is merged into the previous one; documents with a single chunk are excluded
+    (counted in the manifest). Corpus and query ids are ``"<doc_id>#<chunk_index:04d>"``; rows keep
+    source order, so the same input and config give byte-identical parquet.
+    """
+    from ragcov_data import __version__
+    from ragcov_data.loaders import chunking as ch
+
+    ch.validate_sizes(chunk_words, query_words)
+    acervo = source if isinstance(source, Acervo) else read_acervo(source, id_column=id_column,
+                                                                   text_column=text_column)
+    meta_cols = acervo.metadata_columns
+    c_ids, c_docs, c_idx, c_text, c_meta = [], [], [], [], []
+    doc_sizes: list[int] = []
+    n_single = 0
+    n_words = 0
+    for doc in acervo.documents:
+        words = ch.split_words(doc.text)
+        n_words += len(words)
+        spans = ch.chunk_spans(len(words), chunk_words, query_words)
+        if len(spans) < 2:
+            n_single += 1
+            continue
+        doc_sizes.append(len(spans))
+        meta = tuple(doc.metadata.get(c) for c in meta_cols)
+        for i, (a, b) in enumerate(spans):
+            c_ids.append(ch.chunk_id(doc.doc_id, i))
+            c_docs.append(doc.doc_id)
+            c_idx.append(i)
+            c_text.append(" ".join(words[a:b]))
+            c_meta.append(meta)
+    if not doc_sizes:
+        names = [s.name for s in acervo.sources] or ["(source)"]
+        raise RagcovError(
+            f"{', '.join(names[:3])}: none of the {len(acervo.documents)} documents yields two chunks of "
+            f"chunk_words={chunk_words} (the task needs at least one); lower `chunk_words` or add longer documents."
+        )
+    meta_df = pd.DataFrame(c_meta, columns=meta_cols, dtype=object)
+    corpus = pd.concat([pd.DataFrame({"_id": c_ids, "doc_id": c_docs,
+                                      "chunk_index": np.asarray(c_idx, dtype="int64"), "text": c_text}),
+                        meta_df], axis=1)
+    queries = pd.concat([pd.DataFrame({"_id": c_ids, "text": [ch.query_of(t, query_words) for t in c_text],
+                                       "doc_id": c_docs, "chunk_id": c_ids}), meta_df], axis=1)
+    # qrels: for each query, every other chunk of its document, in corpus order
+    ids = np.asarray(c_ids, dtype=object)
+    sizes = np.asarray(doc_sizes)
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    q_parts, c_parts = [], []
+    for s, n in zip(starts, sizes):
+        block = ids[s:s + n]
+        qi, ci = np.nonzero(~np.eye(n, dtype=bool))
+        q_parts.append(block[qi])
+        c_parts.append(block[ci])
+    q_col, c_col = np.concatenate(q_parts), np.concatenate(c_parts)
+    qrels = pd.DataFrame({"query-id": q_col, "corpus-id": c_col, "score": np.ones(len(q_col), dtype="int64")})
+    for df in (corpus, queries, qrels):  # pandas' default string dtype, as ``Dataset.to_pandas()`` gives
+        for c in df.columns:
+            if df[c].dtype == object:
+                df[c] = df[c].astype("str")
+
+    name = config_name or ch.config_name(chunk_words, query_words)
+    manifest = {
+        "dataset": dataset,
+        "task": TASK_NAME,
+        "config": {"name": name, "chunk_words": chunk_words, "query_words": query_words},
+        "rules": {"words": ch.WORD_RULE, "short_final_chunk": ch.SHORT_FINAL_CHUNK_RULE, "query": ch.QUERY_RULE,
+                  "qrels": ch.QRELS_RULE, "exclusion": ch.EXCLUSION_RULE,
+                  "ids": "corpus and query _id = '<doc_id>#<chunk_index:04d>'"},
+        "sources": [s.to_dict() for s in acervo.sources],
+        "metadata_columns": list(meta_cols),
+        "counts": {
+            "documents_read": len(acervo.documents),
+            "documents_eligible": len(doc_sizes),
+            "documents_excluded": {"single_chunk": n_single},
+            "files_skipped": len(acervo.skipped_files),
+            "words": n_words,
+            "chunks": len(corpus),
+            "queries": len(queries),
+            "qrels": len(qrels),
+        },
+        "skipped_files": list(acervo.skipped_files),
+        "ragcov_version": __version__,
+    }
+    read_types = None
+    if "doc_type" in meta_cols:
+        read_types = pd.Series([d.metadata.get("doc_type") for d in acervo.documents], dtype=object)
+    return Task(corpus, queries, qrels, manifest, read_types)
+
+
+__all__ = ["Task", "TaskDescription", "build_task", "task_features", "manifest_of", "write_parquet", "write_json"]

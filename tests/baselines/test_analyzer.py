@@ -1,0 +1,74 @@
+"""The shared analyzer: normalisation, tokenisation rules, options, doctests of the lexical modules."""
+from __future__ import annotations
+
+import doctest
+import pickle
+import subprocess
+import sys
+
+import pytest
+
+from ragcov_data.baselines import BM25, PT_STOPWORDS, Analyzer, TfIdf, analyzer as analyzer_mod
+from ragcov_data.errors import RagcovError
+
+
+def test_nfkc_casefold_and_numbers():
+    a = Analyzer()
+    assert a("ＡＮＥＥＬ ﬁscalização Straße") == ["aneel", "fiscalização", "strasse"]
+    assert a("Processos nºs 48500.002509/2014-96, 48500.002132/2014-75.") == [
+        "processos", "nos", "48500.002509/2014-96", "48500.002132/2014-75"]
+    assert a("R$ 1.000,50 em 2022.") == ["r", "1.000,50", "em", "2022"]
+    assert a("art. 5º, § 2º, inciso II-A") == ["art", "5o", "2o", "inciso", "ii", "a"]
+    assert a("") == [] and a("— ; §") == []
+
+
+def test_accents_stopwords_min_len():
+    assert Analyzer(fold_accents=True)("Ação ELÉTRICA pública") == ["acao", "eletrica", "publica"]
+    sw = Analyzer(stopwords="pt")
+    assert sw("A tarifa de energia não é da ANEEL") == ["tarifa", "energia", "aneel"]
+    # with accent folding the stop list is folded too ("não" -> "nao" is still removed)
+    assert Analyzer(stopwords="pt", fold_accents=True)("não há tarifa") == ["tarifa"]
+    assert Analyzer(min_token_len=4)("a lei de 2022 sobre tarifa") == ["2022", "sobre", "tarifa"]
+    assert Analyzer(stopwords=["Tarifa"])("tarifa social") == ["social"]
+    assert {"de", "não", "têm", "que"} <= PT_STOPWORDS and "tém" not in PT_STOPWORDS
+
+
+def test_analyzer_is_the_retrievers_tokenizer():
+    an = Analyzer(stopwords="pt")
+    assert BM25(analyzer=an).analyzer is an and TfIdf(analyzer=an).analyzer is an
+    assert BM25().analyzer("Resolução Normativa nº 1.000") == ["resolução", "normativa", "no", "1.000"]
+
+
+def test_analyzer_pickles_and_compares():
+    a = Analyzer(fold_accents=True, stopwords="pt", min_token_len=2)
+    b = pickle.loads(pickle.dumps(a))
+    assert a == b and hash(a) == hash(b) and a != Analyzer()
+    assert b("Energia Elétrica") == ["energia", "eletrica"]
+    assert "fold_accents=True" in repr(a) and a.params()["stopwords"] == "pt"
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [({"stopwords": "en"}, r"`stopwords` must be None, one of \['pt'\]"),
+     ({"min_token_len": 0}, "`min_token_len` must be a positive integer")],
+)
+def test_analyzer_iv(kwargs, match):
+    with pytest.raises(RagcovError, match=match):
+        Analyzer(**kwargs)
+
+
+@pytest.mark.parametrize("module", ["analyzer", "bm25", "tfidf", "runs"])
+def test_doctests(module):
+    import importlib
+
+    mod = importlib.import_module(f"ragcov_data.baselines.{module}")
+    result = doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted > 0 and result.failed == 0
+
+
+def test_import_does_not_import_torch():
+    code = ("import sys, ragcov_data.baselines as b; assert 'torch' not in sys.modules, 'torch imported'; "
+            "assert 'Dense' in dir(b) and 'Dense' in b.__all__; print('ok')")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert analyzer_mod.TOKEN_PATTERN

@@ -1,0 +1,107 @@
+"""End-to-end tests of the coverage, plan, report and benchmark verbs (ANEEL sample, small settings)."""
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from ragcov_data.cli import main
+
+
+@pytest.fixture(scope="module")
+def bench(tmp_path_factory, data_dir):
+    out = tmp_path_factory.mktemp("bench")
+    code = main(["benchmark", "--data-dir", str(data_dir), "--out", str(out), "--retrievers", "bm25,tfidf",
+                 "--reps", "100", "--k", "5,10,20", "--n-resamples", "49", "--no-progress"])
+    assert code == 0
+    return out
+
+
+@pytest.fixture(scope="module")
+def census(bench, tmp_path_factory):
+    """BM25's per-document counts on the ANEEL sample, written as a population file."""
+    res = json.loads((bench / "results.json").read_text())
+    per_doc = pd.DataFrame(next(r for r in res["retrievers"] if r["name"] == "bm25")["per_doc"])
+    path = tmp_path_factory.mktemp("pop") / "census.csv"
+    per_doc.to_csv(path, index=False)
+    return path
+
+
+def test_benchmark_writes_complete_results(bench, capsys):
+    res = json.loads((bench / "results.json").read_text())
+    assert [r["name"] for r in res["retrievers"]] == ["bm25", "tfidf"]
+    assert res["task"]["documents"] == 147
+    bm25 = res["retrievers"][0]
+    assert sum(d["n"] for d in bm25["per_doc"]) == res["task"]["queries"]
+    methods = {(e["estimator"], e["method"]) for e in bm25["estimates"]}
+    assert ("micro", "wald_iid") in methods and ("macro", "t") in methods
+    assert len(res["comparisons"]) == 1 and res["comparisons"][0]["a"] == "bm25"
+    cov = pd.DataFrame(res["coverage"]["rows"])
+    assert sorted(cov["k"].unique()) == [5, 10, 20] and cov["coverage"].between(0, 1).all()
+    assert set(res["coverage"]["recommendation"]) == {"micro", "macro"}
+    assert res["juristcu"] and res["juristcu"]["estimates"]
+    for f in ("report.html", "summary.md"):
+        assert (bench / f).stat().st_size > 1000
+    assert "(naive)" in (bench / "summary.md").read_text()
+
+
+def test_report_rerenders_from_json(bench, tmp_path, capsys):
+    assert main(["report", str(bench / "results.json"), "--out", str(tmp_path)]) == 0
+    assert (tmp_path / "report.html").read_text() == (bench / "report.html").read_text()
+    assert "report:" in capsys.readouterr().out
+
+
+def test_coverage_verb_on_census(census, tmp_path, capsys):
+    out = tmp_path / "cov.csv"
+    assert main(["coverage", str(census), "--k", "5,10", "--reps", "100", "--methods", "wald_iid,cr2,t",
+                 "--out", str(out), "--no-progress"]) == 0
+    tab = pd.read_csv(out)
+    # cr2 applies to both estimators: micro wald_iid + cr2, macro cr2 + t, at two K
+    assert len(tab) == 2 * 4 and set(tab["method"]) == {"wald_iid", "cr2", "t"}
+    assert "147 documents" in capsys.readouterr().out
+
+
+def test_plan_verb_on_census(census, capsys):
+    assert main(["plan", str(census), "--halfwidth", "0.1", "--k", "20", "--reps", "100", "--n-resamples", "49",
+                 "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "micro: K =" in out and "macro: K =" in out and "RecommendResult(k=20" in out
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["coverage", "{census}", "--k", "500", "--no-progress"], "larger than the population (147 documents)"),
+        (["coverage", "{census}", "--methods", "wald", "--no-progress"], "Did you mean"),
+        (["coverage", "{empty}", "--no-progress"], "empty"),
+        (["coverage", "missing.csv"], "not found"),
+        (["plan", "{census}", "--halfwidth", "3"], "target_halfwidth"),
+        (["report", "{empty}"], "not valid JSON"),
+        (["benchmark", "--data-dir", "{data}", "--retrievers", "bm52"], "Did you mean 'bm25'"),
+        (["benchmark", "--data-dir", "/nonexistent/dir"], "does not exist"),
+    ],
+)
+def test_bad_arguments_one_line_nonzero(argv, message, census, tmp_path, data_dir, capsys):
+    empty = tmp_path / "empty.csv"
+    empty.write_text("doc_id,n,hits\n")
+    argv = [a.format(census=census, empty=empty, data=data_dir) for a in argv]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and message in err, err
+
+
+@pytest.mark.parametrize("verb", ["coverage", "plan", "report", "benchmark"])
+def test_help_is_complete(verb, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main([verb, "--help"])
+    assert exc.value.code == 0
+    out = capsys.readouterr().out
+    assert "example:" in out and "usage: ragcov " + verb in out
+
+
+def test_unparseable_k_is_usage_error(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["coverage", "--twin", "--k", "five"])
+    assert exc.value.code == 2
+    assert "comma-separated integers" in capsys.readouterr().err

@@ -1,0 +1,167 @@
+"""evaluate() and compare() on a tiny self-retrieval task and a JurisTCU-like iid task."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ragcov_data.errors import QrelsRunMismatchError, RagcovError
+from ragcov_data.eval import compare, evaluate, interval
+from ragcov_data.eval import _core
+
+SIZES = {"A": 4, "B": 3, "C": 5, "D": 2, "E": 3}
+
+
+def tiny_task():
+    rows = [(f"{d}#{i:04d}", d, i, t) for t, (d, n) in enumerate(SIZES.items()) for i in range(n)]
+    corpus = pd.DataFrame(rows, columns=["_id", "doc_id", "chunk_index", "type"])
+    corpus["doc_type"] = np.where(corpus["doc_id"].isin(["A", "B"]), "res", "desp")
+    queries = corpus[["_id", "doc_id", "doc_type"]].copy()
+    queries["chunk_id"] = queries["_id"]
+    queries["text"] = "q"
+    qrels = pd.DataFrame([(q, c, 1) for q, d in zip(corpus["_id"], corpus["doc_id"])
+                          for c, d2 in zip(corpus["_id"], corpus["doc_id"]) if d2 == d and c != q],
+                         columns=["query-id", "corpus-id", "score"])
+    return {"corpus": corpus, "queries": queries, "qrels": qrels}
+
+
+def make_run(task, hit_docs, seed=0):
+    """Rank 1 is a sibling chunk for queries of ``hit_docs`` (first chunks), else a chunk of another doc."""
+    rng = np.random.default_rng(seed)
+    corpus = task["corpus"]
+    rows = []
+    for qid, doc in zip(task["queries"]["_id"], task["queries"]["doc_id"]):
+        sib = corpus["_id"][(corpus["doc_id"] == doc) & (corpus["_id"] != qid)].iloc[0]
+        other = corpus["_id"][corpus["doc_id"] != doc].iloc[int(rng.integers(0, 5))]
+        hit = hit_docs.get(doc, lambda i: False)(int(qid[-4:]))
+        first, second = (sib, other) if hit else (other, sib)
+        rows += [(qid, first, 1, 2.0), (qid, second, 2, 1.0)]
+    return pd.DataFrame(rows, columns=["query-id", "corpus-id", "rank", "score"])
+
+
+HITS = {"A": lambda i: True, "B": lambda i: i < 1, "C": lambda i: i % 2 == 0, "D": lambda i: False}
+
+
+def test_evaluate_self_retrieval_end_to_end():
+    task = tiny_task()
+    run = make_run(task, HITS)
+    rep = evaluate(run, task, "hit@1", n_resamples=300)
+    expected = {"A": 4, "B": 1, "C": 3, "D": 0, "E": 0}
+    assert list(rep.per_query.columns) == ["query-id", "cluster", "value"]
+    assert rep.per_document.set_index("cluster")["sum"].to_dict() == expected
+    assert rep.per_document.set_index("cluster")["n"].to_dict() == SIZES
+    assert rep.cluster == "doc_id" and rep.metric == "hit@1" and rep.tie_policy == "first"
+    e = rep.estimates.set_index(["estimator", "method"])
+    # every applicable pair present, naive ones marked
+    pairs = {(est, m) for est in _core.ESTIMATORS for m in _core.valid_methods(est)}
+    assert set(e.index) == pairs
+    assert e.loc[("micro", "wald_iid"), "naive"] and not e.loc[("micro", "cr2"), "naive"]
+    # estimates equal interval() on the per-query values
+    r = interval(rep.per_query["value"], rep.per_query["cluster"], "micro", "cr2")
+    assert e.loc[("micro", "cr2"), "estimate"] == pytest.approx(8 / 17)
+    assert e.loc[("micro", "cr2"), ["se", "df", "low", "high"]].tolist() == pytest.approx([r.se, r.df, r.low, r.high])
+    assert e.loc[("macro", "t"), "estimate"] == pytest.approx(np.mean([1, 1 / 3, 3 / 5, 0, 0]))
+    d = rep.diagnostics
+    assert d["share_never_hit"] == pytest.approx(2 / 5)
+    for key in ("icc", "deff", "cv", "mean_size", "n_eff", "lag1_autocorr", "quantiles"):
+        assert key in d
+    js = json.loads(rep.to_json())
+    assert js["metric"] == "hit@1" and len(js["estimates"]) == len(pairs)
+    assert "(naive)" in rep.summary()
+
+
+def test_evaluate_own_chunk_rows_removed():
+    task = tiny_task()
+    run = make_run(task, HITS)
+    own = pd.DataFrame({"query-id": task["queries"]["_id"], "corpus-id": task["queries"]["_id"],
+                        "rank": 0, "score": 9.0})
+    rep = evaluate(pd.concat([own, run]), task, n_resamples=100, methods=["cr2"])
+    base = evaluate(run, task, n_resamples=100, methods=["cr2"])
+    assert rep.info["n_self_rows_removed"] == 17
+    assert rep.per_query["value"].tolist() == base.per_query["value"].tolist()
+
+
+def test_evaluate_by_group_and_iid_cluster_default():
+    task = tiny_task()
+    run = make_run(task, HITS)
+    rep = evaluate(run, task, by="doc_type", methods=["cr2", "t"], n_resamples=100)
+    assert set(rep.estimates["group"]) == {"__all__", "res", "desp"}
+    res = rep.estimates[(rep.estimates["group"] == "res") & (rep.estimates["method"] == "cr2")
+                        & (rep.estimates["estimator"] == "micro")].iloc[0]
+    assert res["estimate"] == pytest.approx(5 / 7) and res["n_clusters"] == 2
+    # without doc_id the query is the unit (JurisTCU)
+    q = task["queries"].drop(columns=["doc_id", "chunk_id"])
+    rep2 = evaluate(run, {**task, "queries": q}, methods=["cr2"], n_resamples=100)
+    assert rep2.cluster == "_id" and len(rep2.per_document) == 17
+    micro = rep2.estimates.set_index(["estimator", "method"]).loc[("micro", "cr2")]
+    assert micro["df"] == pytest.approx(16)
+
+
+def test_evaluate_stratified_design():
+    task = tiny_task()
+    run = make_run(task, HITS)
+    rep = evaluate(run, task, strata="doc_type", n_resamples=100)
+    assert set(rep.estimates["method"]) == {"t"}
+    micro = rep.estimates.set_index("estimator").loc["micro"]
+    assert micro["estimate"] == pytest.approx(np.mean([5 / 7, 3 / 10]))
+
+
+def test_evaluate_missing_queries_and_bad_inputs():
+    task = tiny_task()
+    run = make_run(task, HITS)
+    part = run[~run["query-id"].isin(["A#0000", "B#0001"])]
+    with pytest.raises(QrelsRunMismatchError, match=r"no rows for 2 of the task's 17 queries .*A#0000"):
+        evaluate(part, task)
+    rep = evaluate(part, task, on_missing="zero", methods=["cr2"])
+    assert rep.info["n_missing_queries"] == 2
+    assert rep.per_query.set_index("query-id").loc["A#0000", "value"] == 0
+    with pytest.raises(RagcovError, match="empty"):
+        evaluate(run.iloc[:0], task)
+    with pytest.raises(RagcovError, match=r"unknown method\(s\) \['cr3'\] in `methods`; valid: "):
+        evaluate(run, task, methods=["cr3"])
+    with pytest.raises(RagcovError, match=r"`cluster='source_key'` is not a column"):
+        evaluate(run, task, cluster="source_key")
+    with pytest.raises(RagcovError, match="`on_missing` must be one of"):
+        evaluate(part, task, on_missing="skip")
+    with pytest.raises(RagcovError, match="no 'qrels' split"):
+        evaluate(run, {"queries": task["queries"]})
+
+
+def test_evaluate_reads_trec_run_file(tmp_path):
+    task = tiny_task()
+    run = make_run(task, HITS)
+    path = tmp_path / "run.trec"
+    path.write_text("".join(f"{q} Q0 {c} {r} {s} test\n" for q, c, r, s in run.itertuples(index=False)))
+    a = evaluate(path, task, methods=["cr2"]).estimates
+    b = evaluate(run, task, methods=["cr2"]).estimates
+    assert a["estimate"].tolist() == pytest.approx(b["estimate"].tolist())
+
+
+def test_compare_paired_differences():
+    task = tiny_task()
+    ra = make_run(task, HITS)
+    rb = make_run(task, {"A": lambda i: True, "B": lambda i: True, "C": lambda i: False})
+    cmp = compare(ra, rb, task, n_resamples=200)
+    a = evaluate(ra, task, methods=["cr2"]).per_query["value"].to_numpy()
+    b = evaluate(rb, task, methods=["cr2"]).per_query["value"].to_numpy()
+    e = cmp.estimates.set_index(["estimator", "method"])
+    assert e.loc[("micro", "cr2"), "estimate"] == pytest.approx((a - b).mean())
+    r = interval(a - b, cmp.per_query["cluster"], "micro", "cr2")
+    assert e.loc[("micro", "cr2"), "se"] == pytest.approx(r.se)
+    # documents A, D, E identical rates (A all hit, D/E none); B and C differ
+    assert cmp.share_docs_tied == pytest.approx(3 / 5)
+    assert (cmp.wins, cmp.losses, cmp.ties) == (3, 2, 12)
+    assert json.loads(cmp.to_json())["share_docs_tied"] == pytest.approx(0.6)
+
+
+def test_compare_query_set_mismatch():
+    task = tiny_task()
+    ra = make_run(task, HITS)
+    rb = ra[ra["query-id"] != "C#0002"]
+    with pytest.raises(QrelsRunMismatchError, match=r"1 only in run_a .*C#0002.*on_mismatch='intersect'"):
+        compare(ra, rb, task)
+    cmp = compare(ra, rb, task, on_mismatch="intersect", methods=["cr2"])
+    assert cmp.info["n_dropped_mismatch"] == 1 and len(cmp.per_query) == 16
+    assert cmp.ties == 16

@@ -1,0 +1,56 @@
+"""The wheel installs ragcov_data with its three mapped subpackages and the dataset card."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import zipfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_wheel_imports_subpackages_outside_the_repo(tmp_path):
+    # build from a clean copy of the sources, so stale build/ folders can neither help nor leak
+    src = tmp_path / "src"
+    shutil.copytree(REPO, src, symlinks=True, ignore=shutil.ignore_patterns(
+        ".git", "build", "dist", "*.egg-info", ".venv", "__pycache__", ".pytest_cache", ".hypothesis",
+        "out", "runs", "reports"))
+    wheel_dir = tmp_path / "wheel"
+    res = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+                          "-w", str(wheel_dir), str(src)], capture_output=True, text=True, cwd=tmp_path)
+    assert res.returncode == 0, res.stderr[-3000:]
+    wheel = next(wheel_dir.glob("ragcov_data-*.whl"))
+    names = zipfile.ZipFile(wheel).namelist()
+    for expected in ("ragcov_data/loaders/self_retrieval.py", "ragcov_data/baselines/base.py",
+                     "ragcov_data/eval/__init__.py", "ragcov_data/eval/metrics/__init__.py",
+                     "ragcov_data/dataset_card.md"):
+        assert expected in names, expected
+    card = zipfile.ZipFile(wheel).read("ragcov_data/dataset_card.md").decode("utf-8")
+    assert card == (REPO / "dataset_card.md").read_text(encoding="utf-8")  # content, not a dangling link
+
+    target = tmp_path / "site"
+    res = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target),
+                          str(wheel)], capture_output=True, text=True, cwd=tmp_path)
+    assert res.returncode == 0, res.stderr[-3000:]
+    code = (
+        "import json, ragcov_data, ragcov_data.loaders, ragcov_data.baselines, ragcov_data.eval\n"
+        "from ragcov_data.publish import packaged_card\n"
+        "print(json.dumps({'files': [m.__file__ for m in (ragcov_data, ragcov_data.loaders,"
+        " ragcov_data.baselines, ragcov_data.eval)], 'card': packaged_card()[:3]}))\n"
+    )
+    # -I ignores PYTHONPATH, so put the install dir and the venv's site-packages (dependencies) on sys.path
+    # explicitly; the repository is not on the path and the working directory is elsewhere.
+    site = sysconfig.get_paths()["purelib"]
+    boot = f"import sys; sys.path[:0] = [{str(target)!r}, {site!r}]\n"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    res = subprocess.run([sys.executable, "-I", "-c", boot + code], capture_output=True, text=True, cwd=tmp_path,
+                         env=env)
+    assert res.returncode == 0, res.stderr[-3000:]
+    got = json.loads(res.stdout)
+    for f in got["files"]:
+        assert Path(f).resolve().is_relative_to(target.resolve()), f
+    assert got["card"] == "---"
