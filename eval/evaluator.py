@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from ragcov_data.errors import InputFileError, QrelsRunMismatchError, RagcovError
+from ragcov_data.ties import tied
 
 from . import _core
 from .design import design_effect
@@ -34,6 +35,16 @@ def _split_frame(task: Any, split: str, columns: Sequence[str] | None = None) ->
         keep = [c for c in (columns or names) if c in names]
         return part.select_columns(keep).to_pandas()
     return pd.DataFrame(part)
+
+
+def _top_tie_share(run: pd.DataFrame, n_queries: int) -> float:
+    """Share of the task's queries whose top score is tied (see :func:`ragcov_data.ties.tied`)."""
+    if run.empty or "score" not in run.columns or n_queries == 0:
+        return 0.0
+    top = run.groupby("query-id", sort=False)["score"].transform("max").to_numpy(dtype=float)
+    in_top = tied(run["score"].to_numpy(dtype=float), top)
+    sizes = pd.Series(in_top, index=run["query-id"].to_numpy()).groupby(level=0, sort=False).sum()
+    return float((sizes > 1).sum() / n_queries)
 
 
 def load_task_frames(task: Any, query_columns: Iterable[str] = ()) -> dict[str, pd.DataFrame | None]:
@@ -338,6 +349,8 @@ def evaluate(
                       for k, v in getattr(run_df, "attrs", {}).items()},
         "n_no_relevant": scores.attrs.get("n_no_relevant"), "n_run_only": scores.attrs.get("n_run_only"),
         "by": by, "strata": strata, "n_self_rows_removed": n_self,
+        # how often the tie policy mattered: queries whose best score is shared by 2+ candidates
+        "top_tie_share": _top_tie_share(run_df, len(qids)),
     }
     return EvaluationResult(per_query=pq, per_document=pdoc, estimates=estimates, diagnostics=diagnostics,
                             metric=scores.attrs.get("metric", metric), tie_policy=tie_policy,

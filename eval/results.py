@@ -256,6 +256,9 @@ class EvaluationResult:
             "(naive) = ignores document clustering; shown only as a contrast. Intervals are raw (not clipped).",
             "diagnostics: " + ", ".join(f"{k}={_fmt(v)}" for k, v in d.items() if not isinstance(v, dict)),
         ]
+        share = (self.info or {}).get("top_tie_share")
+        if share is not None:
+            lines.append(f"top score tied in {share:.1%} of queries (tie policy {self.tie_policy!r} decides them)")
         if isinstance(d.get("quantiles"), dict):
             lines.append("per-document rate quantiles: " + ", ".join(f"{k}={_fmt(v, 3)}" for k, v in d["quantiles"].items()))
         return "\n".join(lines)

@@ -2,6 +2,7 @@
 
     ragcov build --data-dir ../shared/data
     ragcov build --data-files acervo.jsonl more/ --chunk-words 400 --out task/ --json
+    ragcov build --dataset juristcu --data-dir ../shared/data
 """
 from __future__ import annotations
 
@@ -19,6 +20,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
                     "folders of .txt/.md/.html), else aneel/aneel_fulltext.jsonl in --data-dir or "
                     "$RAGCOV_DATA_DIR.",
     )
+    p.add_argument("--dataset", default="aneel_taesa",
+                   help="registered benchmark (default: aneel_taesa; also juristcu, built from DATA_DIR/juristcu)")
+    p.add_argument("--config", help="builder config of --dataset other than aneel_taesa (juristcu: enunciado, "
+                                    "excerto, both)")
     p.add_argument("--data-dir", help="data folder laid out like the shared data folder (aneel/, juristcu/)")
     p.add_argument("--data-files", nargs="+", metavar="PATH", help="acervo files or folders, read in order")
     p.add_argument("--chunk-words", type=int, default=100, help="words a chunk (default: 100)")
@@ -40,8 +45,39 @@ def sources(data_dir: str | None, data_files: list[str] | None) -> list[str]:
     return [str(default_source("aneel_fulltext", data_dir))]
 
 
+def _build_registered(args: argparse.Namespace) -> int:
+    """Any other registered benchmark: load it through its builder and print its manifest counts."""
+    from ragcov_data.api import load_dataset
+    from ragcov_data.task import Task, manifest_of
+
+    ds = load_dataset(args.dataset, args.config, data_dir=args.data_dir, show_progress=False)
+    manifest = manifest_of(ds)
+    summary = {"dataset": args.dataset, "config": manifest.get("config", {}).get("name"),
+               "rows": {split: ds[split].num_rows for split in ds}, "counts": manifest.get("counts", {})}
+    if manifest.get("corpus_note"):
+        summary["note"] = manifest["corpus_note"]
+    if args.json:
+        print(json.dumps(summary, ensure_ascii=False, indent=2, default=str))
+    else:
+        print(f"{args.dataset} (config {summary['config']})")
+        for split, n in summary["rows"].items():
+            print(f"  {split:<8} {n:>9,}")
+        for key, value in summary["counts"].items():
+            print(f"  {key}: {value}")
+        if "note" in summary:
+            print(f"  note: {summary['note']}")
+    if args.out:
+        paths = Task.from_dataset_dict(ds).to_parquet(args.out)
+        if not args.json:
+            print(f"\nwrote {', '.join(p.name for p in paths.values())} to {Path(args.out)}")
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     from ragcov_data.task import build_task
+
+    if args.dataset != "aneel_taesa":
+        return _build_registered(args)
 
     task = build_task(sources(args.data_dir, args.data_files), chunk_words=args.chunk_words,
                       query_words=args.query_words, id_column=args.id_column, text_column=args.text_column)

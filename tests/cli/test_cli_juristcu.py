@@ -64,3 +64,30 @@ def test_eval_juristcu_bad_config_is_one_line_error(bm25_run, tmp_path):
                   cwd=tmp_path)
     assert res.returncode == 2
     assert "lacks ['doc.csv', 'query.csv', 'qrel.csv']" in res.stderr and "Traceback" not in res.stderr
+
+
+def test_build_run_eval_end_to_end(bm25_run, data_dir, tmp_path):
+    """build -> run -> eval through the CLI alone; the CLI's run equals the library's run."""
+    _, lib_run, _ = bm25_run
+    built = _ragcov("build", "--dataset", "juristcu", "--data-dir", str(data_dir), "--json", cwd=tmp_path)
+    assert built.returncode == 0, built.stderr
+    summary = json.loads(built.stdout)
+    assert summary["rows"] == {"corpus": 3022, "queries": 150, "qrels": 2250}
+    assert summary["counts"]["grades"] == {"0": 430, "1": 528, "2": 513, "3": 779}
+    assert "3,022-document subset" in summary["note"]
+
+    run_path = tmp_path / "bm25.parquet"
+    ran = _ragcov("run", "--dataset", "juristcu", "--data-dir", str(data_dir), "--retriever", "bm25",
+                  "--k", "10", "--quiet", "--out", str(run_path), cwd=tmp_path)
+    assert ran.returncode == 0, ran.stderr
+    from ragcov_data.baselines import load_run
+
+    cli_run = load_run(run_path)
+    assert cli_run[["query-id", "corpus-id", "rank"]].reset_index(drop=True).equals(
+        lib_run[["query-id", "corpus-id", "rank"]].reset_index(drop=True))
+
+    out = tmp_path / "eval.json"
+    ev = _ragcov("eval", str(run_path), "--dataset", "juristcu", "--data-dir", str(data_dir), "--metric",
+                 "ndcg@10", "--by", "group", "--methods", "t", "--json", str(out), cwd=tmp_path)
+    assert ev.returncode == 0, ev.stderr
+    assert json.loads(out.read_text())["n_queries"] == 150

@@ -165,3 +165,23 @@ def test_compare_query_set_mismatch():
     cmp = compare(ra, rb, task, on_mismatch="intersect", methods=["cr2"])
     assert cmp.info["n_dropped_mismatch"] == 1 and len(cmp.per_query) == 16
     assert cmp.ties == 16
+
+
+def test_top_tie_share_is_recorded_and_reported():
+    import pandas as pd
+
+    from ragcov_data.eval import evaluate
+
+    queries = pd.DataFrame({"_id": ["a#0", "a#1", "b#0", "b#1"], "text": ["x"] * 4, "doc_id": ["a", "a", "b", "b"],
+                            "chunk_id": ["a#0", "a#1", "b#0", "b#1"]})
+    qrels = pd.DataFrame({"query-id": ["a#0", "a#1", "b#0", "b#1"], "corpus-id": ["a#1", "a#0", "b#1", "b#0"],
+                          "score": [1] * 4})
+    run = pd.DataFrame({"query-id": ["a#0", "a#0", "a#1", "b#0", "b#1", "b#1"],
+                        "corpus-id": ["a#1", "b#0", "a#0", "b#1", "a#0", "b#0"],
+                        "score": [2.0, 2.0, 1.0, 3.0, 1.0, 1.0]})
+    task = {"queries": queries, "qrels": qrels}
+    first = evaluate(run, task, "hit@1", tie_policy="first", methods=("cr2",))
+    pess = evaluate(run, task, "hit@1", tie_policy="pessimistic", methods=("cr2",))
+    assert first.info["top_tie_share"] == 0.5  # a#0 and b#1 have a tied top
+    assert "top score tied in 50.0% of queries" in first.summary()
+    assert pess.per_query["value"].sum() < first.per_query["value"].sum()
