@@ -16,7 +16,7 @@ terms, so the result equals the plain product up to floating-point summation ord
 from __future__ import annotations
 
 import threading
-from itertools import chain
+from itertools import chain, repeat
 from typing import Sequence
 
 import numpy as np
@@ -35,30 +35,38 @@ def count_matrix(
     With ``grow=True`` new terms are added to ``vocabulary`` (indexing); with ``grow=False`` terms
     not in it are dropped (searching: a term absent from the corpus scores nothing).
     """
-    lengths = np.fromiter((len(t) for t in token_lists), dtype=np.int64, count=len(token_lists))
+    return term_counts(token_lists, vocabulary, grow=grow).T.tocsr()
+
+
+def term_counts(
+    token_lists: Sequence[Sequence[str]],
+    vocabulary: dict[str, int],
+    *,
+    grow: bool,
+) -> sp.csr_matrix:
+    """:func:`count_matrix` transposed (rows = vocabulary ids, columns = texts), CSR with sorted,
+    unique indices: each term's postings in text order."""
+    n = len(token_lists)
+    lengths = np.fromiter(map(len, token_lists), dtype=np.int64, count=n)
     flat = list(chain.from_iterable(token_lists))
-    if grow:
-        # hash-table factorisation in C; new terms get ids in order of first occurrence
-        known = pd.Index(list(vocabulary), dtype=object)
-        ids = known.get_indexer(flat) if len(known) else np.full(len(flat), -1, dtype=np.int64)
-        new = ids < 0
-        if new.any():
-            base = len(vocabulary)
-            codes, uniques = pd.factorize(np.asarray(flat, dtype=object)[new])
-            ids[new] = codes + base
-            vocabulary.update({term: base + i for i, term in enumerate(uniques)})
+    if grow and not vocabulary and flat:
+        # hash-table factorisation in C; terms get ids in order of first occurrence
+        ids, uniques = pd.factorize(np.array(flat, dtype=object))
+        vocabulary.update(zip(uniques.tolist(), range(len(uniques))))
+    elif grow:
+        setdefault = vocabulary.setdefault
+        ids = np.fromiter((setdefault(t, len(vocabulary)) for t in flat), dtype=np.int64, count=len(flat))
     else:
-        ids = pd.Index(list(vocabulary), dtype=object).get_indexer(flat) if vocabulary and flat else np.full(
-            len(flat), -1, dtype=np.int64)
+        ids = np.fromiter(map(vocabulary.get, flat, repeat(-1)), dtype=np.int64, count=len(flat))
     ids = np.asarray(ids, dtype=np.int64)
-    rows = np.repeat(np.arange(len(token_lists), dtype=np.int64), lengths)
-    keep = ids >= 0
-    mat = sp.csr_matrix(
-        (np.ones(int(keep.sum()), dtype=np.float64), (rows[keep], ids[keep])),
-        shape=(len(token_lists), len(vocabulary)),
-    )
-    mat.sum_duplicates()  # sorts indices, adds repeats: counts
-    return mat
+    rows = np.repeat(np.arange(n, dtype=np.int64), lengths)
+    if not grow:
+        keep = ids >= 0
+        if not keep.all():
+            ids, rows = ids[keep], rows[keep]
+    # COO -> CSR is a stable counting sort by term, so each term's texts come out in order and repeats
+    # are adjacent: scipy sums them (counts) in one linear pass.
+    return sp.coo_matrix((np.ones(len(ids), dtype=np.float64), (ids, rows)), shape=(len(vocabulary), n)).tocsr()
 
 
 class BlockScorer:
@@ -83,6 +91,11 @@ class BlockScorer:
         is_dense = np.zeros(v, dtype=bool)
         is_dense[self.dense_terms] = True
         self.sparse_terms = np.flatnonzero(~is_dense)
+        self._is_dense = is_dense
+        # column of each term in its part (dense rows or sparse rows)
+        self._part_col = np.empty(v, dtype=np.int32)
+        self._part_col[self.dense_terms] = np.arange(len(self.dense_terms), dtype=np.int32)
+        self._part_col[self.sparse_terms] = np.arange(len(self.sparse_terms), dtype=np.int32)
         # Dense part: W.T rows of the frequent terms, (n_dense x n_corpus), C order (contiguous rows).
         self._wdt = np.ascontiguousarray(w[:, self.dense_terms].T.toarray())
         # Sparse part, transposed: (n_sparse_terms x n_corpus) CSR, ready for ``Qs @ WsT``.
@@ -112,20 +125,32 @@ class BlockScorer:
 
         ``out``: optional C-contiguous float64 buffer of that shape to write into.
         """
-        q = sp.csc_matrix(queries, dtype=np.float64)
+        q = sp.csr_matrix(queries, dtype=np.float64)
+        q.sum_duplicates()
         b = q.shape[0]
         n = self.shape[0]
+        if q.shape[1] != self.shape[1]:
+            raise ValueError(f"`queries` must have {self.shape[1]} columns; got {q.shape[1]}")
         if out is None:
             out = np.empty((b, n))
         if out.shape != (b, n) or out.dtype != np.float64 or not out.flags.c_contiguous:
             raise ValueError(f"`out` must be a C-contiguous float64 array of shape {(b, n)}")
         out[...] = 0.0
-        if len(self.dense_terms):
-            qd = q[:, self.dense_terms].tocsr()
-            _accumulate_rows(qd, self._wdt, out)
-        if len(self.sparse_terms):
-            s = q[:, self.sparse_terms].tocsr() @ self._wst
-            _accumulate_sparse(s.tocsr(), out)
+        # split the query rows by part, keeping row order (so no re-sorting)
+        dense = self._is_dense[q.indices]
+        cols = self._part_col[q.indices]
+        rows = np.repeat(np.arange(b), np.diff(q.indptr))
+
+        def part(mask: np.ndarray, m: int) -> sp.csr_matrix:
+            indptr = np.zeros(b + 1, dtype=np.int32)
+            np.cumsum(np.bincount(rows[mask], minlength=b), out=indptr[1:])
+            return sp.csr_matrix((q.data[mask], cols[mask], indptr), shape=(b, m))
+
+        if dense.any():
+            _accumulate_rows(part(dense, len(self.dense_terms)), self._wdt, out)
+        sparse = ~dense
+        if sparse.any():
+            _accumulate_sparse((part(sparse, len(self.sparse_terms)) @ self._wst).tocsr(), out)
         return out
 
 

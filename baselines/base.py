@@ -152,10 +152,15 @@ class Retriever(ABC):
         texts = qdf["text"].astype(str).tolist()
         own = self._own_positions(qdf["chunk_id"]) if exclude_self else None
         n = len(self.corpus_ids)
+        n_jobs = self._n_jobs()
         block = max(1, min(len(qids), self.max_block_floats // max(n, 1)))
+        if n_jobs > 1:  # blocks of equal size, as many as a multiple of the threads
+            n_blocks = -(-len(qids) // block)
+            n_blocks = min(len(qids), -(-n_blocks // n_jobs) * n_jobs)
+            block = -(-len(qids) // n_blocks)
         starts = range(0, len(qids), block)
 
-        def one_block(start: int) -> pd.DataFrame:
+        def one_block(start: int) -> tuple[np.ndarray, ...]:
             stop = min(start + block, len(qids))
             scores = np.array(self._score_block(texts[start:stop]), dtype=np.float64, copy=None)
             if scores.shape != (stop - start, n):
@@ -163,10 +168,12 @@ class Retriever(ABC):
                     f"{type(self).__name__}._score_block returned shape {scores.shape}; "
                     f"expected {(stop - start, n)} (queries x corpus)."
                 )
-            return self._topk(scores, qids[start:stop], k, None if own is None else own[start:stop])
+            rows, cols, vals, rank = self._topk_arrays(
+                scores, qids[start:stop], k, None if own is None else own[start:stop])
+            return rows + start, cols, vals, rank
 
         show = self._progress_on(show_progress)
-        n_jobs = min(self._n_jobs(), len(starts))
+        n_jobs = min(n_jobs, len(starts))
         try:
             if n_jobs <= 1:
                 parts = [one_block(s) for s in _progress(starts, block, self.name, show)]
@@ -181,7 +188,8 @@ class Retriever(ABC):
                     parts = list(_progress(pool.map(one_block, starts), block, self.name, show, total=len(starts)))
         finally:
             self._after_search()
-        run = pd.concat(parts, ignore_index=True)
+        rows, cols, vals, rank = (np.concatenate(a) for a in zip(*parts))
+        run = self._run_frame(qids, rows, cols, vals, rank)
         run.attrs["retriever"] = self.name
         run.attrs["params"] = self.params()
         run.attrs["exclude_self"] = bool(exclude_self)
@@ -222,6 +230,26 @@ class Retriever(ABC):
         self, scores: np.ndarray, qids: list[str], k: int, own: np.ndarray | None = None
     ) -> pd.DataFrame:
         """Exact top-k of each row of ``scores`` (modified in place), with the ordering and ties above."""
+        return self._run_frame(qids, *self._topk_arrays(scores, qids, k, own))
+
+    def _run_frame(
+        self, qids: list[str], rows: np.ndarray, cols: np.ndarray, vals: np.ndarray, rank: np.ndarray
+    ) -> pd.DataFrame:
+        """The run table of :meth:`_topk_arrays` rows (``rows`` index ``qids``)."""
+        return pd.DataFrame(
+            {
+                "query-id": np.asarray(qids, dtype=object)[rows],
+                "corpus-id": self.corpus_ids[cols],
+                "rank": rank.astype(np.int64, copy=False),
+                "score": vals.astype(np.float64, copy=False),
+            },
+            columns=RUN_COLUMNS,
+        )
+
+    def _topk_arrays(
+        self, scores: np.ndarray, qids: list[str], k: int, own: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`_topk` as arrays: query row, corpus position, score and rank of every run row."""
         b, n = scores.shape
         rows_b = np.arange(b)
         if own is not None:
@@ -237,7 +265,9 @@ class Retriever(ABC):
         lo = np.minimum(kth - _tol(kth), top - 2 * _tol(top))
         floor = -np.finfo(np.float64).max if self.min_score is None else np.nextafter(self.min_score, np.inf)
         lo = np.maximum(np.nan_to_num(lo, nan=floor, neginf=floor), floor)
-        rows, cols = np.nonzero(scores >= lo[:, None])
+        flat = np.flatnonzero(scores >= lo[:, None])  # cheaper than a 2-d nonzero
+        rows = flat // n
+        cols = flat - rows * n
         vals = scores[rows, cols]
         in_top = tied(vals, top[rows])
         vals = np.where(in_top, top[rows], vals)  # the top group reports one score
@@ -246,16 +276,7 @@ class Retriever(ABC):
         starts = np.searchsorted(rows, rows_b)
         rank = np.arange(len(rows)) - starts[rows] + 1
         keep = (rank <= kk) | in_top
-        rows, cols, vals, rank = rows[keep], cols[keep], vals[keep], rank[keep]
-        return pd.DataFrame(
-            {
-                "query-id": np.asarray(qids, dtype=object)[rows],
-                "corpus-id": self.corpus_ids[cols],
-                "rank": rank.astype(np.int64),
-                "score": vals.astype(np.float64),
-            },
-            columns=RUN_COLUMNS,
-        )
+        return rows[keep], cols[keep], vals[keep], rank[keep]
 
 
 def _kth_lower_bound(scores: np.ndarray, kk: int) -> np.ndarray:

@@ -49,7 +49,7 @@ from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
-from ragcov_data.baselines._sparse import BlockScorer, count_matrix
+from ragcov_data.baselines._sparse import BlockScorer, count_matrix, term_counts
 from ragcov_data.baselines.analyzer import Analyzer
 from ragcov_data.baselines.base import Retriever
 from ragcov_data.errors import RagcovError
@@ -260,27 +260,26 @@ class BM25(Retriever):
     def _fit(self, texts: list[str]) -> None:
         tokens = self._tokenize(texts, "index", self._show_index)
         vocabulary: dict[str, int] = {}
-        counts = count_matrix(tokens, vocabulary, grow=True)
-        n = counts.shape[0]
-        doc_len = np.fromiter((len(t) for t in tokens), dtype=np.float64, count=n)
+        counts = term_counts(tokens, vocabulary, grow=True)  # terms x documents: postings in order
+        n = len(tokens)
+        doc_len = np.fromiter(map(len, tokens), dtype=np.float64, count=n)
         if doc_len.sum() == 0:
             raise RagcovError(
                 f"`corpus` has no tokens at all under {self.analyzer!r}; check the `text` column."
             )
         avgdl = doc_len.sum() / n
-        df = np.diff(counts.tocsc().indptr).astype(np.float64)
+        df = np.diff(counts.indptr)
         v = VARIANTS[self.variant]
-        idf = v.idf(df, n, self._p)
-        rows = np.repeat(np.arange(n), np.diff(counts.indptr))
-        weights = counts.copy()
-        weights.data = idf[counts.indices] * v.tf(counts.data, doc_len[rows] / avgdl, self._p)
+        idf = v.idf(df.astype(np.float64), n, self._p)
+        weights = counts  # counts are not needed any more: weigh in place
+        weights.data = idf[np.repeat(np.arange(len(df)), df)] * v.tf(counts.data, doc_len[counts.indices] / avgdl, self._p)
         self.vocabulary_, self.idf_, self.doc_len_, self.avgdl_ = vocabulary, idf, doc_len, float(avgdl)
-        self._scorer = BlockScorer(weights)
+        self._scorer = BlockScorer(weights.T)
 
     def _score_block(self, texts: list[str]) -> np.ndarray:
         tokens = [self.analyzer(t) for t in texts]
         counts = count_matrix(tokens, self.vocabulary_, grow=False)
-        return self._scorer.scores(counts, out=self._scorer.buffer(len(texts)))
+        return self._scorer.scores(counts, out=self._scorer.buffer(len(tokens)))
 
     def get_scores(self, query: str) -> np.ndarray:
         """Scores of one query text against the whole corpus, in corpus order (like rank-bm25's)."""

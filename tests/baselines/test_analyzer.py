@@ -72,3 +72,20 @@ def test_import_does_not_import_torch():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert analyzer_mod.TOKEN_PATTERN
+
+
+def test_fast_tokenizer_equals_the_pattern_on_real_text(aneel_fulltext):
+    """The whitespace fast path must give exactly ``TOKEN_PATTERN.findall`` (the documented rule)."""
+    import json
+    import re
+    import unicodedata
+
+    from ragcov_data.baselines.analyzer import TOKEN_PATTERN, _tokenize
+
+    pattern = re.compile(TOKEN_PATTERN)
+    with open(aneel_fulltext, encoding="utf-8") as fh:
+        texts = [json.loads(line)["text"] for line in fh][:40]
+    texts += ["a_b c__d 1.000,5 x-y 48500.002509/2014-96 ½ ²³ \u00a0nbsp\u2003em § art.5º"]
+    for text in texts:
+        norm = unicodedata.normalize("NFKC", text).casefold()
+        assert _tokenize(norm) == pattern.findall(norm)
