@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from itertools import chain
 from typing import Any
 
 from ragcov_data.errors import RagcovError
@@ -41,6 +42,7 @@ from ragcov_data.errors import RagcovError
 #: Numbers with inner separators (kept whole), else runs of word characters.
 TOKEN_PATTERN = r"\d+(?:[.,/-]\d+)+|\w+"
 _TOKEN_RE = re.compile(TOKEN_PATTERN)
+_chain = chain.from_iterable
 _COMBINING_RE = re.compile(r"[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+")
 
 #: Portuguese stop words: the Snowball project's Portuguese list (BSD licence; the list NLTK ships),
@@ -101,9 +103,16 @@ class Analyzer:
 
     Notes
     -----
-    See the module docstring for the steps and examples. The analyzer is deterministic and has no
-    state, so the corpus and the queries are always tokenised alike.
+    See the module docstring for the steps and examples. The analyzer is deterministic, so the
+    corpus and the queries are always tokenised alike. No token spans whitespace and normalisation
+    never joins text across it, so text is processed one whitespace-separated word at a time with a
+    memo of words already seen (bounded; the result equals normalising the whole text and applying
+    :data:`TOKEN_PATTERN`, which the tests check): repeated words, most of a legal text, cost one
+    dictionary look-up.
     """
+
+    #: Words remembered by the memo before it is emptied (bounds memory on huge vocabularies).
+    memo_size: int = 500_000
 
     def __init__(
         self,
@@ -133,6 +142,7 @@ class Analyzer:
         # The stop list goes through the same normalisation as the text, so it always matches.
         norm = {self._normalise(w) for w in words}
         self.stopwords: frozenset[str] = frozenset(t for w in norm for t in _TOKEN_RE.findall(w))
+        self._memo: dict[str, tuple[str, ...]] = {}
 
     def _normalise(self, text: str) -> str:
         text = unicodedata.normalize("NFKC", text).casefold()
@@ -140,11 +150,30 @@ class Analyzer:
 
     def __call__(self, text: str) -> list[str]:
         """Tokens of ``text``, in order, repeats kept."""
-        tokens = _tokenize(self._normalise(text))
+        memo = self._memo
+        if len(memo) > self.memo_size:
+            memo.clear()
+        words = text.split()
+        found = list(map(memo.get, words))
+        if None in found:  # first sight of some words: tokenise and remember them
+            for i, tokens in enumerate(found):
+                if tokens is None:
+                    word = words[i]
+                    tokens = memo.get(word)
+                    found[i] = tokens if tokens is not None else memo.setdefault(word, self._word_tokens(word))
+        return list(_chain(found))
+
+    def _word_tokens(self, word: str) -> tuple[str, ...]:
+        tokens = _tokenize(self._normalise(word))
         if self.stopwords or self.min_token_len > 1:
             stop, m = self.stopwords, self.min_token_len
             tokens = [t for t in tokens if len(t) >= m and t not in stop]
-        return tokens
+        return tuple(tokens)
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state["_memo"] = {}  # a cache, not state: never pickled
+        return state
 
     def params(self) -> dict[str, Any]:
         """Parameters recorded in run metadata (``stopwords`` is ``"custom"`` for a user list)."""

@@ -21,6 +21,9 @@ from ragcov_data.baselines.embcache import EmbeddingCache, encode_unique
 from ragcov_data.baselines.encoders import DEFAULT_MODEL, Encoder, load_encoder, set_offline
 from ragcov_data.errors import RagcovError
 
+#: Progress-bar wording per encoding role.
+_PLURAL = {"query": "queries", "passage": "passages"}
+
 
 class Dense(Retriever):
     """Exact dense retriever over L2-normalised embeddings (cosine similarity).
@@ -130,5 +133,5 @@ class Dense(Retriever):
 
     def _encode(self, texts: list[str], role: str, show: bool) -> tuple[np.ndarray, np.ndarray]:
         return encode_unique(
-            self.encoder, texts, role, cache=self.cache, show_progress=show, desc=f"{self.name}: encode {role}s"
+            self.encoder, texts, role, cache=self.cache, show_progress=show, desc=f"{self.name}: encode {_PLURAL.get(role, role)}"
         )

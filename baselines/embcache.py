@@ -190,7 +190,7 @@ def encode_unique(
         todo.sort(key=lambda j: -len(utexts[j]))
         fn = encoder.encode_queries if role == "query" else encoder.encode_passages
         batch = max(1, int(getattr(encoder, "batch_size", 64)))
-        bar = _bar(len(todo), desc or f"encode {role}s", show_progress)
+        bar = _bar(len(todo), desc or f"encode {role}", show_progress)
         pending: list[int] = []
         pending_vecs: list[np.ndarray] = []
         for start in range(0, len(todo), batch):

@@ -63,6 +63,9 @@ def _summary(results) -> str:
                 lines.append(f"  {r['name']:6s} {key[0]} {e['estimate']:.4f} [{e['low']:.4f}, {e['high']:.4f}] ({key[1]})")
     cov = results.get("coverage") or {}
     for est, c in (cov.get("recommendation") or {}).items():
-        lines.append(f"  recommended at K={cov['recommend_k']} for {est}: {c['method']} "
-                     f"(coverage {100 * c['coverage']:.1f}% ± {100 * c['mc_margin']:.1f})")
+        if c.get("qualified", True):
+            lines.append(f"  recommended at K={cov['recommend_k']} for {est}: {c['method']} "
+                         f"(coverage {100 * c['coverage']:.1f}% ± {100 * c['mc_margin']:.1f})")
+        else:
+            lines.append(f"  at K={cov['recommend_k']} for {est}: NO method verified — {c['reason']}")
     return "\n".join(lines)

@@ -89,3 +89,45 @@ def test_fast_tokenizer_equals_the_pattern_on_real_text(aneel_fulltext):
     for text in texts:
         norm = unicodedata.normalize("NFKC", text).casefold()
         assert _tokenize(norm) == pattern.findall(norm)
+
+
+def _reference_tokens(text: str, fold: bool) -> list[str]:
+    """The documented rule applied to the whole text at once: NFKC, casefold, [fold], TOKEN_PATTERN."""
+    import re
+    import unicodedata
+
+    from ragcov_data.baselines.analyzer import TOKEN_PATTERN, fold_accents
+
+    norm = unicodedata.normalize("NFKC", text).casefold()
+    if fold:
+        norm = fold_accents(norm)
+    return re.findall(TOKEN_PATTERN, norm)
+
+
+def test_word_memo_equals_whole_text_rule_on_real_text(aneel_fulltext):
+    import json
+
+    from ragcov_data.baselines import Analyzer
+
+    with open(aneel_fulltext, encoding="utf-8") as fh:
+        texts = [json.loads(line)["text"] for line in fh][:60]
+    for fold in (False, True):
+        analyzer = Analyzer(fold_accents=fold)
+        for text in texts + texts[:5]:  # second pass hits the memo
+            assert analyzer(text) == _reference_tokens(text, fold)
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_TRICKY = "aé1.,/-_ \u00a0\u2003\u00a8\u0301\u0308ß İ½²ﬁ\u3000\t\n\x1c\x85ºª§"
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=st.one_of(st.sampled_from(_TRICKY), st.characters()), max_size=40), st.booleans())
+def test_word_memo_equals_whole_text_rule_on_any_text(text, fold):
+    from ragcov_data.baselines import Analyzer
+
+    analyzer = Analyzer(fold_accents=fold)
+    assert analyzer(text) == _reference_tokens(text, fold)
+    assert analyzer(text) == _reference_tokens(text, fold)  # again, from the memo

@@ -105,3 +105,16 @@ def test_unparseable_k_is_usage_error(capsys):
         main(["coverage", "--twin", "--k", "five"])
     assert exc.value.code == 2
     assert "comma-separated integers" in capsys.readouterr().err
+
+
+def test_benchmark_summary_never_calls_an_unverified_method_recommended():
+    from ragcov_data.cli.benchmark import _summary
+
+    rec = {"micro": {"method": "bootstrap_t", "coverage": 0.907, "mc_margin": 0.013, "qualified": False,
+                     "reason": "no method reaches 95% at K=20 (best: bootstrap_t at 90.7% ± 1.3%)"},
+           "macro": {"method": "t", "coverage": 0.951, "mc_margin": 0.009, "qualified": True, "reason": "ok"}}
+    results = {"task": {"queries": 10, "documents": 3}, "meta": {"elapsed_s": 1.0}, "retrievers": [],
+               "coverage": {"recommend_k": 20, "recommendation": rec}}
+    text = _summary(results)
+    assert "for micro: NO method verified" in text and "recommended at K=20 for micro" not in text
+    assert "recommended at K=20 for macro: t (coverage 95.1% ± 0.9)" in text
