@@ -21,7 +21,6 @@ import hashlib
 import io
 import os
 import re
-import tempfile
 import warnings
 from pathlib import Path
 from typing import Any, Iterable, Sequence
@@ -30,6 +29,7 @@ import numpy as np
 
 from ragcov_data.baselines.encoders import l2_normalize
 from ragcov_data.errors import RagcovError
+from ragcov_data._atomic import atomic_write
 
 ENV_VAR = "RAGCOV_CACHE_DIR"
 _SHARD = re.compile(r"^[0-9a-f]{64}\.npy$")
@@ -115,9 +115,9 @@ class EmbeddingCache:
         data = buf.getvalue()
         folder = self.model_dir(model_id)
         folder.mkdir(parents=True, exist_ok=True)
-        _atomic_write(folder / "model_id.txt", (model_id + "\n").encode())
+        atomic_write(folder / "model_id.txt", (model_id + "\n").encode())
         path = folder / f"{hashlib.sha256(data).hexdigest()}.npy"
-        _atomic_write(path, data)
+        atomic_write(path, data)
         index = self._load(model_id)
         for row, key in enumerate(arr["key"].tolist()):
             index[key] = (arr, row)
@@ -262,20 +262,6 @@ def _discard(path: Path, reason: str) -> None:
         pass
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 def _bar(total: int, desc: str, show: bool) -> Any:

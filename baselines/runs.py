@@ -20,7 +20,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import tempfile
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
@@ -30,6 +29,7 @@ import pandas as pd
 from ragcov_data.baselines.base import RUN_COLUMNS
 from ragcov_data.errors import InputFileError, RagcovError
 from ragcov_data.ties import TIE_TOL, tied
+from ragcov_data._atomic import atomic_write
 
 PARQUET_SUFFIXES = (".parquet", ".pq")
 _META_KEY = b"ragcov.run"
@@ -224,7 +224,7 @@ def save_run(run: pd.DataFrame, path: str | os.PathLike, *, tag: str | None = No
         meta = dict(table.schema.metadata or {})
         meta[_META_KEY] = json.dumps(_jsonable(run.attrs), sort_keys=True).encode()
         table = table.replace_schema_metadata(meta)
-        _atomic_write(path, lambda tmp: pq.write_table(table, tmp))
+        atomic_write(path, lambda tmp: pq.write_table(table, tmp))
     else:
         tag = str(tag if tag is not None else run.attrs.get("retriever") or "ragcov")
         if not tag or any(ch.isspace() for ch in tag):
@@ -241,7 +241,7 @@ def save_run(run: pd.DataFrame, path: str | os.PathLike, *, tag: str | None = No
             f"{q} Q0 {d} {r} {s!r} {tag}\n"
             for q, d, r, s in zip(run["query-id"], run["corpus-id"], run["rank"].tolist(), run["score"].tolist())
         ]
-        _atomic_write(path, lambda tmp: Path(tmp).write_text("".join(lines), encoding="utf-8"))
+        atomic_write(path, "".join(lines))
     return path
 
 
@@ -332,16 +332,6 @@ def _read_trec(path: Path) -> pd.DataFrame:
     return df
 
 
-def _atomic_write(path: Path, write: Any) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent if str(path.parent) else ".")
-    os.close(fd)
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def _jsonable(x: Any) -> Any:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -43,8 +43,24 @@ def _fmt(x: float, nd: int = 4) -> str:
     return "nan" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{nd}g}"
 
 
+class _JsonMixin:
+    """``to_json`` for every result: JSON text of ``to_dict()`` (NaN/inf as null), optionally written."""
+
+    _json_indent: int | None = None
+
+    def to_json(self, path: str | None = None, **kwargs: Any) -> str:
+        """JSON text of :meth:`to_dict`; also written (atomically) to ``path`` when given."""
+        kwargs.setdefault("indent", self._json_indent)
+        text = json.dumps(_clean(self.to_dict()), **kwargs)  # type: ignore[attr-defined]
+        if path is not None:
+            from ragcov_data._atomic import atomic_write
+
+            atomic_write(path, text + "\n")
+        return text
+
+
 @dataclass(frozen=True)
-class IntervalResult:
+class IntervalResult(_JsonMixin):
     """Estimate and interval of one estimator by one method.
 
     Attributes
@@ -103,9 +119,6 @@ class IntervalResult:
         d["flags"] = ",".join(self.flags)
         return pd.DataFrame([d])
 
-    def to_json(self, **kwargs: Any) -> str:
-        return json.dumps(_clean(self.to_dict()), **kwargs)
-
     def __repr__(self) -> str:
         flags = f", flags={self.flags}" if self.flags else ""
         return (f"IntervalResult(estimator={self.estimator!r}, method={self.method!r}, "
@@ -115,7 +128,7 @@ class IntervalResult:
 
 
 @dataclass(frozen=True)
-class DesignEffectResult:
+class DesignEffectResult(_JsonMixin):
     """Design diagnostics of per-query values clustered by document.
 
     Attributes
@@ -160,9 +173,6 @@ class DesignEffectResult:
         d.update({f"rate_{k}": v for k, v in q.items()})
         return pd.DataFrame([d])
 
-    def to_json(self, **kwargs: Any) -> str:
-        return json.dumps(_clean(self.to_dict()), **kwargs)
-
     def __repr__(self) -> str:
         return (f"DesignEffectResult(icc={_fmt(self.icc)}, deff={_fmt(self.deff)}, cv={_fmt(self.cv)}, "
                 f"mean_size={_fmt(self.mean_size)}, n_eff={_fmt(self.n_eff)}, N={self.n_obs}, "
@@ -179,7 +189,7 @@ def _estimates_table(df: pd.DataFrame) -> str:
 
 
 @dataclass
-class EvaluationResult:
+class EvaluationResult(_JsonMixin):
     """Everything :func:`ragcov_data.eval.evaluate` computed for one run.
 
     Attributes
@@ -197,6 +207,8 @@ class EvaluationResult:
     info : dict
         Further recorded facts (run attributes, missing-query handling, n_resamples, seed).
     """
+
+    _json_indent: ClassVar[int] = 2
 
     per_query: pd.DataFrame
     per_document: pd.DataFrame
@@ -237,15 +249,6 @@ class EvaluationResult:
             "estimates": self.estimates, "diagnostics": self.diagnostics, "info": self.info,
         }
 
-    def to_json(self, path: str | None = None, **kwargs: Any) -> str:
-        """JSON text of :meth:`to_dict` (also written to ``path`` when given)."""
-        text = json.dumps(_clean(self.to_dict()), indent=2, **kwargs)
-        if path is not None:
-            from pathlib import Path
-
-            Path(path).write_text(text + "\n", encoding="utf-8")
-        return text
-
     def summary(self) -> str:
         """Human-readable table of estimates and diagnostics."""
         d = self.diagnostics
@@ -268,7 +271,7 @@ class EvaluationResult:
 
 
 @dataclass
-class ComparisonResult:
+class ComparisonResult(_JsonMixin):
     """Paired comparison of two runs on the same queries (A minus B).
 
     Attributes
@@ -284,6 +287,8 @@ class ComparisonResult:
     metric, tie_policy, level : recorded settings.
     info : dict
     """
+
+    _json_indent: ClassVar[int] = 2
 
     per_query: pd.DataFrame
     estimates: pd.DataFrame
@@ -303,14 +308,6 @@ class ComparisonResult:
         return {"metric": self.metric, "tie_policy": self.tie_policy, "level": self.level,
                 "share_docs_tied": self.share_docs_tied, "wins": self.wins, "losses": self.losses,
                 "ties": self.ties, "estimates": self.estimates, "info": self.info}
-
-    def to_json(self, path: str | None = None, **kwargs: Any) -> str:
-        text = json.dumps(_clean(self.to_dict()), indent=2, **kwargs)
-        if path is not None:
-            from pathlib import Path
-
-            Path(path).write_text(text + "\n", encoding="utf-8")
-        return text
 
     def summary(self) -> str:
         return "\n".join([

@@ -24,6 +24,7 @@ from typing import Any, Mapping
 
 from ragcov_data.errors import RagcovError
 from ragcov_data.task import SPLITS, Task, manifest_of, write_json, write_parquet
+from ragcov_data._atomic import atomic_write
 
 _FRONT_MATTER = re.compile(r"\A---\n(.*?)\n---\n?", re.S)
 _SPLIT_NAME = re.compile(r"^\w+(\.\w+)*$")
@@ -163,7 +164,5 @@ def publish(
     table += ["", "Load one part offline: `datasets.load_dataset(\"<this folder>\", \"queries\", "
               f"split=\"{split}\")`. Source hashes and counts: `manifest.json`.", ""]
     readme = f"---\n{front}---\n{body.rstrip()}\n" + "\n".join(table)
-    tmp = out / f"README.md.tmp{os.getpid()}"
-    tmp.write_text(readme, encoding="utf-8")
-    os.replace(tmp, out / "README.md")
+    atomic_write(out / "README.md", readme)
     return out

@@ -19,6 +19,7 @@ import pandas as pd
 
 from ragcov_data.acervo import Acervo, read_acervo
 from ragcov_data.errors import RagcovError
+from ragcov_data._atomic import atomic_write
 
 SPLITS = ("corpus", "queries", "qrels")
 MANIFEST_KEY = "ragcov_manifest"
@@ -248,20 +249,12 @@ def write_parquet(df: pd.DataFrame, path: str | os.PathLike) -> Path:
                                  or pa.types.is_null(f.type) else f.type)
                         for f in table.schema])
     table = table.cast(schema).replace_schema_metadata(None).combine_chunks()  # page layout independent of chunking
-    tmp = path.with_name(path.name + f".tmp{os.getpid()}")
-    pq.write_table(table, tmp, compression="zstd")
-    os.replace(tmp, path)
-    return path
+    return atomic_write(path, lambda tmp: pq.write_table(table, tmp, compression="zstd"))
 
 
 def write_json(obj: Any, path: str | os.PathLike) -> Path:
     """Write JSON (sorted keys, UTF-8, trailing newline) atomically."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + f".tmp{os.getpid()}")
-    tmp.write_text(json.dumps(obj, ensure_ascii=False, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
-    return path
+    return atomic_write(path, json.dumps(obj, ensure_ascii=False, indent=2, sort_keys=True) + "\n")
 
 
 def build_task(

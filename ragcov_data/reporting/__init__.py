@@ -9,13 +9,13 @@ from __future__ import annotations
 import json
 import math
 import os
-import tempfile
 from pathlib import Path
 from typing import Any, Mapping
 
 import numpy as np
 
 from ragcov_data.errors import InputFileError
+from ragcov_data._atomic import atomic_write
 
 __all__ = ["write_report", "load_results", "to_jsonable"]
 
@@ -40,17 +40,6 @@ def to_jsonable(obj: Any) -> Any:
     return obj
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def write_report(results: Mapping[str, Any], out_dir: str | os.PathLike) -> dict[str, Path]:
@@ -69,13 +58,13 @@ def write_report(results: Mapping[str, Any], out_dir: str | os.PathLike) -> dict
     fig_dir = out / "figures"
     files = {}
     for key, (png, _) in figs.items():
-        _atomic_write(fig_dir / f"{key}.png", png)
+        atomic_write(fig_dir / f"{key}.png", png)
         files[key] = f"figures/{key}.png"
     paths = {"html": out / "report.html", "markdown": out / "summary.md", "json": out / "results.json",
              "figures": fig_dir}
-    _atomic_write(paths["json"], json.dumps(clean, indent=1, ensure_ascii=False).encode("utf-8"))
-    _atomic_write(paths["html"], render_html(clean, figs).encode("utf-8"))
-    _atomic_write(paths["markdown"], render_markdown(clean, files).encode("utf-8"))
+    atomic_write(paths["json"], json.dumps(clean, indent=1, ensure_ascii=False).encode("utf-8"))
+    atomic_write(paths["html"], render_html(clean, figs).encode("utf-8"))
+    atomic_write(paths["markdown"], render_markdown(clean, files).encode("utf-8"))
     return paths
 
 
