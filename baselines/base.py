@@ -283,11 +283,11 @@ def _kth_lower_bound(scores: np.ndarray, kk: int) -> np.ndarray:
     """A lower bound of each row's ``kk``-th largest score, cheap on wide rows.
 
     The ``kk``-th largest value of any subset of a row's columns is at most the row's ``kk``-th largest,
-    so a strided column sample of about ``128 * kk`` columns gives a valid bound at a fraction of a full
+    so a strided column sample of about ``32 * kk`` columns gives a valid bound at a fraction of a full
     partition; only values above it (a few hundred a row) are then sorted exactly.
     """
     n = scores.shape[1]
-    stride = max(1, n // (128 * kk))
+    stride = max(1, n // (32 * kk))
     sample = scores[:, ::stride] if stride > 1 else scores
     m = sample.shape[1]
     return np.partition(sample, m - kk, axis=1)[:, m - kk]
