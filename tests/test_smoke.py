@@ -13,3 +13,12 @@ def test_cli_help_runs():
     out = subprocess.run([sys.executable, "-m", "ragcov_data", "--help"], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert "ragcov" in out.stdout
+
+
+def test_every_verb_has_complete_help():
+    from ragcov_data.cli import VERBS
+
+    for verb in VERBS:
+        out = subprocess.run([sys.executable, "-m", "ragcov_data", verb, "--help"], capture_output=True, text=True)
+        assert out.returncode == 0, (verb, out.stderr)
+        assert f"usage: ragcov {verb}" in out.stdout and "options:" in out.stdout, verb
