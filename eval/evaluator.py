@@ -7,7 +7,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ragcov_data.errors import InputFileError, QrelsRunMismatchError, RagcovError
+from ragcov_data.errors import QrelsRunMismatchError, RagcovError
 from ragcov_data.ties import tied
 
 from . import _core
@@ -70,25 +70,9 @@ def read_run(run: Any) -> pd.DataFrame:
         return run
     if not isinstance(run, (str, Path)):
         raise RagcovError(f"`run` must be a DataFrame or a path to a TREC/parquet run; got {type(run).__name__}.")
-    try:
-        from ragcov_data.baselines.runs import load_run  # type: ignore[import-not-found]
-    except ImportError:
-        load_run = None
-    if load_run is not None:
-        return load_run(run)
-    path = Path(run)
-    if not path.is_file():
-        raise InputFileError(f"run file {str(path)!r} does not exist.")
-    if path.suffix == ".parquet":
-        return pd.read_parquet(path)
-    if path.stat().st_size == 0 or not path.read_text(encoding="utf-8", errors="replace").strip():
-        raise InputFileError(f"run file {str(path)!r} is empty; nothing to evaluate.")
-    df = pd.read_csv(path, sep=r"\s+", header=None, dtype=str, engine="python")
-    if df.shape[1] < 5:
-        raise InputFileError(f"run file {str(path)!r}: expected TREC lines 'qid Q0 docid rank score [tag]'; "
-                             f"got {df.shape[1]} columns on the first line.")
-    return pd.DataFrame({"query-id": df[0], "corpus-id": df[2], "rank": df[3].astype(int),
-                         "score": df[4].astype(float)})
+    from ragcov_data.baselines.runs import load_run  # the one reader of run files (TREC / parquet)
+
+    return load_run(run)
 
 
 def _check_run(run: pd.DataFrame, name: str = "run") -> None:
