@@ -1,6 +1,6 @@
 """Sparse building blocks of the lexical retrievers: term counting and fast block scoring.
 
-:func:`count_matrix` turns token lists into a CSR matrix of term counts. :class:`BlockScorer` computes
+:func:`in_vocabulary` maps term counts onto a retriever's vocabulary. :class:`BlockScorer` computes
 ``Q @ W.T`` (queries x corpus) for a block of sparse query vectors ``Q`` against precomputed sparse
 document-term weights ``W``, as a dense block.
 
@@ -16,57 +16,38 @@ terms, so the result equals the plain product up to floating-point summation ord
 from __future__ import annotations
 
 import threading
-from itertools import chain, repeat
+from itertools import repeat
 from typing import Sequence
 
 import numpy as np
-import pandas as pd
 import scipy.sparse as sp
 
 
-def count_matrix(
-    token_lists: Sequence[Sequence[str]],
-    vocabulary: dict[str, int],
-    *,
-    grow: bool,
-) -> sp.csr_matrix:
-    """Term-count matrix (rows = texts, columns = vocabulary ids), CSR with sorted, unique indices.
+def in_vocabulary(terms: Sequence[str], counts: sp.csr_matrix, vocabulary: dict[str, int], *, grow: bool) -> sp.csr_matrix:
+    """``counts`` (texts x ``terms``, e.g. :meth:`Analyzer.count_terms`) with columns renumbered to
+    ``vocabulary`` ids: shape ``(n_texts, len(vocabulary))``.
 
-    With ``grow=True`` new terms are added to ``vocabulary`` (indexing); with ``grow=False`` terms
-    not in it are dropped (searching: a term absent from the corpus scores nothing).
+    With ``grow=True`` new terms are added to ``vocabulary`` (indexing); with ``grow=False`` terms not
+    in it are dropped (searching: a term absent from the corpus scores nothing).
     """
-    return term_counts(token_lists, vocabulary, grow=grow).T.tocsr()
-
-
-def term_counts(
-    token_lists: Sequence[Sequence[str]],
-    vocabulary: dict[str, int],
-    *,
-    grow: bool,
-) -> sp.csr_matrix:
-    """:func:`count_matrix` transposed (rows = vocabulary ids, columns = texts), CSR with sorted,
-    unique indices: each term's postings in text order."""
-    n = len(token_lists)
-    lengths = np.fromiter(map(len, token_lists), dtype=np.int64, count=n)
-    flat = list(chain.from_iterable(token_lists))
-    if grow and not vocabulary and flat:
-        # hash-table factorisation in C; terms get ids in order of first occurrence
-        ids, uniques = pd.factorize(np.array(flat, dtype=object))
-        vocabulary.update(zip(uniques.tolist(), range(len(uniques))))
-    elif grow:
-        setdefault = vocabulary.setdefault
-        ids = np.fromiter((setdefault(t, len(vocabulary)) for t in flat), dtype=np.int64, count=len(flat))
+    if grow and not vocabulary:  # the first batch of a corpus: ids in order
+        vocabulary.update(zip(terms, range(len(terms))))
+        ids = np.arange(len(terms))
     else:
-        ids = np.fromiter(map(vocabulary.get, flat, repeat(-1)), dtype=np.int64, count=len(flat))
-    ids = np.asarray(ids, dtype=np.int64)
-    rows = np.repeat(np.arange(n, dtype=np.int64), lengths)
-    if not grow:
-        keep = ids >= 0
-        if not keep.all():
-            ids, rows = ids[keep], rows[keep]
-    # COO -> CSR is a stable counting sort by term, so each term's texts come out in order and repeats
-    # are adjacent: scipy sums them (counts) in one linear pass.
-    return sp.coo_matrix((np.ones(len(ids), dtype=np.float64), (ids, rows)), shape=(len(vocabulary), n)).tocsr()
+        ids = np.fromiter(map(vocabulary.get, terms, repeat(-1)), dtype=np.int64, count=len(terms))
+    if grow and (new := np.flatnonzero(ids < 0)).size:  # ``terms`` are distinct: new ids in their order
+        ids[new] = np.arange(len(vocabulary), len(vocabulary) + len(new))
+        vocabulary.update(zip([terms[i] for i in new], ids[new].tolist()))
+    counts = sp.csr_matrix(counts)
+    cols = ids[counts.indices]
+    data, indptr = counts.data, counts.indptr
+    keep = cols >= 0
+    if not keep.all():
+        rows = np.repeat(np.arange(counts.shape[0]), np.diff(indptr))[keep]
+        cols, data = cols[keep], data[keep]
+        indptr = np.zeros(counts.shape[0] + 1, dtype=np.int64)
+        np.cumsum(np.bincount(rows, minlength=counts.shape[0]), out=indptr[1:])
+    return sp.csr_matrix((data, cols, indptr), shape=(counts.shape[0], len(vocabulary)))
 
 
 class BlockScorer:

@@ -18,6 +18,10 @@ Steps, in order:
 5. Optional Portuguese stop-word removal (``stopwords="pt"``, the list :data:`PT_STOPWORDS`; with
    ``fold_accents`` the list is folded too) and a minimum token length (``min_token_len``).
 
+Calling the analyzer on one text gives its token list. :meth:`Analyzer.count_terms` gives the token
+counts of many texts at once, equal to counting each call's tokens (tested on real and random text)
+and several times faster: the retrievers index and search through it.
+
 Examples
 --------
 >>> from ragcov_data.baselines import Analyzer
@@ -29,19 +33,31 @@ Examples
 ['agencia', 'nacional', 'energia', 'eletrica', 'aneel']
 >>> Analyzer(min_token_len=3)("O valor é de R$ 2,5 mil")
 ['valor', '2,5', 'mil']
+>>> tc = Analyzer().count_terms(["Art. 1º A tarifa", "tarifa, tarifa"])
+>>> tc.terms, tc.counts.toarray().tolist()
+(['art', '1o', 'a', 'tarifa'], [[1.0, 1.0, 1.0, 1.0], [0.0, 0.0, 0.0, 2.0]])
 """
 from __future__ import annotations
 
 import re
 import unicodedata
 from itertools import chain
-from typing import Any
+from typing import Any, NamedTuple, Sequence
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import scipy.sparse as sp
 
 from ragcov_data.errors import RagcovError
 
 #: Numbers with inner separators (kept whole), else runs of word characters.
 TOKEN_PATTERN = r"\d+(?:[.,/-]\d+)+|\w+"
 _TOKEN_RE = re.compile(TOKEN_PATTERN)
+# The batch path joins distinct words with a newline and matches it too, to know where words end.
+_SEP = "\n"
+_SEP_TOKEN_RE = re.compile(_SEP + "|" + TOKEN_PATTERN)
 _chain = chain.from_iterable
 _COMBINING_RE = re.compile(r"[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+")
 
@@ -83,9 +99,40 @@ def _tokenize(text: str, _findall=_TOKEN_RE.findall) -> list[str]:
     return out
 
 
+def _is_unicode(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def text_word_matrix(n_words: np.ndarray, word_ids: np.ndarray, n_distinct: int) -> sp.csr_matrix:
+    """Texts x distinct words CSR straight from the word ids: a repeated word is a repeated entry,
+    which a product with it sums (exact integer counts in float64)."""
+    return sp.csr_matrix((np.ones(len(word_ids)), word_ids, _indptr(n_words)), shape=(len(n_words), n_distinct))
+
+
+def _indptr(lengths: np.ndarray) -> np.ndarray:
+    out = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=out[1:])
+    return out
+
+
 def fold_accents(text: str) -> str:
     """Remove combining diacritics: ``"ação"`` -> ``"acao"`` (NFKD, drop marks, NFC)."""
     return unicodedata.normalize("NFC", _COMBINING_RE.sub("", unicodedata.normalize("NFKD", text)))
+
+
+class TermCounts(NamedTuple):
+    """Token counts of many texts (:meth:`Analyzer.count_terms`).
+
+    ``counts[i, j]`` is how often ``terms[j]`` occurs in text ``i``: float64 CSR, shape
+    ``(n_texts, len(terms))``, sorted indices. ``terms`` are distinct, in order of first occurrence.
+    """
+
+    terms: list[str]
+    counts: sp.csr_matrix
 
 
 class Analyzer:
@@ -162,6 +209,78 @@ class Analyzer:
                     tokens = memo.get(word)
                     found[i] = tokens if tokens is not None else memo.setdefault(word, self._word_tokens(word))
         return list(_chain(found))
+
+    def count_terms(self, texts: Sequence[str]) -> TermCounts:
+        """Count the tokens of many texts at once; the same counts as calling the analyzer on each.
+
+        Why: this is the indexing path of the lexical retrievers, and most of a corpus is repeated
+        words. Texts are split into words, the words are factorised (a C hash table), and only the
+        distinct words are normalised and tokenised, joined into one string so that normalisation
+        and the regular expression each run once, in C. Text-term counts are then the product of
+        the text-word counts and the word-term counts (sparse, exact integers in float64).
+        """
+        counts = self._count_terms(texts)
+        return TermCounts(counts.terms, counts.counts.T.tocsr().T.tocsr())  # two linear transposes sort
+
+    def _count_terms(self, texts: Sequence[str]) -> TermCounts:
+        """:meth:`count_terms` with the column indices of each row in no particular order."""
+        n_words, word_ids, words = self._split_words(texts)
+        terms, word_terms = self._word_term_matrix(words.to_pylist())
+        return TermCounts(terms, text_word_matrix(n_words, word_ids, len(words)) @ word_terms)
+
+    def _split_words(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, pa.Array]:
+        """Words per text, the id of every word (texts concatenated) and the distinct words (Arrow),
+        in order of first occurrence.
+
+        Arrow splits on exactly ``str.split``'s whitespace (checked on every code point in the tests);
+        runs of whitespace may leave empty words, which have no tokens.
+        """
+        try:
+            array = pa.array(texts, type=pa.large_string())
+        except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+            raise RagcovError(f"`texts` must be a sequence of str: {exc}") from exc
+        except UnicodeEncodeError as exc:
+            bad = next(i for i, t in enumerate(texts) if not _is_unicode(t))
+            raise RagcovError(
+                f"text {bad} of `texts` is not valid Unicode ({exc.reason}: {exc.object[exc.start:exc.end]!r}); "
+                "it was probably decoded with errors='surrogateescape'. Decode the source as UTF-8 "
+                "(errors='replace' to keep going) before indexing."
+            ) from None
+        if array.null_count:
+            raise RagcovError(f"`texts` must be a sequence of str; item {array.is_null().index(True).as_py()} is None.")
+        split = pc.utf8_split_whitespace(array)
+        encoded = pc.dictionary_encode(split.flatten())
+        return np.diff(split.offsets.to_numpy()), encoded.indices.to_numpy(), encoded.dictionary
+
+    def _word_term_matrix(self, words: list[str]) -> tuple[list[str], sp.csr_matrix]:
+        """Terms of distinct ``words`` and the word x term count matrix (after stop words, min length)."""
+        if not words:
+            return [], sp.csr_matrix((0, 0), dtype=np.float64)
+        norm = self._normalise(_SEP.join(words))
+        if norm.count(_SEP) == len(words) - 1:  # always so: no normalisation makes or eats a newline
+            pieces = np.empty(len(found := _SEP_TOKEN_RE.findall(norm)), dtype=object)
+            pieces[:] = found
+            is_sep = pieces == _SEP
+            word_of = np.cumsum(is_sep)[~is_sep]  # tokens know their word by the joins before them
+            tokens = pieces[~is_sep]
+        else:  # pragma: no cover - defensive: word by word
+            per_word = [_tokenize(self._normalise(w)) for w in words]
+            word_of = np.repeat(np.arange(len(words)), [len(t) for t in per_word])
+            tokens = np.empty(len(word_of), dtype=object)
+            tokens[:] = list(chain.from_iterable(per_word))
+        if not len(tokens):
+            return [], sp.csr_matrix((len(words), 0), dtype=np.float64)
+        term_ids, terms = pd.factorize(tokens)
+        terms = terms.tolist()
+        if self.stopwords or self.min_token_len > 1:
+            stop, m = self.stopwords, self.min_token_len
+            keep = np.fromiter((len(t) >= m and t not in stop for t in terms), dtype=bool, count=len(terms))
+            new_id = np.cumsum(keep) - 1
+            kept = keep[term_ids]
+            word_of, term_ids = word_of[kept], new_id[term_ids[kept]]
+            terms = [t for t, k in zip(terms, keep) if k]
+        n_tokens = np.bincount(word_of, minlength=len(words))  # word_of is sorted
+        return terms, sp.csr_matrix((np.ones(len(term_ids)), term_ids, _indptr(n_tokens)), shape=(len(words), len(terms)))
 
     def _word_tokens(self, word: str) -> tuple[str, ...]:
         tokens = _tokenize(self._normalise(word))

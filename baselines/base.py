@@ -24,6 +24,7 @@ scores at a time), never a full queries x corpus matrix.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from itertools import repeat
 from typing import Any, Iterable, Iterator
 
 import numpy as np
@@ -215,8 +216,8 @@ class Retriever(ABC):
 
     def _own_positions(self, chunk_ids: Iterable[Any]) -> np.ndarray:
         """Corpus position of each query's own chunk; every ``chunk_id`` must be in the corpus."""
-        ids = [str(c) for c in chunk_ids]
-        own = np.array([self._pos.get(c, -1) for c in ids], dtype=np.int64)
+        ids = pd.Series(chunk_ids).astype(str).tolist()
+        own = np.fromiter(map(self._pos.get, ids, repeat(-1)), dtype=np.int64, count=len(ids))
         missing = [c for c, p in zip(ids, own) if p < 0]
         if missing:
             raise RagcovError(
@@ -238,8 +239,8 @@ class Retriever(ABC):
         """The run table of :meth:`_topk_arrays` rows (``rows`` index ``qids``)."""
         return pd.DataFrame(
             {
-                "query-id": np.asarray(qids, dtype=object)[rows],
-                "corpus-id": self.corpus_ids[cols],
+                "query-id": _take(qids, rows),
+                "corpus-id": _take(self.corpus_ids, cols),
                 "rank": rank.astype(np.int64, copy=False),
                 "score": vals.astype(np.float64, copy=False),
             },
@@ -259,16 +260,21 @@ class Retriever(ABC):
         if np.isnan(top).any():
             bad = qids[int(np.flatnonzero(np.isnan(top))[0])]
             raise RagcovError(f"{type(self).__name__} produced NaN scores (query {bad!r}); check its inputs.")
-        kth = _kth_lower_bound(scores, kk)
-        # Candidates: at least the k-th score (less a tie tolerance, so scores tied with it are all seen,
-        # and the cut follows corpus order) and the whole top group; finite; above min_score.
-        lo = np.minimum(kth - _tol(kth), top - 2 * _tol(top))
         floor = -np.finfo(np.float64).max if self.min_score is None else np.nextafter(self.min_score, np.inf)
-        lo = np.maximum(np.nan_to_num(lo, nan=floor, neginf=floor), floor)
-        flat = np.flatnonzero(scores >= lo[:, None])  # cheaper than a 2-d nonzero
-        rows = flat // n
-        cols = flat - rows * n
-        vals = scores[rows, cols]
+        # Candidates: at least the k-th score (less a tie tolerance, so scores tied with it are all seen,
+        # and the cut follows corpus order) and the whole top group; finite; above min_score. A cheap
+        # lower bound of the k-th score picks a superset; its exact value among those then trims it.
+        rows, cols, vals = _at_least(scores, _window(_kth_lower_bound(scores, kk), top, floor))
+        counts = np.bincount(rows, minlength=b)
+        width = int(counts.max()) if len(rows) else 0
+        if width > kk and b * width <= scores.size:
+            padded = np.full((b, width), -np.inf)
+            starts = np.zeros(b, dtype=np.int64)
+            np.cumsum(counts[:-1], out=starts[1:])
+            padded[rows, np.arange(len(rows)) - starts[rows]] = vals
+            kth = np.partition(padded, width - kk, axis=1)[:, width - kk]  # exact: all above the bound
+            keep = vals >= _window(kth, top, floor)[rows]
+            rows, cols, vals = rows[keep], cols[keep], vals[keep]
         in_top = tied(vals, top[rows])
         vals = np.where(in_top, top[rows], vals)  # the top group reports one score
         order = np.lexsort((cols, -vals, rows))
@@ -277,6 +283,34 @@ class Retriever(ABC):
         rank = np.arange(len(rows)) - starts[rows] + 1
         keep = (rank <= kk) | in_top
         return rows[keep], cols[keep], vals[keep], rank[keep]
+
+
+#: The dtype pandas gives a column of str (``str``, Arrow-backed, from pandas 3 on; else ``object``).
+_STR_DTYPE = pd.Series(["x"]).dtype
+
+
+def _take(values: Any, idx: np.ndarray) -> Any:
+    """``values[idx]`` as a column of pandas' own str dtype; with Arrow-backed strings, gathered in
+    Arrow (no Python string objects for the many rows of a run)."""
+    if getattr(_STR_DTYPE, "storage", None) == "pyarrow":
+        import pyarrow as pa
+
+        return pd.array(pa.array(values, type=pa.large_string()).take(idx), dtype=_STR_DTYPE)
+    return np.asarray(values, dtype=object)[idx]
+
+
+def _window(kth: np.ndarray, top: np.ndarray, floor: float) -> np.ndarray:
+    """Lowest score a row keeps: its k-th score or its top group, whichever reaches lower, with a tie
+    tolerance; never at or below ``floor``."""
+    lo = np.minimum(kth - _tol(kth), top - 2 * _tol(top))
+    return np.maximum(np.nan_to_num(lo, nan=floor, neginf=floor), floor)
+
+
+def _at_least(scores: np.ndarray, lo: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Row, column and value of every score at or above its row's ``lo``, in row-major order."""
+    flat = np.flatnonzero(scores >= lo[:, None])  # cheaper than a 2-d nonzero
+    rows = flat // scores.shape[1]
+    return rows, flat - rows * scores.shape[1], scores.ravel()[flat]
 
 
 def _kth_lower_bound(scores: np.ndarray, kk: int) -> np.ndarray:

@@ -49,7 +49,8 @@ from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
-from ragcov_data.baselines._sparse import BlockScorer, count_matrix, term_counts
+from ragcov_data.baselines._counter import TermCounter
+from ragcov_data.baselines._sparse import BlockScorer
 from ragcov_data.baselines.analyzer import Analyzer
 from ragcov_data.baselines.base import Retriever
 from ragcov_data.errors import RagcovError
@@ -155,6 +156,9 @@ class BM25(Retriever):
     Scores are exact float64 sums (summation order aside, ~1e-15 relative); ties and ordering follow
     :mod:`ragcov_data.baselines.base`. Memory: the index is a sparse matrix (12 bytes a posting) plus a
     dense block for the terms in at least 10 % of the documents; scoring goes in query blocks.
+    Corpus and queries are tokenised in batch (:meth:`Analyzer.count_terms`, the same tokens as the
+    analyzer); the index also keeps each distinct corpus word with its terms, so query words already
+    seen in the corpus cost a hash look-up, not a new analysis.
 
     Examples
     --------
@@ -249,44 +253,45 @@ class BM25(Retriever):
         if self._scorer is not None:
             self._scorer._buffers.clear()
 
-    def _tokenize(self, texts: list[str], desc: str, show: bool) -> list[list[str]]:
-        it: Any = texts
-        if show:
-            from tqdm.auto import tqdm
-
-            it = tqdm(texts, desc=f"{self.name}: {desc}", unit="text", leave=False)
-        return [self.analyzer(t) for t in it]
+    #: Texts tokenised at a time while indexing (one progress step each).
+    index_batch: int = 20_000
 
     def _fit(self, texts: list[str]) -> None:
-        tokens = self._tokenize(texts, "index", self._show_index)
-        vocabulary: dict[str, int] = {}
-        counts = term_counts(tokens, vocabulary, grow=True)  # terms x documents: postings in order
-        n = len(tokens)
-        doc_len = np.fromiter(map(len, tokens), dtype=np.float64, count=n)
+        starts = range(0, len(texts), self.index_batch)
+        it: Any = starts
+        if self._show_index and len(starts) > 1:
+            from tqdm.auto import tqdm
+
+            it = tqdm(starts, desc=f"{self.name}: index", unit=f"×{self.index_batch} texts", leave=False)
+        counter = TermCounter(self.analyzer)
+        counts = counter.fit_transform(texts[s:s + self.index_batch] for s in it)
+        n = counts.shape[0]
+        doc_len = np.asarray(counts.sum(axis=1), dtype=np.float64).ravel()
         if doc_len.sum() == 0:
             raise RagcovError(
                 f"`corpus` has no tokens at all under {self.analyzer!r}; check the `text` column."
             )
         avgdl = doc_len.sum() / n
-        df = np.diff(counts.indptr)
-        v = VARIANTS[self.variant]
-        idf = v.idf(df.astype(np.float64), n, self._p)
-        weights = counts  # counts are not needed any more: weigh in place
-        weights.data = idf[np.repeat(np.arange(len(df)), df)] * v.tf(counts.data, doc_len[counts.indices] / avgdl, self._p)
-        self.vocabulary_, self.idf_, self.doc_len_, self.avgdl_ = vocabulary, idf, doc_len, float(avgdl)
+        postings = counts.T.tocsr()  # terms x documents: each term's postings in document order
+        df = np.diff(postings.indptr)
+        variant = VARIANTS[self.variant]
+        idf = variant.idf(df.astype(np.float64), n, self._p)
+        weights = postings  # counts are not needed any more: weigh in place
+        weights.data = idf[np.repeat(np.arange(len(df)), df)] * variant.tf(
+            postings.data, doc_len[postings.indices] / avgdl, self._p)
+        self._counter, self.vocabulary_ = counter, counter.vocabulary_
+        self.idf_, self.doc_len_, self.avgdl_ = idf, doc_len, float(avgdl)
         self._scorer = BlockScorer(weights.T)
 
     def _score_block(self, texts: list[str]) -> np.ndarray:
-        tokens = [self.analyzer(t) for t in texts]
-        counts = count_matrix(tokens, self.vocabulary_, grow=False)
-        return self._scorer.scores(counts, out=self._scorer.buffer(len(tokens)))
+        counts = self._counter.transform(texts)
+        return self._scorer.scores(counts, out=self._scorer.buffer(len(texts)))
 
     def get_scores(self, query: str) -> np.ndarray:
         """Scores of one query text against the whole corpus, in corpus order (like rank-bm25's)."""
         if self._scorer is None:
             raise RagcovError("call `index(corpus)` before `get_scores(query)`.")
-        tokens = self.analyzer(str(query))
-        return self._scorer.scores(count_matrix([tokens], self.vocabulary_, grow=False))[0]
+        return self._scorer.scores(self._counter.transform([str(query)]))[0]
 
 
 def _is_real(x: Any) -> bool:

@@ -131,3 +131,64 @@ def test_word_memo_equals_whole_text_rule_on_any_text(text, fold):
     analyzer = Analyzer(fold_accents=fold)
     assert analyzer(text) == _reference_tokens(text, fold)
     assert analyzer(text) == _reference_tokens(text, fold)  # again, from the memo
+
+
+def _counts_by_text(tc) -> list[dict[str, float]]:
+    c = tc.counts
+    assert c.shape == (c.shape[0], len(tc.terms)) and len(set(tc.terms)) == len(tc.terms)
+    return [{tc.terms[j]: v for j, v in zip(c[i].indices, c[i].data)} for i in range(c.shape[0])]
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"fold_accents": True, "stopwords": "pt", "min_token_len": 3}])
+def test_count_terms_equals_the_analyzer_on_real_text(aneel_fulltext, kwargs):
+    import json
+    from collections import Counter
+
+    with open(aneel_fulltext, encoding="utf-8") as fh:
+        texts = [json.loads(line)["text"] for line in fh][:40]
+    texts = [t[i:i + 700] for t in texts for i in range(0, len(t), 700)]  # chunk-sized, many repeats
+    analyzer = Analyzer(**kwargs)
+    tc = analyzer.count_terms(texts)
+    assert tc.counts.has_sorted_indices
+    assert _counts_by_text(tc) == [dict(Counter(analyzer(t))) for t in texts]
+    # terms in order of first occurrence in the token stream
+    first = list(dict.fromkeys(tok for t in texts for tok in analyzer(t)))
+    assert tc.terms == first
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet=st.one_of(st.sampled_from(_TRICKY), st.characters(exclude_categories=["Cs"])),
+                        max_size=30), max_size=6),
+       st.booleans(), st.sampled_from([None, "pt"]))
+def test_count_terms_equals_the_analyzer_on_any_text(texts, fold, stop):
+    from collections import Counter
+
+    analyzer = Analyzer(fold_accents=fold, stopwords=stop)
+    tc = analyzer.count_terms(texts)
+    assert tc.counts.shape[0] == len(texts)
+    assert _counts_by_text(tc) == [dict(Counter(_reference_tokens_filtered(analyzer, t, fold))) for t in texts]
+
+
+def _reference_tokens_filtered(analyzer, text, fold):
+    return [t for t in _reference_tokens(text, fold) if t not in analyzer.stopwords]
+
+
+def test_count_terms_splits_words_exactly_as_str_split():
+    """The batch path splits words with Arrow; it must agree with ``str.split`` on every code point."""
+    import sys
+
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    strs = [f"a{chr(c)}b" for c in range(sys.maxunicode + 1) if not 0xD800 <= c < 0xE000]
+    got = pc.utf8_split_whitespace(pa.array(strs)).to_pylist()
+    wrong = [hex(ord(s[1])) for s, g in zip(strs, got) if [w for w in g if w] != s.split()]
+    assert wrong == []
+    assert Analyzer().count_terms(["", "  ", "\u3000x\x1cy\x85"]).counts.toarray().tolist() == [[0, 0], [0, 0], [1, 1]]
+
+
+def test_count_terms_rejects_text_that_is_not_unicode():
+    with pytest.raises(RagcovError, match=r"text 1 of `texts` is not valid Unicode .*surrogate.*'\\udcc3'"):
+        Analyzer().count_terms(["ok", "a\udcc3b"])
+    with pytest.raises(RagcovError, match="item 1 is None"):
+        Analyzer().count_terms(["ok", None])

@@ -146,13 +146,11 @@ def test_other_variants_equal_loop_reference(small_task, variant):
 def test_dense_and_sparse_paths_agree(okapi, small_task):
     """The hybrid product gives the same scores whichever terms go dense."""
     bm, _ = okapi
-    from ragcov_data.baselines._sparse import count_matrix
-
     weights = bm._scorer._wst.T.tocsr()
     n_dense = len(bm._scorer.dense_terms)
     assert n_dense > 0 and len(bm._scorer.sparse_terms) > 0  # both paths run in the tests above
     _, queries = small_task
-    counts = count_matrix([bm.analyzer(t) for t in queries["text"][:30]], bm.vocabulary_, grow=False)
+    counts = bm._counter.transform(list(queries["text"][:30]))
     full = bm._scorer.scores(counts)
     # rebuild W with every term sparse / every term dense
     import scipy.sparse as sp
@@ -204,14 +202,35 @@ def test_empty_corpus_tokens_error():
         BM25(show_progress=False).index(pd.DataFrame({"_id": ["a"], "text": ["— ;"]}))
 
 
-def test_count_matrix_counts_and_vocabulary_growth():
-    from ragcov_data.baselines._sparse import count_matrix
+def test_in_vocabulary_renumbers_grows_and_drops():
+    import scipy.sparse as sp
+
+    from ragcov_data.baselines._sparse import in_vocabulary
+
+    def counts(rows):
+        return sp.csr_matrix(np.array(rows, dtype=float))
 
     vocab: dict[str, int] = {}
-    m = count_matrix([["a", "b", "a"], [], ["c", "b"]], vocab, grow=True)
+    m = in_vocabulary(["a", "b", "c"], counts([[2, 1, 0], [0, 0, 0], [0, 1, 1]]), vocab, grow=True)
     assert vocab == {"a": 0, "b": 1, "c": 2}
     assert m.toarray().tolist() == [[2, 1, 0], [0, 0, 0], [0, 1, 1]]
-    assert count_matrix([["c", "zz", "c"], ["a"]], vocab, grow=False).toarray().tolist() == [[0, 0, 2], [1, 0, 0]]
-    m = count_matrix([["d", "a", "e", "d"]], vocab, grow=True)
+    # unknown terms are dropped when searching; columns follow the vocabulary, not the input order
+    m = in_vocabulary(["c", "zz", "a"], counts([[2, 5, 0], [0, 1, 1]]), vocab, grow=False)
+    assert m.shape == (2, 3) and m.toarray().tolist() == [[0, 0, 2], [1, 0, 0]]
+    m = in_vocabulary(["d", "a", "e"], counts([[2, 1, 1]]), vocab, grow=True)
     assert vocab == {"a": 0, "b": 1, "c": 2, "d": 3, "e": 4} and m.toarray().tolist() == [[1, 0, 0, 2, 1]]
-    assert count_matrix([[]], vocab, grow=False).nnz == 0
+    assert in_vocabulary([], sp.csr_matrix((1, 0)), vocab, grow=False).nnz == 0
+
+
+def test_index_in_batches_equals_one_batch(small_task):
+    """Indexing in several analyzer batches (one progress step each) builds the same index."""
+    corpus, queries = small_task
+    one = BM25(show_progress=False).index(corpus)
+    many = BM25(show_progress=False)
+    many.index_batch = 37
+    many.index(corpus)
+    assert many.vocabulary_ == one.vocabulary_
+    np.testing.assert_array_equal(many.doc_len_, one.doc_len_)
+    np.testing.assert_array_equal(many.idf_, one.idf_)
+    for q in list(queries["text"][:5]):
+        np.testing.assert_allclose(many.get_scores(q), one.get_scores(q), rtol=1e-13, atol=0)
