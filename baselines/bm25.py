@@ -49,7 +49,7 @@ from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
-from ragcov_data.baselines._counter import TermCounter
+from ragcov_data.baselines._counter import count_corpus
 from ragcov_data.baselines._sparse import BlockScorer
 from ragcov_data.baselines.analyzer import Analyzer
 from ragcov_data.baselines.base import Retriever
@@ -257,14 +257,8 @@ class BM25(Retriever):
     index_batch: int = 20_000
 
     def _fit(self, texts: list[str]) -> None:
-        starts = range(0, len(texts), self.index_batch)
-        it: Any = starts
-        if self._show_index and len(starts) > 1:
-            from tqdm.auto import tqdm
-
-            it = tqdm(starts, desc=f"{self.name}: index", unit=f"×{self.index_batch} texts", leave=False)
-        counter = TermCounter(self.analyzer)
-        counts = counter.fit_transform(texts[s:s + self.index_batch] for s in it)
+        counter, counts = count_corpus(
+            self.analyzer, texts, batch=self.index_batch, desc=f"{self.name}: index", show=self._show_index)
         n = counts.shape[0]
         doc_len = np.asarray(counts.sum(axis=1), dtype=np.float64).ravel()
         if doc_len.sum() == 0:

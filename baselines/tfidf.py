@@ -1,6 +1,9 @@
-"""TF-IDF cosine retrieval with scikit-learn's ``TfidfVectorizer`` over the shared analyzer.
+"""TF-IDF cosine retrieval: the shared analyzer's term counts, weighted by scikit-learn's ``TfidfTransformer``.
 
-Weighting (scikit-learn's definitions, defaults shown):
+Terms are counted as BM25 counts them (:class:`~ragcov_data.baselines._counter.TermCounter`, the same
+tokens as the analyzer); the vocabulary is pruned by ``min_df``/``max_df`` as ``TfidfVectorizer`` prunes
+it, and the result equals ``TfidfVectorizer(analyzer=analyzer, ...)`` (tested). Weighting
+(scikit-learn's definitions, defaults shown):
 
 * term frequency ``tf`` = count of the term in the text; with ``sublinear_tf=True`` it is ``1 + log(tf)``;
 * ``idf = log((1 + N) / (1 + df)) + 1`` with ``smooth_idf=True`` (else ``log(N / df) + 1``), fitted on
@@ -12,10 +15,13 @@ A chunk sharing no term with the query scores 0 and is not retrieved (``min_scor
 """
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 
+from ragcov_data.baselines._counter import count_corpus
 from ragcov_data.baselines._sparse import BlockScorer
 from ragcov_data.baselines.analyzer import Analyzer
 from ragcov_data.baselines.base import Retriever
@@ -58,6 +64,8 @@ class TfIdf(Retriever):
     name = "tfidf"
     min_score = 0.0
     max_block_floats = 4_000_000
+    #: Texts tokenised at a time while indexing (one progress step each).
+    index_batch: int = 20_000
 
     def __init__(
         self,
@@ -79,6 +87,15 @@ class TfIdf(Retriever):
         self.sublinear_tf = bool(sublinear_tf)
         self.smooth_idf = bool(smooth_idf)
         self.norm = norm
+        for pname, value in (("min_df", min_df), ("max_df", max_df)):
+            if isinstance(value, bool) or not (
+                (isinstance(value, numbers.Integral) and value >= 0)
+                or (isinstance(value, numbers.Real) and 0.0 <= value <= 1.0)
+            ):
+                raise RagcovError(
+                    f"`{pname}` must be a document count (int >= 0) or a share of documents (float in [0, 1]); "
+                    f"got {value!r}."
+                )
         self.min_df = min_df
         self.max_df = max_df
         self.analyzer = analyzer if analyzer is not None else Analyzer()
@@ -86,7 +103,8 @@ class TfIdf(Retriever):
         if n_jobs is not None and (isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs < 1):
             raise RagcovError(f"`n_jobs` must be a positive integer or None; got {n_jobs!r}.")
         self.n_jobs = n_jobs
-        self.vectorizer: Any = None
+        self.transformer: Any = None
+        self.vocabulary_: dict[str, int] = {}
         self._scorer: BlockScorer | None = None
 
     def params(self) -> dict[str, Any]:
@@ -103,19 +121,28 @@ class TfIdf(Retriever):
     def __repr__(self) -> str:
         return f"TfIdf(sublinear_tf={self.sublinear_tf}, smooth_idf={self.smooth_idf}, norm={self.norm!r})"
 
-    def _make_vectorizer(self) -> Any:
-        from sklearn.feature_extraction.text import TfidfVectorizer
+    def _make_transformer(self) -> Any:
+        from sklearn.feature_extraction.text import TfidfTransformer
 
-        return TfidfVectorizer(
-            analyzer=self.analyzer,
-            sublinear_tf=self.sublinear_tf,
-            smooth_idf=self.smooth_idf,
-            norm=self.norm,
-            use_idf=True,
-            min_df=self.min_df,
-            max_df=self.max_df,
-            dtype=np.float64,
+        return TfidfTransformer(
+            norm=self.norm, use_idf=True, smooth_idf=self.smooth_idf, sublinear_tf=self.sublinear_tf
         )
+
+    def _prune(self, counts: sp.csr_matrix) -> np.ndarray:
+        """Columns kept by ``min_df``/``max_df``, with ``TfidfVectorizer``'s rules and messages."""
+        n = counts.shape[0]
+        df = np.bincount(counts.indices, minlength=counts.shape[1])
+        hi = self.max_df if isinstance(self.max_df, numbers.Integral) else self.max_df * n
+        lo = self.min_df if isinstance(self.min_df, numbers.Integral) else self.min_df * n
+        if hi < lo:
+            raise RagcovError("TF-IDF: `max_df` corresponds to < documents than `min_df`.")
+        keep = (df >= lo) & (df <= hi)
+        if not keep.any():
+            raise RagcovError(
+                f"TF-IDF could not index `corpus` under {self.analyzer!r}: after pruning, no terms remain. "
+                "Try a lower `min_df` or a higher `max_df`."
+            )
+        return np.flatnonzero(keep)
 
     # ---- Retriever hooks ----------------------------------------------------------------------
     def _after_search(self) -> None:
@@ -123,18 +150,28 @@ class TfIdf(Retriever):
             self._scorer._buffers.clear()
 
     def _fit(self, texts: list[str]) -> None:
-        vec = self._make_vectorizer()
-        it: Any = texts
-        if self._show_index:
-            from tqdm.auto import tqdm
-
-            it = tqdm(texts, desc=f"{self.name}: index", unit="text", leave=False)
-        try:
-            matrix = vec.fit_transform(it)
-        except ValueError as exc:  # e.g. "empty vocabulary"
-            raise RagcovError(f"TF-IDF could not index `corpus` under {self.analyzer!r}: {exc}") from exc
-        self.vectorizer = vec
+        counter, counts = count_corpus(
+            self.analyzer, texts, batch=self.index_batch, desc=f"{self.name}: index", show=self._show_index)
+        if counts.nnz == 0:
+            raise RagcovError(
+                f"TF-IDF could not index `corpus` under {self.analyzer!r}: empty vocabulary; "
+                "the texts have no tokens."
+            )
+        kept = self._prune(counts)
+        terms = list(counter.vocabulary_)
+        if len(kept) == len(terms):
+            kept = None  # the default: no pruning, no column slicing
+        else:
+            counts = counts[:, kept]
+            terms = [terms[j] for j in kept.tolist()]
+        transformer = self._make_transformer()
+        matrix = transformer.fit_transform(counts)
+        self._counter, self._kept, self.transformer = counter, kept, transformer
+        self.vocabulary_ = {t: i for i, t in enumerate(terms)}
         self._scorer = BlockScorer(matrix)
 
     def _score_block(self, texts: list[str]) -> np.ndarray:
-        return self._scorer.scores(self.vectorizer.transform(texts), out=self._scorer.buffer(len(texts)))
+        counts = self._counter.transform(texts)
+        if self._kept is not None:
+            counts = counts[:, self._kept]
+        return self._scorer.scores(self.transformer.transform(counts), out=self._scorer.buffer(len(texts)))
