@@ -1,7 +1,6 @@
 """The JurisTCU report section: group-wise intervals and paired comparisons on the shared files."""
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats

@@ -9,7 +9,7 @@ import sys
 import pandas as pd
 import pytest
 
-from ragcov_data import RagcovError, Task, load_dataset, publish, register_ir_datasets
+from ragcov_data import RagcovError, load_dataset, publish, register_ir_datasets
 
 
 @pytest.fixture(scope="module")
