@@ -80,14 +80,3 @@ def _widen(m: sp.csr_matrix, n_cols: int) -> sp.csr_matrix:
     m = sp.csr_matrix(m)
     return sp.csr_matrix((m.data, m.indices, m.indptr), shape=(m.shape[0], n_cols))
 
-
-def count_corpus(analyzer: Analyzer, texts: Sequence[str], *, batch: int, desc: str, show: bool) -> tuple[TermCounter, sp.csr_matrix]:
-    """A fitted :class:`TermCounter` and the corpus counts, ``batch`` texts at a time, with a progress
-    bar over batches when there are several (``show``)."""
-    starts: Iterable[int] = range(0, len(texts), batch)
-    if show and len(starts) > 1:  # type: ignore[arg-type]
-        from tqdm.auto import tqdm
-
-        starts = tqdm(starts, desc=desc, unit=f"×{batch} texts", leave=False)
-    counter = TermCounter(analyzer)
-    return counter, counter.fit_transform(texts[s:s + batch] for s in starts)

@@ -219,14 +219,11 @@ class Analyzer:
         and the regular expression each run once, in C. Text-term counts are then the product of
         the text-word counts and the word-term counts (sparse, exact integers in float64).
         """
-        counts = self._count_terms(texts)
-        return TermCounts(counts.terms, counts.counts.T.tocsr().T.tocsr())  # two linear transposes sort
-
-    def _count_terms(self, texts: Sequence[str]) -> TermCounts:
-        """:meth:`count_terms` with the column indices of each row in no particular order."""
         n_words, word_ids, words = self._split_words(texts)
         terms, word_terms = self._word_term_matrix(words.to_pylist())
-        return TermCounts(terms, text_word_matrix(n_words, word_ids, len(words)) @ word_terms)
+        counts = sp.csr_matrix(text_word_matrix(n_words, word_ids, len(words)) @ word_terms)
+        counts.sort_indices()
+        return TermCounts(terms, counts)
 
     def _split_words(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, pa.Array]:
         """Words per text, the id of every word (texts concatenated) and the distinct words (Arrow),
@@ -256,25 +253,18 @@ class Analyzer:
         """Terms of distinct ``words`` and the word x term count matrix (after stop words, min length)."""
         if not words:
             return [], sp.csr_matrix((0, 0), dtype=np.float64)
-        norm = self._normalise(_SEP.join(words))
-        if norm.count(_SEP) == len(words) - 1:  # always so: no normalisation makes or eats a newline
-            pieces = np.empty(len(found := _SEP_TOKEN_RE.findall(norm)), dtype=object)
-            pieces[:] = found
-            is_sep = pieces == _SEP
-            word_of = np.cumsum(is_sep)[~is_sep]  # tokens know their word by the joins before them
-            tokens = pieces[~is_sep]
-        else:  # pragma: no cover - defensive: word by word
-            per_word = [_tokenize(self._normalise(w)) for w in words]
-            word_of = np.repeat(np.arange(len(words)), [len(t) for t in per_word])
-            tokens = np.empty(len(word_of), dtype=object)
-            tokens[:] = list(chain.from_iterable(per_word))
+        # NFKC, case and accent folding neither make nor remove a newline, so joins mark word ends
+        pieces = np.empty(len(found := _SEP_TOKEN_RE.findall(self._normalise(_SEP.join(words)))), dtype=object)
+        pieces[:] = found
+        is_sep = pieces == _SEP
+        word_of = np.cumsum(is_sep)[~is_sep]  # tokens know their word by the joins before them
+        tokens = pieces[~is_sep]
         if not len(tokens):
             return [], sp.csr_matrix((len(words), 0), dtype=np.float64)
         term_ids, terms = pd.factorize(tokens)
         terms = terms.tolist()
-        if self.stopwords or self.min_token_len > 1:
-            stop, m = self.stopwords, self.min_token_len
-            keep = np.fromiter((len(t) >= m and t not in stop for t in terms), dtype=bool, count=len(terms))
+        if self._filters:
+            keep = np.fromiter(map(self._is_term, terms), dtype=bool, count=len(terms))
             new_id = np.cumsum(keep) - 1
             kept = keep[term_ids]
             word_of, term_ids = word_of[kept], new_id[term_ids[kept]]
@@ -284,10 +274,16 @@ class Analyzer:
 
     def _word_tokens(self, word: str) -> tuple[str, ...]:
         tokens = _tokenize(self._normalise(word))
-        if self.stopwords or self.min_token_len > 1:
-            stop, m = self.stopwords, self.min_token_len
-            tokens = [t for t in tokens if len(t) >= m and t not in stop]
-        return tuple(tokens)
+        return tuple(filter(self._is_term, tokens) if self._filters else tokens)
+
+    @property
+    def _filters(self) -> bool:
+        """Are tokens filtered at all (stop words or a minimum length)?"""
+        return bool(self.stopwords) or self.min_token_len > 1
+
+    def _is_term(self, token: str) -> bool:
+        """Does a token survive the stop-word list and the minimum length?"""
+        return len(token) >= self.min_token_len and token not in self.stopwords
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()

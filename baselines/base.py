@@ -29,6 +29,7 @@ from typing import Any, Iterable, Iterator
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from ragcov_data.errors import RagcovError
 from ragcov_data.ties import TIE_TOL, tied
@@ -293,8 +294,6 @@ def _take(values: Any, idx: np.ndarray) -> Any:
     """``values[idx]`` as a column of pandas' own str dtype; with Arrow-backed strings, gathered in
     Arrow (no Python string objects for the many rows of a run)."""
     if getattr(_STR_DTYPE, "storage", None) == "pyarrow":
-        import pyarrow as pa
-
         return pd.array(pa.array(values, type=pa.large_string()).take(idx), dtype=_STR_DTYPE)
     return np.asarray(values, dtype=object)[idx]
 

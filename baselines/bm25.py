@@ -49,10 +49,9 @@ from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
-from ragcov_data.baselines._counter import count_corpus
+from ragcov_data.baselines._lexical import LexicalRetriever
 from ragcov_data.baselines._sparse import BlockScorer
 from ragcov_data.baselines.analyzer import Analyzer
-from ragcov_data.baselines.base import Retriever
 from ragcov_data.errors import RagcovError
 
 
@@ -127,7 +126,7 @@ VARIANTS: dict[str, Variant] = {
 }
 
 
-class BM25(Retriever):
+class BM25(LexicalRetriever):
     """Lexical retrieval with BM25 over the shared :class:`Analyzer`.
 
     Parameters
@@ -175,8 +174,6 @@ class BM25(Retriever):
     """
 
     name = "bm25"
-    min_score = 0.0
-    max_block_floats = 4_000_000
 
     def __init__(
         self,
@@ -190,7 +187,7 @@ class BM25(Retriever):
         show_progress: bool = True,
         n_jobs: int | None = None,
     ) -> None:
-        super().__init__()
+        super().__init__(analyzer=analyzer, show_progress=show_progress, n_jobs=n_jobs)
         if variant not in VARIANTS:
             import difflib
 
@@ -204,20 +201,11 @@ class BM25(Retriever):
                 raise RagcovError(f"`{pname}` must be a finite number >= 0; got {value!r}.")
         if not _is_real(b) or not (0 <= b <= 1):
             raise RagcovError(f"`b` must be a number in [0, 1]; got {b!r}.")
-        if analyzer is not None and not isinstance(analyzer, Analyzer):
-            raise RagcovError(f"`analyzer` must be a ragcov_data.baselines.Analyzer or None; got {type(analyzer)!r}.")
         self.variant = variant
         self._p = BM25Params(float(k1), float(b), float(epsilon), float(delta))
-        self.analyzer = analyzer if analyzer is not None else Analyzer()
-        self.show_progress = bool(show_progress)
-        if n_jobs is not None and (isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs < 1):
-            raise RagcovError(f"`n_jobs` must be a positive integer or None; got {n_jobs!r}.")
-        self.n_jobs = n_jobs
-        self.vocabulary_: dict[str, int] = {}
         self.idf_: np.ndarray | None = None
         self.doc_len_: np.ndarray | None = None
         self.avgdl_: float | None = None
-        self._scorer: BlockScorer | None = None
 
     @property
     def k1(self) -> float:
@@ -249,16 +237,8 @@ class BM25(Retriever):
         return f"BM25({args}, variant={self.variant!r})"
 
     # ---- Retriever hooks ----------------------------------------------------------------------
-    def _after_search(self) -> None:
-        if self._scorer is not None:
-            self._scorer._buffers.clear()
-
-    #: Texts tokenised at a time while indexing (one progress step each).
-    index_batch: int = 20_000
-
     def _fit(self, texts: list[str]) -> None:
-        counter, counts = count_corpus(
-            self.analyzer, texts, batch=self.index_batch, desc=f"{self.name}: index", show=self._show_index)
+        counts = self._count_corpus(texts)
         n = counts.shape[0]
         doc_len = np.asarray(counts.sum(axis=1), dtype=np.float64).ravel()
         if doc_len.sum() == 0:
@@ -273,19 +253,18 @@ class BM25(Retriever):
         weights = postings  # counts are not needed any more: weigh in place
         weights.data = idf[np.repeat(np.arange(len(df)), df)] * variant.tf(
             postings.data, doc_len[postings.indices] / avgdl, self._p)
-        self._counter, self.vocabulary_ = counter, counter.vocabulary_
+        self.vocabulary_ = self._counter.vocabulary_
         self.idf_, self.doc_len_, self.avgdl_ = idf, doc_len, float(avgdl)
         self._scorer = BlockScorer(weights.T)
 
     def _score_block(self, texts: list[str]) -> np.ndarray:
-        counts = self._counter.transform(texts)
-        return self._scorer.scores(counts, out=self._scorer.buffer(len(texts)))
+        return self._scorer.scores(self._count_queries(texts), out=self._scorer.buffer(len(texts)))
 
     def get_scores(self, query: str) -> np.ndarray:
         """Scores of one query text against the whole corpus, in corpus order (like rank-bm25's)."""
         if self._scorer is None:
             raise RagcovError("call `index(corpus)` before `get_scores(query)`.")
-        return self._scorer.scores(self._counter.transform([str(query)]))[0]
+        return self._scorer.scores(self._count_queries([str(query)]))[0]
 
 
 def _is_real(x: Any) -> bool:

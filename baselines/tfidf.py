@@ -21,16 +21,15 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from ragcov_data.baselines._counter import count_corpus
+from ragcov_data.baselines._lexical import LexicalRetriever
 from ragcov_data.baselines._sparse import BlockScorer
 from ragcov_data.baselines.analyzer import Analyzer
-from ragcov_data.baselines.base import Retriever
 from ragcov_data.errors import RagcovError
 
 _NORMS = ("l2", "l1", None)
 
 
-class TfIdf(Retriever):
+class TfIdf(LexicalRetriever):
     """Cosine similarity of TF-IDF vectors.
 
     Parameters
@@ -62,10 +61,6 @@ class TfIdf(Retriever):
     """
 
     name = "tfidf"
-    min_score = 0.0
-    max_block_floats = 4_000_000
-    #: Texts tokenised at a time while indexing (one progress step each).
-    index_batch: int = 20_000
 
     def __init__(
         self,
@@ -79,11 +74,9 @@ class TfIdf(Retriever):
         show_progress: bool = True,
         n_jobs: int | None = None,
     ) -> None:
-        super().__init__()
+        super().__init__(analyzer=analyzer, show_progress=show_progress, n_jobs=n_jobs)
         if norm not in _NORMS:
             raise RagcovError(f"`norm` must be one of {list(_NORMS)}; got {norm!r}.")
-        if analyzer is not None and not isinstance(analyzer, Analyzer):
-            raise RagcovError(f"`analyzer` must be a ragcov_data.baselines.Analyzer or None; got {type(analyzer)!r}.")
         self.sublinear_tf = bool(sublinear_tf)
         self.smooth_idf = bool(smooth_idf)
         self.norm = norm
@@ -98,14 +91,7 @@ class TfIdf(Retriever):
                 )
         self.min_df = min_df
         self.max_df = max_df
-        self.analyzer = analyzer if analyzer is not None else Analyzer()
-        self.show_progress = bool(show_progress)
-        if n_jobs is not None and (isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs < 1):
-            raise RagcovError(f"`n_jobs` must be a positive integer or None; got {n_jobs!r}.")
-        self.n_jobs = n_jobs
         self.transformer: Any = None
-        self.vocabulary_: dict[str, int] = {}
-        self._scorer: BlockScorer | None = None
 
     def params(self) -> dict[str, Any]:
         """Weighting options and the analyzer's parameters."""
@@ -145,20 +131,15 @@ class TfIdf(Retriever):
         return np.flatnonzero(keep)
 
     # ---- Retriever hooks ----------------------------------------------------------------------
-    def _after_search(self) -> None:
-        if self._scorer is not None:
-            self._scorer._buffers.clear()
-
     def _fit(self, texts: list[str]) -> None:
-        counter, counts = count_corpus(
-            self.analyzer, texts, batch=self.index_batch, desc=f"{self.name}: index", show=self._show_index)
+        counts = self._count_corpus(texts)
         if counts.nnz == 0:
             raise RagcovError(
                 f"TF-IDF could not index `corpus` under {self.analyzer!r}: empty vocabulary; "
                 "the texts have no tokens."
             )
         kept = self._prune(counts)
-        terms = list(counter.vocabulary_)
+        terms = list(self._counter.vocabulary_)
         if len(kept) == len(terms):
             kept = None  # the default: no pruning, no column slicing
         else:
@@ -166,12 +147,12 @@ class TfIdf(Retriever):
             terms = [terms[j] for j in kept.tolist()]
         transformer = self._make_transformer()
         matrix = transformer.fit_transform(counts)
-        self._counter, self._kept, self.transformer = counter, kept, transformer
+        self._kept, self.transformer = kept, transformer
         self.vocabulary_ = {t: i for i, t in enumerate(terms)}
         self._scorer = BlockScorer(matrix)
 
     def _score_block(self, texts: list[str]) -> np.ndarray:
-        counts = self._counter.transform(texts)
+        counts = self._count_queries(texts)
         if self._kept is not None:
             counts = counts[:, self._kept]
         return self._scorer.scores(self.transformer.transform(counts), out=self._scorer.buffer(len(texts)))
