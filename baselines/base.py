@@ -6,15 +6,16 @@ A retriever indexes a corpus (``_id``, ``text``) and searches queries (``_id``, 
 
 Ordering and ties (the same for every retriever)
 ------------------------------------------------
-Candidates are sorted by score descending, then by corpus position (the order given to ``index``),
-so runs are deterministic. Two scores *tie* when they are equal within :data:`ragcov_data.ties.TIE_TOL`
-(relative); the candidates tied with a query's best score form its *top group*:
+Candidates are sorted by score descending, then by ``corpus-id`` *descending* (byte-wise), which is
+trec_eval's own order for equal scores: a run saved as TREC and scored by trec_eval gives the per-query
+values ragcov gives. Two scores *tie* when they are equal within :data:`ragcov_data.ties.TIE_TOL`
+(relative); floating-point summation noise (1e-16) must never decide an order, so:
 
-* every member of the top group is kept, even beyond ``k`` (tie policies for hit@1 need all of them);
-* the top group is ordered by corpus position and its members are reported with the group's maximum
-  score, so floating-point noise (1e-16) never decides which tied chunk is ranked first;
-* below the top group, order is (score descending, corpus position) on the exact scores; at the
-  ``k``-th row, equal scores are cut by corpus position.
+* every run of tied candidates (scores chained within the tolerance) is reported with one exact score,
+  the run's maximum, and ordered by ``corpus-id`` descending — trec_eval, at full double precision,
+  then sees the same tie and breaks it the same way;
+* every member of the top group (the candidates tied with a query's best score) is kept, even beyond
+  ``k`` (the tie policies need all of them); at the ``k``-th row, equal scores are cut by the same order.
 
 Scores at or below ``min_score`` (``0.0`` for the lexical retrievers: no shared term) never enter a
 run, so a query may have fewer than ``k`` rows, or none. With ``exclude_self=True`` a query's own chunk
@@ -29,12 +30,10 @@ from typing import Any, Iterable, Iterator
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 
 from ragcov_data.errors import RagcovError
-from ragcov_data.ties import TIE_TOL, tied
-
-RUN_COLUMNS = ["query-id", "corpus-id", "rank", "score"]
+from ragcov_data.runs import RUN_COLUMNS, take_str as _take
+from ragcov_data.ties import TIE_TOL, snap_ties, tie_keys, tied
 
 
 def as_frame(data: Any, required: list[str], name: str) -> pd.DataFrame:
@@ -73,6 +72,8 @@ class Retriever(ABC):
     def __init__(self) -> None:
         self.corpus_ids: np.ndarray | None = None
         self._pos: dict[str, int] = {}
+        #: Per corpus position: 0 for the largest id; sorting it ascending gives ids descending.
+        self._tiekey: np.ndarray = np.empty(0, dtype=np.int64)
         #: Default for the progress bars of ``index`` and ``search``.
         self.show_progress: bool = True
         self._show_index: bool = True
@@ -110,6 +111,7 @@ class Retriever(ABC):
         self._fit(df["text"].astype(str).tolist())
         self.corpus_ids = ids
         self._pos = {cid: i for i, cid in enumerate(ids)}
+        self._tiekey = tie_keys(ids)
         return self
 
     def search(
@@ -278,24 +280,16 @@ class Retriever(ABC):
             rows, cols, vals = rows[keep], cols[keep], vals[keep]
         in_top = tied(vals, top[rows])
         vals = np.where(in_top, top[rows], vals)  # the top group reports one score
-        order = np.lexsort((cols, -vals, rows))
+        order = np.lexsort((self._tiekey[cols], -vals, rows))
         rows, cols, vals, in_top = rows[order], cols[order], vals[order], in_top[order]
+        vals, moved = snap_ties(rows, vals)
+        if moved.any():  # a snapped run of near-ties: order it by id descending, as trec_eval will
+            order = np.lexsort((self._tiekey[cols], -vals, rows))
+            rows, cols, vals, in_top = rows[order], cols[order], vals[order], in_top[order]
         starts = np.searchsorted(rows, rows_b)
         rank = np.arange(len(rows)) - starts[rows] + 1
         keep = (rank <= kk) | in_top
         return rows[keep], cols[keep], vals[keep], rank[keep]
-
-
-#: The dtype pandas gives a column of str (``str``, Arrow-backed, from pandas 3 on; else ``object``).
-_STR_DTYPE = pd.Series(["x"]).dtype
-
-
-def _take(values: Any, idx: np.ndarray) -> Any:
-    """``values[idx]`` as a column of pandas' own str dtype; with Arrow-backed strings, gathered in
-    Arrow (no Python string objects for the many rows of a run)."""
-    if getattr(_STR_DTYPE, "storage", None) == "pyarrow":
-        return pd.array(pa.array(values, type=pa.large_string()).take(idx), dtype=_STR_DTYPE)
-    return np.asarray(values, dtype=object)[idx]
 
 
 def _window(kth: np.ndarray, top: np.ndarray, floor: float) -> np.ndarray:

@@ -50,7 +50,7 @@ def subset(corpus: pd.DataFrame, queries: pd.DataFrame, n_docs: int, seed: int) 
 
 
 def hit_at_1(run: pd.DataFrame, corpus: pd.DataFrame, queries: pd.DataFrame) -> dict[str, float]:
-    """micro / macro hit@1 (tie policy "first": rank 1 = first in corpus order among tied) and tie share."""
+    """micro / macro hit@1 (trec_eval tie order: equal scores by id descending) and tie share."""
     doc_of = dict(zip(corpus["_id"], corpus["doc_id"]))
     top = run[run["rank"] == 1].set_index("query-id")
     q = queries[["_id", "doc_id"]].copy()

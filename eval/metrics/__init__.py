@@ -11,14 +11,14 @@ Conventions (stated once, used by every metric)
   with no judgment for the query is non-relevant and keeps its position. ``unjudged="skip"``: such
   documents are removed before scoring and the list is condensed (judged-only evaluation,
   Sakai 2007).
-- **Ordering.** By ``rank`` when present, else by ``score`` descending then ``corpus-id`` ascending
-  (see :mod:`ragcov_data.eval.metrics._lists`).
+- **Ordering and ties.** One tie policy for every metric (see :mod:`ragcov_data.eval.metrics._lists`):
+  ``trec_eval`` (default: score descending, then ``corpus-id`` descending, ranks ignored — the values
+  trec_eval gives on the same run file), ``run`` (the run's ranks), ``pessimistic``, ``optimistic``,
+  ``expected`` (exact mean over every order of tied documents, McSherry & Najork 2008).
 - **Queries scored.** ``query_ids`` (default: every query in ``qrels``). A query with no run rows
   scores 0. A query with no relevant judged document scores 0 on every metric; how many there were is
   recorded in ``Series.attrs["n_no_relevant"]`` rather than raised, since with sampled or filtered
   queries this is data, not a mistake.
-- **Ties at rank 1.** ``tie_policy`` (``first``, ``pessimistic``, ``expected``) applies to hit@1;
-  see :mod:`ragcov_data.eval.metrics.hit`.
 
 Examples
 --------
@@ -46,7 +46,7 @@ from ragcov_data.eval.metrics.mrr import mrr
 from ragcov_data.eval.metrics.ndcg import ndcg, ndcg_exp
 from ragcov_data.eval.metrics.precision import precision
 from ragcov_data.eval.metrics.recall import recall
-from ragcov_data.ties import TIE_POLICIES
+from ragcov_data.ties import DEFAULT_TIE_POLICY, check_tie_policy
 
 #: Metric name -> per-query function ``f(lists, k) -> Series``.
 METRICS: dict[str, Callable[..., pd.Series]] = {
@@ -118,7 +118,7 @@ def per_query(
     metric: str | MetricSpec,
     *,
     relevance_threshold: float = 1,
-    tie_policy: str = "first",
+    tie_policy: str = DEFAULT_TIE_POLICY,
     query_ids: Iterable[Any] | None = None,
     unjudged: str = "irrelevant",
 ) -> pd.Series:
@@ -134,8 +134,8 @@ def per_query(
         ``name@k``: ``hit``, ``ndcg`` (linear gain), ``ndcg_exp`` (exponential gain), ``p``, ``r``, ``mrr``.
     relevance_threshold : float, default: 1
         Minimum grade counted as relevant by binary metrics.
-    tie_policy : {'first', 'pessimistic', 'expected'}, default: 'first'
-        Treatment of rows tied with the rank-1 score; only for ``hit@1``.
+    tie_policy : {'trec_eval', 'run', 'pessimistic', 'optimistic', 'expected'}, default: 'trec_eval'
+        Order of documents with equal scores, for every metric (``'first'`` is accepted as ``'run'``).
     query_ids : iterable, optional
         Queries to score (the task's queries). Default: every query id in ``qrels``. Queries without
         run rows score 0; run rows of other queries are ignored (counted in ``attrs``).
@@ -156,22 +156,15 @@ def per_query(
     ------
     RagcovError
         Unknown metric, bad ``k``, unknown ``tie_policy``/``unjudged``, missing columns, duplicate
-        rows, non-numeric grades, or a tie policy other than 'first' on a metric other than hit@1.
+        rows, non-numeric grades.
     """
     spec = parse_metric(metric)
-    if tie_policy not in TIE_POLICIES:
-        raise RagcovError(f"`tie_policy` must be one of {TIE_POLICIES}; got {tie_policy!r}.")
-    if tie_policy != "first" and (spec.name != "hit" or spec.k != 1):
-        raise RagcovError(
-            f"`tie_policy={tie_policy!r}` applies to hit@1 only; got metric {str(spec)!r}. "
-            "Use tie_policy='first' for other metrics."
-        )
+    tie_policy = check_tie_policy(tie_policy)
     lists = prepare(
         run, qrels, relevance_threshold=relevance_threshold, query_ids=query_ids,
-        unjudged=unjudged, need_score=tie_policy != "first",
+        unjudged=unjudged, tie_policy=tie_policy,
     )
-    fn = METRICS[spec.name]
-    values = fn(lists, spec.k, tie_policy=tie_policy) if spec.name == "hit" else fn(lists, spec.k)
+    values = METRICS[spec.name](lists, spec.k)
     arr = np.zeros(len(lists.query_ids))
     arr[values.index.to_numpy(dtype=np.int64)] = values.to_numpy(dtype=float)
     out = pd.Series(arr, index=pd.Index(lists.query_ids, dtype=object, name="query-id"), name=str(spec))

@@ -1,13 +1,18 @@
 """Validation and preparation shared by every metric: a run and qrels become ranked, graded lists.
 
-Ordering of a run (one rule for all metrics)
---------------------------------------------
-Within a query, rows are ordered by ``rank`` ascending when the run has a ``rank`` column (ties in
-``rank`` broken by ``score`` descending, then ``corpus-id`` ascending as strings); otherwise by
-``score`` descending, then ``corpus-id`` ascending. Positions are then renumbered 1, 2, ... so gaps in
-``rank`` do not matter. Retrievers in :mod:`ragcov_data.baselines` already emit runs in this order.
-Note that trec_eval breaks score ties by document id *descending* and ignores ranks; on runs with
-tied scores the two tools can differ, on tie-free runs they agree.
+Ordering of a run (one rule for all metrics, chosen by the tie policy)
+----------------------------------------------------------------------
+- ``trec_eval`` (default): score descending, then ``corpus-id`` descending (byte-wise), ignoring the
+  rank column — trec_eval 10's own order, so every value equals trec_eval's on the same run file;
+- ``run``: the run's ``rank`` ascending (ties in rank by the trec_eval order);
+- ``pessimistic`` / ``optimistic``: score descending, and within equal scores the less (more) relevant
+  documents first, so a tie never helps (always helps) the run;
+- ``expected``: the trec_eval order, plus each document's *tie group* (documents of the query with the
+  same score): metrics then average exactly over every order of each group (McSherry & Najork 2008).
+
+Equal scores means equal doubles; ragcov's retrievers report near-ties (summation noise) as one exact
+score. A run without scores (rank-only) is scored with ``score = -rank``, so equal ranks tie. Positions
+are then renumbered 1, 2, ... so gaps in ``rank`` do not matter.
 """
 from __future__ import annotations
 
@@ -18,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ragcov_data.errors import RagcovError
+from ragcov_data.ties import DEFAULT_TIE_POLICY, check_tie_policy
 
 #: Conventions for run rows that name documents without a judgment for the query.
 UNJUDGED_POLICIES = ("irrelevant", "skip")
@@ -39,12 +45,21 @@ class RankedLists:
         The queries to score, in output order.
     threshold : float
         Minimum grade counted as relevant by binary metrics.
+    tie_policy : str
+        How rows were ordered; with ``"expected"``, ``ranked`` also has ``gstart`` (positions before
+        the row's tie group) and ``gsize`` (documents in it).
     """
 
     ranked: pd.DataFrame
     judged: pd.DataFrame
     query_ids: pd.Index
     threshold: float
+    tie_policy: str = DEFAULT_TIE_POLICY
+
+    @property
+    def expected(self) -> bool:
+        """Do metrics average over the orders of tied documents?"""
+        return self.tie_policy == "expected"
 
     def n_relevant(self) -> np.ndarray:
         """Number of judged documents with ``grade >= threshold``, per query (0 included)."""
@@ -78,12 +93,13 @@ def prepare(
     relevance_threshold: float = 1,
     query_ids: Any = None,
     unjudged: str = "irrelevant",
-    need_score: bool = False,
+    tie_policy: str = DEFAULT_TIE_POLICY,
 ) -> RankedLists:
-    """Validate ``run`` and ``qrels`` and join them into :class:`RankedLists`.
+    """Validate ``run`` and ``qrels`` and join them into :class:`RankedLists` ordered by ``tie_policy``.
 
     ``query_ids`` defaults to every query id in ``qrels``; rows of other queries are left out.
     """
+    tie_policy = check_tie_policy(tie_policy)
     if unjudged not in UNJUDGED_POLICIES:
         raise RagcovError(f"`unjudged` must be one of {UNJUDGED_POLICIES}; got {unjudged!r}.")
     if isinstance(relevance_threshold, bool) or not isinstance(relevance_threshold, (int, float, np.number)) \
@@ -97,11 +113,6 @@ def prepare(
     if not (has_rank or has_score):
         raise RagcovError(
             f"`run` needs a `rank` or a `score` column to order documents; found {list(run.columns)}."
-        )
-    if need_score and not has_score:
-        raise RagcovError(
-            "tie policies other than 'first' need the run's `score` column to find documents tied at rank 1; "
-            f"found {list(run.columns)}. Pass a run with scores or use tie_policy='first'."
         )
     qrels = _frame(
         qrels, "qrels", ["query-id", "corpus-id", "score"],
@@ -149,18 +160,18 @@ def prepare(
         "qidx": qids.get_indexer(run["query-id"].astype(str).to_numpy(dtype=object)),
         "corpus-id": run["corpus-id"].astype(str).to_numpy(),
     })
+    if has_rank:
+        r["rank"] = pd.to_numeric(run["rank"], errors="coerce").to_numpy()
+        if r["rank"].isna().any():
+            i = int(np.flatnonzero(r["rank"].isna().to_numpy())[0])
+            raise RagcovError(f"`run` has a missing or non-numeric `rank` at row {i}; ranks are integers.")
     if has_score:
         r["score"] = pd.to_numeric(run["score"], errors="coerce").astype(float).to_numpy()
         if r["score"].isna().any():
             i = int(np.flatnonzero(r["score"].isna().to_numpy())[0])
             raise RagcovError(f"`run` has a missing or non-numeric `score` at row {i}; every row needs a score.")
     else:
-        r["score"] = np.nan
-    if has_rank:
-        r["rank"] = pd.to_numeric(run["rank"], errors="coerce").to_numpy()
-        if r["rank"].isna().any():
-            i = int(np.flatnonzero(r["rank"].isna().to_numpy())[0])
-            raise RagcovError(f"`run` has a missing or non-numeric `rank` at row {i}; ranks are 1-based integers.")
+        r["score"] = -r["rank"].astype(float)  # rank-only: equal ranks tie
     r = r[r["qidx"].to_numpy() >= 0]
     dup = r.duplicated(["qidx", "corpus-id"])
     if dup.any():
@@ -172,15 +183,45 @@ def prepare(
     r = r.merge(q[["qidx", "corpus-id", "grade"]], on=["qidx", "corpus-id"], how="left")
     if unjudged == "skip":
         r = r[r["grade"].notna()]
-    r = r.assign(_neg=-r["score"].fillna(0.0))
-    keys = (["rank"] if has_rank else []) + ["_neg", "corpus-id"]
-    r = r.sort_values(["qidx"] + keys, kind="mergesort")
-    r["pos"] = r.groupby("qidx", sort=False).cumcount() + 1
     r["rel"] = r["grade"].fillna(-np.inf) >= relevance_threshold
-    ranked = r[["qidx", "pos", "grade", "rel", "score"]].reset_index(drop=True)
+    r = _order(r, tie_policy, has_rank)
+    r["pos"] = r.groupby("qidx", sort=False).cumcount() + 1
+    cols = ["qidx", "pos", "grade", "rel", "score"]
+    if tie_policy == "expected":
+        r = _tie_groups(r)
+        cols += ["gstart", "gsize"]
+    ranked = r[cols].reset_index(drop=True)
     return RankedLists(
         ranked=ranked,
         judged=q[["qidx", "grade"]].reset_index(drop=True),
         query_ids=qids,
         threshold=float(relevance_threshold),
+        tie_policy=tie_policy,
     )
+
+
+def _order(r: pd.DataFrame, policy: str, has_rank: bool) -> pd.DataFrame:
+    """Rows sorted by query, then the policy's order (see the module docstring)."""
+    did = pd.factorize(r["corpus-id"], sort=True)[0]  # ascending id order (byte-wise for UTF-8)
+    keys: list[np.ndarray] = [-did]  # last key: id descending
+    if policy in ("pessimistic", "optimistic"):
+        gain = np.clip(np.nan_to_num(r["grade"].to_numpy(dtype=float), nan=0.0), 0.0, None)
+        rel = r["rel"].to_numpy().astype(np.int8)
+        sign = -1 if policy == "optimistic" else 1  # optimistic: most relevant first within a tie
+        keys += [sign * gain, sign * rel]
+    keys.append(-r["score"].to_numpy(dtype=float))
+    if policy == "run" and has_rank:
+        keys.append(r["rank"].to_numpy(dtype=float))
+    keys.append(r["qidx"].to_numpy())
+    return r.iloc[np.lexsort(keys)]
+
+
+def _tie_groups(r: pd.DataFrame) -> pd.DataFrame:
+    """``gstart`` (positions before the row's group of equal scores) and ``gsize``, on sorted rows."""
+    q, sc = r["qidx"].to_numpy(), r["score"].to_numpy()
+    new = np.ones(len(r), dtype=bool)
+    new[1:] = (q[1:] != q[:-1]) | (sc[1:] != sc[:-1])
+    gid = np.cumsum(new) - 1
+    first = np.flatnonzero(new)
+    size = np.diff(np.append(first, len(r)))
+    return r.assign(gstart=r["pos"].to_numpy()[first][gid] - 1, gsize=size[gid])

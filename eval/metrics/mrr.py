@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ragcov_data.eval.metrics import _expected
 from ragcov_data.eval.metrics._lists import RankedLists
 
 
 def mrr(lists: RankedLists, k: int) -> pd.Series:
     """RR@k per query (queries without run rows are left out; the caller fills 0)."""
+    if lists.expected:
+        return _expected.reciprocal_rank(lists, k)
     top = lists.top(k)
     rr = (1.0 / top["pos"]).where(top["rel"], 0.0)
     return rr.groupby(top["qidx"], sort=False).max().astype(float)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ragcov_data.eval.metrics import _expected
 from ragcov_data.eval.metrics._lists import RankedLists
 
 
@@ -25,10 +26,14 @@ def _gain(grade: np.ndarray, exponential: bool) -> np.ndarray:
 
 
 def _ndcg(lists: RankedLists, k: int, exponential: bool) -> pd.Series:
-    top = lists.top(k)
-    disc = 1.0 / np.log2(top["pos"].to_numpy(dtype=float) + 1.0)
-    dcg = pd.Series(_gain(top["grade"].to_numpy(), exponential) * disc).groupby(
-        top["qidx"].to_numpy(), sort=False).sum()
+    if lists.expected:
+        disc = np.concatenate(([0.0], 1.0 / np.log2(np.arange(1, k + 1) + 1.0)))
+        dcg = _expected.weighted_sum(lists, k, _gain(lists.ranked["grade"].to_numpy(), exponential), disc)
+    else:
+        top = lists.top(k)
+        disc = 1.0 / np.log2(top["pos"].to_numpy(dtype=float) + 1.0)
+        dcg = pd.Series(_gain(top["grade"].to_numpy(), exponential) * disc).groupby(
+            top["qidx"].to_numpy(), sort=False).sum()
     j = lists.judged.sort_values(["qidx", "grade"], ascending=[True, False], kind="mergesort")
     ipos = j.groupby("qidx", sort=False).cumcount().to_numpy() + 1
     keep = ipos <= k

@@ -43,19 +43,28 @@ def _queries(m, own=None):
 
 
 def reference_run(matrix, k, own=None, min_score=None):
-    """Brute force: the documented ordering and tie rules, row by row, in plain Python."""
+    """Brute force: the documented ordering and tie rules, row by row, in plain Python.
+
+    The top group takes the top score; below it, runs of consecutive near-tied scores take their first
+    (largest) score; rows are ordered by (score descending, corpus-id descending), trec_eval's order.
+    """
     rows = []
     for i, row in enumerate(np.asarray(matrix, dtype=float)):
-        cands = [(s, j) for j, s in enumerate(row)
+        cands = [(s, f"d{j}") for j, s in enumerate(row)
                  if (own is None or j != own[i]) and np.isfinite(s) and (min_score is None or s > min_score)]
         if not cands:
             continue
         top = max(s for s, _ in cands)
-        group = sorted(j for s, j in cands if tied(s, top))
-        rest = sorted(((s, j) for s, j in cands if not tied(s, top)), key=lambda x: (-x[0], x[1]))
-        ordered = [(top, j) for j in group] + rest
-        keep = max(k, len(group))
-        rows += [(f"q{i}", f"d{j}", r + 1, s) for r, (s, j) in enumerate(ordered[:keep])]
+        in_top = {d for s, d in cands if tied(s, top)}
+        cands = sorted(((top if d in in_top else s), d) for s, d in cands)[::-1]  # score desc, id desc
+        snapped = []
+        for s, d in cands:
+            if snapped and tied(s, snapped[-1][0]):
+                s = snapped[-1][0]
+            snapped.append((s, d))
+        ordered = sorted(snapped, key=lambda x: (x[0], x[1]), reverse=True)
+        keep = max(k, len(in_top))
+        rows += [(f"q{i}", d, r + 1, s) for r, (s, d) in enumerate(ordered[:keep])]
     return pd.DataFrame(rows, columns=["query-id", "corpus-id", "rank", "score"])
 
 
@@ -69,24 +78,41 @@ def _cmp(run, ref):
 
 def test_hand_made_ties():
     m = [[1.0, 3.0, 2.0, 3.0, 3.0, 0.5],      # three-way tie at the top, beyond k=2
-         [2.0, 2.0, 2.0, 2.0, 1.0, 0.0],      # tie at the k-th score: cut by corpus position
-         [5.0, 5.0 + 1e-13, 1.0, 5.0 - 1e-13, 0.0, 0.0]]  # float-noise tie: one group, corpus order
+         [2.0, 2.0, 2.0, 2.0, 1.0, 0.0],      # tie at the k-th score: all tied with the top
+         [5.0, 5.0 + 1e-13, 1.0, 5.0 - 1e-13, 0.0, 0.0]]  # float-noise tie: one exact score, id descending
     ret = _index(Fixed(m), 6)
     run = ret.search(_queries(3), k=2, show_progress=False)
     q0 = run[run["query-id"] == "q0"]
-    assert q0["corpus-id"].tolist() == ["d1", "d3", "d4"] and q0["rank"].tolist() == [1, 2, 3]
+    assert q0["corpus-id"].tolist() == ["d4", "d3", "d1"] and q0["rank"].tolist() == [1, 2, 3]
     q1 = run[run["query-id"] == "q1"]
-    assert q1["corpus-id"].tolist() == ["d0", "d1", "d2", "d3"]  # all tied with the top
+    assert q1["corpus-id"].tolist() == ["d3", "d2", "d1", "d0"]  # all tied with the top
     q2 = run[run["query-id"] == "q2"]
-    assert q2["corpus-id"].tolist() == ["d0", "d1", "d3"]
+    assert q2["corpus-id"].tolist() == ["d3", "d1", "d0"]
     assert q2["score"].nunique() == 1 and q2["score"].iat[0] == 5.0 + 1e-13
     _cmp(run, reference_run(m, 2))
 
 
-def test_kth_boundary_tie_cut_by_corpus_position():
+def test_kth_boundary_tie_cut_by_id_descending():
     m = [[9.0, 1.0, 4.0, 4.0, 4.0, 0.0]]
     run = _index(Fixed(m), 6).search(_queries(1), k=3, show_progress=False)
-    assert run["corpus-id"].tolist() == ["d0", "d2", "d3"]
+    assert run["corpus-id"].tolist() == ["d0", "d4", "d3"]  # trec_eval keeps the same two of the three
+
+
+def test_near_ties_below_the_top_are_one_exact_score():
+    m = [[9.0, 4.0, 4.0 + 1e-14, 4.0 - 1e-14, 1.0]]
+    run = _index(Fixed(m), 5).search(_queries(1), k=5, show_progress=False)
+    assert run["corpus-id"].tolist() == ["d0", "d3", "d2", "d1", "d4"]
+    assert run["score"].tolist()[1:4] == [4.0 + 1e-14] * 3
+    _cmp(run, reference_run(m, 5))
+
+
+def test_ids_compare_bytewise_like_strcmp():
+    # "d10" < "d9" as bytes, so among equal scores d9 comes first; a non-ASCII id sorts after ASCII
+    ids = ["d9", "d10", "dé", "d1"]
+    ret = Fixed([[1.0, 1.0, 1.0, 1.0]]).index(pd.DataFrame({"_id": ids, "text": ["x"] * 4}), show_progress=False)
+    run = ret.search(_queries(1), k=4, show_progress=False)
+    assert run["corpus-id"].tolist() == sorted(ids, key=lambda x: x.encode("utf-8"), reverse=True)
+    assert run["corpus-id"].tolist() == ["dé", "d9", "d10", "d1"]
 
 
 def test_exclude_self_and_min_score():
@@ -106,7 +132,7 @@ def test_no_candidate_gives_no_row():
 def test_negative_scores_without_min_score():
     m = [[-0.5, -0.2, -0.2 - 1e-15, -0.9]]
     run = _index(Fixed(m), 4).search(_queries(1), k=1, show_progress=False)
-    assert run["corpus-id"].tolist() == ["d1", "d2"]
+    assert run["corpus-id"].tolist() == ["d2", "d1"]
     _cmp(run, reference_run(m, 1))
 
 

@@ -111,16 +111,22 @@ def test_query_ids_queries_without_run_and_without_relevant():
     assert full.attrs["no_relevant"] == ["q3"] and full.attrs["n_queries"] == 4
 
 
-def test_ordering_by_rank_overrides_score_and_score_ties_follow_corpus_id():
+def test_order_follows_trec_eval_unless_the_run_policy_is_asked():
     run = pd.DataFrame({"query-id": ["q"] * 3, "corpus-id": ["z", "m", "a"],
                         "rank": [3, 1, 2], "score": [9.0, 1.0, 1.0]})
     qrels = _qrels([("q", "m", 1)])
-    assert per_query(run, qrels, "mrr@10")["q"] == 1.0
-    no_rank = run.drop(columns="rank")
-    # by score: z (9), then a and m tied at 1 -> corpus-id ascending: a before m
-    assert per_query(no_rank, qrels, "mrr@10")["q"] == pytest.approx(1 / 3)
-    only_rank = run.drop(columns="score")
+    # trec_eval ignores ranks: z (9), then m and a tied at 1 -> id descending: m before a
+    assert per_query(run, qrels, "mrr@10")["q"] == 0.5
+    assert per_query(run, qrels, "mrr@10", tie_policy="trec_eval")["q"] == 0.5
+    assert per_query(run, qrels, "mrr@10", tie_policy="run")["q"] == 1.0   # the file's ranks
+    assert per_query(run, qrels, "mrr@10", tie_policy="first")["q"] == 1.0  # old name of "run"
+    assert per_query(run.drop(columns="rank"), qrels, "mrr@10")["q"] == 0.5
+    only_rank = run.drop(columns="score")  # rank-only: ordered by rank
     assert per_query(only_rank, qrels, "mrr@10")["q"] == 1.0
+    tied_ranks = only_rank.assign(rank=[2, 1, 1])  # equal ranks tie; broken by id descending
+    assert per_query(tied_ranks, qrels, "mrr@10")["q"] == 1.0
+    assert per_query(tied_ranks, qrels, "mrr@10", tie_policy="pessimistic")["q"] == 0.5
+    assert per_query(tied_ranks, qrels, "mrr@10", tie_policy="expected")["q"] == pytest.approx(0.75)
 
 
 def test_ids_are_compared_as_strings():
@@ -130,23 +136,26 @@ def test_ids_are_compared_as_strings():
     assert s.to_dict() == {"1": 0.5}
 
 
-# ---- tie policies for hit@1 -------------------------------------------------------------
+# ---- tie policies ------------------------------------------------------------------------
 TIE_RUN = _run([
-    ("t1", "a", 5.0), ("t1", "b", 5.0 + 1e-12), ("t1", "c", 5.0), ("t1", "d", 1.0),  # three tied, a, c relevant
+    ("t1", "a", 5.0), ("t1", "b", 5.0), ("t1", "c", 5.0), ("t1", "d", 1.0),  # three tied, a, c relevant
     ("t2", "a", 5.0), ("t2", "b", 4.9),  # no tie at the top
-    ("t3", "a", 2.0), ("t3", "b", 2.0),  # tie, rank-1 row irrelevant, the other relevant
+    ("t3", "b", 2.0), ("t3", "a", 2.0),  # tie; listed first: b (relevant); by id descending: b too
     ("t4", "a", 3.0), ("t4", "b", 3.0),  # tie, both relevant
+    ("t5", "b", 2.0), ("t5", "a", 2.0),  # tie; relevant a listed second and smaller id
 ])
 TIE_QRELS = _qrels([("t1", "a", 1), ("t1", "c", 2), ("t1", "d", 1), ("t2", "a", 1), ("t3", "b", 1),
-                    ("t4", "a", 1), ("t4", "b", 3)])
+                    ("t4", "a", 1), ("t4", "b", 3), ("t5", "a", 1)])
 
 
 @pytest.mark.parametrize(
     "policy, expected",
     [
-        ("first", {"t1": 1.0, "t2": 1.0, "t3": 0.0, "t4": 1.0}),
-        ("pessimistic", {"t1": 0.0, "t2": 1.0, "t3": 0.0, "t4": 1.0}),
-        ("expected", {"t1": 2 / 3, "t2": 1.0, "t3": 0.5, "t4": 1.0}),
+        ("trec_eval", {"t1": 1.0, "t2": 1.0, "t3": 1.0, "t4": 1.0, "t5": 0.0}),   # c, b, b, b, b first
+        ("run", {"t1": 1.0, "t2": 1.0, "t3": 1.0, "t4": 1.0, "t5": 0.0}),         # a, a, b, a, b first
+        ("pessimistic", {"t1": 0.0, "t2": 1.0, "t3": 0.0, "t4": 1.0, "t5": 0.0}),
+        ("optimistic", {"t1": 1.0, "t2": 1.0, "t3": 1.0, "t4": 1.0, "t5": 1.0}),
+        ("expected", {"t1": 2 / 3, "t2": 1.0, "t3": 0.5, "t4": 1.0, "t5": 0.5}),
     ],
 )
 def test_hit_at_1_tie_policies(policy, expected):
@@ -155,10 +164,46 @@ def test_hit_at_1_tie_policies(policy, expected):
     assert s.attrs["tie_policy"] == policy
 
 
+def test_ties_are_exact_doubles():
+    # scores 1e-12 apart are different for trec_eval 10 (double precision), and for ragcov
+    run = _run([("q", "b", 5.0), ("q", "a", 5.0 + 1e-12)])
+    qrels = _qrels([("q", "b", 1)])
+    assert per_query(run, qrels, "hit@1")["q"] == 0.0
+    assert per_query(run, qrels, "hit@1", tie_policy="expected")["q"] == 0.0
+
+
 def test_tie_policy_group_uses_scores_not_ranks():
     # d (relevant, score 1.0) is outside the top tie group even though it is in the run
     s = per_query(TIE_RUN, TIE_QRELS, "hit@1", tie_policy="expected")
     assert s["t1"] == pytest.approx(2 / 3)
+    # at hit@4 every order reaches d: 1 whatever the ties
+    assert per_query(TIE_RUN, TIE_QRELS, "hit@4", tie_policy="pessimistic")["t1"] == 1.0
+
+
+@pytest.mark.parametrize("metric", ["ndcg@3", "p@2", "r@2", "mrr@3", "hit@2", "ndcg_exp@4"])
+def test_every_metric_under_every_order_of_ties(metric):
+    """expected = mean over all orders of each tie group; pessimistic/optimistic = min/max (brute force)."""
+    import itertools
+
+    rng = np.random.default_rng(hash(metric) % 2**32)
+    docs = [f"d{i}" for i in range(5)]
+    for _ in range(15):
+        sc = rng.integers(0, 3, size=5).astype(float)
+        grades = rng.integers(0, 4, size=5)
+        judged = rng.random(5) < 0.8
+        judged[0] = True
+        qrels = _qrels([("q", d, int(g)) for d, g, j in zip(docs, grades, judged) if j])
+        run = pd.DataFrame({"query-id": "q", "corpus-id": docs, "score": sc})
+        orders = [sorted(range(5), key=lambda i: (-sc[i], perm[i])) for perm in itertools.permutations(range(5))]
+        every = pd.DataFrame({"query-id": np.repeat([f"p{j}" for j in range(len(orders))], 5),
+                              "corpus-id": [docs[i] for o in orders for i in o],
+                              "rank": np.tile(np.arange(1, 6), len(orders)),
+                              "score": np.concatenate([sc[o] for o in orders])})
+        every_qrels = pd.concat([qrels.assign(**{"query-id": f"p{j}"}) for j in range(len(orders))])
+        vals = per_query(every, every_qrels, metric, tie_policy="run").to_numpy()  # one query an order
+        assert per_query(run, qrels, metric, tie_policy="expected")["q"] == pytest.approx(np.mean(vals), abs=1e-12)
+        assert per_query(run, qrels, metric, tie_policy="pessimistic")["q"] == pytest.approx(min(vals), abs=1e-12)
+        assert per_query(run, qrels, metric, tie_policy="optimistic")["q"] == pytest.approx(max(vals), abs=1e-12)
 
 
 # ---- parsing and validation -------------------------------------------------------------
@@ -198,12 +243,6 @@ def test_per_query_iv():
         per_query(RUN, QRELS.drop(columns="score"), "p@10")
     with pytest.raises(RagcovError, match=r"`tie_policy` must be one of"):
         per_query(RUN, QRELS, "hit@1", tie_policy="random")
-    with pytest.raises(RagcovError, match=r"applies to hit@1 only; got metric 'ndcg@10'"):
-        per_query(RUN, QRELS, "ndcg@10", tie_policy="pessimistic")
-    with pytest.raises(RagcovError, match=r"applies to hit@1 only; got metric 'hit@3'"):
-        per_query(RUN, QRELS, "hit@3", tie_policy="expected")
-    with pytest.raises(RagcovError, match=r"need the run's `score` column"):
-        per_query(RUN.drop(columns="score"), QRELS, "hit@1", tie_policy="expected")
     with pytest.raises(RagcovError, match=r"`unjudged` must be one of \('irrelevant', 'skip'\)"):
         per_query(RUN, QRELS, "p@10", unjudged="ignore")
     with pytest.raises(RagcovError, match=r"`relevance_threshold` must be a finite number"):

@@ -1,0 +1,642 @@
+"""Run I/O: one reader for every common run format, one writer, one normal form.
+
+A *run* is what a retriever returns for a set of queries. ragcov's normal form is a DataFrame with
+columns ``query-id`` (str), ``corpus-id`` (str), ``rank`` (int) and ``score`` (float), one row per
+(query, document) pair, rows ordered by query (first appearance) then trec_eval's order (score
+descending, document id descending). Every verb and API call reads runs through :func:`load_run`; the
+baselines write them with :func:`save_run`.
+
+Formats read (``format=None`` detects: by suffix, else by content; errors say which was detected)
+------------------------------------------------------------------------------------------------
+* **TREC** ``qid Q0 docid rank score tag``, spaces or tabs, read as trec_eval reads it: the rank column
+  is informational (0, repeated or inconsistent ranks are fine; order comes from the score). Kept as
+  ``rank`` for the ``run`` tie policy.
+* **CSV / TSV** with a header, any column order, extra columns ignored; names recognised
+  case-insensitively (``query-id``/``query_id``/``qid``, ``corpus-id``/``doc_id``/``docid``/``docno``,
+  ``rank``, ``score``); ``columns=`` maps other names.
+* **parquet** (ragcov's own, with its metadata, or any table with those columns).
+* **JSON**: the pytrec_eval / ranx layout ``{qid: {docid: score}}``; ``{qid: [docid, ...]}`` (ranked
+  lists, rank-only); or a list of records / JSON Lines with the column names above.
+* In Python: a DataFrame (same column names) or a dict in the JSON layouts.
+* ``.gz``, ``.bz2``, ``.xz`` by suffix. A UTF-8 byte-order mark is tolerated.
+
+**Rank-only runs** (no score, any format): ordered by rank; ragcov sets ``score = -rank`` so equal ranks
+tie and every tie policy applies (``attrs["score_from"] == "rank"``). A run without ranks gets ranks in
+trec_eval's order (``attrs["rank_from"] == "score"``).
+
+Rejected, with the file, the line and what was expected: missing columns, empty ids, non-numeric or
+non-finite scores, non-integer ranks, and a document listed twice for one query (trec_eval rejects it
+too). Large TREC and CSV files are parsed by Arrow's CSV reader, not a Python loop.
+"""
+from __future__ import annotations
+
+import bz2
+import gzip
+import io
+import json
+import lzma
+import math
+import os
+import re
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from ragcov_data.errors import InputFileError, RagcovError
+
+RUN_COLUMNS = ["query-id", "corpus-id", "rank", "score"]
+FORMATS = ("trec", "csv", "tsv", "parquet", "json", "jsonl")
+PARQUET_SUFFIXES = (".parquet", ".pq")
+COMPRESSION = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
+_SUFFIX_FORMAT = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".tsv": "tsv", ".tab": "tsv",
+                  ".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".trec": "trec", ".run": "trec"}
+_META_KEY = b"ragcov.run"
+_TREC_FIELDS = "'qid Q0 docid rank score tag'"
+
+#: Recognised column names (lower-cased), by ragcov column, in order of preference.
+COLUMN_NAMES: dict[str, tuple[str, ...]] = {
+    "query-id": ("query-id", "query_id", "qid", "queryid", "query-id", "topic_id", "topicid"),
+    "corpus-id": ("corpus-id", "corpus_id", "doc_id", "docid", "docno", "doc-id", "document_id", "document-id",
+                  "pid", "passage_id"),
+    "rank": ("rank",),
+    "score": ("score", "sim", "similarity"),
+}
+__all__ = ["load_run", "save_run", "validate_run", "OwnChunkWarning", "RUN_COLUMNS", "FORMATS", "COLUMN_NAMES"]
+
+
+# ==================================================================================== public API
+def load_run(
+    source: str | os.PathLike | pd.DataFrame | Mapping[str, Any],
+    *,
+    columns: Mapping[str, str] | str | None = None,
+    format: str | None = None,
+) -> pd.DataFrame:
+    """Read a run from a file (TREC, CSV, TSV, parquet, JSON; optionally compressed), a DataFrame or a dict.
+
+    Parameters
+    ----------
+    source : path, DataFrame or dict
+        A run file, a DataFrame with recognised column names, or ``{qid: {docid: score}}`` /
+        ``{qid: [docid, ...]}``.
+    columns : mapping or str, optional
+        ragcov column -> the source's column, for names not recognised automatically, e.g.
+        ``{"query-id": "QUERY", "corpus-id": "DOC"}`` or ``"query-id=QUERY,corpus-id=DOC"``.
+    format : {"trec", "csv", "tsv", "parquet", "json", "jsonl"}, optional
+        Skip detection. By default the suffix decides (after ``.gz``/``.bz2``/``.xz``), else the content.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The run in normal form (see the module docstring); ``attrs`` holds ``format``, ``source``,
+        ``rank_from`` / ``score_from`` (``"file"``, ``"score"``, ``"rank"``), the TREC ``tag`` and, for
+        ragcov parquet files, the retriever's recorded attributes.
+
+    Raises
+    ------
+    InputFileError
+        Missing or unreadable file, undetectable or malformed content: the message names the file,
+        the line and the expected layout, and the format detected.
+    """
+    colmap = _column_map(columns)
+    if isinstance(source, pd.DataFrame):
+        return _normalise(_pick_columns(source, colmap, "run", "DataFrame"), source="run", fmt="DataFrame",
+                          attrs=dict(source.attrs))
+    if isinstance(source, Mapping):
+        return _normalise(_from_mapping(source, "run"), source="run", fmt="dict")
+    if not isinstance(source, (str, os.PathLike)):
+        raise RagcovError(f"`run` must be a path, a DataFrame or a dict; got {type(source).__name__}.")
+    path = Path(source)
+    if not path.is_file():
+        raise InputFileError(f"run file {str(path)!r} does not exist (or is not a file); check the path.")
+    if format is not None and format not in FORMATS:
+        raise RagcovError(f"`format` must be one of {FORMATS}; got {format!r}.")
+    opener = COMPRESSION.get(path.suffix.lower())
+    inner = Path(path.stem) if opener else path
+    fmt, how = (format, "given") if format else _format_by_suffix(inner)
+    if fmt == "parquet":
+        return _read_parquet(path, colmap)
+    data = _read_bytes(path, opener)
+    if fmt is None:
+        fmt, how = _format_by_content(data), "by content"
+    where = f"{path} (format {fmt}, {how})"
+    if fmt == "trec":
+        frame, attrs = _read_trec(data, where), {}
+        attrs["tag"] = frame.attrs.pop("tag")
+    elif fmt in ("csv", "tsv"):
+        frame, attrs = _read_delimited(data, "," if fmt == "csv" else "\t", colmap, where), {}
+    else:
+        frame, attrs = _read_json(data, fmt, colmap, where), {}
+    return _normalise(frame, source=where, fmt=fmt, attrs=attrs, path=str(path))
+
+
+def validate_run(run: pd.DataFrame, *, source: str = "run", columns: Mapping[str, str] | str | None = None
+                 ) -> pd.DataFrame:
+    """Check a run DataFrame and return it in normal form (see :func:`load_run`); raise if bad."""
+    if not isinstance(run, pd.DataFrame):
+        raise RagcovError(f"{source}: a run must be a pandas DataFrame; got {type(run).__name__}.")
+    frame = _pick_columns(run, _column_map(columns), source, "DataFrame")
+    return _normalise(frame, source=source, fmt=run.attrs.get("format", "DataFrame"), attrs=dict(run.attrs))
+
+
+def save_run(run: pd.DataFrame, path: str | os.PathLike, *, tag: str | None = None) -> Path:
+    """Write ``run`` to ``path`` atomically: parquet for ``.parquet``/``.pq``, else a TREC run file.
+
+    TREC lines are ``qid Q0 docid rank score tag`` with scores in Python's shortest round-trip form, so a
+    save/load cycle is exact and trec_eval reads the same doubles. Rows are written in trec_eval's
+    order; ``tag`` defaults to the retriever's name (``run.attrs["retriever"]``) or ``"ragcov"``.
+    A ``.gz``/``.bz2``/``.xz`` suffix compresses the TREC file.
+    """
+    from ragcov_data._atomic import atomic_write
+
+    path = Path(path)
+    run = validate_run(run, source="`run`")
+    if path.suffix.lower() in PARQUET_SUFFIXES:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        table = pa.Table.from_pandas(run, preserve_index=False)
+        meta = dict(table.schema.metadata or {})
+        meta[_META_KEY] = json.dumps(_jsonable(run.attrs), sort_keys=True).encode()
+        table = table.replace_schema_metadata(meta)
+        atomic_write(path, lambda tmp: pq.write_table(table, tmp))
+        return path
+    _warn_own_chunks(run, path)
+    default_tag = run.attrs.get("retriever") or (run.attrs.get("tag") if isinstance(run.attrs.get("tag"), str) else None)
+    tag = str(tag if tag is not None else default_tag or "ragcov")
+    if not tag or any(ch.isspace() for ch in tag):
+        raise RagcovError(f"`tag` must be a non-empty string without whitespace; got {tag!r}.")
+    for col in ("query-id", "corpus-id"):
+        bad = run[col].str.contains(r"\s", regex=True).to_numpy(dtype=bool)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise RagcovError(
+                f"cannot write TREC run {path}: `{col}` {run[col].iat[i]!r} (row {i}) contains whitespace; "
+                "save as .parquet instead."
+            )
+    text = "".join(
+        f"{q} Q0 {d} {r} {s!r} {tag}\n"
+        for q, d, r, s in zip(run["query-id"], run["corpus-id"], run["rank"].tolist(), run["score"].tolist())
+    )
+    opener = COMPRESSION.get(path.suffix.lower())
+    if opener is None:
+        atomic_write(path, text)
+    else:
+        buf = io.BytesIO()
+        with opener(buf, "wb") as fh:
+            fh.write(text.encode("utf-8"))
+        atomic_write(path, buf.getvalue())
+    return path
+
+
+class OwnChunkWarning(UserWarning):
+    """A run saved for outside scorers still ranks queries' own chunks."""
+
+
+def _warn_own_chunks(run: pd.DataFrame, path: Path) -> None:
+    """Warn when rows pair a query with a chunk of the same id (a self-retrieval query's own chunk)
+    and the run does not say its own chunks were excluded: trec_eval, pytrec_eval and ir_measures would
+    count those rows as misses, where ragcov and BEIR (``ignore_identical_ids``) drop them."""
+    if run.attrs.get("exclude_self") is True:
+        return
+    same = run["query-id"].to_numpy() == run["corpus-id"].to_numpy()
+    # only chunk ids ("<doc_id>#<chunk>"): a JurisTCU document may share its number with a query
+    n = int((same & run["query-id"].str.contains("#", regex=False).to_numpy(dtype=bool)).sum())
+    if n:
+        import warnings
+
+        warnings.warn(
+            f"{path}: {n} rows rank a query's own chunk (corpus-id == query-id); trec_eval, pytrec_eval and "
+            "ir_measures will count them as misses. Save ragcov_data.exclude_self(run, task) instead, or score "
+            "with BEIR's ignore_identical_ids=True.", OwnChunkWarning, stacklevel=3)
+
+
+# ==================================================================================== detection
+def _column_map(columns: Mapping[str, str] | str | None) -> dict[str, str]:
+    if columns is None:
+        return {}
+    if isinstance(columns, str):
+        pairs = [p.strip() for p in columns.split(",") if p.strip()]
+        out = {}
+        for p in pairs:
+            if "=" not in p:
+                raise RagcovError(f"`columns` entries look like 'query-id=QUERY'; got {p!r} in {columns!r}.")
+            ours, theirs = (x.strip() for x in p.split("=", 1))
+            out[ours] = theirs
+        columns = out
+    if not isinstance(columns, Mapping):
+        raise RagcovError(f"`columns` must map ragcov columns to yours, e.g. {{'query-id': 'QID'}}; got {columns!r}.")
+    bad = [k for k in columns if k not in RUN_COLUMNS]
+    if bad:
+        raise RagcovError(f"`columns` keys must be among {RUN_COLUMNS}; got {bad}.")
+    return {str(k): str(v) for k, v in columns.items()}
+
+
+def _format_by_suffix(path: Path) -> tuple[str | None, str]:
+    fmt = _SUFFIX_FORMAT.get(path.suffix.lower())
+    return (fmt, "by suffix") if fmt else (None, "by content")
+
+
+def _format_by_content(data: bytes) -> str:
+    head = data.lstrip()[:4096]
+    if head[:1] in (b"{", b"["):
+        return "json"
+    first = head.split(b"\n", 1)[0].decode("utf-8", errors="replace")
+    fields = first.split()
+    if len(fields) == 6 and _is_number(fields[3]) and _is_number(fields[4]):
+        return "trec"
+    if "\t" in first and len(first.split("\t")) >= 2:
+        return "tsv"
+    if "," in first and len(first.split(",")) >= 2:
+        return "csv"
+    return "trec"
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+        return True
+    except ValueError:
+        return False
+
+
+def _read_bytes(path: Path, opener: Callable[..., Any] | None) -> bytes:
+    try:
+        if opener is None:
+            data = path.read_bytes()
+        else:
+            with opener(path, "rb") as fh:
+                data = fh.read()
+    except (OSError, EOFError, lzma.LZMAError) as exc:
+        raise InputFileError(f"{path}: cannot read ({exc}); is it really {path.suffix} compressed?") from exc
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise InputFileError(
+            f"{path}, line {line}: bytes that are not UTF-8 ({data[exc.start:exc.start + 4]!r}); "
+            "re-save the run file as UTF-8."
+        ) from None
+    return data
+
+
+def _choose(names: list[Any], colmap: Mapping[str, str], source: str) -> dict[str, Any]:
+    """ragcov column -> the source's column, from ``colmap`` or the recognised names; raise if lacking."""
+    lower: dict[str, Any] = {}
+    for c in names:
+        lower.setdefault(str(c).strip().lower(), c)
+    chosen: dict[str, Any] = {}
+    for ours, known in COLUMN_NAMES.items():
+        if ours in colmap:
+            if colmap[ours] not in names:
+                raise InputFileError(f"{source}: `columns` maps {ours!r} to {colmap[ours]!r}, which is not a column; "
+                                     f"found {[str(c) for c in names]}.")
+            chosen[ours] = colmap[ours]
+            continue
+        for n in known:
+            if n in lower:
+                chosen[ours] = lower[n]
+                break
+    missing = [c for c in ("query-id", "corpus-id") if c not in chosen]
+    if not ("rank" in chosen or "score" in chosen):
+        missing.append("score or rank")
+    if missing:
+        raise InputFileError(
+            f"{source}: no column for {missing}; found {[str(c) for c in names]}. A run needs a query id "
+            f"({'/'.join(COLUMN_NAMES['query-id'][:3])}), a document id ({'/'.join(COLUMN_NAMES['corpus-id'][:4])}) "
+            "and a score and/or rank; map other names with columns='query-id=QCOL,corpus-id=DCOL' (--columns)."
+        )
+    return chosen
+
+
+def _pick_columns(df: pd.DataFrame, colmap: Mapping[str, str], source: str, fmt: str,
+                  row_label: Callable[[int], str] | None = None) -> pd.DataFrame:
+    """Rename recognised (or mapped) columns to ragcov's names; keep only those."""
+    chosen = _choose(list(df.columns), colmap, source)
+    out = pd.DataFrame({ours: df[theirs] for ours, theirs in chosen.items()})
+    out.attrs["_row_label"] = row_label
+    return out
+
+
+# ==================================================================================== readers
+def _read_parquet(path: Path, colmap: Mapping[str, str]) -> pd.DataFrame:
+    import pyarrow.parquet as pq
+
+    try:
+        table = pq.read_table(path)
+    except Exception as exc:  # pyarrow raises several types
+        raise InputFileError(f"{path}: not a readable parquet file ({exc}).") from exc
+    meta = (table.schema.metadata or {}).get(_META_KEY)
+    attrs = json.loads(meta) if meta else {}
+    where = f"{path} (format parquet)"
+    frame = _pick_columns(table.to_pandas(), colmap, where, "parquet", lambda i: f"row {i}")
+    return _normalise(frame, source=where, fmt="parquet", attrs=attrs, path=str(path))
+
+
+def _read_trec(data: bytes, where: str) -> pd.DataFrame:
+    """TREC lines through Arrow's CSV reader; any irregular file goes to the line-by-line reader,
+    which names the offending line."""
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    clean = data.replace(b"\r\n", b"\n") if b"\r" in data else data
+    if b"\t" in clean:
+        clean = clean.replace(b"\t", b" ")
+    if b"  " in clean:
+        clean = re.sub(rb" {2,}", b" ", clean)
+    if clean[:1] == b" " or b"\n " in clean or b" \n" in clean or clean.endswith(b" "):
+        clean = re.sub(rb"(?m)^ +| +$", b"", clean)
+    names = ["qid", "q0", "docid", "rank", "score", "tag"]
+    try:
+        table = pacsv.read_csv(
+            io.BytesIO(clean),
+            read_options=pacsv.ReadOptions(column_names=names, block_size=1 << 24),
+            parse_options=pacsv.ParseOptions(delimiter=" ", quote_char=False, escape_char=False,
+                                             newlines_in_values=False, ignore_empty_lines=True),
+            convert_options=pacsv.ConvertOptions(
+                column_types={"qid": pa.string(), "q0": pa.string(), "docid": pa.string(), "rank": pa.float64(),
+                              "score": pa.float64(), "tag": pa.string()},
+                strings_can_be_null=False, quoted_strings_can_be_null=False, null_values=[]),
+        )
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return _read_trec_lines(data, where)  # raises with the line
+    if table.num_rows == 0:
+        raise InputFileError(f"{where}: no run lines found; expected {_TREC_FIELDS} lines.")
+    tags = table.column("tag").unique().to_pylist()
+    frame = pd.DataFrame({
+        "query-id": table.column("qid").to_pandas(),
+        "corpus-id": table.column("docid").to_pandas(),
+        "rank": table.column("rank").to_numpy(),
+        "score": table.column("score").to_numpy(),
+    })
+    frame.attrs["tag"] = tags[0] if len(tags) == 1 else sorted(tags)
+    frame.attrs["_row_label"] = _line_labels(data)
+    return frame
+
+
+def _line_labels(data: bytes) -> Callable[[int], str]:
+    """Row -> "line N" for files whose empty lines were skipped (computed only when an error needs it)."""
+    def label(row: int) -> str:
+        n = -1
+        for no, ln in enumerate(data.split(b"\n"), start=1):
+            if ln.strip():
+                n += 1
+                if n == row:
+                    return f"line {no}"
+        return f"row {row}"
+    return label
+
+
+def _read_trec_lines(data: bytes, where: str) -> pd.DataFrame:
+    q, d, r, s, tags = [], [], [], [], set()
+    lines: list[int] = []
+    for no, raw in enumerate(data.decode("utf-8").split("\n"), start=1):
+        line = raw.rstrip("\r")
+        if not line.strip():
+            continue
+        f = line.split()
+        if len(f) != 6:
+            raise InputFileError(f"{where}, line {no}: expected 6 fields {_TREC_FIELDS}, got {len(f)}: {line!r}.")
+        try:
+            rank = float(f[3])
+        except ValueError:
+            raise InputFileError(f"{where}, line {no}: rank {f[3]!r} is not a number ({_TREC_FIELDS}).") from None
+        try:
+            score = float(f[4])
+        except ValueError:
+            raise InputFileError(f"{where}, line {no}: score {f[4]!r} is not a number ({_TREC_FIELDS}).") from None
+        q.append(f[0]); d.append(f[2]); r.append(rank); s.append(score); tags.add(f[5]); lines.append(no)
+    if not q:
+        raise InputFileError(f"{where}: no run lines found; expected {_TREC_FIELDS} lines.")
+    frame = pd.DataFrame({"query-id": q, "corpus-id": d, "rank": r, "score": s})
+    frame.attrs["tag"] = sorted(tags)[0] if len(tags) == 1 else sorted(tags)
+    frame.attrs["_row_label"] = lambda i: f"line {lines[i]}"
+    return frame
+
+
+def _read_delimited(data: bytes, sep: str, colmap: Mapping[str, str], where: str) -> pd.DataFrame:
+    import csv
+
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    first = next((ln for ln in data.split(b"\n", 64) if ln.strip()), b"").decode("utf-8").rstrip("\r")
+    header = next(csv.reader([first], delimiter=sep), [])
+    chosen = _choose(header, colmap, where)
+    ids = {chosen["query-id"], chosen["corpus-id"]}  # ids stay text ("007" is not 7)
+    try:
+        table = pacsv.read_csv(
+            io.BytesIO(data),
+            read_options=pacsv.ReadOptions(block_size=1 << 24),
+            parse_options=pacsv.ParseOptions(delimiter=sep, ignore_empty_lines=True),
+            convert_options=pacsv.ConvertOptions(
+                column_types={c: pa.string() for c in ids}, include_columns=list(chosen.values()),
+                strings_can_be_null=False, null_values=[""], auto_dict_encode=False),
+        )
+    except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+        msg = str(exc).split("\n")[0]
+        raise InputFileError(
+            f"{where}: not a {'CSV' if sep == ',' else 'TSV'} table with a header ({msg}); every line needs the "
+            "header's number of fields."
+        ) from None
+    if table.num_rows == 0:
+        raise InputFileError(f"{where}: no rows under the header {header}.")
+    df = pd.DataFrame({ours: table.column(theirs).to_pandas() for ours, theirs in chosen.items()})
+    df.attrs["_row_label"] = _row_lines_after_header(data)  # blank lines skipped: count them
+    return df
+
+
+def _row_lines_after_header(data: bytes) -> Callable[[int], str]:
+    def label(row: int) -> str:
+        n = -2
+        for no, ln in enumerate(data.split(b"\n"), start=1):
+            if ln.strip():
+                n += 1
+                if n == row:
+                    return f"line {no}"
+        return f"row {row}"
+    return label
+
+
+def _read_json(data: bytes, fmt: str, colmap: Mapping[str, str], where: str) -> pd.DataFrame:
+    text = data.decode("utf-8")
+    if fmt == "json":
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as exc:
+            if exc.msg == "Extra data":  # one object a line: JSON Lines
+                return _read_json(data, "jsonl", colmap, where.replace("format json", "format jsonl"))
+            raise InputFileError(f"{where}, line {exc.lineno}: not valid JSON ({exc.msg}, column {exc.colno}).") from None
+        if isinstance(obj, Mapping):
+            return _from_mapping(obj, where)
+        if isinstance(obj, list) and all(isinstance(r, Mapping) for r in obj):
+            return _pick_columns(pd.DataFrame(obj), colmap, where, "json", lambda i: f"record {i + 1}")
+        raise InputFileError(
+            f"{where}: expected {{qid: {{docid: score}}}}, {{qid: [docid, ...]}} or a list of records; "
+            f"got a JSON {type(obj).__name__}."
+        )
+    records, lines = [], []
+    for no, line in enumerate(text.split("\n"), start=1):  # JSON Lines: records end at \n only
+        line = line.rstrip("\r")
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputFileError(f"{where}, line {no}: not valid JSON ({exc.msg}, column {exc.colno}).") from None
+        if not isinstance(rec, Mapping):
+            raise InputFileError(f"{where}, line {no}: expected a JSON object with run columns, got "
+                                 f"{type(rec).__name__}.")
+        records.append(rec)
+        lines.append(no)
+    if not records:
+        raise InputFileError(f"{where}: no records found.")
+    return _pick_columns(pd.DataFrame(records), colmap, where, "jsonl", lambda i: f"line {lines[i]}")
+
+
+def _from_mapping(obj: Mapping[str, Any], where: str) -> pd.DataFrame:
+    """``{qid: {docid: score}}`` (pytrec_eval / ranx) or ``{qid: [docid, ...]}`` (ranked, rank-only)."""
+    q, d, v = [], [], []
+    by_rank = None
+    for qid, docs in obj.items():
+        if isinstance(docs, Mapping):
+            kind = False
+            items = docs.items()
+        elif isinstance(docs, (list, tuple)):
+            kind = True
+            items = ((doc, i) for i, doc in enumerate(docs, start=1))
+        else:
+            raise InputFileError(f"{where}: query {qid!r} maps to a {type(docs).__name__}; expected "
+                                 "{docid: score} or [docid, ...].")
+        if by_rank is not None and kind != by_rank:
+            raise InputFileError(f"{where}: query {qid!r} mixes the {{docid: score}} and [docid, ...] layouts; "
+                                 "use one for every query.")
+        by_rank = kind
+        for doc, val in items:
+            q.append(str(qid)); d.append(doc); v.append(val)
+    if not q:
+        raise InputFileError(f"{where}: the run has no (query, document) entries.")
+    frame = pd.DataFrame({"query-id": q, "corpus-id": d, ("rank" if by_rank else "score"): v})
+    frame.attrs["_row_label"] = lambda i: f"entry ({q[i]!r}, {d[i]!r})"
+    return frame
+
+
+# ==================================================================================== normal form
+def _normalise(frame: pd.DataFrame, *, source: str, fmt: str, attrs: Mapping[str, Any] | None = None,
+               path: str | None = None) -> pd.DataFrame:
+    """Validate ids, scores, ranks and pairs; fill a missing score or rank; order rows."""
+    label = frame.attrs.get("_row_label") or (lambda i: f"row {i}")
+    n = len(frame)
+    if n == 0:
+        raise InputFileError(f"{source}: the run has no rows; nothing to evaluate.")
+    qid = _id_column(frame["query-id"], "query-id", source, label)
+    did = _id_column(frame["corpus-id"], "corpus-id", source, label)
+    has_score, has_rank = "score" in frame.columns, "rank" in frame.columns
+    score = _number_column(frame["score"], "score", source, label) if has_score else None
+    rank = _number_column(frame["rank"], "rank", source, label, integer=True) if has_rank else None
+
+    qcode, quniq = pd.factorize(qid)
+    dcode, duniq = pd.factorize(did, sort=True)  # codes ascending in id order (byte-wise for UTF-8)
+    pair = qcode.astype(np.int64) * np.int64(len(duniq)) + dcode
+    srt = np.sort(pair)
+    dup = srt[1:] == srt[:-1]
+    if dup.any():
+        first = srt[1:][dup][0]
+        rows = np.flatnonzero(pair == first)
+        q, d = quniq[first // len(duniq)], duniq[first % len(duniq)]
+        raise InputFileError(
+            f"{source}: document {d!r} is listed {len(rows)} times for query {q!r} ({label(int(rows[0]))} and "
+            f"{label(int(rows[1]))}; {int(dup.sum())} repeated pair(s) in all); keep one line per (query, document) "
+            "pair. A file holding several systems' runs (e.g. an ENGINE column) must be split into one run each."
+        )
+    if score is None:
+        score = -rank.astype(np.float64)  # rank-only: equal ranks tie
+    order = np.lexsort((-dcode, -score, qcode))  # query first appearance, score desc, id desc (trec_eval)
+    if rank is None:
+        q_sorted = qcode[order]
+        starts = np.searchsorted(q_sorted, q_sorted, side="left")
+        rank = np.empty(n, dtype=np.int64)
+        rank[order] = np.arange(n) - starts + 1
+    out = pd.DataFrame({
+        "query-id": take_str(qid, order),
+        "corpus-id": take_str(did, order),
+        "rank": np.asarray(rank, dtype=np.int64)[order],
+        "score": np.asarray(score, dtype=np.float64)[order],
+    })
+    out.attrs.update({k: v for k, v in (attrs or {}).items() if not str(k).startswith("_")})
+    out.attrs.setdefault("format", fmt)
+    if path is not None:
+        out.attrs["source"] = path
+    out.attrs["rank_from"] = "file" if has_rank else "score"
+    out.attrs["score_from"] = "file" if has_score else "rank"
+    return out
+
+
+#: The dtype pandas gives a column of str (Arrow-backed from pandas 3 on; else ``object``).
+_STR_DTYPE = pd.Series(["x"]).dtype
+
+
+def take_str(values: Any, idx: np.ndarray) -> Any:
+    """``values[idx]`` as a column of pandas' own str dtype; with Arrow-backed strings, gathered in
+    Arrow (no Python string objects for the many rows of a run)."""
+    if getattr(_STR_DTYPE, "storage", None) == "pyarrow":
+        import pyarrow as pa
+
+        return pd.array(pa.array(values, type=pa.large_string()).take(idx), dtype=_STR_DTYPE)
+    return np.asarray(values, dtype=object)[idx]
+
+
+def _id_column(col: pd.Series, name: str, source: str, label: Callable[[int], str]) -> pd.Series:
+    s = col if isinstance(col, pd.Series) else pd.Series(col)
+    if s.isna().any():
+        i = int(np.flatnonzero(s.isna().to_numpy())[0])
+        raise InputFileError(f"{source}, {label(i)}: empty `{name}`; every row needs one.")
+    if s.dtype.kind == "f":  # numeric ids read from parquet/JSON: as text, integers without ".0"
+        s = pd.Series([_num_id(x) for x in s.tolist()], dtype=object)
+    s = s.astype(str)
+    empty = s.str.strip().str.len().to_numpy() == 0
+    if empty.any():
+        i = int(np.flatnonzero(empty)[0])
+        raise InputFileError(f"{source}, {label(i)}: empty `{name}`; every row needs one.")
+    return s.reset_index(drop=True)
+
+
+def _num_id(x: Any) -> str:
+    return str(int(x)) if isinstance(x, float) and x.is_integer() else str(x)
+
+
+def _number_column(col: pd.Series, name: str, source: str, label: Callable[[int], str],
+                   integer: bool = False) -> np.ndarray:
+    num = pd.to_numeric(col, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+    bad = ~np.isfinite(num)
+    if integer:
+        bad |= np.where(np.isfinite(num), num != np.round(num), False)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        what = "an integer" if integer else "a finite number"
+        hint = (" Drop the column to have ranks computed from the scores." if integer
+                else " Drop the column to have a rank-only run ordered by rank.")
+        raise InputFileError(
+            f"{source}, {label(i)}: `{name}` {_plain(col.iloc[i])!r} is not {what} ({int(bad.sum())} such row(s)).{hint}"
+        )
+    return num.astype(np.int64) if integer else num
+
+
+def _plain(v: Any) -> Any:
+    """A numpy scalar as the Python value, so messages show ``1.5``, not ``np.float64(1.5)``."""
+    return v.item() if isinstance(v, np.generic) else v
+
+
+def _jsonable(x: Any) -> Any:
+    if isinstance(x, dict):
+        return {str(k): _jsonable(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_jsonable(v) for v in x]
+    if isinstance(x, np.generic):
+        return x.item()
+    if isinstance(x, float) and not math.isfinite(x):
+        return None
+    return x
