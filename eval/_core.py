@@ -18,6 +18,8 @@ Public-within-package API (stable; used by :func:`ragcov_data.eval.interval` and
     ESTIMATORS               # ("micro", "macro")
     bootstrap_counts(R, K, n_resamples, rng) -> int8 array (R, K, B)   # share draws across methods
     decode_flags(bitmask) -> tuple[str, ...]
+    min_resamples(level) -> int                      # fewest bootstrap replicates for a level
+    check_resamples(n_resamples, level, methods=None, stratified=False)   # the one validator of B
 
 Estimators
 ----------
@@ -67,6 +69,30 @@ deff_wald (micro)
 t (macro; and any estimator under a stratified design)
     ``mean(p_d) +- t(K-1) sd(p_d) / sqrt(K)``.
 
+Bootstrap replicates
+--------------------
+A bootstrap interval at ``level`` reads the ``(1 - level) / 2`` and ``(1 + level) / 2`` quantiles of
+``B`` replicates (percentile: of the estimates; bootstrap-t: of the studentized ``t_b``). Each tail
+must hold at least one replicate, i.e. ``(B + 1) (1 - level) / 2 >= 1``
+(the order-statistic rule of Davison & Hinkley 1997, ch. 5, which is why 999 is the usual B at
+95%): ``B >= ceil(2 / (1 - level)) - 1`` = 39 at 95%, 19 at 90%, 199 at 99%
+(:func:`min_resamples`). Fewer replicates give intervals made of a handful of order statistics (B = 1
+is a zero-width interval at one replicate, which need not contain the estimate), so
+:func:`check_resamples` refuses them; every entry point (``interval``, ``evaluate``, ``compare``,
+``coverage_study``, ``plan``, ``recommend``) calls it. The minimum is a floor, not a recommendation:
+endpoints settle at B of a few thousand.
+
+Few documents
+-------------
+Flag ``few_clusters`` marks intervals whose reference distribution does not account for a small
+number of documents: the document bootstraps (``cluster_bootstrap``, ``bootstrap_t``; with K
+documents there are only ``C(2K-1, K)`` distinct resamples, 3 at K = 2, and the percentile bootstrap
+variance is biased by ``(K-1)/K``, so it under-covers at small K) and ``deff_wald`` (a normal
+quantile whatever K is), when ``K <`` :data:`FEW_CLUSTERS` (10). At K = 2 the cluster bootstrap can
+be an order of magnitude narrower than CR2. The t-referenced methods (``cr1``, ``cr2``, ``t``) carry
+the small-sample penalty in their df (``K - 1`` or Satterthwaite) and are not flagged; naive methods
+are flagged ``naive`` already.
+
 Designs
 -------
 Simple random sample of documents (default). ``population={"documents": M}`` applies the finite
@@ -92,12 +118,16 @@ multi-stage samples. Survey Methodology 28(2), 169-181.
 Pustejovsky, J. E. & Tipton, E. (2018). Small-sample methods for cluster-robust variance estimation
 and hypothesis testing in fixed effects models. J. Business & Economic Statistics 36(4), 672-683.
 Cochran, W. G. (1977). Sampling Techniques, 3rd ed. Wiley. Ch. 10-11 (two-stage sampling).
+Davison, A. C. & Hinkley, D. V. (1997). Bootstrap Methods and their Application. Cambridge
+University Press. Ch. 5 (choice of B for percentile and studentized intervals).
 Eldridge, S. M., Ashby, D. & Kerry, S. (2006). Sample size for cluster randomized trials: effect of
 coefficient of variation of cluster size and analysis method. Int. J. Epidemiology 35, 1292-1300.
 """
 from __future__ import annotations
 
 from typing import Any, Mapping
+
+import math
 
 import numpy as np
 from scipy import stats
@@ -111,6 +141,9 @@ __all__ = [
     "interval_batch",
     "bootstrap_counts",
     "decode_flags",
+    "min_resamples",
+    "check_resamples",
+    "FEW_CLUSTERS",
     "anova_icc",
     "cr2_df",
 ]
@@ -150,7 +183,13 @@ FLAGS: dict[str, int] = {
     "negative_icc": 64,         # ANOVA ICC < 0, truncated at 0 for DEFF
     "singleton_stratum": 128,   # a stratum with one document: its within variance is taken as 0
     "fpc_ignored": 256,         # a finite population correction was given but the method ignores it
+    "few_clusters": 512,        # K < FEW_CLUSTERS for a method whose reference ignores K (see module doc)
 }
+
+#: Below this many documents, bootstraps and ``deff_wald`` are flagged ``few_clusters``.
+FEW_CLUSTERS = 10
+#: Methods flagged ``few_clusters`` at small K: no small-sample (df) correction in their reference.
+_FEW_CLUSTER_METHODS = ("cluster_bootstrap", "bootstrap_t", "deff_wald")
 
 _CHUNK_ELEMENTS = 1 << 23  # bound on R_chunk * K * B elements per bootstrap chunk
 
@@ -186,6 +225,50 @@ def decode_flags(bits: int) -> tuple[str, ...]:
     """Names of the flags set in one ``flags`` bitmask value."""
     bits = int(bits)
     return tuple(name for name, bit in FLAGS.items() if bits & bit)
+
+
+def min_resamples(level: float) -> int:
+    """Fewest bootstrap replicates for a two-sided interval at ``level``: ``ceil(2 / (1 - level)) - 1``.
+
+    The rule ``(B + 1) (1 - level) / 2 >= 1`` puts at least one replicate in each tail read by the
+    interval (39 at 95%, 19 at 90%, 199 at 99%); see the module docstring.
+    """
+    # the tolerance keeps 2 / 0.05 = 39.999... (float) from rounding up to a 41st replicate
+    return max(1, math.ceil(2.0 / (1.0 - level) - 1e-9) - 1)
+
+
+def check_resamples(n_resamples: Any, level: float, methods: Any = None, stratified: bool = False) -> int:
+    """Validate the bootstrap replicates ``n_resamples`` for ``methods`` at ``level``; return it as int.
+
+    ``n_resamples`` must be a positive integer; when any of ``methods`` (default: every method of the
+    design) resamples, it must also reach :func:`min_resamples` of ``level``. Unknown method names
+    are left to the caller's own check. ``level`` must already be valid (in (0, 1)).
+    """
+    from ragcov_data.errors import RagcovError
+
+    try:
+        ok = not isinstance(n_resamples, bool) and int(n_resamples) == n_resamples and n_resamples >= 1
+    except (TypeError, ValueError):
+        ok = False
+    if not ok:
+        raise RagcovError(f"`n_resamples` must be a positive integer; got {n_resamples!r}.")
+    if methods is None:
+        methods = valid_methods("micro", stratified) + valid_methods("macro", stratified)
+    elif isinstance(methods, str):
+        methods = (methods,)
+    try:
+        methods = tuple(methods)
+    except TypeError:  # not a list of names: the caller's method check reports it
+        methods = ()
+    boot = sorted({m for m in methods if m in METHODS and METHODS[m]["kind"] == "bootstrap"})
+    need = min_resamples(level)
+    if boot and int(n_resamples) < need:
+        raise RagcovError(
+            f"`n_resamples`={int(n_resamples)} is too few bootstrap replicates for a {level:g} interval "
+            f"({', '.join(boot)}): at least {need} are needed so that each tail of the interval holds a "
+            f"replicate (B >= 2/(1 - level) - 1). Use n_resamples >= {need}; more gives steadier endpoints."
+        )
+    return int(n_resamples)
 
 
 def _rng(rng: Any) -> np.random.Generator:
@@ -351,6 +434,9 @@ def interval_batch(
     if np.any(n < 1):
         raise ValueError("`n` must be >= 1 for every document (documents without queries carry no data).")
     R, K = n.shape
+    if METHODS[method]["kind"] == "bootstrap" and not stratified:
+        B = boot_counts.shape[-1] if boot_counts is not None and method != "chunk_bootstrap" else n_resamples
+        check_resamples(B, level, (method,))
     flags = np.full(R, FLAGS["naive"] if METHODS[method]["naive"] else 0, dtype=np.int64)
     population = dict(population or {})
 
@@ -365,6 +451,8 @@ def interval_batch(
         nan = np.full(R, np.nan)
         return {"estimate": est, "se": nan, "df": nan.copy(), "low": nan.copy(), "high": nan.copy(),
                 "flags": flags | FLAGS["k_lt_2"]}
+    if K < FEW_CLUSTERS and method in _FEW_CLUSTER_METHODS:
+        flags |= FLAGS["few_clusters"]
 
     fpc = 1.0
     if population.get("documents") is not None:

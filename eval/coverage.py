@@ -86,7 +86,8 @@ def population_counts(population: Any) -> pd.DataFrame:
     population : DataFrame or EvaluationResult
         Either a per-query outcome table (``query-id``, ``doc_id``, ``value`` [, ``doc_type``]), per-document
         counts (``doc_id``, ``n``, ``hits`` [, ``doc_type``]; ``hits`` may be fractional, then ``q`` =
-        sum of squared values may be given), or an object with a ``per_query`` table of the first kind.
+        sum of squared values may be given), or an object with a ``per_query`` table of the first kind
+        (an :class:`~ragcov_data.eval.EvaluationResult`, whose ``cluster`` column is taken as ``doc_id``).
 
     Returns
     -------
@@ -98,6 +99,8 @@ def population_counts(population: Any) -> pd.DataFrame:
         population = population.per_query
         if callable(population):
             population = population()
+        if isinstance(population, pd.DataFrame) and "cluster" in population.columns and "doc_id" not in population:
+            population = population.rename(columns={"cluster": "doc_id"})  # evaluate's cluster is the document
     if not isinstance(population, pd.DataFrame):
         raise RagcovError(
             f"`population` must be a DataFrame or an EvaluationResult; got {type(population).__name__}. "
@@ -249,7 +252,7 @@ def coverage_study(
     seed : int, default: 0
         Seed: the same call gives the same table. Samples are shared by all methods (common random numbers).
     n_resamples : int, default: 999
-        Bootstrap resamples per replicate for resampling methods.
+        Bootstrap resamples per replicate for resampling methods (at least ``ceil(2 / (1 - level)) - 1``).
     show_progress : bool, default: True
         Show a tqdm bar over (K, estimator, method).
     n_types : int, default: 6
@@ -264,13 +267,15 @@ def coverage_study(
     pandas.DataFrame
         One row per estimator × method × K with columns ``estimator``, ``method``, ``k``, ``coverage``,
         ``mc_margin``, ``mean_width``, ``median_width``, ``degenerate_share``. ``attrs`` holds ``truth``
-        (estimator → population value), ``design``, ``seed``, ``reps``, ``level``, ``n_docs`` and ``n_resamples``.
+        (estimator → population value), ``design``, ``seed``, ``reps``, ``level``, ``n_docs``, ``n_resamples``
+        and ``fpc`` (whether the finite-population correction was applied; always for two-stage).
 
     Raises
     ------
     RagcovError
-        Unknown method / estimator / design, K larger than the population (or smaller than 2), or a
-        population in neither accepted layout.
+        Unknown method / estimator / design, K not smaller than the population (a sample that is the census
+        always "covers") or smaller than 2, too few bootstrap replicates for ``level``
+        (:func:`ragcov_data.eval._core.min_resamples`), or a population in neither accepted layout.
 
     Notes
     -----
@@ -285,7 +290,8 @@ def coverage_study(
     ...                        estimators="micro", show_progress=False)  # doctest: +SKIP
     """
     pop = population_counts(population)
-    ks, methods_req, ests = _coverage_iv(pop, k, reps, methods, estimators, design, level, n_resamples, n_types)
+    ks, methods_req, ests, n_resamples = _coverage_iv(pop, k, reps, methods, estimators, design, level, n_resamples,
+                                                      n_types)
     core = _core()
     plan = [(kk, est, m) for kk in ks for est in ests for m in _methods(core, est, methods_req, design)]
     if not plan:
@@ -330,7 +336,8 @@ def coverage_study(
     truth_by_est = {est: truth[(ks[0], est)] for est in ests}
     table.attrs.update(truth=truth_by_est, truth_by_k={f"{kk}/{est}": v for (kk, est), v in truth.items()},
                        design=design, seed=seed, reps=reps, level=level, n_docs=len(pop),
-                       n_resamples=n_resamples, n_types=n_types if design == "two-stage" else None)
+                       n_resamples=n_resamples, n_types=n_types if design == "two-stage" else None,
+                       fpc=bool(fpc) if design == "srs" else True)
     return table
 
 
@@ -388,15 +395,20 @@ def _coverage_iv(pop, k, reps, methods, estimators, design, level, n_resamples, 
             raise RagcovError(f"`k` must be an integer >= 2 (documents per sample); got {kk!r}.")
         if kk > D:
             raise RagcovError(
-                f"`k`={kk} is larger than the population ({D} documents); pick K <= {D}."
+                f"`k`={kk} is larger than the population ({D} documents); pick K < {D}."
+            )
+        if kk == D and design == "srs":
+            raise RagcovError(
+                f"`k`={kk} equals the population ({D} documents): every sample would be the census itself, "
+                "so every estimate equals the truth and coverage says nothing about the methods (with the "
+                f"finite-population correction the variance would be exactly 0). Pick K < {D}."
             )
     if not isinstance(reps, (int, np.integer)) or reps < 10:
         raise RagcovError(f"`reps` must be an integer >= 10; got {reps!r}.")
     if not (isinstance(level, float) and 0 < level < 1):
         raise RagcovError(f"`level` must be a float in (0, 1); got {level!r}.")
-    if not isinstance(n_resamples, (int, np.integer)) or n_resamples < 1:
-        raise RagcovError(f"`n_resamples` must be a positive integer; got {n_resamples!r}.")
     known = list(_core().METHODS)
+    n_resamples = _core().check_resamples(n_resamples, level, methods, stratified=design == "two-stage")
     req = None
     if methods is not None:
         req = _as_list(methods, "methods")
@@ -419,4 +431,10 @@ def _coverage_iv(pop, k, reps, methods, estimators, design, level, n_resamples, 
                     f"two-stage design needs {n_types} types with at least {kk // n_types} documents each; the "
                     f"population has {eligible}. Lower `n_types` or `k`."
                 )
-    return [int(x) for x in ks], req, ests
+            if eligible == n_types and (types[types >= kk // n_types] == kk // n_types).all():
+                raise RagcovError(
+                    f"two-stage `k`={kk} draws all {n_types} eligible types and every document of each "
+                    f"({kk // n_types}): every sample would be the census itself, so coverage says nothing. "
+                    "Lower `k` (fewer documents per type) or `n_types`."
+                )
+    return [int(x) for x in ks], req, ests, n_resamples

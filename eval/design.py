@@ -50,10 +50,10 @@ def design_effect(values: Any, clusters: Any, *, order: Any = None) -> DesignEff
     Returns
     -------
     DesignEffectResult
-        ``icc`` (one-way ANOVA, unequal sizes), ``deff = 1 + ((cv^2 + 1) * mean_size - 1) * icc``,
-        ``cv`` (sd/mean of sizes, ddof = 0), ``mean_size``, ``n_eff = N / deff``, plus
-        ``lag1_autocorr``, ``share_never_hit`` (documents whose values are all 0) and ``quantiles``
-        of the per-document rates.
+        ``icc`` (one-way ANOVA, unequal sizes; reported as estimated, possibly negative),
+        ``deff = 1 + ((cv^2 + 1) * mean_size - 1) * max(icc, 0)``, ``cv`` (sd/mean of sizes,
+        ddof = 0), ``mean_size``, ``n_eff = N / deff``, plus ``lag1_autocorr``, ``share_never_hit``
+        (documents whose values are all 0), ``quantiles`` of the per-document rates and ``flags``.
 
     Notes
     -----
@@ -61,11 +61,26 @@ def design_effect(values: Any, clusters: Any, *, order: Any = None) -> DesignEff
     equals ``sum n_d^2 / N`` (Eldridge, Ashby & Kerry 2006). DEFF is a model-based variance
     reference for the micro mean, not a count of independent documents.
 
+    A negative ANOVA ICC (documents *less* alike inside than across: between-document mean square
+    below the within one) is flagged ``negative_icc`` and truncated at 0 for DEFF and N_eff, so
+    DEFF = 1 and N_eff = N. Why truncate rather than report ``1 + (...) icc`` as is: the estimator's
+    floor ``-1/(n0 - 1)`` times ``sum n_d^2 / N - 1`` easily passes -1 with large documents, giving
+    DEFF <= 0 and a negative or infinite N_eff that is no variance ratio at all; a negative estimate
+    is, for documents sampled at random, mostly noise around a small non-negative ICC (the usual
+    convention sets it to 0), and it is the same rule ``deff_wald`` applies. The raw ICC stays in
+    ``icc``. Other cases never give a silent nan: ``k_lt_2`` (one document) and ``zero_variance``
+    (every value equal) leave ICC, DEFF and N_eff nan and say so; ``icc_undefined`` (every document
+    has a single query, so there is no within-document variation to compare) leaves ICC nan while
+    DEFF = 1 and N_eff = N exactly (``sum n_d^2 / N = 1``).
+
     Examples
     --------
     >>> d = design_effect([1, 1, 0, 0, 1, 0], ["a", "a", "b", "b", "c", "c"])
     >>> round(d.deff, 3), d.n_clusters
     (1.5, 3)
+    >>> d = design_effect([0, 1, 0, 1, 1, 0], ["a", "a", "b", "b", "c", "c"])  # every document half hits
+    >>> round(d.icc, 3), d.deff, d.n_eff, d.flags
+    (-1.0, 1.0, 6.0, ('negative_icc',))
     """
     v, c = _interval_iv(values, clusters, 0.95, 1)
     _, n, s, q = sufficient_stats(v, c)
@@ -73,13 +88,28 @@ def design_effect(values: Any, clusters: Any, *, order: Any = None) -> DesignEff
     icc = float(_core.anova_icc(n, s, q)[0]) if K >= 2 else float("nan")
     mean_size = N / K
     cv = float(n.std(ddof=0) / mean_size)
-    deff = 1.0 + ((cv * cv + 1.0) * mean_size - 1.0) * icc
+    size_term = (cv * cv + 1.0) * mean_size - 1.0  # sum n^2 / N - 1, 0 when every document has one query
+    flags: list[str] = []
+    if K < 2:
+        flags.append("k_lt_2")
+        deff = float("nan")
+    elif np.allclose(v, v[0]):
+        flags.append("zero_variance")
+        deff = float("nan")
+    elif not np.isfinite(icc):  # no within-document variation to compare with (all singletons)
+        flags.append("icc_undefined")
+        deff = 1.0
+    else:
+        if icc < 0:
+            flags.append("negative_icc")
+        deff = 1.0 + size_term * max(icc, 0.0)
     rates = s / n
     return DesignEffectResult(
         icc=icc, deff=float(deff), cv=cv, mean_size=mean_size,
-        n_eff=float(N / deff) if np.isfinite(deff) and deff > 0 else float("nan"),
+        n_eff=float(N / deff) if np.isfinite(deff) else float("nan"),
         n_obs=int(N), n_clusters=K,
         lag1_autocorr=lag1_autocorr(v, c, order),
         share_never_hit=float(np.mean(q == 0)),
         quantiles={f"q{int(round(p * 100)):02d}": float(x) for p, x in zip(QUANTILES, np.quantile(rates, QUANTILES))},
+        flags=tuple(flags),
     )

@@ -35,8 +35,7 @@ def _interval_iv(values: Any, clusters: Any, level: float, n_resamples: int) -> 
         raise RagcovError(f"`clusters` has {int(pd.isna(c).sum())} missing labels; every query needs a document.")
     if not 0 < level < 1:
         raise RagcovError(f"`level` must be in (0, 1); got {level!r}.")
-    if int(n_resamples) != n_resamples or n_resamples < 1:
-        raise RagcovError(f"`n_resamples` must be a positive integer; got {n_resamples!r}.")
+    _core.check_resamples(n_resamples, level, methods=())  # positive integer; the minimum needs the method
     return v, c
 
 
@@ -120,7 +119,8 @@ def interval(
     seed : int, Generator or None, default: 0
         Seed of the bootstrap methods (results are reproducible for a seed).
     n_resamples : int, default: 5000
-        Bootstrap replicates.
+        Bootstrap replicates; bootstrap methods need at least ``ceil(2 / (1 - level)) - 1`` (39 at
+        95%, :func:`ragcov_data.eval._core.min_resamples`).
     strata : array_like, optional
         Stratum (e.g. document type) of each query, constant within a document: a two-stage /
         stratified design whose target is the mean over strata of per-stratum estimates.
@@ -131,12 +131,15 @@ def interval(
     Returns
     -------
     IntervalResult
+        ``flags`` names degenerate or fragile conditions, e.g. ``few_clusters`` for a bootstrap with
+        fewer than 10 documents (see :data:`ragcov_data.eval._core.FLAGS`).
 
     Raises
     ------
     RagcovError
         Bad inputs, an estimator/method pair that does not apply (the message lists the valid
-        methods), or fewer than two documents for a document-level method.
+        methods), too few bootstrap replicates for ``level``, or fewer than two documents for a
+        document-level method.
 
     Examples
     --------
@@ -149,10 +152,8 @@ def interval(
     """
     v, c = _interval_iv(values, clusters, level, n_resamples)
     stratified = strata is not None
-    try:
-        _core._check_pair(estimator, method, stratified)
-    except RagcovError:
-        raise
+    _core._check_pair(estimator, method, stratified)
+    _core.check_resamples(n_resamples, level, (method,), stratified)
     labels, n, s, q = sufficient_stats(v, c)
     K = len(labels)
     if K < 2 and method not in ("wald_iid", "chunk_bootstrap"):

@@ -18,6 +18,7 @@ import pandas as pd
 from scipy import stats
 
 from ragcov_data.errors import RagcovError
+from ragcov_data.eval._core import check_resamples
 from ragcov_data.eval.coverage import ESTIMATORS, coverage_study, population_counts
 
 __all__ = ["plan", "recommend", "choose_methods", "PlanResult", "RecommendResult", "DEFAULT_METHODS"]
@@ -65,6 +66,8 @@ class PlanResult:
                       f"coverage {r['coverage']:.1%} ± {r['mc_margin']:.1%}")
             if not r["feasible"]:
                 s += f"  [needs more documents than the pilot's {self.n_docs}: not confirmed]"
+            elif r["k"] == self.n_docs:
+                s += f"  [K is every one of the pilot's {self.n_docs} documents (a census): not confirmed]"
             lines.append(s)
         return "\n".join(lines)
 
@@ -90,6 +93,7 @@ def plan(
     reps: int = 1000,
     methods: dict[str, str] | None = None,
     show_progress: bool = False,
+    n_resamples: int = 999,
 ) -> PlanResult:
     """Documents K needed for a target interval half-width, confirmed by simulation.
 
@@ -111,6 +115,9 @@ def plan(
     methods : dict, optional
         Method per estimator for the confirmation (default :data:`DEFAULT_METHODS`).
     show_progress : bool, default: False
+    n_resamples : int, default: 999
+        Bootstrap resamples when a confirming method resamples (at least ``ceil(2 / (1 - level)) - 1``,
+        :func:`ragcov_data.eval._core.min_resamples`).
 
     Returns
     -------
@@ -141,6 +148,8 @@ def plan(
     if len(pop) < 2:
         raise RagcovError(f"`pilot` has {len(pop)} document; a plan needs at least 2 documents.")
     methods = {**DEFAULT_METHODS, **(methods or {})}
+    if confirm:
+        check_resamples(n_resamples, level, [methods[e] for e in ests if e in methods])
     n, s, q = (pop[c].to_numpy(float) for c in ("n", "s", "q"))
     D = len(pop)
     result = PlanResult(float(target_halfwidth), level, D)
@@ -163,9 +172,10 @@ def plan(
             "feasible": bool(k <= D), "method": methods[est], "achieved_halfwidth": None,
             "coverage": None, "mc_margin": None,
         }
-        if confirm and k <= D:
+        if confirm and k < D:  # K = D samples the whole pilot: a census, nothing to simulate
             tab = coverage_study(pop.rename(columns={"s": "hits"}), k=int(k), reps=reps, methods=[methods[est]],
-                                 estimators=est, level=level, seed=seed, show_progress=show_progress)
+                                 estimators=est, level=level, seed=seed, show_progress=show_progress,
+                                 n_resamples=n_resamples)
             r = tab.iloc[0]
             row.update(achieved_halfwidth=float(r["mean_width"] / 2), coverage=float(r["coverage"]),
                        mc_margin=float(r["mc_margin"]))
@@ -243,6 +253,8 @@ def recommend(
     -------
     RecommendResult
     """
+    if isinstance(level, float) and 0 < level < 1:  # else coverage_study names the bad level
+        check_resamples(n_resamples, level, None)
     table = coverage_study(population, k=k, reps=reps, estimators=estimators, level=level, seed=seed,
                            n_resamples=n_resamples, show_progress=show_progress)
     choices = choose_methods(table, level, include_naive=include_naive, warn=True)
