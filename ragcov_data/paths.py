@@ -50,3 +50,45 @@ def default_source(name: str, path: str | os.PathLike | None = None) -> Path:
     if not p.exists():
         raise InputFileError(f"default source {name!r} not found at {str(p)!r}; check the data folder layout.")
     return p
+
+
+def check_writable(path: str | os.PathLike, *, folder: bool = False) -> Path:
+    """Refuse, before any work starts, an output path that cannot be written.
+
+    ``path`` is a file to write (``folder=False``) or a folder to write into (``folder=True``); neither
+    it nor its missing parents are created here. The nearest existing ancestor must be a folder in
+    which a file can be created (probed with a temporary file, so read-only mounts are caught too).
+
+    Raises
+    ------
+    RagcovError
+        ``cannot write PATH: <reason>; choose a writable path`` — the path is a folder where a file is
+        expected (or the reverse), a parent is a file, or the folder is not writable.
+    """
+    import tempfile
+
+    from ragcov_data.errors import RagcovError
+
+    p = Path(path).expanduser()
+
+    def refuse(reason: str) -> RagcovError:
+        return RagcovError(f"cannot write {str(path)}: {reason}; choose a writable path")
+
+    if p.exists():
+        if folder and not p.is_dir():
+            raise refuse("it is a file, not a folder")
+        if not folder and p.is_dir():
+            raise refuse("it is a folder, not a file")
+    anchor = p if folder and p.is_dir() else p.parent
+    while not anchor.exists():
+        if anchor == anchor.parent:
+            break
+        anchor = anchor.parent
+    if not anchor.is_dir():
+        raise refuse(f"{str(anchor)!r} is a file, not a folder")
+    try:
+        with tempfile.TemporaryFile(dir=anchor, prefix=".ragcov-probe-"):
+            pass
+    except OSError as exc:
+        raise refuse(f"{exc.strerror or exc} in {str(anchor)!r}") from None
+    return p

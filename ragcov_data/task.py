@@ -7,9 +7,14 @@ version). :func:`build_task` is the one implementation of the construction rules
 """
 from __future__ import annotations
 
+import hashlib
+import io
 import json
 import math
 import os
+import shutil
+import tempfile
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -17,11 +22,16 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ragcov_data.acervo import Acervo, read_acervo
-from ragcov_data.errors import RagcovError
-from ragcov_data._atomic import atomic_write
+from ragcov_data.acervo import Acervo, read_acervo, sha256_file
+from ragcov_data.errors import ChecksumError, InputFileError, RagcovError
+from ragcov_data._atomic import _umask, atomic_write
 
 SPLITS = ("corpus", "queries", "qrels")
+#: Files of a task folder written by :meth:`Task.to_parquet` (``ragcov build --out``).
+TASK_FILES = {split: f"{split}.parquet" for split in SPLITS}
+MANIFEST_FILE = "manifest.json"
+#: Key of ``manifest.json`` mapping each split file to its sha256.
+FILES_KEY = "files"
 MANIFEST_KEY = "ragcov_manifest"
 TASK_NAME = "chunked self-retrieval"
 
@@ -223,15 +233,147 @@ class Task:
         return cls(frames["corpus"], frames["queries"], frames["qrels"], manifest_of(dataset_dict) or {})
 
     def to_parquet(self, out_dir: str | os.PathLike) -> dict[str, Path]:
-        """Write ``corpus.parquet``, ``queries.parquet``, ``qrels.parquet`` and ``manifest.json``.
+        """Write the task folder: ``corpus/queries/qrels.parquet`` and ``manifest.json``.
 
-        Same task ⇒ byte-identical files. Files are written atomically (temp file + ``os.replace``).
+        The manifest gains ``files``: the sha256 of each split file, which :func:`read_task` verifies.
+        The folder is written whole into a temporary sibling and renamed into place, replacing an
+        existing task folder only once the new one is complete: an interrupted write leaves the old
+        folder as it was, never new splits beside old ones. Same task ⇒ byte-identical files.
+
+        Raises
+        ------
+        RagcovError
+            ``out_dir`` is a file, or a folder holding files that are not a task's (see
+            :func:`check_task_out`).
         """
-        out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
-        paths = {split: write_parquet(self[split], out / f"{split}.parquet") for split in SPLITS}
-        paths["manifest"] = write_json(self.manifest, out / "manifest.json")
-        return paths
+        out = Path(os.path.abspath(check_task_out(out_dir)))  # "." has no name to make a sibling of
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp"))
+        try:
+            files = {}
+            for split, name in TASK_FILES.items():
+                write_parquet(self[split], tmp / name)
+                files[name] = sha256_file(tmp / name)
+            manifest = {k: v for k, v in self.manifest.items() if k != FILES_KEY}
+            write_json({**manifest, FILES_KEY: files}, tmp / MANIFEST_FILE)
+            os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp makes it owner-only
+            _swap_into_place(tmp, out)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        given = Path(out_dir)
+        return {**{split: given / name for split, name in TASK_FILES.items()}, "manifest": given / MANIFEST_FILE}
+
+    @classmethod
+    def from_parquet(cls, folder: str | os.PathLike) -> "Task":
+        """The task in a folder written by :meth:`to_parquet`, every file verified (see :func:`read_task`)."""
+        return read_task(folder)
+
+
+def _swap_into_place(new: Path, out: Path) -> None:
+    """Rename the complete folder ``new`` to ``out``; an existing ``out`` is moved aside first and
+    restored if the rename fails, then deleted."""
+    if not out.exists():
+        os.rename(new, out)
+        return
+    old = out.with_name(f".{out.name}.{uuid.uuid4().hex[:8]}.old")
+    os.rename(out, old)
+    try:
+        os.rename(new, out)
+    except BaseException:
+        os.rename(old, out)
+        raise
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def check_task_out(out_dir: str | os.PathLike) -> Path:
+    """Refuse a task-folder destination that cannot be written or replaced safely.
+
+    A new or empty folder, or one holding only a task's files, is fine. A folder with anything else
+    in it is refused rather than replaced (its files would be lost). Also checks that the nearest
+    existing parent is writable (:func:`ragcov_data.paths.check_writable`).
+    """
+    from ragcov_data.paths import check_writable
+
+    out = check_writable(out_dir, folder=True)
+    if out.is_dir():
+        foreign = sorted(e.name for e in out.iterdir() if e.name not in {*TASK_FILES.values(), MANIFEST_FILE})
+        if foreign:
+            shown = ", ".join(foreign[:3]) + (f" and {len(foreign) - 3} more" if len(foreign) > 3 else "")
+            raise RagcovError(f"cannot write {str(out_dir)}: the folder holds files that are not part of a task "
+                              f"({shown}) and would be lost when it is replaced; choose a new or empty folder")
+    return out
+
+
+def is_task_folder(path: str | os.PathLike) -> bool:
+    """True when ``path`` is a folder with a task ``manifest.json`` (not a ``ragcov publish`` index)."""
+    p = Path(path)
+    if not (p / MANIFEST_FILE).is_file():
+        return False
+    try:
+        manifest = json.loads((p / MANIFEST_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return True  # read_task names the problem
+    return not (isinstance(manifest, dict) and "configs" in manifest and "task" not in manifest)
+
+
+def read_task(folder: str | os.PathLike) -> Task:
+    """Read a task folder written by :meth:`Task.to_parquet` (``ragcov build --out``).
+
+    Every split file is checked against the sha256 recorded in ``manifest.json`` before it is used, so
+    a folder mixing files from two builds (or a file edited or truncated since) is refused instead of
+    silently scored against the wrong qrels.
+
+    Raises
+    ------
+    InputFileError
+        No folder, no or unreadable ``manifest.json``, a missing split file.
+    ChecksumError
+        A split file whose sha256 differs from the manifest's, or a manifest without file hashes
+        (written before they were recorded). The message names the file and says to rebuild.
+    """
+    d = Path(folder)
+    rebuild = f"rebuild the folder with `ragcov build ... --out {str(d)}`"
+    mpath = d / MANIFEST_FILE
+    if not d.is_dir():
+        raise InputFileError(f"task folder {str(d)!r} does not exist; pass a folder written by `ragcov build --out`.")
+    if not mpath.is_file():
+        raise InputFileError(f"{str(d)!r} has no {MANIFEST_FILE}, so it is not a task folder written by "
+                             "`ragcov build --out`; pass one, or the source data with --data-dir/--data-files.")
+    try:
+        manifest = json.loads(mpath.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise InputFileError(f"{str(mpath)!r} cannot be read as JSON ({exc}); {rebuild}.") from None
+    if not isinstance(manifest, dict):
+        raise InputFileError(f"{str(mpath)!r} is not a task manifest (a JSON object); {rebuild}.")
+    if "configs" in manifest and "task" not in manifest:
+        raise InputFileError(f"{str(d)!r} is a folder written by `ragcov publish`, not a task folder; load it "
+                             f"with datasets.load_dataset({str(d)!r}, 'queries'), or write one with `ragcov build --out`.")
+    files = manifest.get(FILES_KEY)
+    if not isinstance(files, dict) or any(name not in files for name in TASK_FILES.values()):
+        raise ChecksumError(f"{str(mpath)!r} records no sha256 of the split files (written by an older ragcov), so "
+                            f"the folder cannot be verified; {rebuild}.")
+    frames = {}
+    for split, name in TASK_FILES.items():
+        path = d / name
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            raise InputFileError(f"task folder {str(d)!r} lacks {name}; {rebuild}.") from None
+        except OSError as exc:
+            raise InputFileError(f"cannot read {str(path)!r}: {exc.strerror or exc}.") from None
+        digest = hashlib.sha256(data).hexdigest()
+        if digest != files[name]:
+            raise ChecksumError(
+                f"task folder {str(d)!r}: {name} does not match {MANIFEST_FILE} (sha256 {digest[:12]}… found, "
+                f"{str(files[name])[:12]}… recorded): the folder mixes files from different builds or was edited; "
+                f"{rebuild}.")
+        try:
+            frames[split] = pd.read_parquet(io.BytesIO(data))
+        except (OSError, ValueError) as exc:  # pragma: no cover - a verified file written by ragcov
+            raise InputFileError(f"cannot read {str(path)!r} as parquet: {exc}; {rebuild}.") from None
+    task_manifest = {k: v for k, v in manifest.items() if k != FILES_KEY}
+    return Task(frames["corpus"], frames["queries"], frames["qrels"], task_manifest)
 
 
 def write_parquet(df: pd.DataFrame, path: str | os.PathLike) -> Path:
@@ -337,7 +479,9 @@ def build_task(
                         meta_df], axis=1)
     queries = pd.concat([pd.DataFrame({"_id": c_ids, "text": [ch.query_of(t, query_words) for t in c_text],
                                        "doc_id": c_docs, "chunk_id": c_ids}), meta_df], axis=1)
-    # qrels: for each query, every other chunk of its document, in corpus order
+    # qrels: for each query, every other chunk of its document, in corpus order (counted, and warned
+    # about when huge, before they are materialised: they grow with the square of chunk counts)
+    ch.warn_qrels_size(doc_sizes, mean_id_chars=sum(map(len, c_ids)) / len(c_ids), stacklevel=3)
     ids = np.asarray(c_ids, dtype=object)
     sizes = np.asarray(doc_sizes)
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
@@ -383,4 +527,5 @@ def build_task(
     return Task(corpus, queries, qrels, manifest, read_types)
 
 
-__all__ = ["Task", "TaskDescription", "build_task", "task_features", "manifest_of", "write_parquet", "write_json"]
+__all__ = ["Task", "TaskDescription", "build_task", "task_features", "manifest_of", "write_parquet", "write_json",
+           "read_task", "is_task_folder", "check_task_out"]

@@ -1,19 +1,24 @@
 """The ``ragcov`` command line: one verb a module.
 
 Each verb module in this package defines ``add_parser(subparsers)`` (registering its sub-command with
-``set_defaults(func=run)``) and ``run(args) -> int``. Errors from ragcov become one clear line on stderr
-and a non-zero exit.
+``set_defaults(func=run)``) and ``run(args) -> int``. Every error ends in one line on stderr and a
+non-zero exit, never a traceback: ragcov's own errors (bad input) and OS errors exit 2, an interrupt
+exits 130, anything else is reported as a bug (exit 1) with how to see its traceback (``RAGCOV_DEBUG=1``).
 """
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 from ragcov_data.errors import RagcovError
 
 #: Verb modules, in the order ``ragcov --help`` lists them.
 VERBS = ["build", "publish", "run", "eval", "compare", "coverage", "plan", "report", "benchmark"]
+
+#: Set to 1 to let unexpected exceptions propagate with their traceback.
+DEBUG_ENV = "RAGCOV_DEBUG"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -32,15 +37,42 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def _os_message(exc: OSError) -> str:
+    """``<reason>: '<file>'`` for an OS error (the parts the user can act on, without errno noise)."""
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    names = [n for n in (exc.filename, exc.filename2) if n]
+    return f"{reason}: {' -> '.join(repr(str(n)) for n in names)}" if names else reason
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``ragcov`` console script."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    """Entry point of the ``ragcov`` console script: run one verb, turn every failure into one line."""
+    verb = "ragcov"
     try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        verb = f"ragcov {args.verb}"
         return int(args.func(args) or 0)
-    except (RagcovError, FileNotFoundError) as exc:
-        print(f"ragcov {args.verb}: error: {exc}", file=sys.stderr)
+    except KeyboardInterrupt:
+        print(f"{verb}: interrupted", file=sys.stderr)
+        return 130
+    except RagcovError as exc:
+        print(f"{verb}: error: {_one_line(exc)}", file=sys.stderr)
         return 2
+    except OSError as exc:
+        if os.environ.get(DEBUG_ENV):
+            raise
+        print(f"{verb}: error: {_one_line(_os_message(exc))}; check the path and its permissions", file=sys.stderr)
+        return 2
+    except Exception as exc:  # noqa: BLE001 - the last line of defence against tracebacks
+        if os.environ.get(DEBUG_ENV):
+            raise
+        print(f"{verb}: internal error: {type(exc).__name__}: {_one_line(exc)} — this is a bug in ragcov; rerun "
+              f"with {DEBUG_ENV}=1 for the traceback and report it", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":  # pragma: no cover

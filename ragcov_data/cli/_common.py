@@ -45,15 +45,9 @@ def read_population(path: str, twin: bool = False, seed: int = 0) -> pd.DataFram
         raise InputFileError(f"population file {str(p)!r} not found; pass a parquet/CSV/JSONL table or --twin.")
     if p.suffix == ".json":
         return _read_json_population(p)
-    try:
-        if p.suffix == ".parquet":
-            return pd.read_parquet(p)
-        if p.suffix == ".jsonl":
-            return pd.read_json(p, lines=True, dtype={"doc_id": str, "query-id": str})
-        sep = "\t" if p.suffix in (".tsv", ".tab") else ","
-        return pd.read_csv(p, sep=sep, dtype={"doc_id": str, "query-id": str})
-    except (ValueError, OSError) as exc:
-        raise InputFileError(f"cannot read population file {str(p)!r}: {exc}") from exc
+    from ragcov_data.cli._task import read_table  # one table reader: BOM, JSON Lines, ids as text
+
+    return read_table(p, id_columns=("doc_id", "query-id"))
 
 
 #: Fields of each ``per_query`` record of an ``eval --json`` file that a population needs.

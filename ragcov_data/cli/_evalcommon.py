@@ -2,69 +2,59 @@
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-
+from ragcov_data.cli._task import add_task_source, load_task_source
 from ragcov_data.errors import InputFileError, RagcovError
-
-_SUFFIXES = (".parquet", ".jsonl", ".csv", ".tsv")
-
-
-def _read_table(path: Path) -> pd.DataFrame:
-    try:
-        if path.suffix == ".parquet":
-            df = pd.read_parquet(path)
-        elif path.suffix == ".jsonl":
-            df = pd.read_json(path, lines=True, dtype=False)
-        else:
-            df = pd.read_csv(path, sep="\t" if path.suffix == ".tsv" else ",", dtype=str)
-    except (ValueError, OSError) as exc:
-        raise InputFileError(f"cannot read {str(path)!r}: {exc}") from exc
-    for col in ("_id", "doc_id", "chunk_id", "query-id", "corpus-id"):
-        if col in df.columns:
-            df[col] = df[col].astype(str)
-    if "score" in df.columns and path.name.startswith("qrels"):
-        df["score"] = pd.to_numeric(df["score"])
-    if "chunk_index" in df.columns:
-        df["chunk_index"] = pd.to_numeric(df["chunk_index"])
-    return df
 
 
 def load_task(args: argparse.Namespace) -> Any:
-    """The task: ``queries``/``qrels`` tables in ``--data-dir``, else ``load_dataset(--dataset, ...)``."""
-    d = Path(args.data_dir)
-    if not d.is_dir():
-        raise InputFileError(f"--data-dir {str(d)!r} is not a folder.")
-    found = {}
-    for split in ("corpus", "queries", "qrels"):
-        for suf in _SUFFIXES:
-            if (d / f"{split}{suf}").is_file():
-                found[split] = d / f"{split}{suf}"
-                break
-    if "queries" in found and "qrels" in found:
-        return {split: _read_table(p) for split, p in found.items()}
-    import ragcov_data
+    """The task the source options name (see :mod:`ragcov_data.cli._task`).
 
-    config: dict[str, Any] = {"data_dir": str(d)}
-    if args.chunk_words is not None:
-        config["chunk_words"] = args.chunk_words
-    return ragcov_data.load_dataset(args.dataset, show_progress=False, **config)
+    The ``--json`` output path is checked first, so an unwritable path fails before any work.
+    """
+    if getattr(args, "json_out", None):
+        from ragcov_data.paths import check_writable
+
+        check_writable(args.json_out)
+    task = load_task_source(args).task
+    if getattr(args, "population_size", None) is not None:
+        _check_population_size(task, args)
+    return task
+
+
+def _check_population_size(task: Any, args: argparse.Namespace) -> None:
+    """``--population-size`` below the number of sampled units is bad input, said before scoring."""
+    queries = task["queries"]
+    names = list(getattr(queries, "column_names", None) or queries.columns)
+    col = args.cluster or ("doc_id" if "doc_id" in names else "_id")
+    if col not in names:
+        return  # evaluate names the missing column
+    values = queries[col]
+    k = len(set(values.tolist() if hasattr(values, "tolist") else values))
+    if args.population_size < k:
+        raise RagcovError(f"--population-size {args.population_size:g} is smaller than the {k} units ({col}) the "
+                          "task samples; give the number of documents in the whole population (at least the sample).")
 
 
 def add_common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--data-dir", required=True,
-                   help="folder with queries/qrels tables (.parquet/.jsonl/.csv/.tsv), or the source data of --dataset")
-    p.add_argument("--dataset", default="aneel_taesa", help="registered dataset name (default: aneel_taesa)")
-    p.add_argument("--chunk-words", type=int, default=None, help="chunk size in words (self-retrieval datasets)")
+    """Task source, metric, tie policy, clustering, interval and output options of eval and compare."""
+    add_task_source(p)
     p.add_argument("--metric", default="hit@1", help="hit@k, ndcg@k, p@k, r@k, mrr@k (default: hit@1)")
-    p.add_argument("--tie-policy", default="first", choices=["first", "pessimistic", "expected"],
-                   help="ties with the rank-1 score, hit@1 only (default: first)")
+    from ragcov_data.ties import DEFAULT_TIE_POLICY, TIE_POLICIES, TIE_POLICY_ALIASES
+
+    p.add_argument("--tie-policy", default=DEFAULT_TIE_POLICY, choices=[*TIE_POLICIES, *TIE_POLICY_ALIASES],
+                   help=f"order of candidates with equal scores (default: {DEFAULT_TIE_POLICY}; "
+                        + ", ".join(f"{a} = {b}" for a, b in TIE_POLICY_ALIASES.items()) + ")")
     p.add_argument("--relevance-threshold", type=int, default=1, help="minimum relevant grade (default: 1)")
-    p.add_argument("--cluster", default=None, help="queries column of the sampled unit (default: doc_id, else query)")
+    p.add_argument("--cluster", default=None,
+                   help="queries column of the sampled unit (default: source_key, else doc_id, else the query)")
     p.add_argument("--by", default=None, help="queries column: estimates per group plus overall")
-    p.add_argument("--methods", default=None, help="comma-separated interval methods (default: all)")
+    p.add_argument("--methods", default=None,
+                   help="comma-separated interval methods, or 'all' (default: compute all, print the recommended "
+                        "one per estimator)")
     p.add_argument("--level", type=float, default=0.95, help="confidence level (default: 0.95)")
     p.add_argument("--n-resamples", type=int, default=5000, help="bootstrap replicates (default: 5000)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: 0)")
@@ -72,9 +62,110 @@ def add_common(p: argparse.ArgumentParser) -> None:
 
 
 def methods_arg(text: str | None) -> list[str] | None:
-    if text is None:
+    """``--methods a,b`` as a list (None: every method, also for ``--methods all``)."""
+    if text is None or text.strip() == "all":
         return None
     out = [m.strip() for m in text.split(",") if m.strip()]
     if not out:
         raise RagcovError("--methods is empty; give comma-separated names or omit it for all methods.")
     return out
+
+
+# --------------------------------------------------------------------------- sampling design
+
+
+def _positive(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive number; got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number; got {text!r}")
+    return value
+
+
+def add_design(p: argparse.ArgumentParser) -> None:
+    """``--strata``, ``--population-size``, ``--stratum-sizes``, ``--population-strata``."""
+    g = p.add_argument_group("sampling design (finite-population correction, two-stage)")
+    g.add_argument("--strata", metavar="COL", default=None,
+                   help="queries column of strata (e.g. doc_type), constant within a document: two-stage / "
+                        "stratified design, method t only, target = mean over strata")
+    g.add_argument("--population-size", type=_positive, default=None, metavar="N",
+                   help="one-stage design: documents in the population the sample was drawn from (finite-"
+                        "population correction)")
+    g.add_argument("--stratum-sizes", default=None, metavar="SPEC",
+                   help="with --strata: documents in the population of each stratum, as LABEL=N,LABEL=N or a "
+                        ".json file {label: N} or a .csv/.tsv file with columns stratum,documents")
+    g.add_argument("--population-strata", type=_positive, default=None, metavar="H",
+                   help="with --strata: strata in the population, when the sampled strata were drawn from them")
+
+
+def design_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    """``strata=`` and ``population_sizes=`` for :func:`ragcov_data.eval.evaluate` from the design options."""
+    strata = getattr(args, "strata", None)
+    if strata is None:
+        for opt, value in (("--stratum-sizes", args.stratum_sizes), ("--population-strata", args.population_strata)):
+            if value is not None:
+                raise RagcovError(f"{opt} describes strata; give --strata COL too (the queries column of strata).")
+        return {"strata": None, "population_sizes": args.population_size}
+    if args.population_size is not None:
+        raise RagcovError("--population-size is for a one-stage design; with --strata give --stratum-sizes "
+                          "(documents per stratum) and/or --population-strata (strata in the population).")
+    sizes: dict[str, Any] = {}
+    if args.stratum_sizes is not None:
+        sizes["documents"] = stratum_sizes(args.stratum_sizes)
+    if args.population_strata is not None:
+        sizes["strata"] = args.population_strata
+    return {"strata": strata, "population_sizes": sizes or None}
+
+
+def stratum_sizes(spec: str) -> dict[str, float]:
+    """``{stratum: documents}`` from ``LABEL=N,...`` or a .json / .csv / .tsv file."""
+    path = Path(spec)
+    if path.suffix.lower() in (".json", ".csv", ".tsv"):
+        if not path.is_file():
+            raise InputFileError(f"--stratum-sizes file {spec!r} not found; pass LABEL=N,... or an existing file.")
+        pairs = _sizes_file(path)
+        where = f"--stratum-sizes file {spec!r}"
+    else:
+        pairs = []
+        for item in (x.strip() for x in spec.split(",")):
+            if not item:
+                continue
+            if "=" not in item:
+                raise RagcovError(f"--stratum-sizes item {item!r} is not LABEL=N; write e.g. despacho=120,portaria=45.")
+            label, _, n = item.rpartition("=")
+            pairs.append((label.strip(), n.strip()))
+        where = "--stratum-sizes"
+    out: dict[str, float] = {}
+    for label, n in pairs:
+        try:
+            value = float(n)
+        except (TypeError, ValueError):
+            value = float("nan")
+        if not value > 0:
+            raise RagcovError(f"{where}: stratum {label!r} has size {n!r}; sizes must be positive numbers.")
+        if label in out:
+            raise RagcovError(f"{where}: stratum {label!r} is given twice; give each stratum once.")
+        out[label] = value
+    if not out:
+        raise RagcovError(f"{where} is empty; give the documents of each stratum, e.g. despacho=120,portaria=45.")
+    return out
+
+
+def _sizes_file(path: Path) -> list[tuple[str, Any]]:
+    try:
+        if path.suffix.lower() == ".json":
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if not isinstance(data, dict):
+                raise InputFileError(f"--stratum-sizes file {str(path)!r} must hold a JSON object {{label: N}}.")
+            return [(str(k), v) for k, v in data.items()]
+        import pandas as pd
+
+        df = pd.read_csv(path, sep="\t" if path.suffix.lower() == ".tsv" else ",", dtype=str)
+    except (OSError, ValueError) as exc:
+        raise InputFileError(f"cannot read --stratum-sizes file {str(path)!r}: {exc}") from None
+    if list(df.columns[:2]) != ["stratum", "documents"]:
+        raise InputFileError(f"--stratum-sizes file {str(path)!r} needs columns stratum,documents; "
+                             f"found {list(df.columns)}.")
+    return list(zip(df["stratum"].astype(str), df["documents"]))

@@ -5,6 +5,7 @@ import argparse
 import sys
 
 from ragcov_data.cli._common import int_list, str_list
+from ragcov_data.errors import RagcovError
 
 
 def add_parser(sub) -> None:
@@ -38,8 +39,16 @@ def add_parser(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ragcov_data.reporting import write_report
+    from ragcov_data.paths import check_writable
     from ragcov_data.reporting.benchmark import run_benchmark
 
+    check_writable(args.out, folder=True)  # before minutes of work, not after
+    from ragcov_data.task import is_task_folder
+
+    if args.data_dir and is_task_folder(args.data_dir):
+        raise RagcovError(f"--data-dir {args.data_dir!r} is a task folder; the benchmark builds its tasks from the "
+                          "data folder (aneel/, juristcu/). Run a retriever on the folder with `ragcov run --task "
+                          "DIR` and score it with `ragcov eval --task DIR`.")
     reps = args.reps if args.reps is not None else (300 if args.quick else 2000)
     ks = args.k if args.k is not None else ([5, 10, 20] if args.quick else [5, 10, 20, 40])
     nres = args.n_resamples if args.n_resamples is not None else (199 if args.quick else 999)

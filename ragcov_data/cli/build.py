@@ -3,12 +3,18 @@
     ragcov build --data-dir ../shared/data
     ragcov build --data-files acervo.jsonl more/ --chunk-words 400 --out task/ --json
     ragcov build --dataset juristcu --data-dir ../shared/data
+    ragcov build --task task/            # describe (and verify) a folder written by --out
 """
 from __future__ import annotations
 
 import argparse
 import json
+import sys
+import warnings
 from pathlib import Path
+
+from ragcov_data.cli._task import DEFAULT_DATASET, add_task_source, task_folder
+from ragcov_data.errors import RagcovError
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -18,19 +24,15 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         description="Build the chunked self-retrieval task (corpus, queries, qrels) from a document collection "
                     "and print what the study reports about it. Sources: --data-files (JSONL, CSV, parquet, or "
                     "folders of .txt/.md/.html), else aneel/aneel_fulltext.jsonl in --data-dir or "
-                    "$RAGCOV_DATA_DIR.",
+                    "$RAGCOV_DATA_DIR. Given a task folder (--task, or a --data-dir holding the manifest.json "
+                    "that --out writes), verify its files and print its summary.",
     )
-    p.add_argument("--dataset", default="aneel_taesa",
-                   help="registered benchmark (default: aneel_taesa; also juristcu, built from DATA_DIR/juristcu)")
+    add_task_source(p, cache=False)
     p.add_argument("--config", help="builder config of --dataset other than aneel_taesa (juristcu: enunciado, "
                                     "excerto, both)")
-    p.add_argument("--data-dir", help="data folder laid out like the shared data folder (aneel/, juristcu/)")
-    p.add_argument("--data-files", nargs="+", metavar="PATH", help="acervo files or folders, read in order")
-    p.add_argument("--chunk-words", type=int, default=100, help="words a chunk (default: 100)")
-    p.add_argument("--query-words", type=int, default=20, help="words a query (default: 20)")
-    p.add_argument("--id-column", default="doc_id", help="id column of table sources (default: doc_id)")
-    p.add_argument("--text-column", default="text", help="text column of table sources (default: text)")
-    p.add_argument("--out", metavar="DIR", help="write corpus/queries/qrels parquet and manifest.json here")
+    p.add_argument("--out", metavar="DIR",
+                   help="write corpus/queries/qrels parquet and manifest.json (with their sha256) here; the folder "
+                        "is replaced whole once the new one is complete")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.set_defaults(func=run)
     return p
@@ -67,20 +69,42 @@ def _build_registered(args: argparse.Namespace) -> int:
         if "note" in summary:
             print(f"  note: {summary['note']}")
     if args.out:
-        paths = Task.from_dataset_dict(ds).to_parquet(args.out)
+        paths = Task.from_dataset_dict(ds).to_parquet(args.out)  # checked writable before the build
         if not args.json:
             print(f"\nwrote {', '.join(p.name for p in paths.values())} to {Path(args.out)}")
     return 0
 
 
 def run(args: argparse.Namespace) -> int:
-    from ragcov_data.task import build_task
+    from ragcov_data.task import build_task, check_task_out, read_task
 
-    if args.dataset != "aneel_taesa":
+    if args.out:
+        check_task_out(args.out)  # before the work: an unwritable or unsafe folder fails at once
+    folder = task_folder(args)
+    if folder is not None:
+        given = [o for o, v in (("--data-files", args.data_files), ("--dataset", args.dataset),
+                                ("--config", args.config), ("--chunk-words", args.chunk_words),
+                                ("--query-words", args.query_words)) if v is not None]
+        if given:
+            raise RagcovError(f"{given[0]} does not apply to the task folder {str(folder)!r}; drop it (its task is "
+                              "already built; its settings are in its manifest.json).")
+        task = read_task(folder)
+    elif (args.dataset or DEFAULT_DATASET) != DEFAULT_DATASET:
+        if args.data_files or args.chunk_words is not None or args.query_words is not None:
+            opt = "--data-files" if args.data_files else "--chunk-words" if args.chunk_words is not None else "--query-words"
+            raise RagcovError(f"{opt} applies to the chunked self-retrieval task ({DEFAULT_DATASET}), not to "
+                              f"--dataset {args.dataset}; drop it.")
         return _build_registered(args)
-
-    task = build_task(sources(args.data_dir, args.data_files), chunk_words=args.chunk_words,
-                      query_words=args.query_words, id_column=args.id_column, text_column=args.text_column)
+    else:
+        if args.data_files and args.data_dir:
+            raise RagcovError("give --data-files or --data-dir, not both: --data-files is the whole acervo.")
+        with warnings.catch_warnings(record=True) as caught:  # skipped files, huge qrels: one plain line each
+            warnings.simplefilter("always")
+            task = build_task(sources(args.data_dir, args.data_files), chunk_words=args.chunk_words or 100,
+                              query_words=args.query_words or 20, id_column=args.id_column,
+                              text_column=args.text_column)
+        for w in caught:
+            print(f"ragcov build: warning: {w.message}", file=sys.stderr)
     summary = task.describe()
     if args.json:
         print(json.dumps(summary.to_dict(), ensure_ascii=False, indent=2, default=str))

@@ -35,8 +35,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
 def run(args: argparse.Namespace) -> int:
     from ragcov_data.api import load_dataset
     from ragcov_data.publish import publish
+    from ragcov_data.paths import check_writable
     from ragcov_data.registry import builder_class
 
+    check_writable(args.out, folder=True)  # before any build
     cls = builder_class(args.dataset)
     configs: list[str | None] = list(args.config or [])
     if args.all_configs:

