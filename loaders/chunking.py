@@ -8,7 +8,16 @@ The query of a chunk is its first ``query_words`` words.
 """
 from __future__ import annotations
 
+import warnings
+from typing import Iterable
+
 from ragcov_data.errors import RagcovError
+
+#: Self-retrieval qrels rows above which building warns first (see :func:`warn_qrels_size`).
+QRELS_WARN_ROWS = 20_000_000
+#: Bytes a qrels row takes in memory besides its two ids' characters (two string offsets/pointers, the
+#: int64 score); peak memory while building is a few times the estimate.
+_QRELS_ROW_OVERHEAD = 24
 
 #: How words are defined, recorded in every manifest.
 WORD_RULE = "words are the whitespace tokens of the text (Python str.split()); chunk text joins them with one space"
@@ -89,3 +98,52 @@ def query_of(chunk_text: str, query_words: int) -> str:
 def config_name(chunk_words: int, query_words: int, default_query_words: int = 20) -> str:
     """Config name for a chunk size: ``chunks-100``, or ``chunks-100-q30`` for a non-default query length."""
     return f"chunks-{chunk_words}" if query_words == default_query_words else f"chunks-{chunk_words}-q{query_words}"
+
+
+class QrelsSizeWarning(UserWarning):
+    """The self-retrieval qrels about to be built are very large (they grow with the square of chunk counts)."""
+
+
+def qrels_rows(chunks_per_document: Iterable[int]) -> int:
+    """Rows of the self-retrieval qrels: every ordered pair of distinct chunks of one document,
+    ``sum(n * (n - 1))`` over documents with ``n`` chunks."""
+    return int(sum(int(n) * (int(n) - 1) for n in chunks_per_document))
+
+
+def warn_qrels_size(chunks_per_document: Iterable[int], mean_id_chars: float = 20.0,
+                    threshold: int | None = None, stacklevel: int = 3) -> int:
+    """Count the qrels rows before they are materialised; warn when above ``threshold``.
+
+    Relevance in self-retrieval is "same document", so qrels grow with the square of a document's chunk
+    count: one 1M-word document cut into 100-word chunks alone gives ~100M rows (GBs of memory). The
+    warning (:class:`QrelsSizeWarning`) gives the rows, an estimate of the memory, the largest document's
+    share and the fixes (larger ``chunk_words``, fewer or shorter documents).
+
+    Parameters
+    ----------
+    chunks_per_document : iterable of int
+        Chunk count of each eligible document.
+    mean_id_chars : float
+        Mean length of a chunk id, for the memory estimate.
+    threshold : int, optional
+        Rows above which to warn; default :data:`QRELS_WARN_ROWS` (read at call time).
+
+    Returns
+    -------
+    int
+        The number of qrels rows.
+    """
+    sizes = [int(n) for n in chunks_per_document]
+    rows = qrels_rows(sizes)
+    limit = QRELS_WARN_ROWS if threshold is None else threshold
+    if rows > limit:
+        est = rows * (2 * mean_id_chars + _QRELS_ROW_OVERHEAD)
+        biggest = max(sizes)
+        share = biggest * (biggest - 1) / rows
+        warnings.warn(
+            f"the self-retrieval qrels will hold {rows:,} rows (about {est / 1e9:.1f} GB in memory, more while "
+            f"building; warning threshold {limit:,}): qrels grow with the square of a document's chunk count, and "
+            f"the largest document ({biggest:,} chunks) alone gives {share:.0%} of them. Use larger chunks "
+            "(`chunk_words`), split or sample the long documents, or build a subset of the documents.",
+            QrelsSizeWarning, stacklevel=stacklevel)
+    return rows

@@ -36,6 +36,10 @@ still relevant) and reported -- count and examples -- in a warning and in the ma
 makes them an error). The manifest (JSON in each split's ``info.description``, read it with
 :func:`ragcov_data.task.manifest_of`) also records the layout, sources with sha256, counts per group and
 grade, and :data:`SUBSET_NOTE` when the corpus is the 3,022-document subset.
+
+Outside scorers: seven document ids of the shared files equal query ids (13, 30, 32, 65, 83, 109, 115) and
+no query has an own document, so score with BEIR's ``ignore_identical_ids=False`` (its default ``True``
+would drop those documents from the runs of the queries with the same id).
 """
 from __future__ import annotations
 
@@ -87,6 +91,8 @@ SUBSET_NOTE = (
 CORPUS_CORE = ("_id", "doc_id", "chunk_index", "text")
 QUERY_COLUMNS = ("_id", "text", "group", "source_key", "source")
 QREL_COLUMNS = ("query-id", "corpus-id", "score", "engine", "rank")
+#: Documented relevance grades of qrel.csv (inclusive): 0 = not relevant ... 3 = highly relevant.
+GRADE_RANGE = (0, 3)
 _SEPARATORS = (",", "|", ";", "\t")
 _TAG = re.compile(r"<[^>]+>")
 _WS = re.compile(r"\s+")
@@ -309,24 +315,51 @@ def _source_keys(ids: pd.Series, group: pd.Series) -> tuple[np.ndarray, str]:
     return keys, "own key per query (G2/G3 pairing not found)"
 
 
+def _file_line(path: Path, row: int) -> int:
+    """File line where data row ``row`` (0-based, header excluded, blank lines skipped) starts."""
+    raw = path.read_bytes().decode("utf-8-sig")
+    header = raw.split("\n", 1)[0]
+    sep = max(_SEPARATORS, key=header.count) if any(s in header for s in _SEPARATORS) else ","
+    reader = csv.reader(io.StringIO(raw, newline=""), delimiter=sep)
+    start, seen = 1, -1  # the header is record -1
+    for record in reader:
+        if record:
+            if seen == row:
+                return start
+            seen += 1
+        start = reader.line_num + 1
+    return start
+
+
 def read_qrels(path: Path) -> pd.DataFrame:
-    """Read qrel.csv: graded scores kept (integers), ``engine``/``rank`` kept when present."""
+    """Read qrel.csv: graded scores kept (integers in :data:`GRADE_RANGE`), ``engine``/``rank`` when present.
+
+    A grade that is empty, not a number, not an integer or outside 0..3 is an :class:`InputFileError`
+    naming the file line, the value and the fix (a silently accepted 4 or -1 would skew nDCG).
+    """
+    from ragcov_data.qrels import grade_problems
+
     df = _read_csv(path)
     need = [c for c in ("QUERY_ID", "DOC_ID", "SCORE") if c not in df.columns]
     if need:
         raise _layout_error(path, list(df.columns), str(need))
-    score = pd.to_numeric(df["SCORE"].str.strip(), errors="coerce")
-    bad = score.isna() | (score != score.round())
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise InputFileError(f"{path}: row {i + 2} has SCORE {df['SCORE'].iloc[i]!r}; grades are integers 0-3.")
+    score, problems = grade_problems(df["SCORE"], GRADE_RANGE)
+    if problems:
+        i, value, reason = problems[0]
+        lo, hi = GRADE_RANGE
+        raise InputFileError(
+            f"{path}: line {_file_line(path, i)} (QUERY_ID {df['QUERY_ID'].iloc[i].strip()!r}, DOC_ID "
+            f"{df['DOC_ID'].iloc[i].strip()!r}) has SCORE {value!r}: {reason} ({len(problems)} invalid grade(s) in "
+            f"all). JurisTCU grades are integers {lo}..{hi} (0 = not relevant, {hi} = highly relevant); fix the "
+            "SCORE column."
+        )
     rank = None
     if "RANK" in df.columns:
         rank = pd.to_numeric(df["RANK"].str.strip().replace("", None), errors="coerce").astype("Int64")
     qrels = pd.DataFrame({
         "query-id": df["QUERY_ID"].str.strip().to_numpy(dtype=object),
         "corpus-id": df["DOC_ID"].str.strip().to_numpy(dtype=object),
-        "score": score.astype(np.int64).to_numpy(),
+        "score": score,
         "engine": df["ENGINE"].to_numpy(dtype=object) if "ENGINE" in df.columns else np.full(len(df), None, object),
         "rank": rank.astype(object).where(rank.notna(), None).to_numpy(dtype=object) if rank is not None
         else np.full(len(df), None, object),

@@ -21,6 +21,7 @@ _LAZY = {
     "build_task": "ragcov_data.task",
     "Task": "ragcov_data.task",
     "read_acervo": "ragcov_data.acervo",
+    "exclude_self": "ragcov_data.outside",
 }
 
 __all__ = ["__version__", "RagcovError", "list_datasets", *_LAZY]

@@ -2,7 +2,10 @@
 
 Accepted sources (one path or a list of paths, read in the given order):
 
-- JSONL (``.jsonl``/``.ndjson``): one JSON object a line with an id, a text and any metadata;
+- JSONL (``.jsonl``/``.ndjson``): one JSON object a line with an id, a text and any metadata. Lines are
+  separated by ``\n`` (or ``\r\n``) only, as JSON Lines specifies: U+2028, U+2029, U+0085 and every other
+  character inside a JSON string are content, never a line break. A UTF-8 byte-order mark is tolerated at
+  the start of the file (and only there);
 - CSV (``.csv``, UTF-8, header row) and parquet (``.parquet``): same columns;
 - a folder of ``.txt``/``.md``/``.html`` files (id = posix path relative to the folder; HTML is
   reduced to its text with the standard-library parser, ``<script>``/``<style>`` dropped).
@@ -10,7 +13,9 @@ Accepted sources (one path or a list of paths, read in the given order):
 The id and text columns are ``doc_id`` and ``text`` unless mapped with ``id_column=``/``text_column=``.
 Every other field is metadata and travels with the document as a string (``None`` stays null).
 Bad input raises :class:`~ragcov_data.errors.InputFileError` naming the file, the record and the fix;
-nothing is dropped silently (files of other types in a folder are listed in ``Acervo.skipped_files``).
+nothing is dropped silently: files of other types in a folder (PDF, DOCX, hidden files ...) are listed in
+``Acervo.skipped_files`` with their reason in ``Acervo.skipped_reasons``, and named in a
+:class:`SkippedFilesWarning`.
 """
 from __future__ import annotations
 
@@ -21,6 +26,7 @@ import io
 import json
 import math
 import os
+import warnings
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
@@ -35,6 +41,14 @@ _CSV = {".csv"}
 _PARQUET = {".parquet", ".pq"}
 #: Column names reserved by the task; a metadata field may not use them.
 RESERVED_COLUMNS = ("_id", "doc_id", "chunk_index", "chunk_id", "text")
+#: JSON's insignificant whitespace (RFC 8259): what a blank JSONL line may hold.
+_JSON_WS = " \t\r"
+#: Skipped files named one by one in the warning (the rest are counted).
+_SKIPPED_SHOWN = 20
+
+
+class SkippedFilesWarning(UserWarning):
+    """Files of a folder acervo were not read (unsupported type or hidden); the message names them."""
 
 
 class Document(NamedTuple):
@@ -72,12 +86,15 @@ class Acervo:
         Every file read, with sha256 and size.
     skipped_files : list of str
         Files of a folder acervo that were not read (not ``.txt``/``.md``/``.html``, or hidden).
+    skipped_reasons : dict of str to str
+        Why each skipped file was not read (``"unsupported type .pdf"``, ``"hidden"``).
     """
 
     documents: list[Document]
     metadata_columns: list[str]
     sources: list[SourceFile]
     skipped_files: list[str] = field(default_factory=list)
+    skipped_reasons: dict[str, str] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.documents)
@@ -221,11 +238,28 @@ class _Collector:
         self.documents.append(Document(doc_id, text, metadata, where))
 
 
+def jsonl_lines(text: str) -> Iterable[tuple[int, str]]:
+    """``(line number, line)`` of a JSON Lines text, split as the format specifies.
+
+    Records end at ``\n`` only (one trailing ``\r`` is dropped, so ``\r\n`` works too). Unlike
+    ``str.splitlines()``, U+2028, U+2029, U+0085, form feeds and the other Unicode line boundaries are
+    content: they are legal, unescaped, inside JSON strings. A leading byte-order mark must already be
+    removed (:func:`_decode` does it).
+    """
+    for lineno, line in enumerate(text.split("\n"), start=1):
+        yield lineno, line[:-1] if line.endswith("\r") else line
+
+
 def _read_jsonl(text: str, name: str, col: _Collector) -> None:
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
+    for lineno, line in jsonl_lines(text):
+        if not line.strip(_JSON_WS):
             continue
         where = f"{name}, line {lineno}"
+        if line.startswith("\ufeff"):
+            raise InputFileError(
+                f"{where}: a byte-order mark (U+FEFF) starts the line; it is only allowed at the start of the "
+                "file (were files concatenated?). Remove it from the line."
+            )
         try:
             record = json.loads(line)
         except json.JSONDecodeError as exc:
@@ -271,14 +305,34 @@ def _read_parquet(path: Path, name: str, col: _Collector) -> None:
         col.add(record, f"{name}, row {i + 1}", name)
 
 
-def _read_folder(folder: Path, col: _Collector, sources: list[SourceFile], skipped: list[str]) -> None:
+def skip_reason(relative: str | os.PathLike) -> str | None:
+    """Why a file of a folder acervo is not read (``"hidden"``, ``"unsupported type .pdf"``), or None."""
+    path = Path(relative)
+    if any(part.startswith(".") for part in path.parts):
+        return "hidden"
+    if path.suffix.lower() not in FOLDER_SUFFIXES:
+        return f"unsupported type {path.suffix.lower() or '(no suffix)'}"
+    return None
+
+
+def describe_skipped(reasons: dict[str, str], limit: int = _SKIPPED_SHOWN) -> str:
+    """One line naming skipped files and their reasons (the first ``limit``; the rest are counted)."""
+    shown = [f"{name} ({why})" for name, why in list(reasons.items())[:limit]]
+    more = f" and {len(reasons) - limit} more" if len(reasons) > limit else ""
+    return (f"{len(reasons)} file(s) in the acervo folder were not read (only "
+            f"{'/'.join(sorted(set(FOLDER_SUFFIXES)))} files are): {', '.join(shown)}{more}. To include a PDF or "
+            "DOCX, convert it to .txt first (hidden files are never read); the manifest lists them under "
+            "skipped_files.")
+
+
+def _read_folder(folder: Path, col: _Collector, sources: list[SourceFile], skipped: dict[str, str]) -> None:
     files = sorted((p for p in folder.rglob("*") if p.is_file()), key=lambda p: p.relative_to(folder).as_posix())
     for path in files:
         rel = path.relative_to(folder).as_posix()
         display = f"{folder.name}/{rel}"
-        if any(part.startswith(".") for part in path.relative_to(folder).parts) or \
-                path.suffix.lower() not in FOLDER_SUFFIXES:
-            skipped.append(display)
+        reason = skip_reason(path.relative_to(folder))
+        if reason:
+            skipped[display] = reason
             continue
         data = path.read_bytes()
         sources.append(SourceFile(display, str(path.resolve()), hashlib.sha256(data).hexdigest(), len(data)))
@@ -324,10 +378,15 @@ def read_acervo(
     InputFileError
         Missing file, unknown file type, non-UTF-8 bytes, missing id/text field, empty document or
         duplicate id; the message names the file and line/row.
+
+    Warns
+    -----
+    SkippedFilesWarning
+        A folder held files that are not read (other types, hidden): named with their reason.
     """
     col = _Collector(id_column, text_column)
     sources: list[SourceFile] = []
-    skipped: list[str] = []
+    skipped: dict[str, str] = {}
     for path in _as_paths(source):
         if not path.exists():
             raise InputFileError(f"source {str(path)!r} does not exist; pass an existing file or folder.")
@@ -360,4 +419,6 @@ def read_acervo(
         raise InputFileError(
             f"no documents found in {[str(p) for p in _as_paths(source)]}; check the path and file types."
         )
-    return Acervo(col.documents, list(col.metadata_columns), sources, skipped)
+    if skipped:
+        warnings.warn(describe_skipped(skipped), SkippedFilesWarning, stacklevel=2)
+    return Acervo(col.documents, list(col.metadata_columns), sources, list(skipped), dict(skipped))

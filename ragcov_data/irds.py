@@ -13,6 +13,10 @@ cache is shared) on the first iteration. Records are ``NamedTuple``s with a ``te
   (the corpus ``doc_id``), then the other corpus columns;
 - queries: ``query_id``, ``text``, ``source_doc_id``, then the other query columns (``chunk_id`` ...);
 - qrels: ``TrecQrel(query_id, doc_id, relevance, iteration="0")``.
+
+Self-retrieval queries carry their own chunk's id (``query_id`` = the chunk's ``doc_id`` here): scorers
+such as ir_measures count that chunk as a non-relevant hit, so drop it from runs first
+(:func:`ragcov_data.exclude_self`, or BEIR's ``ignore_identical_ids=True``).
 """
 from __future__ import annotations
 

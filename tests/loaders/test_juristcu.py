@@ -235,7 +235,8 @@ def test_unknown_source_and_bad_score(juristcu_dir, tmp_path):
     r = _raw(juristcu_dir, "qrel.csv")
     r.loc[10, "SCORE"] = "2.5"
     r.to_csv(folder / "qrel.csv", index=False)
-    with pytest.raises(InputFileError, match=r"qrel\.csv: row 12 has SCORE '2\.5'; grades are integers"):
+    with pytest.raises(InputFileError, match=r"qrel\.csv: line 12 \(QUERY_ID '\d+', DOC_ID '\d+'\) has SCORE '2\.5': "
+                                             r"not an integer .*grades are integers 0\.\.3"):
         read_juristcu(folder)
 
 
