@@ -7,9 +7,11 @@ import numpy as np
 import pandas as pd
 
 from ragcov_data.errors import QrelsRunMismatchError, RagcovError
+from ragcov_data.ties import DEFAULT_TIE_POLICY, check_tie_policy
 
-from .evaluator import (_check_run, _exclude_self, _grouped_estimates, _methods_iv, _missing_queries,
-                        _query_column, load_task_frames, read_run)
+from .evaluator import (_known_subset_note, check_run_documents, check_task_qrels, judged_queries,
+                        DEFAULT_CLUSTERS, _check_run, _exclude_self, _grouped_estimates, _methods_iv,
+                        _missing_queries, _query_column, default_cluster, load_task_frames, read_run)
 from .results import ComparisonResult
 
 __all__ = ["compare"]
@@ -23,7 +25,7 @@ def compare(
     task: Any,
     metric: str = "hit@1",
     *,
-    tie_policy: str = "first",
+    tie_policy: str = DEFAULT_TIE_POLICY,
     relevance_threshold: int = 1,
     cluster: str | None = None,
     by: str | None = None,
@@ -54,19 +56,30 @@ def compare(
     Returns
     -------
     ComparisonResult
-        ``estimates`` (estimator x method of the mean difference), ``share_docs_tied`` (documents
-        with identical per-document rate in both runs), per-query ``wins``/``losses``/``ties``.
+        ``estimates`` (estimator x method of the mean difference), ``share_docs_tied`` (clusters —
+        documents, sources — whose mean is identical in both runs; also ``share_clusters_tied`` in
+        JSON), per-query ``wins``/``losses``/``ties``, ``cluster`` and ``n_clusters`` in ``info``.
     """
+    tie_policy = check_tie_policy(tie_policy)
     if on_mismatch not in ON_MISMATCH:
         raise RagcovError(f"`on_mismatch` must be one of {ON_MISMATCH}; got {on_mismatch!r}.")
     if not 0 < level < 1:
         raise RagcovError(f"`level` must be in (0, 1); got {level!r}.")
+    from ._core import check_resamples  # the shared rule: positive, and the bootstrap minimum for level
+
+    check_resamples(n_resamples, level, methods)
     methods_t = _methods_iv(methods, False)
-    frames = load_task_frames(task, [c for c in (cluster, by) if c])
+    frames = load_task_frames(task, [c for c in (cluster, by) if c] + ([] if cluster else list(DEFAULT_CLUSTERS)))
     queries, qrels = frames["queries"], frames["qrels"]
     ra, rb = read_run(run_a), read_run(run_b)
     _check_run(ra, "run_a")
     _check_run(rb, "run_b")
+    notices: list[str] = []
+    check_task_qrels(qrels, frames["corpus"], queries, notices)
+    subset = _known_subset_note(task)
+    for r, name in ((ra, "run_a"), (rb, "run_b")):
+        check_run_documents(r, frames["corpus"], subset, notices, name)
+    queries = queries.loc[judged_queries(queries, qrels, notices)].reset_index(drop=True)
     ra, _ = _exclude_self(ra, queries, exclude_self)
     rb, _ = _exclude_self(rb, queries, exclude_self)
     qa, qb = set(ra["query-id"].astype(str)), set(rb["query-id"].astype(str))
@@ -90,7 +103,7 @@ def compare(
     qids = qids_all[keep]
     _missing_queries(qa | qb if on_mismatch == "error" else qa & qb, qids, on_missing)
 
-    cluster_name = cluster or ("doc_id" if "doc_id" in queries.columns else "_id")
+    cluster_name = cluster or default_cluster(queries.columns)
     clusters = _query_column(queries, cluster_name, "cluster")
     groups = _query_column(queries, by, "by") if by else None
 
@@ -114,5 +127,6 @@ def compare(
         metric=metric, tie_policy=tie_policy, level=level,
         info={"n_queries": int(len(d)), "n_clusters": int(len(rates)), "n_dropped_mismatch": n_dropped,
               "on_mismatch": on_mismatch, "cluster": cluster_name, "by": by, "seed": seed,
-              "n_resamples": int(n_resamples), "mean_a": float(a.mean()), "mean_b": float(b.mean())},
+              "n_resamples": int(n_resamples), "mean_a": float(a.mean()), "mean_b": float(b.mean()),
+              "tie_policy": tie_policy, "notices": notices},
     )

@@ -8,14 +8,15 @@ import numpy as np
 import pandas as pd
 
 from ragcov_data.errors import QrelsRunMismatchError, RagcovError
-from ragcov_data.ties import tied
+from ragcov_data.ties import DEFAULT_TIE_POLICY, check_tie_policy, tied
 
 from . import _core
 from .design import design_effect
 from .interval import _population, _strata_codes, sufficient_stats
 from .results import EvaluationResult
 
-__all__ = ["evaluate", "load_task_frames", "read_run", "estimates_table", "ALL_GROUP"]
+__all__ = ["evaluate", "load_task_frames", "read_run", "estimates_table", "default_cluster", "ALL_GROUP",
+           "SINGLETON_ESTIMATOR"]
 
 #: Label of the overall row group in ``estimates`` when ``by=`` is used.
 ALL_GROUP = "__all__"
@@ -65,14 +66,69 @@ def load_task_frames(task: Any, query_columns: Iterable[str] = ()) -> dict[str, 
 
 
 def read_run(run: Any) -> pd.DataFrame:
-    """A run as a DataFrame: a DataFrame as is, or a TREC / parquet run file."""
-    if isinstance(run, pd.DataFrame):
-        return run
-    if not isinstance(run, (str, Path)):
-        raise RagcovError(f"`run` must be a DataFrame or a path to a TREC/parquet run; got {type(run).__name__}.")
-    from ragcov_data.baselines.runs import load_run  # the one reader of run files (TREC / parquet)
+    """A run in normal form, through the one run reader (:func:`ragcov_data.runs.load_run`): a path
+    (TREC, CSV/TSV, parquet, JSON; compressed or not), a DataFrame or a ``{qid: {docid: score}}`` dict."""
+    from ragcov_data.runs import load_run
 
     return load_run(run)
+
+
+def _known_subset_note(task: Any) -> str | None:
+    """The manifest's note when the shipped corpus is a known subset of the real one (JurisTCU), else None."""
+    from ragcov_data.task import manifest_of
+
+    try:
+        man = manifest_of(task) if hasattr(task, "get") else None
+    except Exception:  # a plain dict of DataFrames has no manifest
+        man = None
+    return (man or {}).get("corpus_note")
+
+
+def check_run_documents(run: pd.DataFrame, corpus: pd.DataFrame | None, subset_note: str | None,
+                        notices: list[str], name: str = "run") -> int:
+    """Run rows naming documents outside the task's corpus: an error where the corpus is complete (the run
+    was made on another task, e.g. another chunk size), a notice where the corpus is a known subset (those
+    documents are unjudged: scored as non-relevant). Returns the number of such rows."""
+    if corpus is None or "_id" not in corpus.columns:
+        return 0
+    ids = run["corpus-id"]
+    unknown = ~ids.isin(pd.Index(corpus["_id"].astype(str)))
+    n = int(unknown.sum())
+    if not n:
+        return 0
+    first = list(pd.unique(ids[unknown.to_numpy()])[:5])
+    where = run.attrs.get("source") or f"`{name}`"
+    if subset_note is None:
+        raise QrelsRunMismatchError(
+            f"{where}: {n:,} of {len(run):,} rows name documents that are not in the task's corpus "
+            f"({len(corpus):,} documents; first: {first}). The run was made on another task (another chunk size, "
+            "acervo or dataset): evaluate it on the task it was made on, or rebuild the run."
+        )
+    notices.append(f"{n:,} run rows name documents outside the shipped corpus (first: {first}); {subset_note} "
+                   "They are unjudged and scored as non-relevant.")
+    return n
+
+
+def judged_queries(queries: pd.DataFrame, qrels: pd.DataFrame, notices: list[str]) -> np.ndarray:
+    """Mask of the task's queries that have at least one judgment. The others are left out of every mean,
+    as trec_eval leaves them out, and said in a notice."""
+    qids = queries["_id"].astype(str)
+    has = qids.isin(pd.Index(qrels["query-id"].astype(str))).to_numpy()
+    if not has.all():
+        miss = list(qids[~has][:5])
+        notices.append(f"{int((~has).sum())} of {len(qids)} queries have no judgment at all (first: {miss}); they "
+                       "are left out of the mean, as trec_eval does.")
+    return has
+
+
+def check_task_qrels(qrels: pd.DataFrame, corpus: pd.DataFrame | None, queries: pd.DataFrame,
+                     notices: list[str], source: str = "task qrels") -> None:
+    """Grades must be integers; judgments naming documents or queries the task lacks become a notice."""
+    from ragcov_data.qrels import check_qrels
+
+    rep = check_qrels(qrels, corpus_ids=None if corpus is None else corpus["_id"], query_ids=queries["_id"],
+                      source=source, on_unknown="report")
+    notices.extend(rep.messages)
 
 
 def _check_run(run: pd.DataFrame, name: str = "run") -> None:
@@ -150,6 +206,28 @@ def _methods_iv(methods: Any, stratified: bool) -> tuple[str, ...]:
 
 
 # ----------------------------------------------------------------------------------------- estimates
+#: Estimator label when every cluster holds one query (micro = macro = the mean over queries).
+SINGLETON_ESTIMATOR = "mean"
+
+
+def singleton_methods(methods: Sequence[str], n_clusters: int) -> tuple[str, ...]:
+    """The requested methods that mean something when every cluster holds one query.
+
+    Naive methods (queries as independent: here they *are* the design, with a biased SE) and
+    ``deff_wald`` (its ICC needs clusters of two or more) are left out; ``cr2`` and ``cr1`` equal ``t``
+    exactly here, so only the first of ``t``, ``cr2``, ``cr1`` requested is kept. Nothing left is an error.
+    """
+    keep = [m for m in methods if _core.applicable("macro", m)]
+    same_as_t = [m for m in keep if m in ("t", "cr2", "cr1")]
+    first = min(same_as_t, key=("t", "cr2", "cr1").index) if same_as_t else None
+    keep = [m for m in keep if m not in same_as_t or m == first]
+    if not keep:
+        raise RagcovError(
+            f"methods {list(methods)} do not apply when every cluster holds one query ({n_clusters} clusters): "
+            "the estimate is the mean over queries; use 't', 'cluster_bootstrap' or 'bootstrap_t'.")
+    return tuple(keep)
+
+
 def estimates_table(
     values: np.ndarray,
     clusters: np.ndarray,
@@ -166,9 +244,17 @@ def estimates_table(
 
     Every applicable (estimator, method) pair is computed; document bootstraps of both estimators
     share one set of resampling counts drawn from ``seed`` (the chunk bootstrap uses ``seed + 1``).
+
+    When every cluster holds exactly one query (a *singleton design*: JurisTCU per group, or
+    ``cluster="_id"``) micro and macro are the same number, so one estimator ``mean`` is computed, by
+    the methods that apply to it (see :func:`singleton_methods`).
     """
     labels, n, s, q = sufficient_stats(values, clusters)
     K = len(labels)
+    singleton = K > 0 and bool((n == 1).all())
+    if singleton:  # one estimator, computed as the macro mean (equal to micro here)
+        methods = singleton_methods(methods, K)
+        estimators = (SINGLETON_ESTIMATOR,)
     stratified = strata is not None
     kw: dict[str, Any] = {}
     if stratified:
@@ -183,8 +269,9 @@ def estimates_table(
         counts = _core._counts_chunk(1, K, n_resamples, np.random.default_rng(seed))
     rows = []
     for est in estimators:
+        core_est = "macro" if est == SINGLETON_ESTIMATOR else est
         for m in methods:
-            if not _core.applicable(est, m, stratified):
+            if not _core.applicable(core_est, m, stratified):
                 continue
             extra: dict[str, Any] = {}
             if m == "chunk_bootstrap":
@@ -194,13 +281,45 @@ def estimates_table(
                     extra["value_counts"] = (lv, cnt[None, :])
             elif _core.METHODS[m]["kind"] == "bootstrap" and counts is not None:
                 extra["boot_counts"] = counts
-            out = _core.interval_batch(n, s, q, estimator=est, method=m, level=level,
+            out = _core.interval_batch(n, s, q, estimator=core_est, method=m, level=level,
                                        n_resamples=n_resamples, **kw, **extra)
             r = {k: float(v[0]) for k, v in out.items() if k != "flags"}
             rows.append({"estimator": est, "method": m, **{k: r[k] for k in ("estimate", "se", "df", "low", "high")},
                          "width": r["high"] - r["low"], "flags": ",".join(_core.decode_flags(out["flags"][0])),
                          "naive": bool(_core.METHODS[m]["naive"]), "n_clusters": K, "n_obs": int(n.sum())})
     return pd.DataFrame(rows)
+
+
+#: Queries columns tried, in order, as the sampled unit when ``cluster`` is not given (then the query id).
+DEFAULT_CLUSTERS = ("source_key", "doc_id")
+
+
+def default_cluster(columns: Iterable[str]) -> str:
+    """The default sampled unit: ``source_key`` (JurisTCU: queries written from one source summary move
+    together), else ``doc_id`` (self-retrieval: chunks of one document move together), else ``_id``."""
+    cols = set(columns)
+    return next((c for c in DEFAULT_CLUSTERS if c in cols), "_id")
+
+
+def _diagnostics(values: np.ndarray, clusters: np.ndarray, order: np.ndarray | None, pdoc: pd.DataFrame,
+                 cluster_name: str) -> dict[str, Any]:
+    """Design diagnostics that are defined for this design, named by its unit.
+
+    Every cluster one query: only the mean and the per-query quantiles (ICC, DEFF, N_eff, lag-1 and
+    the share of clusters never hit have no meaning). Lag-1 needs a within-cluster order (chunk index).
+    ``share_never_hit`` keeps its name for documents; for other units it is ``share_all_zero``.
+    """
+    de = design_effect(values, clusters, order=order).to_dict()
+    if bool((pdoc["n"] == 1).all()):
+        return {"mean": float(values.mean()), "quantiles": de["quantiles"]}
+    out = {k: v for k, v in de.items() if k not in ("n_obs", "n_clusters")}
+    if order is None:
+        out.pop("lag1_autocorr")
+    if cluster_name != "doc_id":
+        out = {("share_all_zero" if k == "share_never_hit" else k): v for k, v in out.items()}
+    out["micro"] = float(values.mean())
+    out["macro"] = float(pdoc["rate"].mean())
+    return out
 
 
 def _grouped_estimates(values, clusters, groups, methods, strata, **kw) -> pd.DataFrame:
@@ -224,7 +343,7 @@ def evaluate(
     task: Any,
     metric: str = "hit@1",
     *,
-    tie_policy: str = "first",
+    tie_policy: str = DEFAULT_TIE_POLICY,
     relevance_threshold: int = 1,
     cluster: str | None = None,
     by: str | None = None,
@@ -241,20 +360,25 @@ def evaluate(
 
     Parameters
     ----------
-    run : DataFrame or path
-        ``query-id, corpus-id, score [, rank]`` (any ragcov baseline), or a TREC / parquet run file.
+    run : path, DataFrame or dict
+        Anything :func:`ragcov_data.runs.load_run` reads: a TREC, CSV/TSV, parquet or JSON run file
+        (``.gz``/``.bz2``/``.xz`` too), a DataFrame (``query-id, corpus-id`` and ``score`` and/or ``rank``)
+        or a ``{qid: {docid: score}}`` dict.
     task : DatasetDict or dict of DataFrames
-        Splits ``queries`` and ``qrels`` (``corpus`` optional, for chunk order).
+        Splits ``queries`` and ``qrels`` (``corpus`` optional: chunk order, and the check that every run
+        document belongs to the task).
     metric : str, default: "hit@1"
         ``hit@k``, ``ndcg@k``, ``p@k``, ``r@k``, ``mrr@k`` (``ragcov_data.eval.metrics``).
-    tie_policy : {"first", "pessimistic", "expected"}, default: "first"
-        Treatment of candidates tied with the rank-1 score (hit@1 only).
+    tie_policy : {"trec_eval", "run", "pessimistic", "optimistic", "expected"}, default: "trec_eval"
+        Order of documents with equal scores, for every metric (see :mod:`ragcov_data.ties`): the
+        default is trec_eval's (document id descending), so values equal trec_eval's on the run file.
     relevance_threshold : int, default: 1
         Minimum qrels grade counted as relevant.
     cluster : str, optional
-        Queries column naming the sampled unit. Default: ``doc_id`` when present (self-retrieval:
-        chunks of one document move together), else the query id itself (queries sampled iid, as
-        in JurisTCU); e.g. ``"source_key"`` clusters JurisTCU queries sharing a source.
+        Queries column naming the sampled unit. Default (:func:`default_cluster`): ``source_key``
+        when present (JurisTCU: G2 query i and G3 query i+50 share a source summary), else ``doc_id``
+        (self-retrieval: chunks of one document move together), else the query id itself. Where every
+        cluster holds one query (e.g. JurisTCU per group) the estimator is ``mean`` (micro = macro).
     by : str, optional
         Queries column (e.g. ``"group"``): estimates per group plus the overall (``group == "__all__"``).
     methods : sequence of str, optional
@@ -284,24 +408,34 @@ def evaluate(
     Raises
     ------
     RagcovError
-        Empty run, missing columns, unknown method/metric/column, queries missing from the run.
+        Empty run, missing columns, unknown method/metric/column, queries missing from the run, run
+        documents outside a complete corpus, qrels grades that are not integers.
+
+    Notes
+    -----
+    Queries without any judgment are left out of every mean (as trec_eval), and documents outside a
+    known-subset corpus (JurisTCU's shipped 3,022 documents) are scored as non-relevant: both are said
+    in ``info["notices"]`` and printed by :meth:`EvaluationResult.summary`.
     """
+    tie_policy = check_tie_policy(tie_policy)
     if not 0 < level < 1:
         raise RagcovError(f"`level` must be in (0, 1); got {level!r}.")
-    if int(n_resamples) != n_resamples or n_resamples < 1:
-        raise RagcovError(f"`n_resamples` must be a positive integer; got {n_resamples!r}.")
+    _core.check_resamples(n_resamples, level, methods, stratified=strata is not None)  # minimum for level
     methods_t = _methods_iv(methods, strata is not None)
-    extra_cols = [c for c in (cluster, by, strata) if c]
+    extra_cols = [c for c in (cluster, by, strata) if c] + ([] if cluster else list(DEFAULT_CLUSTERS))
     frames = load_task_frames(task, extra_cols)
     queries, qrels = frames["queries"], frames["qrels"]
     run_df = read_run(run)
     _check_run(run_df)
+    notices: list[str] = []
+    check_task_qrels(qrels, frames["corpus"], queries, notices)
+    n_unknown_docs = check_run_documents(run_df, frames["corpus"], _known_subset_note(task), notices)
+    queries = queries.loc[judged_queries(queries, qrels, notices)].reset_index(drop=True)
+    if queries.empty:
+        raise RagcovError("no query of the task has a judgment (qrels name none of its queries); check the task.")
 
     qids = queries["_id"].astype(str).to_numpy()
-    if cluster is None:
-        cluster_name = "doc_id" if "doc_id" in queries.columns else "_id"
-    else:
-        cluster_name = cluster
+    cluster_name = cluster or default_cluster(queries.columns)
     clusters = _query_column(queries, cluster_name, "cluster")
     groups = _query_column(queries, by, "by") if by else None
     strata_arr = _query_column(queries, strata, "strata") if strata else None
@@ -323,16 +457,14 @@ def evaluate(
     pdoc = (pq.groupby("cluster", sort=False)["value"].agg(n="size", sum="sum").reset_index())
     pdoc["n"] = pdoc["n"].astype(int)
     pdoc["rate"] = pdoc["sum"] / pdoc["n"]
-    de = design_effect(values, clusters, order=_order(queries, frames["corpus"]))
-    diagnostics = {k: v for k, v in de.to_dict().items() if k not in ("n_obs", "n_clusters")}
-    diagnostics["micro"] = float(values.mean())
-    diagnostics["macro"] = float(pdoc["rate"].mean())
+    diagnostics = _diagnostics(values, clusters, _order(queries, frames["corpus"]), pdoc, cluster_name)
     info = {
         "n_missing_queries": n_missing, "on_missing": on_missing, "n_resamples": int(n_resamples), "seed": seed,
         "run_attrs": {k: (v if isinstance(v, (str, int, float, bool, type(None))) else str(v))
                       for k, v in getattr(run_df, "attrs", {}).items()},
         "n_no_relevant": scores.attrs.get("n_no_relevant"), "n_run_only": scores.attrs.get("n_run_only"),
-        "by": by, "strata": strata, "n_self_rows_removed": n_self,
+        "by": by, "strata": strata, "n_self_rows_removed": n_self, "n_unknown_document_rows": n_unknown_docs,
+        "n_unjudged_queries": int(len(frames["queries"]) - len(queries)), "notices": notices,
         # how often the tie policy mattered: queries whose best score is shared by 2+ candidates
         "top_tie_share": _top_tie_share(run_df, len(qids)),
     }

@@ -13,6 +13,11 @@ JurisTCU's 150 queries are the sampled units (there is no document clustering of
   (``bootstrap``); 100 clusters (50 G1 singletons + 50 G2/G3 pairs);
 - paired comparisons (``A - B`` per query) use the same units per group and overall.
 
+These are exactly what :func:`~ragcov_data.eval.evaluate` does by default on a JurisTCU task with
+``by="group"`` (its default cluster is ``source_key``; within a group every source holds one query, so
+the group tables have the single estimator ``mean``), and so what ``ragcov eval --dataset juristcu``
+prints: the API, the CLI and the report agree.
+
 Every table records the relevance threshold (binary metrics count grade ``>= threshold`` as relevant;
 nDCG uses the 0-3 grades with linear gain, as trec_eval) and carries :data:`SUBSET_NOTE` when the
 corpus is the 3,022-document subset.
@@ -34,9 +39,14 @@ DEFAULT_METRICS = ("ndcg@10", "p@10", "r@10", "mrr@10")
 GROUP_ORDER = ("G1", "G2", "G3", "overall")
 OVERALL = "overall"
 
-#: (estimator, method) rows kept from the evaluator, and their label in the section.
-_GROUP_METHODS = {("macro", "t"): "t", ("micro", "cluster_bootstrap"): "bootstrap"}
-_OVERALL_METHODS = {("micro", "cr2"): "cr2", ("micro", "cluster_bootstrap"): "bootstrap"}
+#: Rows of the section: per slot, candidate (estimator, method, label) rows of the evaluator, first found
+#: wins. Per group every cluster is one query (estimator ``mean``); overall clusters by source (micro).
+#: The fallbacks serve a task whose sources repeat within a group, or never pair across groups.
+_GROUP_METHODS = ((("mean", "t", "t"), ("macro", "t", "t")),
+                  (("mean", "cluster_bootstrap", "bootstrap"), ("micro", "cluster_bootstrap", "bootstrap")))
+_OVERALL_METHODS = ((("micro", "cr2", "cr2"), ("mean", "t", "t")),
+                    (("micro", "cluster_bootstrap", "bootstrap"), ("mean", "cluster_bootstrap", "bootstrap")))
+_METHODS = ("t", "cr2", "cluster_bootstrap")
 _COLS = ["estimate", "se", "df", "low", "high"]
 
 
@@ -83,16 +93,19 @@ def _section_iv(runs: Any, metrics: Any, level: float) -> tuple[dict[str, pd.Dat
     return {str(k): v for k, v in runs.items()}, metrics
 
 
-def _pick(est: pd.DataFrame, keep: dict[tuple[str, str], str], group: str | None) -> pd.DataFrame:
+def _pick(est: pd.DataFrame, keep: tuple[tuple[tuple[str, str, str], ...], ...], group: str) -> pd.DataFrame:
+    """The section's rows of one group (``ALL_GROUP`` for overall), each labelled and with its unit."""
+    est = est[est["group"] == group]
     rows = []
-    for (estimator, method), label in keep.items():
-        m = (est["estimator"] == estimator) & (est["method"] == method)
-        if group is not None:
-            m &= est["group"] == group
-        if m.any():
-            r = est[m].iloc[0]
-            rows.append({"method": label, **{c: float(r[c]) for c in _COLS}, "n_clusters": int(r["n_clusters"]),
-                         "n_queries": int(r["n_obs"])})
+    for candidates in keep:
+        for estimator, method, label in candidates:
+            m = (est["estimator"] == estimator) & (est["method"] == method)
+            if m.any():
+                r = est[m].iloc[0]
+                rows.append({"method": label, **{c: float(r[c]) for c in _COLS}, "n_clusters": int(r["n_clusters"]),
+                             "n_queries": int(r["n_obs"]),
+                             "unit": "query" if int(r["n_clusters"]) == int(r["n_obs"]) else "source_key"})
+                break
     return pd.DataFrame(rows)
 
 
@@ -145,27 +158,25 @@ def juristcu_section(
     >>> tables["estimates"].query("metric == 'ndcg@10' and method == 't'")    # doctest: +SKIP
     """
     from ragcov_data.eval import compare, evaluate
+    from ragcov_data.eval.evaluator import ALL_GROUP
 
     runs, metrics = _section_iv(runs, metrics, level)
     queries, _n_docs, note = _frames(task)
     if "doc_id" in queries.columns:
         raise RagcovError("`task['queries']` has a doc_id column: not a JurisTCU task (queries are the unit here).")
     groups = [g for g in GROUP_ORDER[:-1] if g in set(queries["group"])]
-    common = dict(relevance_threshold=relevance_threshold, level=level, seed=seed, n_resamples=n_resamples)
-    g_methods = ("t", "cluster_bootstrap")
-    o_methods = ("cr2", "cluster_bootstrap")
+    # the evaluator's defaults: cluster = source_key (overall), one query a source within a group
+    common = dict(relevance_threshold=relevance_threshold, level=level, seed=seed, n_resamples=n_resamples,
+                  by="group", methods=_METHODS)
 
     est_rows = []
     for name, run in runs.items():
         for metric in metrics:
-            # cluster=None: the query id is the unit (JurisTCU queries carry no doc_id)
-            by_group = evaluate(run, task, metric, cluster=None, by="group", methods=g_methods, **common)
+            res = evaluate(run, task, metric, **common)
             for g in groups:
-                t = _pick(by_group.estimates, _GROUP_METHODS, g)
-                est_rows.append(t.assign(retriever=name, metric=metric, group=g, unit="query"))
-            overall = evaluate(run, task, metric, cluster="source_key", methods=o_methods, **common)
-            t = _pick(overall.estimates, _OVERALL_METHODS, None)
-            est_rows.append(t.assign(retriever=name, metric=metric, group=OVERALL, unit="source_key"))
+                est_rows.append(_pick(res.estimates, _GROUP_METHODS, g).assign(retriever=name, metric=metric, group=g))
+            t = _pick(res.estimates, _OVERALL_METHODS, ALL_GROUP)
+            est_rows.append(t.assign(retriever=name, metric=metric, group=OVERALL))
     estimates = pd.concat(est_rows, ignore_index=True)
     estimates = estimates.assign(relevance_threshold=relevance_threshold, level=level)[
         ["retriever", "metric", "group", "unit", "method", *_COLS, "n_queries", "n_clusters",
@@ -174,32 +185,31 @@ def juristcu_section(
     cmp_rows = []
     for a, b in combinations(runs, 2):
         for metric in metrics:
-            res = compare(runs[a], runs[b], task, metric, cluster=None, by="group", methods=g_methods, **common)
+            res = compare(runs[a], runs[b], task, metric, **common)
             pq = res.per_query
             for g in groups:
-                d = pq[pq["group"] == g]
                 t = _pick(res.estimates, _GROUP_METHODS, g)
-                cmp_rows.append(t.assign(**_pair_facts(a, b, metric, g, "query", d)))
-            res_o = compare(runs[a], runs[b], task, metric, cluster="source_key", methods=o_methods, **common)
-            t = _pick(res_o.estimates, _OVERALL_METHODS, None)
-            cmp_rows.append(t.assign(**_pair_facts(a, b, metric, OVERALL, "source_key", res_o.per_query)))
+                cmp_rows.append(t.assign(**_pair_facts(a, b, metric, g, pq[pq["group"] == g])))
+            t = _pick(res.estimates, _OVERALL_METHODS, ALL_GROUP)
+            cmp_rows.append(t.assign(**_pair_facts(a, b, metric, OVERALL, pq)))
     cmp_cols = ["retriever_a", "retriever_b", "metric", "group", "unit", "method", "mean_a", "mean_b", *_COLS,
                 "wins", "losses", "ties", "n_queries", "n_clusters", "relevance_threshold", "level"]
     comparisons = (pd.concat(cmp_rows, ignore_index=True) if cmp_rows else pd.DataFrame(columns=cmp_cols))
     comparisons = comparisons.assign(relevance_threshold=relevance_threshold, level=level)[cmp_cols]
 
     attrs = {"level": level, "seed": seed, "relevance_threshold": relevance_threshold, "corpus_note": note,
-             "units": {"group": "query (t interval; query bootstrap)",
-                       OVERALL: "source_key (CR2; source-key bootstrap): G2 i and G3 i+50 share a source"}}
+             "units": {"group": "query (one query a cluster: t interval on n - 1 df; bootstrap of queries)",
+                       OVERALL: "source (CR2; bootstrap of sources): G2 query i and G3 query i+50 were written "
+                                "from one source summary"}}
     for df in (estimates, comparisons):
         df.attrs.update(attrs)
     return {"estimates": estimates, "comparisons": comparisons}
 
 
-def _pair_facts(a: str, b: str, metric: str, group: str, unit: str, d: pd.DataFrame) -> dict[str, Any]:
+def _pair_facts(a: str, b: str, metric: str, group: str, d: pd.DataFrame) -> dict[str, Any]:
     diff = d["diff"].to_numpy(dtype=float)
     eps = 1e-12
-    return {"retriever_a": a, "retriever_b": b, "metric": metric, "group": group, "unit": unit,
+    return {"retriever_a": a, "retriever_b": b, "metric": metric, "group": group,
             "mean_a": float(d["value_a"].mean()), "mean_b": float(d["value_b"].mean()),
             "wins": int((diff > eps).sum()), "losses": int((diff < -eps).sum()),
             "ties": int((np.abs(diff) <= eps).sum())}

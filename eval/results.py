@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar, NamedTuple, Sequence
 
 import numpy as np
 import pandas as pd
@@ -40,6 +40,8 @@ def _clean(obj: Any) -> Any:
 
 
 def _fmt(x: float, nd: int = 4) -> str:
+    if isinstance(x, (list, tuple)):  # flag names
+        return ",".join(map(str, x)) or "none"
     return "nan" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{nd}g}"
 
 
@@ -134,9 +136,10 @@ class DesignEffectResult(_JsonMixin):
     Attributes
     ----------
     icc : float
-        One-way ANOVA intraclass correlation (may be negative).
+        One-way ANOVA intraclass correlation, as estimated (may be negative: flag ``negative_icc``).
     deff : float
-        ``1 + ((cv^2 + 1) * mean_size - 1) * icc``.
+        ``1 + ((cv^2 + 1) * mean_size - 1) * max(icc, 0)``: a negative ICC is truncated at 0, so
+        DEFF >= 1 (see :func:`ragcov_data.eval.design_effect`).
     cv : float
         Coefficient of variation of document sizes (ddof = 0).
     mean_size : float
@@ -151,6 +154,10 @@ class DesignEffectResult(_JsonMixin):
         Share of documents whose values are all 0.
     quantiles : dict
         Quantiles of the per-document rates (0, 0.1, 0.25, 0.5, 0.75, 0.9, 1).
+    flags : tuple of str
+        ``negative_icc`` (ICC < 0, truncated at 0 for DEFF and N_eff), ``icc_undefined`` (every
+        document has one query: ICC is nan, DEFF = 1), ``zero_variance`` (all values equal: nan),
+        ``k_lt_2`` (one document: nan).
     """
 
     icc: float
@@ -163,12 +170,16 @@ class DesignEffectResult(_JsonMixin):
     lag1_autocorr: float = float("nan")
     share_never_hit: float = float("nan")
     quantiles: dict[str, float] = field(default_factory=dict)
+    flags: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+        d = {k: getattr(self, k) for k in self.__dataclass_fields__}
+        d["flags"] = list(self.flags)
+        return d
 
     def to_frame(self) -> pd.DataFrame:
         d = self.to_dict()
+        d["flags"] = ",".join(self.flags)
         q = d.pop("quantiles")
         d.update({f"rate_{k}": v for k, v in q.items()})
         return pd.DataFrame([d])
@@ -177,15 +188,117 @@ class DesignEffectResult(_JsonMixin):
         return (f"DesignEffectResult(icc={_fmt(self.icc)}, deff={_fmt(self.deff)}, cv={_fmt(self.cv)}, "
                 f"mean_size={_fmt(self.mean_size)}, n_eff={_fmt(self.n_eff)}, N={self.n_obs}, "
                 f"K={self.n_clusters}, lag1_autocorr={_fmt(self.lag1_autocorr)}, "
-                f"share_never_hit={_fmt(self.share_never_hit)})")
+                f"share_never_hit={_fmt(self.share_never_hit)}"
+                + (f", flags={self.flags}" if self.flags else "") + ")")
+
+
+#: Unit named by each cluster column, for printed text ("per document", "per source", "per query").
+UNIT_NAMES = {"doc_id": "document", "source_key": "source", "_id": "query"}
+
+#: Method printed by default for each estimator, in order of preference (the first one computed):
+#: CR2 for micro, t for macro and for the singleton-design mean (the README and report conventions;
+#: ``ragcov_data.eval.recommend`` verifies a method by coverage at a given K).
+RECOMMENDED = {
+    "micro": ("cr2", "cr1", "bootstrap_t", "cluster_bootstrap", "t"),
+    "macro": ("t", "cr2", "cr1", "bootstrap_t", "cluster_bootstrap"),
+    "mean": ("t", "cr2", "cr1", "bootstrap_t", "cluster_bootstrap"),
+}
+
+
+def unit_of(cluster: str, singleton: bool = False) -> str:
+    """Word for the sampled unit: ``"query"`` when every cluster holds one query, else by column."""
+    return "query" if singleton else UNIT_NAMES.get(cluster, str(cluster))
+
+
+def _plural(unit: str) -> str:
+    return "queries" if unit == "query" else unit + "s"
+
+
+def recommended_rows(estimates: pd.DataFrame) -> pd.DataFrame:
+    """One row per (group,) estimator: its :data:`RECOMMENDED` method; all its rows when none was computed."""
+    if estimates.empty:
+        return estimates
+    keys = ["group", "estimator"] if "group" in estimates.columns else ["estimator"]
+    keep = []
+    for _, sub in estimates.groupby(keys, sort=False):
+        methods = list(sub["method"])
+        pick = next((m for m in RECOMMENDED.get(sub["estimator"].iloc[0], ()) if m in methods), None)
+        keep.extend(sub.index if pick is None else sub.index[[m == pick for m in methods]][:1])
+    return estimates.loc[sorted(keep)]
+
+
+def _select(estimates: pd.DataFrame, methods: Any) -> pd.DataFrame:
+    if methods is None or methods == "all":
+        return estimates
+    if methods == "recommended":
+        return recommended_rows(estimates)
+    wanted = [methods] if isinstance(methods, str) else list(methods)
+    return estimates[estimates["method"].isin(wanted)]
 
 
 def _estimates_table(df: pd.DataFrame) -> str:
     show = df.copy()
     show["method"] = [m + (" (naive)" if nv else "") for m, nv in zip(show["method"], show["naive"])]
     cols = [c for c in ("group", "estimator", "method", "estimate", "se", "df", "low", "high", "width",
-                        "flags") if c in show.columns]
-    return show[cols].to_string(index=False, float_format=lambda x: f"{x:.4f}")
+                        "flags") if c in show.columns and not (c == "flags" and not show[c].astype(bool).any())]
+    # undefined numbers (a bootstrap has no df) print as "-", never "nan"
+    return show[cols].to_string(index=False, na_rep="-", float_format=lambda x: f"{x:.4f}")
+
+
+def _notes(shown: pd.DataFrame, full: pd.DataFrame, unit: str, methods: Any) -> list[str]:
+    """Footnotes that apply to the rows shown: naive contrasts, the default selection, raw intervals."""
+    out = []
+    if methods == "recommended" and len(shown) < len(full):
+        out.append("shown: the recommended method per estimator (micro: cr2; macro, mean: t); every method is in "
+                   "the JSON (CLI: --methods all).")
+    if "naive" in shown.columns and shown["naive"].any():
+        out.append(f"(naive) = ignores the {unit} clustering; shown only as a contrast.")
+    if "mean" in set(shown.get("estimator", ())):
+        out.append("mean = one query a cluster: micro and macro are the same number.")
+    out.append("Intervals are raw (not clipped).")
+    return out
+
+
+def _diag_text(d: dict[str, Any]) -> str:
+    """``k=v`` for the finite numbers of ``d`` (undefined ones are left out) and non-empty flag lists."""
+    parts = []
+    for k, v in d.items():
+        if isinstance(v, (list, tuple)) and v:
+            parts.append(f"{k}={','.join(map(str, v))}")
+        elif isinstance(v, (int, float, np.number)) and not isinstance(v, bool) and math.isfinite(float(v)):
+            parts.append(f"{k}={_fmt(v)}")
+    return ", ".join(parts)
+
+
+def _find_row(e: pd.DataFrame, estimator: str | None, method: str | None, group: str | None) -> pd.Series:
+    from ragcov_data.errors import RagcovError
+
+    if "group" in e.columns:
+        e = e[e["group"] == (group if group is not None else "__all__")]
+    if estimator is None:
+        estimator = "micro" if (e["estimator"] == "micro").any() else "mean"
+    sub = e[e["estimator"] == estimator]
+    if method is None:
+        method = next((m for m in RECOMMENDED.get(estimator, ()) if (sub["method"] == m).any()), "cr2")
+    sub = sub[sub["method"] == method]
+    if sub.empty:
+        have = sorted(set(map(tuple, e[["estimator", "method"]].to_numpy().tolist())))
+        raise RagcovError(f"no estimate for estimator={estimator!r}, method={method!r}, group={group!r}; "
+                          f"available (estimator, method): {have}.")
+    return sub.iloc[0]
+
+
+def _unit_line(unit: str, n_clusters: int, n_queries: int, singleton: bool, estimates: pd.DataFrame,
+               per_query: pd.DataFrame) -> str:
+    """``unit: source (100 sources, 150 queries); groups G1, G2, G3: one query a cluster (mean, per query)``."""
+    if singleton:
+        return f"unit: query ({n_queries} queries, each its own cluster)"
+    line = f"unit: {unit} ({n_clusters} {_plural(unit)}, {n_queries} queries)"
+    if "group" in estimates.columns and "group" in per_query.columns:
+        single = [str(g) for g, sub in per_query.groupby("group", sort=False) if sub["cluster"].is_unique]
+        if single:
+            line += f"; group{'s' if len(single) > 1 else ''} {', '.join(single)}: one query a cluster (mean, per query)"
+    return line
 
 
 @dataclass
@@ -200,9 +313,13 @@ class EvaluationResult(_JsonMixin):
         ``cluster``, ``n``, ``sum``, ``rate``.
     estimates : DataFrame
         One row per (group,) estimator and method: ``estimate, se, df, low, high, width, flags,
-        naive`` (``naive`` marks the contrasts that ignore clustering).
+        naive`` (``naive`` marks the contrasts that ignore clustering). The estimators are ``micro``
+        and ``macro``, or the single ``mean`` where every cluster holds one query.
     diagnostics : dict
-        ``icc, deff, cv, mean_size, n_eff, lag1_autocorr, share_never_hit, quantiles`` (overall).
+        ``icc, deff, cv, mean_size, n_eff, lag1_autocorr, share_never_hit, quantiles`` (overall), only
+        those defined for the design: ``mean`` and ``quantiles`` alone when every cluster holds one query,
+        no ``lag1_autocorr`` without a within-cluster order, ``share_all_zero`` in place of
+        ``share_never_hit`` when the unit is not the document.
     metric, tie_policy, relevance_threshold, level, cluster : recorded settings.
     info : dict
         Further recorded facts (run attributes, missing-query handling, n_resamples, seed).
@@ -221,49 +338,72 @@ class EvaluationResult(_JsonMixin):
     cluster: str
     info: dict[str, Any] = field(default_factory=dict)
 
-    def interval(self, estimator: str = "micro", method: str = "cr2", group: str | None = None) -> ConfidenceInterval:
-        """Raw interval of one row of :attr:`estimates`."""
+    def interval(self, estimator: str | None = None, method: str | None = None,
+                 group: str | None = None) -> ConfidenceInterval:
+        """Raw interval of one row of :attr:`estimates`.
+
+        ``estimator`` defaults to ``micro`` (``mean`` when every cluster holds one query) and ``method``
+        to its recommended one (:data:`RECOMMENDED`: cr2 for micro, t for macro and mean).
+        """
         row = self._row(estimator, method, group)
         return ConfidenceInterval(float(row["low"]), float(row["high"]))
 
-    def _row(self, estimator: str, method: str, group: str | None) -> pd.Series:
-        e = self.estimates
-        mask = (e["estimator"] == estimator) & (e["method"] == method)
-        if "group" in e.columns:
-            mask &= e["group"] == (group if group is not None else "__all__")
-        if not mask.any():
-            from ragcov_data.errors import RagcovError
+    def _row(self, estimator: str | None, method: str | None, group: str | None) -> pd.Series:
+        return _find_row(self.estimates, estimator, method, group)
 
-            raise RagcovError(f"no estimate for estimator={estimator!r}, method={method!r}, group={group!r}.")
-        return e[mask].iloc[0]
+    @property
+    def singleton(self) -> bool:
+        """Every cluster holds exactly one query (overall): one estimator, ``mean``."""
+        return bool(len(self.per_document)) and bool((self.per_document["n"] == 1).all())
+
+    @property
+    def unit(self) -> str:
+        """The sampled unit in words: ``document``, ``source``, ``query`` (or the cluster column)."""
+        return unit_of(self.cluster, self.singleton)
 
     def to_frame(self) -> pd.DataFrame:
         """The estimates table (one row per estimator × method)."""
         return self.estimates.copy()
 
     def to_dict(self) -> dict[str, Any]:
+        """Settings, ``estimates`` (every computed row), ``diagnostics``, ``info`` and ``per_query``
+        (records ``query-id, cluster, value [, group]``, readable by ``ragcov coverage`` / ``plan``)."""
+        pq_cols = [c for c in ("query-id", "cluster", "value", "group") if c in self.per_query.columns]
         return {
             "metric": self.metric, "tie_policy": self.tie_policy,
             "relevance_threshold": self.relevance_threshold, "level": self.level, "cluster": self.cluster,
-            "n_queries": int(len(self.per_query)), "n_clusters": int(len(self.per_document)),
+            "unit": self.unit, "n_queries": int(len(self.per_query)), "n_clusters": int(len(self.per_document)),
             "estimates": self.estimates, "diagnostics": self.diagnostics, "info": self.info,
+            "per_query": self.per_query[pq_cols],
         }
 
-    def summary(self) -> str:
-        """Human-readable table of estimates and diagnostics."""
+    def summary(self, methods: str | Sequence[str] | None = "all") -> str:
+        """Human-readable table of estimates and diagnostics, worded by the sampled unit.
+
+        ``methods``: ``"all"`` (every computed row), ``"recommended"`` (one row per estimator, see
+        :func:`recommended_rows`) or method names to show.
+        """
         d = self.diagnostics
+        unit = self.unit
+        shown = _select(self.estimates, methods)
         lines = [
             f"metric={self.metric} tie_policy={self.tie_policy} relevance_threshold={self.relevance_threshold} "
             f"cluster={self.cluster} level={self.level} N={len(self.per_query)} K={len(self.per_document)}",
-            _estimates_table(self.estimates),
-            "(naive) = ignores document clustering; shown only as a contrast. Intervals are raw (not clipped).",
-            "diagnostics: " + ", ".join(f"{k}={_fmt(v)}" for k, v in d.items() if not isinstance(v, dict)),
+            _unit_line(unit, len(self.per_document), len(self.per_query), self.singleton, self.estimates,
+                       self.per_query),
+            _estimates_table(shown),
+            *_notes(shown, self.estimates, unit, methods),
         ]
+        diag = _diag_text(d)
+        if diag:
+            lines.append(f"diagnostics (per {unit}): {diag}")
         share = (self.info or {}).get("top_tie_share")
         if share is not None:
             lines.append(f"top score tied in {share:.1%} of queries (tie policy {self.tie_policy!r} decides them)")
+        lines += [f"notice: {n}" for n in (self.info or {}).get("notices", [])]
         if isinstance(d.get("quantiles"), dict):
-            lines.append("per-document rate quantiles: " + ", ".join(f"{k}={_fmt(v, 3)}" for k, v in d["quantiles"].items()))
+            what = "rate" if unit == "document" else "value" if unit == "query" else "mean"
+            lines.append(f"per-{unit} {what} quantiles: " + ", ".join(f"{k}={_fmt(v, 3)}" for k, v in d["quantiles"].items()))
         return "\n".join(lines)
 
     def __repr__(self) -> str:
@@ -281,7 +421,8 @@ class ComparisonResult(_JsonMixin):
     estimates : DataFrame
         Interval for the mean difference by estimator × method (same columns as evaluate).
     share_docs_tied : float
-        Share of documents where both runs have the identical per-document rate.
+        Share of clusters (documents, sources) where both runs have the identical mean (historical
+        name; JSON also carries it as ``share_clusters_tied``).
     wins, losses, ties : int
         Per-query counts of ``diff > 0``, ``< 0``, ``== 0``.
     metric, tie_policy, level : recorded settings.
@@ -304,17 +445,54 @@ class ComparisonResult(_JsonMixin):
     def to_frame(self) -> pd.DataFrame:
         return self.estimates.copy()
 
+    @property
+    def cluster(self) -> str:
+        """Queries column of the sampled unit (``info["cluster"]``)."""
+        return str((self.info or {}).get("cluster", "cluster"))
+
+    @property
+    def n_clusters(self) -> int:
+        return int(self.per_query["cluster"].nunique())
+
+    @property
+    def singleton(self) -> bool:
+        """Every cluster holds exactly one query: one estimator, ``mean``; no per-cluster ties to report."""
+        return bool(len(self.per_query)) and self.n_clusters == len(self.per_query)
+
+    @property
+    def unit(self) -> str:
+        return unit_of(self.cluster, self.singleton)
+
+    def interval(self, estimator: str | None = None, method: str | None = None,
+                 group: str | None = None) -> ConfidenceInterval:
+        """Raw interval of the mean difference (defaults as :meth:`EvaluationResult.interval`)."""
+        row = _find_row(self.estimates, estimator, method, group)
+        return ConfidenceInterval(float(row["low"]), float(row["high"]))
+
     def to_dict(self) -> dict[str, Any]:
         return {"metric": self.metric, "tie_policy": self.tie_policy, "level": self.level,
-                "share_docs_tied": self.share_docs_tied, "wins": self.wins, "losses": self.losses,
+                "cluster": self.cluster, "unit": self.unit, "n_queries": int(len(self.per_query)),
+                "n_clusters": self.n_clusters, "share_docs_tied": self.share_docs_tied,
+                "share_clusters_tied": self.share_docs_tied, "wins": self.wins, "losses": self.losses,
                 "ties": self.ties, "estimates": self.estimates, "info": self.info}
 
-    def summary(self) -> str:
+    def summary(self, methods: str | Sequence[str] | None = "all") -> str:
+        """Table of the mean difference and the win/loss counts, worded by the sampled unit
+        (``methods`` as in :meth:`EvaluationResult.summary`)."""
+        unit = self.unit
+        shown = _select(self.estimates, methods)
+        counts = f"query wins/losses/ties: {self.wins}/{self.losses}/{self.ties}"
+        if not self.singleton:
+            what = "rate" if unit == "document" else "mean"
+            counts += f"; {_plural(unit)} with identical {what}: {self.share_docs_tied:.1%}"
         return "\n".join([
-            f"paired difference (A - B), metric={self.metric} level={self.level} N={len(self.per_query)}",
-            _estimates_table(self.estimates),
-            f"query wins/losses/ties: {self.wins}/{self.losses}/{self.ties}; "
-            f"documents with identical rate: {self.share_docs_tied:.1%}",
+            f"paired difference (A - B), metric={self.metric} level={self.level} N={len(self.per_query)} "
+            f"cluster={self.cluster} K={self.n_clusters}",
+            _unit_line(unit, self.n_clusters, len(self.per_query), self.singleton, self.estimates, self.per_query),
+            _estimates_table(shown),
+            *_notes(shown, self.estimates, unit, methods),
+            counts,
+            *[f"notice: {n}" for n in (self.info or {}).get("notices", [])],
         ])
 
     def __repr__(self) -> str:

@@ -236,7 +236,8 @@ def _juristcu(path: Path, names: Sequence[str], log: Any, show_progress: bool, *
     tables = juristcu_section(ds, runs, **kwargs)
     est = tables.get("estimates")
     note = est.attrs.get("corpus_note", "") if est is not None else ""
-    return {"note": note, "estimates": to_jsonable(est) if est is not None else [],
+    units = est.attrs.get("units", {}) if est is not None else {}
+    return {"note": note, "units": to_jsonable(units), "estimates": to_jsonable(est) if est is not None else [],
             "comparisons": to_jsonable(tables.get("comparisons")) if tables.get("comparisons") is not None else []}
 
 

@@ -121,8 +121,8 @@ def _generic_table(rows: list[Mapping[str, Any]], cols: list[str], naive: set[st
     for r in rows:
         tr = "naive" if r.get("method") in naive else ""
         body.append(f'<tr class="{tr}">' + "".join(
-            f"<td>{_num(r.get(c))}</td>" if isinstance(r.get(c), float) else f"<td class=l>{_e(r.get(c, ''))}</td>"
-            for c in cols) + "</tr>")
+            f"<td>{_num(r.get(c))}</td>" if isinstance(r.get(c), float) or r.get(c) is None
+            else f"<td class=l>{_e(r.get(c))}</td>" for c in cols) + "</tr>")
     return f'<table class="{cls}"><tr>{head}</tr>{"".join(body)}</table>'
 
 
@@ -187,6 +187,7 @@ def render_html(results: Mapping[str, Any], figs: dict[str, tuple[bytes, str]] |
         parts.append("<h2>JurisTCU</h2>")
         if jt.get("note"):
             parts.append(f"<p class=note>{_e(jt['note'])}</p>")
+        parts.append(f"<p class=note>{_e(_juristcu_units(jt))}</p>")
         if jt.get("estimates"):
             parts.append("<h3>Estimates by query group</h3>" + _generic_table(
                 jt["estimates"], ["retriever", "metric", "group", "unit", "method", "estimate", "low", "high",
@@ -199,6 +200,15 @@ def render_html(results: Mapping[str, Any], figs: dict[str, tuple[bytes, str]] |
                  f"{_e(meta.get('created', ''))}; settings {_e(meta.get('settings', {}))}.</p>")
     return ("<!DOCTYPE html><html lang=en><head><meta charset=utf-8><title>ragcov benchmark report</title>"
             f"<style>{_CSS}</style></head><body>{''.join(parts)}<script>{_SCRIPT}</script></body></html>")
+
+
+def _juristcu_units(jt: Mapping[str, Any]) -> str:
+    """How the JurisTCU intervals infer, in words of their units (per query in a group, per source overall)."""
+    units = jt.get("units") or {}
+    group = units.get("group", "query (t interval; bootstrap of queries)")
+    overall = units.get("overall", "source (CR2; bootstrap of sources)")
+    return (f"Unit per group: {group}. Unit overall: {overall}. Estimates are means over queries; "
+            "comparisons are paired per query (A − B).")
 
 
 def _md_table(rows: list[Mapping[str, Any]], cols: list[str], fmt: Mapping[str, Any] | None = None) -> str:
@@ -235,6 +245,21 @@ def render_markdown(results: Mapping[str, Any], figure_files: Mapping[str, str] 
         for est, rec in (cov.get("recommendation") or {}).items():
             lead = "Recommended" if rec.get("qualified") else "**Warning:** no method verified; best available"
             lines.append(f"\n{lead} for {est} at K={cov.get('recommend_k')}: **{rec['method']}** — {rec['reason']}.")
+        lines.append("")
+    jt = results.get("juristcu") or {}
+    if jt.get("estimates"):
+        lines += ["## JurisTCU", ""]
+        if jt.get("note"):
+            lines += [jt["note"], ""]
+        lines += [_juristcu_units(jt), ""]
+        text = {c: str for c in ("retriever", "metric", "group", "unit", "method", "retriever_a", "retriever_b",
+                                 "n_queries", "n_clusters", "wins", "losses", "ties")}
+        lines.append(_md_table(jt["estimates"], ["retriever", "metric", "group", "unit", "method", "estimate", "low",
+                                                 "high", "n_queries", "n_clusters"], text))
+        if jt.get("comparisons"):
+            lines += ["", "Paired comparisons (A − B):", ""]
+            lines.append(_md_table(jt["comparisons"], ["retriever_a", "retriever_b", "metric", "group", "unit", "method",
+                                                       "estimate", "low", "high", "wins", "losses", "ties"], text))
         lines.append("")
     if figure_files:
         lines += ["## Figures", ""] + [f"![{k}]({v})" for k, v in figure_files.items()]

@@ -31,10 +31,26 @@ def test_eval_prints_table_and_writes_json(task_dir, capsys):
                "--json", str(out_json)])
     out = capsys.readouterr().out
     assert rc == 0
-    assert "wald_iid (naive)" in out and "cr2" in out and "icc=" in out
+    # default: the recommended method per estimator (micro cr2, macro t); naive contrasts only with --methods all
+    assert "wald_iid" not in out and "cr2" in out and "icc=" in out
     rep = json.loads(out_json.read_text())
     cr2 = [r for r in rep["estimates"] if r["estimator"] == "micro" and r["method"] == "cr2"][0]
     assert cr2["estimate"] == pytest.approx(8 / 17)
+    assert {r["method"] for r in rep["estimates"]} >= {"wald_iid", "deff_wald", "t"}  # JSON: every computed row
+    assert len(rep["per_query"]) == 17 and set(rep["per_query"][0]) == {"query-id", "cluster", "value"}
+
+
+def test_eval_methods_all_prints_every_method(task_dir, capsys):
+    rc = main(["eval", str(task_dir / "a.trec"), "--data-dir", str(task_dir), "--n-resamples", "200"])
+    default = capsys.readouterr().out
+    rc_all = main(["eval", str(task_dir / "a.trec"), "--data-dir", str(task_dir), "--n-resamples", "200",
+                   "--methods", "all"])
+    every = capsys.readouterr().out
+    assert rc == 0 and rc_all == 0
+    rows = lambda text: [ln.split()[:2] for ln in text.splitlines() if ln.split()[:1] in (["micro"], ["macro"])]
+    assert rows(default) == [["micro", "cr2"], ["macro", "t"]]
+    assert len(rows(every)) == 12 and ["micro", "wald_iid"] in rows(every) and "wald_iid (naive)" in every
+    assert "shown: the recommended method" in default and "shown: the recommended method" not in every
 
 
 def test_eval_by_group(task_dir, capsys):

@@ -3,13 +3,15 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 
 import pytest
 
-from ragcov_data.baselines import BM25, save_run
-from ragcov_data.eval import evaluate
+from ragcov_data.baselines import BM25, TfIdf, save_run
+from ragcov_data.eval import compare, evaluate
+from ragcov_data.eval.juristcu import juristcu_section
 from ragcov_data.loaders.juristcu import read_juristcu
 
 
@@ -39,7 +41,7 @@ def test_eval_juristcu_by_group(bm25_run, data_dir, tmp_path):
     assert "ndcg@10" in res.stdout and "G1" in res.stdout
     rep = json.loads(out.read_text())
     assert rep["metric"] == "ndcg@10" and rep["relevance_threshold"] == 1 and rep["n_queries"] == 150
-    assert rep["cluster"] == "_id"  # JurisTCU queries are the unit
+    assert rep["cluster"] == "source_key"  # overall: G2 i and G3 i+50 share a source; per group one query a source
     est = rep["estimates"]
     rows = est if isinstance(est, list) else [dict(zip(est["columns"], r)) for r in est["data"]]
     groups = {r["group"] for r in rows}
@@ -91,3 +93,82 @@ def test_build_run_eval_end_to_end(bm25_run, data_dir, tmp_path):
                  "ndcg@10", "--by", "group", "--methods", "t", "--json", str(out), cwd=tmp_path)
     assert ev.returncode == 0, ev.stderr
     assert json.loads(out.read_text())["n_queries"] == 150
+
+
+FORBIDDEN = ("per-document", "share_never_hit", "documents with identical rate")
+
+
+def _clean_text(out: str) -> None:
+    """JurisTCU output: no nan, no words of the document unit."""
+    assert re.search(r"\bnan\b", out, flags=re.IGNORECASE) is None, out
+    for word in FORBIDDEN:
+        assert word not in out, (word, out)
+
+
+@pytest.fixture(scope="module")
+def tfidf_path(bm25_run, tmp_path_factory):
+    task = bm25_run[0]
+    run = TfIdf().index(task["corpus"]).search(task["queries"], k=10, show_progress=False)
+    path = tmp_path_factory.mktemp("runs") / "tfidf.trec"
+    save_run(run, path)
+    return run, path
+
+
+def test_cli_api_and_section_agree_on_the_overall_interval(bm25_run, data_dir, tmp_path):
+    """`ragcov eval --dataset juristcu`, `evaluate` and `juristcu_section` give one overall interval."""
+    task, run, path = bm25_run
+    out = tmp_path / "eval.json"
+    res = _ragcov("eval", str(path), "--dataset", "juristcu", "--data-dir", str(data_dir), "--metric", "ndcg@10",
+                  "--by", "group", "--n-resamples", "400", "--json", str(out), cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    rep = json.loads(out.read_text())
+    cli = [r for r in rep["estimates"] if r["group"] == "__all__" and r["estimator"] == "micro" and r["method"] == "cr2"][0]
+    api = evaluate(run, task, "ndcg@10", by="group", n_resamples=400).interval("micro", "cr2")
+    sec = juristcu_section(task, {"bm25": run}, ("ndcg@10",), n_resamples=400)["estimates"]
+    sec = sec[(sec["group"] == "overall") & (sec["method"] == "cr2")].iloc[0]
+    assert (cli["low"], cli["high"]) == pytest.approx(tuple(api), abs=1e-6)
+    assert (sec["low"], sec["high"]) == pytest.approx(tuple(api), abs=1e-12)
+    assert rep["cluster"] == "source_key" and rep["unit"] == "source" and rep["n_clusters"] == sec["n_clusters"] == 100
+    # per group one query a cluster: the single estimator mean, whose t interval is the section's
+    g1 = [r for r in rep["estimates"] if r["group"] == "G1" and r["method"] == "t"]
+    sg1 = juristcu_section(task, {"bm25": run}, ("ndcg@10",), n_resamples=400)["estimates"]
+    sg1 = sg1[(sg1["group"] == "G1") & (sg1["method"] == "t")].iloc[0]
+    assert [r["estimator"] for r in g1] == ["mean"] and g1[0]["low"] == pytest.approx(sg1["low"], abs=1e-6)
+    assert len(rep["per_query"]) == 150 and set(rep["per_query"][0]) == {"query-id", "cluster", "value", "group"}
+
+
+def test_eval_juristcu_output_fits_the_design(bm25_run, data_dir, tmp_path):
+    _, _, path = bm25_run
+    res = _ragcov("eval", str(path), "--dataset", "juristcu", "--data-dir", str(data_dir), "--metric", "ndcg@10",
+                  "--by", "group", "--n-resamples", "200", cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    out = res.stdout
+    _clean_text(out)
+    rows = [ln.split()[:3] for ln in out.splitlines() if ln.split()[:1] in (["__all__"], ["G1"], ["G2"], ["G3"])]
+    assert rows == [["__all__", "micro", "cr2"], ["__all__", "macro", "t"], ["G1", "mean", "t"],
+                    ["G2", "mean", "t"], ["G3", "mean", "t"]]
+    assert "unit: source (100 sources, 150 queries); groups G1, G2, G3: one query a cluster" in out
+    every = _ragcov("eval", str(path), "--dataset", "juristcu", "--data-dir", str(data_dir), "--metric", "ndcg@10",
+                    "--by", "group", "--n-resamples", "200", "--methods", "all", cwd=tmp_path)
+    assert every.returncode == 0, every.stderr
+    _clean_text(every.stdout)
+    g1 = [ln.split()[2] for ln in every.stdout.splitlines() if ln.split()[:1] == ["G1"]]
+    assert g1 == ["cluster_bootstrap", "bootstrap_t", "t"]  # no naive, no deff_wald, t once (= cr1 = cr2)
+
+
+def test_compare_juristcu_output_fits_the_design(bm25_run, tfidf_path, data_dir, tmp_path):
+    task, bm25, path_a = bm25_run
+    tfidf, path_b = tfidf_path
+    out_json = tmp_path / "cmp.json"
+    res = _ragcov("compare", str(path_a), str(path_b), "--dataset", "juristcu", "--data-dir", str(data_dir),
+                  "--metric", "ndcg@10", "--by", "group", "--n-resamples", "200", "--json", str(out_json), cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    _clean_text(res.stdout)
+    assert "sources with identical mean:" in res.stdout
+    rows = [ln for ln in res.stdout.splitlines() if ln.split()[:1] in (["__all__"], ["G1"], ["G2"], ["G3"])]
+    assert len(rows) == 5  # was 48: every method twice (micro and macro) for every group
+    js = json.loads(out_json.read_text())
+    assert js["cluster"] == "source_key" and js["n_clusters"] == 100
+    api = compare(bm25, tfidf, task, "ndcg@10", by="group", n_resamples=200)
+    cli = [r for r in js["estimates"] if r["group"] == "__all__" and r["estimator"] == "micro" and r["method"] == "cr2"][0]
+    assert (cli["low"], cli["high"]) == pytest.approx(tuple(api.interval("micro", "cr2")), abs=1e-6)

@@ -52,7 +52,7 @@ def test_evaluate_self_retrieval_end_to_end():
     assert list(rep.per_query.columns) == ["query-id", "cluster", "value"]
     assert rep.per_document.set_index("cluster")["sum"].to_dict() == expected
     assert rep.per_document.set_index("cluster")["n"].to_dict() == SIZES
-    assert rep.cluster == "doc_id" and rep.metric == "hit@1" and rep.tie_policy == "first"
+    assert rep.cluster == "doc_id" and rep.metric == "hit@1" and rep.tie_policy == "trec_eval"
     e = rep.estimates.set_index(["estimator", "method"])
     # every applicable pair present, naive ones marked
     pairs = {(est, m) for est in _core.ESTIMATORS for m in _core.valid_methods(est)}
@@ -95,8 +95,9 @@ def test_evaluate_by_group_and_iid_cluster_default():
     q = task["queries"].drop(columns=["doc_id", "chunk_id"])
     rep2 = evaluate(run, {**task, "queries": q}, methods=["cr2"], n_resamples=100)
     assert rep2.cluster == "_id" and len(rep2.per_document) == 17
-    micro = rep2.estimates.set_index(["estimator", "method"]).loc[("micro", "cr2")]
-    assert micro["df"] == pytest.approx(16)
+    # one query a cluster: a single estimator, the mean (CR2 = t on N - 1 df)
+    mean = rep2.estimates.set_index(["estimator", "method"]).loc[("mean", "cr2")]
+    assert mean["df"] == pytest.approx(16)
 
 
 def test_evaluate_stratified_design():
@@ -117,7 +118,7 @@ def test_evaluate_missing_queries_and_bad_inputs():
     rep = evaluate(part, task, on_missing="zero", methods=["cr2"])
     assert rep.info["n_missing_queries"] == 2
     assert rep.per_query.set_index("query-id").loc["A#0000", "value"] == 0
-    with pytest.raises(RagcovError, match="empty"):
+    with pytest.raises(RagcovError, match="the run has no rows"):
         evaluate(run.iloc[:0], task)
     with pytest.raises(RagcovError, match=r"unknown method\(s\) \['cr3'\] in `methods`; valid: "):
         evaluate(run, task, methods=["cr3"])
@@ -185,3 +186,116 @@ def test_top_tie_share_is_recorded_and_reported():
     assert first.info["top_tie_share"] == 0.5  # a#0 and b#1 have a tied top
     assert "top score tied in 50.0% of queries" in first.summary()
     assert pess.per_query["value"].sum() < first.per_query["value"].sum()
+
+
+# ------------------------------------------------------------------ output that fits the design (issue 11)
+def _iid_task(source_key: bool = False):
+    """The tiny task as JurisTCU-like queries: no doc_id; optionally pairs of queries sharing a source."""
+    task = tiny_task()
+    q = task["queries"].drop(columns=["doc_id", "chunk_id"])
+    if source_key:  # queries 2i and 2i+1 share a source; the last one is alone
+        q["source_key"] = [f"s{i // 2}" for i in range(len(q))]
+    return {**task, "queries": q}
+
+
+def _no_nan(text: str) -> bool:
+    import re
+
+    return re.search(r"\bnan\b", text, flags=re.IGNORECASE) is None
+
+
+def test_singleton_design_collapses_micro_macro_to_mean():
+    task = tiny_task()
+    run = make_run(task, HITS)
+    rep = evaluate(run, _iid_task(), n_resamples=200)
+    e = rep.estimates
+    assert set(e["estimator"]) == {"mean"}
+    # naive methods, deff_wald and the copies of t (cr1, cr2) are left out; one row per method
+    assert list(e["method"]) == ["cluster_bootstrap", "bootstrap_t", "t"]
+    v = rep.per_query["value"].to_numpy()
+    r = interval(v, rep.per_query["query-id"], "macro", "t")
+    assert e.set_index("method").loc["t", ["estimate", "low", "high"]].tolist() == pytest.approx([r.estimate, r.low, r.high])
+    d = rep.diagnostics
+    for key in ("icc", "deff", "n_eff", "lag1_autocorr", "share_never_hit", "micro", "macro"):
+        assert key not in d
+    assert d["mean"] == pytest.approx(v.mean()) and "quantiles" in d
+    text = rep.summary()
+    assert _no_nan(text) and "per-document" not in text and "share_never_hit" not in text and "(naive)" not in text
+    assert "unit: query (17 queries, each its own cluster)" in text and "per-query value quantiles" in text
+    assert rep.interval() == pytest.approx((r.low, r.high))  # default: mean, t
+
+
+def test_self_retrieval_keeps_micro_and_macro():
+    task = tiny_task()
+    rep = evaluate(make_run(task, HITS), task, n_resamples=200)
+    assert set(rep.estimates["estimator"]) == {"micro", "macro"} and rep.unit == "document"
+    rec = rep.summary("recommended")
+    table = rec.splitlines()[2:5]
+    assert table[1].split()[:2] == ["micro", "cr2"] and table[2].split()[:2] == ["macro", "t"]
+    assert "wald_iid" not in rec and "shown: the recommended method per estimator" in rec
+    full = rep.summary()
+    assert "wald_iid (naive)" in full and "ignores the document clustering" in full
+    assert "per-document rate quantiles" in full and "share_never_hit=" in full and "lag1_autocorr=" in full
+    assert rep.interval() == rep.interval("micro", "cr2")
+
+
+def test_singleton_methods_that_do_not_apply():
+    run = make_run(tiny_task(), HITS)
+    with pytest.raises(RagcovError, match=r"methods \['wald_iid', 'deff_wald'\] do not apply when every cluster "
+                                          r"holds one query \(17 clusters\).*use 't', 'cluster_bootstrap'"):
+        evaluate(run, _iid_task(), methods=["wald_iid", "deff_wald"])
+    rep = evaluate(run, _iid_task(), methods=["cr1", "cr2", "wald_iid"])
+    assert list(rep.estimates["method"]) == ["cr2"]  # cr1 = cr2 = t here: kept once
+    with pytest.raises(RagcovError, match=r"no estimate for estimator='micro', method='cr2'.*\('mean', 'cr2'\)"):
+        rep.interval("micro", "cr2")
+
+
+def test_default_cluster_is_source_key_and_groups_are_per_query():
+    task = tiny_task()
+    run = make_run(task, HITS)
+    st = _iid_task(source_key=True)
+    st["queries"]["group"] = ["g1" if i % 2 == 0 else "g2" for i in range(17)]  # one query a source per group
+    rep = evaluate(run, st, by="group", n_resamples=200)
+    assert rep.cluster == "source_key" and rep.unit == "source" and len(rep.per_document) == 9
+    e = rep.estimates
+    assert set(e.loc[e["group"] == "__all__", "estimator"]) == {"micro", "macro"}
+    assert set(e.loc[e["group"] != "__all__", "estimator"]) == {"mean"}
+    explicit = evaluate(run, st, cluster="source_key", by="group", n_resamples=200)
+    pd.testing.assert_frame_equal(rep.estimates, explicit.estimates)
+    text = rep.summary("recommended")
+    assert "unit: source (9 sources, 17 queries); groups g1, g2: one query a cluster (mean, per query)" in text
+    assert _no_nan(text) and "share_never_hit" not in text and "per-source mean quantiles" in text
+    assert "share_all_zero" in rep.diagnostics and "share_never_hit" not in rep.diagnostics
+    assert "lag1_autocorr" not in rep.diagnostics  # no within-source order is known
+    assert evaluate(run, task, methods=["cr2"]).cluster == "doc_id"  # self-retrieval: documents
+
+
+def test_json_carries_per_query_records_and_the_unit():
+    task = tiny_task()
+    run = make_run(task, HITS)
+    js = json.loads(evaluate(run, task, by="doc_type", n_resamples=200).to_json())
+    assert js["cluster"] == "doc_id" and js["unit"] == "document" and js["n_clusters"] == 5
+    assert {"estimator", "estimate", "method", "low", "high"} <= set(js["estimates"][0])
+    assert len(js["per_query"]) == 17 and set(js["per_query"][0]) == {"query-id", "cluster", "value", "group"}
+    rec = {r["query-id"]: r for r in js["per_query"]}
+    assert rec["A#0000"] == {"query-id": "A#0000", "cluster": "A", "value": 1.0, "group": "res"}
+    js2 = json.loads(evaluate(run, _iid_task(), n_resamples=200).to_json())
+    assert set(js2["per_query"][0]) == {"query-id", "cluster", "value"} and js2["unit"] == "query"
+    assert {r["estimator"] for r in js2["estimates"]} == {"mean"} and js2["n_clusters"] == 17
+
+
+def test_compare_words_follow_the_unit():
+    task = tiny_task()
+    ra = make_run(task, HITS)
+    rb = make_run(task, {"A": lambda i: True, "B": lambda i: True, "C": lambda i: False})
+    docs = compare(ra, rb, task, n_resamples=200)
+    assert "documents with identical rate: 60.0%" in docs.summary()
+    js = json.loads(docs.to_json())
+    assert js["cluster"] == "doc_id" and js["n_clusters"] == 5 and js["share_clusters_tied"] == pytest.approx(0.6)
+    iid = compare(ra, rb, _iid_task(), n_resamples=200)
+    text = iid.summary()
+    assert set(iid.estimates["estimator"]) == {"mean"} and "identical" not in text and _no_nan(text)
+    assert "wins/losses/ties: 3/2/12" in text
+    src = compare(ra, rb, _iid_task(source_key=True), n_resamples=200)
+    assert src.info["cluster"] == "source_key" and "sources with identical mean:" in src.summary()
+    assert "documents" not in src.summary()

@@ -81,13 +81,18 @@ def test_paired_comparisons_match_scipy(section, task, runs):
 
 
 def test_clustering_pairs_changes_overall_interval(task, runs):
-    """Source-key clustering is what the overall interval uses; treating 150 queries as iid differs."""
+    """Source-key clustering is the default and what the overall interval uses; 150 iid queries differ."""
     from ragcov_data.eval import evaluate
 
+    default = evaluate(runs["bm25"], task, "ndcg@10", methods=("cr2",))
     clustered = evaluate(runs["bm25"], task, "ndcg@10", cluster="source_key", methods=("cr2",))
-    iid = evaluate(runs["bm25"], task, "ndcg@10", methods=("cr2",))
+    iid = evaluate(runs["bm25"], task, "ndcg@10", cluster="_id", methods=("cr2",))
+    assert default.cluster == "source_key" and default.unit == "source"
+    assert default.interval() == clustered.interval("micro", "cr2")
     wc = clustered.estimates.query("estimator == 'micro'")["width"].iloc[0]
-    wi = iid.estimates.query("estimator == 'micro'")["width"].iloc[0]
+    # one query a cluster: a single estimator, the mean (CR2 equals t there)
+    assert list(iid.estimates["estimator"]) == ["mean"] and iid.unit == "query"
+    wi = iid.estimates["width"].iloc[0]
     assert wc != pytest.approx(wi, rel=1e-6)
 
 
