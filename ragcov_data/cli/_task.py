@@ -170,25 +170,45 @@ def _tables(d: Path) -> dict[str, pd.DataFrame] | None:
     return None
 
 
-def read_table(path: Path) -> pd.DataFrame:
-    """A queries/qrels/corpus table (parquet, JSONL, CSV, TSV) with ids as strings."""
+def read_table(path: Path, id_columns: tuple[str, ...] = ("_id", "doc_id", "chunk_id", "query-id", "corpus-id")
+               ) -> pd.DataFrame:
+    """A queries/qrels/corpus (or population) table — parquet, JSON Lines, CSV, TSV — with ids as strings.
+
+    JSON Lines records end at ``\\n`` only (pandas' reader), and a UTF-8 byte-order mark is tolerated in
+    text formats. Qrels (a file named ``qrels.*``) go through :func:`ragcov_data.qrels.check_qrels`, so
+    a grade that is not an integer is an error naming the line.
+    """
+    import io
+
+    suffix = path.suffix.lower()
     try:
-        if path.suffix == ".parquet":
+        if suffix == ".parquet":
             df = pd.read_parquet(path)
-        elif path.suffix == ".jsonl":
-            df = pd.read_json(path, lines=True, dtype=False)
         else:
-            df = pd.read_csv(path, sep="\t" if path.suffix == ".tsv" else ",", dtype=str)
+            try:
+                text = path.read_bytes().decode("utf-8-sig")
+            except UnicodeDecodeError as exc:
+                raise InputFileError(f"{path}: bytes that are not UTF-8 at byte {exc.start}; re-save the file as "
+                                     "UTF-8.") from None
+            if suffix == ".jsonl":
+                df = pd.read_json(io.StringIO(text), lines=True, dtype=False)
+            else:
+                sep = "\t" if suffix in (".tsv", ".tab") else ","
+                df = pd.read_csv(io.StringIO(text), sep=sep, dtype={c: str for c in id_columns})
     except (ValueError, OSError) as exc:
         raise InputFileError(f"cannot read {str(path)!r}: {exc}") from exc
-    for col in ("_id", "doc_id", "chunk_id", "query-id", "corpus-id"):
+    for col in id_columns:
         if col in df.columns:
             df[col] = df[col].astype(str)
-    try:
-        if "score" in df.columns and path.name.startswith("qrels"):
-            df["score"] = pd.to_numeric(df["score"])
-        if "chunk_index" in df.columns:
+    if "score" in df.columns and path.name.startswith("qrels"):
+        from ragcov_data.qrels import check_qrels
+
+        check_qrels(df, source=str(path), first_line=2 if suffix in (".csv", ".tsv", ".tab") else None,
+                    on_unknown="report")
+        df["score"] = pd.to_numeric(df["score"])
+    if "chunk_index" in df.columns:
+        try:
             df["chunk_index"] = pd.to_numeric(df["chunk_index"])
-    except ValueError as exc:
-        raise InputFileError(f"{str(path)!r}: {exc}; scores and chunk_index must be numbers.") from None
+        except ValueError as exc:
+            raise InputFileError(f"{str(path)!r}: {exc}; chunk_index must be a whole number.") from None
     return df
