@@ -377,10 +377,11 @@ def _read_trec(data: bytes, where: str) -> pd.DataFrame:
     return frame
 
 
-def _line_labels(data: bytes) -> Callable[[int], str]:
-    """Row -> "line N" for files whose empty lines were skipped (computed only when an error needs it)."""
+def _line_labels(data: bytes, skip: int = 0) -> Callable[[int], str]:
+    """Row -> "line N" for files whose empty lines were skipped, after ``skip`` non-empty lines (a
+    header); computed only when an error needs it."""
     def label(row: int) -> str:
-        n = -1
+        n = -1 - skip
         for no, ln in enumerate(data.split(b"\n"), start=1):
             if ln.strip():
                 n += 1
@@ -445,20 +446,8 @@ def _read_delimited(data: bytes, sep: str, colmap: Mapping[str, str], where: str
     if table.num_rows == 0:
         raise InputFileError(f"{where}: no rows under the header {header}.")
     df = pd.DataFrame({ours: table.column(theirs).to_pandas() for ours, theirs in chosen.items()})
-    df.attrs["_row_label"] = _row_lines_after_header(data)  # blank lines skipped: count them
+    df.attrs["_row_label"] = _line_labels(data, skip=1)  # the header, and blank lines, are not rows
     return df
-
-
-def _row_lines_after_header(data: bytes) -> Callable[[int], str]:
-    def label(row: int) -> str:
-        n = -2
-        for no, ln in enumerate(data.split(b"\n"), start=1):
-            if ln.strip():
-                n += 1
-                if n == row:
-                    return f"line {no}"
-        return f"row {row}"
-    return label
 
 
 def _read_json(data: bytes, fmt: str, colmap: Mapping[str, str], where: str) -> pd.DataFrame:
