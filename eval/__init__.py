@@ -48,3 +48,6 @@ from .twin import population_figures, simulate_population  # noqa: E402
 
 __all__ += ["coverage_study", "simulate_population", "population_figures", "plan", "recommend", "PlanResult",
             "RecommendResult"]
+from .power import PowerResult, plan_difference  # noqa: E402
+
+__all__ += ["plan_difference", "PowerResult"]

@@ -470,11 +470,16 @@ class ComparisonResult(_JsonMixin):
         return ConfidenceInterval(float(row["low"]), float(row["high"]))
 
     def to_dict(self) -> dict[str, Any]:
+        """Settings, counts, ``estimates``, ``info`` and ``per_query`` (records ``query-id, cluster, value_a,
+        value_b, diff [, group]``, the pilot ``ragcov plan --difference`` reads)."""
+        pq_cols = [c for c in ("query-id", "cluster", "value_a", "value_b", "diff", "group")
+                   if c in self.per_query.columns]
         return {"metric": self.metric, "tie_policy": self.tie_policy, "level": self.level,
                 "cluster": self.cluster, "unit": self.unit, "n_queries": int(len(self.per_query)),
                 "n_clusters": self.n_clusters, "share_docs_tied": self.share_docs_tied,
                 "share_clusters_tied": self.share_docs_tied, "wins": self.wins, "losses": self.losses,
-                "ties": self.ties, "estimates": self.estimates, "info": self.info}
+                "ties": self.ties, "estimates": self.estimates, "info": self.info,
+                "per_query": self.per_query[pq_cols]}
 
     def summary(self, methods: str | Sequence[str] | None = "all") -> str:
         """Table of the mean difference and the win/loss counts, worded by the sampled unit
