@@ -51,3 +51,6 @@ __all__ += ["coverage_study", "simulate_population", "population_figures", "plan
 from .power import PowerResult, plan_difference  # noqa: E402
 
 __all__ += ["plan_difference", "PowerResult"]
+from .leaderboard import LeaderboardResult, leaderboard, null_family_rates  # noqa: E402
+
+__all__ += ["leaderboard", "LeaderboardResult", "null_family_rates"]

@@ -1,0 +1,209 @@
+"""Vectorised family machinery of the leaderboard: many systems, every pair, one cluster bootstrap.
+
+Input is a matrix ``V`` of per-query values (``S`` systems x ``N`` queries) and one cluster code per
+query (``K`` clusters). Everything is computed from cluster-level sums and one matrix ``W`` (``K x B``)
+of cluster-resampling counts shared by every system and every pair, so the bootstrap estimates of all
+systems are one matrix product and those of all ``S (S - 1) / 2`` pairs are row differences of it (the
+difference of means is linear in the cluster sums, for micro and macro alike). No Python loop runs
+over replicates or pairs.
+
+Per system: the estimate and the design's recommended interval through :func:`_core.interval_batch`
+(CR2 for micro, t for macro and for one-query clusters), so the numbers equal ``evaluate``'s.
+
+Per pair ``(a, b)``: ``d = est_a - est_b`` (= the mean of per-query differences); its CR2 (micro) or
+t (macro) SE, df and two-sided p-value (``compare``'s recommended test); the Holm step-down adjusted
+p-value over the family; a simultaneous interval and a single-step max-|t| adjusted p-value:
+
+1. bootstrap deviations ``e_pb = d*_pb - d_p`` are standardised by their own bootstrap sd, and
+   ``M_b = max_p |e_pb| / sd*_p`` (pairs with zero variance are left out of the max);
+2. ``c`` = the ``level`` quantile of ``M``: the bootstrap carries the *dependence* between pairs
+   (they share systems and clusters), not the scale;
+3. ``c`` is turned into a per-comparison level ``alpha* = 2 (1 - Phi(c))`` and every pair gets
+   ``d +- t_{df}^{-1}(1 - alpha*/2) * se`` with its CR2/t SE and df: with one pair this is the ordinary
+   CR2/t interval, and few clusters keep the t-tail penalty that a normal max-|t| would lose;
+4. the max-|t| adjusted p-value of a pair reads its p-value on the same scale:
+   ``z_p = Phi^{-1}(1 - p/2)``, ``p_maxt = (1 + #{b: M_b >= z_p}) / (B + 1)``. A simultaneous interval
+   excludes 0 exactly when ``p < alpha*``, i.e. (up to the resolution of ``B``) when ``p_maxt < 1 - level``.
+
+References: Holm, S. (1979). A simple sequentially rejective multiple test procedure. Scand. J. Stat. 6,
+65-70. Westfall, P. H. & Young, S. S. (1993). Resampling-Based Multiple Testing. Wiley (single-step
+max-T). Romano, J. P. & Wolf, M. (2005). Exact and approximate stepdown methods for multiple hypothesis
+testing. JASA 100, 94-108. Piepho, H.-P. (2004). An algorithm for a letter-based representation of
+all-pairwise comparisons. J. Comput. Graph. Stat. 13, 456-466.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from scipy import sparse, stats
+
+from . import _core
+
+__all__ = ["family", "holm", "letters", "rank_bounds", "cluster_sums", "draw_weights", "EPS"]
+
+#: Per-query differences within this are ties (wins/losses/ties), as in ``compare``.
+EPS = 1e-12
+#: Bound on elements of one block of resampling counts (K x b) held at once.
+_BLOCK = 1 << 22
+
+
+def cluster_sums(V: np.ndarray, codes: np.ndarray, K: int) -> np.ndarray:
+    """``(R, K)`` sums of the rows of ``V`` (``R x N``) by cluster code (sparse product, any K)."""
+    N = V.shape[1]
+    onehot = sparse.csr_matrix((np.ones(N), (np.arange(N), codes)), shape=(N, K))
+    return np.asarray((onehot.T @ V.T).T)
+
+
+def draw_weights(K: int, B: int, rng: np.random.Generator):
+    """Yield blocks ``(K, b)`` of cluster-resampling counts (each column: K draws with replacement),
+    through the evaluator's generator (:func:`_core._counts_chunk`); B split to bound memory."""
+    step = max(1, _BLOCK // max(K, 1))
+    for lo in range(0, B, step):
+        yield _core._counts_chunk(1, K, min(step, B - lo), rng)[0]
+
+
+def holm(p: np.ndarray) -> np.ndarray:
+    """Holm (1979) step-down adjusted p-values (monotone, capped at 1; nan stays nan)."""
+    p = np.asarray(p, dtype=float)
+    out = np.full(p.shape, np.nan)
+    ok = np.isfinite(p)
+    m = int(ok.sum())
+    if m == 0:
+        return out
+    pv = p[ok]
+    order = np.argsort(pv, kind="stable")
+    adj = np.maximum.accumulate((m - np.arange(m)) * pv[order])
+    res = np.empty(m)
+    res[order] = np.minimum(adj, 1.0)
+    out[ok] = res
+    return out
+
+
+def family(V: np.ndarray, codes: np.ndarray, K: int, *, estimator: str, level: float, n_resamples: int,
+           rng: np.random.Generator, bootstrap: bool = True) -> dict[str, Any]:
+    """Systems and pairs of one family (see the module docstring).
+
+    Parameters
+    ----------
+    V : ndarray (S, N)
+        Per-query values of ``S`` systems on the same ``N`` queries.
+    codes : ndarray (N,)
+        Cluster code 0..K-1 of every query.
+    estimator : {"micro", "macro"}
+        ``macro`` is the mean of cluster means; when every cluster holds one query both are the mean.
+    bootstrap : bool
+        False skips the simultaneous interval and ``p_maxt`` (nan): the fast path of the validity study
+        for Holm alone.
+
+    Returns
+    -------
+    dict
+        ``method`` (of the system intervals), ``systems`` (dict of arrays ``estimate, se, df, low, high``),
+        ``ia, ib`` (pair indices, ``a < b``), ``pairs`` (dict of arrays ``diff, se, df, p, p_adj, low, high,
+        p_maxt, wins, losses, ties``), ``crit`` (``c``), ``alpha_star``.
+    """
+    S, N = V.shape
+    n = np.bincount(codes, minlength=K).astype(float)
+    s = cluster_sums(V, codes, K)
+    q = cluster_sums(V * V, codes, K)
+    singleton = bool((n == 1).all())
+    core_est = "macro" if singleton else estimator
+    method = "t" if core_est == "macro" else "cr2"
+    nn = np.broadcast_to(n, s.shape)
+    sys_out = _core.interval_batch(nn, s, q, estimator=core_est, method=method, level=level)
+
+    ia, ib = np.triu_indices(S, 1)
+    D = V[ia] - V[ib]
+    sd, qd = s[ia] - s[ib], cluster_sums(D * D, codes, K)
+    pr = _core.interval_batch(np.broadcast_to(n, sd.shape), sd, qd, estimator=core_est, method=method,
+                              level=level)
+    diff, se, df = pr["estimate"], pr["se"], pr["df"]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        tstat = np.where(se > 0, diff / se, np.where(np.abs(diff) > EPS, np.inf, 0.0))
+    p = np.where(np.isfinite(df), 2.0 * stats.t.sf(np.abs(tstat), df), np.nan)
+    p_adj = holm(p)
+
+    low, high = np.full(len(ia), np.nan), np.full(len(ia), np.nan)
+    p_maxt = np.full(len(ia), np.nan)
+    crit = alpha_star = float("nan")
+    live = se > EPS * np.maximum(1.0, np.abs(diff))
+    if bootstrap and live.any() and K >= 2:
+        _core.check_resamples(n_resamples, level, ("cluster_bootstrap",))
+        X = sd[live] if core_est == "micro" else sd[live] / n  # cluster sums (micro) or cluster means (macro)
+        crit, alpha_star, lo_, hi_, pm = _max_t(X, n, core_est, diff[live], se[live], df[live], p[live], K, level,
+                                                n_resamples, rng)
+        low[live], high[live], p_maxt[live] = lo_, hi_, pm
+    if bootstrap:  # pairs without variation: the interval is the point, p_maxt is p (0 or 1)
+        low, high, p_maxt = np.where(live, low, diff), np.where(live, high, diff), np.where(live, p_maxt, p)
+    return {
+        "method": method, "estimator": "mean" if singleton else estimator, "singleton": singleton,
+        "systems": {k: sys_out[k] for k in ("estimate", "se", "df", "low", "high")},
+        "ia": ia, "ib": ib, "crit": crit, "alpha_star": alpha_star,
+        "pairs": {"diff": diff, "se": se, "df": df, "p": p, "p_adj": np.minimum(p_adj, 1.0), "low": low,
+                  "high": high, "p_maxt": p_maxt, "wins": (D > EPS).sum(1), "losses": (D < -EPS).sum(1),
+                  "ties": (np.abs(D) <= EPS).sum(1)},
+    }
+
+
+def rank_bounds(better: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rank interval of each system from a significance matrix ``better[i, j]`` (i significantly above j):
+    ``low = 1 + #{j significantly above i}``, ``high = S - #{j significantly below i}``."""
+    S = better.shape[0]
+    return 1 + better.sum(0), S - better.sum(1)
+
+
+def letters(order: list[int], separated: np.ndarray) -> list[str]:
+    """Compact letter display (Piepho 2004, insert-absorb): systems sharing a letter are not separated.
+
+    ``order`` lists system indices best first; ``separated[i, j]`` is True when i and j differ
+    significantly. Letters run a, b, c, ... by the best system of each group.
+    """
+    groups: list[set[int]] = [set(order)]
+    S = len(order)
+    for x in range(S):
+        for y in range(x + 1, S):
+            i, j = order[x], order[y]
+            if not separated[i, j]:
+                continue
+            new: list[set[int]] = []
+            for g in groups:
+                if i in g and j in g:
+                    new += [g - {i}, g - {j}]
+                else:
+                    new.append(g)
+            # absorb: drop groups contained in another (keep one copy of equal groups)
+            uniq = [g for k, g in enumerate(new) if g and g not in new[:k]]
+            groups = [g for g in uniq if not any(g < h for h in uniq)]
+    rank = {sys: k for k, sys in enumerate(order)}
+    groups.sort(key=lambda g: sorted(rank[m] for m in g))
+    names = [_letter(k) for k in range(len(groups))]
+    return ["".join(nm for nm, g in zip(names, groups) if sys in g) for sys in range(S)]
+
+
+def _letter(k: int) -> str:
+    alphabet = "abcdefghijklmnopqrstuvwxyz"
+    return alphabet[k] if k < 26 else alphabet[k // 26 - 1] + alphabet[k % 26]
+
+
+def _max_t(X: np.ndarray, n: np.ndarray, estimator: str, diff, se, df, p, K: int, level: float, B: int,
+           rng: np.random.Generator):
+    """Steps 1-4 of the module docstring for the pairs whose cluster statistics are ``X`` (P, K): one block
+    of resampling counts at a time, every pair's replicate in one product ``X @ W``."""
+    dev = np.empty((len(diff), B))
+    lo = 0
+    for W in draw_weights(K, B, rng):
+        b = W.shape[1]
+        G = X @ W
+        dev[:, lo:lo + b] = (G / (n @ W) if estimator == "micro" else G / K) - diff[:, None]
+        lo += b
+    sdb = dev.std(1, ddof=1)
+    use = sdb > EPS * np.maximum(1.0, np.abs(diff))
+    M = np.sort((np.abs(dev[use]) / sdb[use, None]).max(0))
+    crit = float(np.quantile(M, level))
+    alpha_star = float(2.0 * stats.norm.sf(crit))
+    half = stats.t.isf(alpha_star / 2.0, df) * se
+    with np.errstate(divide="ignore"):
+        z = stats.norm.isf(p / 2.0)
+    p_maxt = (1.0 + len(M) - np.searchsorted(M, z, side="left")) / (len(M) + 1.0)
+    return crit, alpha_star, diff - half, diff + half, p_maxt

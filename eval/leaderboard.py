@@ -1,0 +1,397 @@
+"""``leaderboard``: many retrievers on one shared benchmark, with the family-wise error held.
+
+Design (every choice below is the documented default; the machinery is :mod:`._family`)
+--------------------------------------------------------------------------------------
+- **Values.** Every run is scored per query by :func:`ragcov_data.eval.metrics.per_query` with one tie
+  policy for all (default ``trec_eval``). The unit of inference is the task's default cluster
+  (``source_key``, else ``doc_id``, else the query) unless ``cluster=`` names another queries column.
+  With ``by=`` everything is done per group and overall (group ``"__all__"``); each group is its own
+  family (its pairs are adjusted together).
+- **Per system.** Estimate = mean over queries (``estimator="micro"``, trec_eval's number) or the mean
+  of cluster means (``"macro"``); where every cluster holds one query both are the mean (``"mean"``).
+  The interval is the design's recommended one, exactly ``evaluate``'s recommended row: CR2 with
+  Satterthwaite df for micro, t on K - 1 df for macro and mean.
+- **Per pair** (all S (S - 1) / 2, ``a`` ranked above ``b``): ``diff`` = mean of per-query differences;
+  ``p`` = the CR2 (micro) / t (macro, mean) test of ``compare``; ``p_adj`` = Holm step-down over the
+  family; ``low, high`` = simultaneous max-|t| interval at ``level`` from one cluster bootstrap whose
+  resampling counts (K x B) are shared by every system and pair (see :mod:`._family`); ``p_adj_maxt`` =
+  the single-step max-|t| adjusted p-value (coherent with the intervals); per-query wins/losses/ties.
+- **Ranks.** ``rank`` by estimate (ties share the best rank). The rank interval is the coherent one:
+  ``rank_low = 1 + #systems significantly above``, ``rank_high = S - #systems significantly below``,
+  significance = Holm ``p_adj < 1 - level``; ``tier`` is the compact letter display of the same
+  decisions (systems sharing a letter are not separable), so ranks and tiers never contradict.
+- **judged@k** (k = the metric's cutoff unless ``judged_k``): the share of each system's top-k
+  documents that carry any judgment for the query, divided by k as ``ir_measures``' ``Judged@k``
+  (P@k with every judged document relevant, under the same tie policy), averaged over queries. Below
+  :data:`JUDGED_THRESHOLD` (0.9) the row is flagged: for P@k the gap between reading unjudged documents
+  as non-relevant and as relevant is exactly 1 - judged@k, so a flagged system's score may owe ten
+  points or more to the pool. Beside nDCG the condensed-list nDCG (unjudged documents removed, Sakai
+  2007) shows how much. On a self-retrieval task (queries carry ``chunk_id``) judgments are complete
+  by construction (every same-document chunk is relevant, every other chunk is non-relevant and simply
+  not listed): judged@k would just be the share of relevant documents, so it is omitted (``None``)
+  with a note.
+- **Missing queries.** ``on_missing="error"`` names every run lacking task queries and how many;
+  ``"zero"`` scores them 0 (counted); ``"intersect"`` keeps the queries every run covers (dropped
+  count in the result).
+
+References: Sakai, T. (2007). Alternatives to bpref. SIGIR '07, 71-78 (condensed lists).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar, Mapping
+
+import numpy as np
+import pandas as pd
+
+from ragcov_data.errors import QrelsRunMismatchError, RagcovError
+from ragcov_data.ties import DEFAULT_TIE_POLICY, check_tie_policy
+
+from . import _core
+from ._family import family, letters, rank_bounds
+from ._nullfamily import null_family_rates
+from .evaluator import (ALL_GROUP, DEFAULT_CLUSTERS, _check_run, _exclude_self, _known_subset_note,
+                        _query_column, check_run_documents, check_task_qrels, default_cluster, judged_queries,
+                        load_task_frames, read_run)
+from .results import _JsonMixin
+
+__all__ = ["leaderboard", "LeaderboardResult", "null_family_rates", "JUDGED_THRESHOLD", "SYSTEM_COLUMNS",
+           "PAIR_COLUMNS"]
+
+ON_MISSING = ("error", "zero", "intersect")
+ESTIMATORS = ("micro", "macro")
+#: judged@k below this is flagged (see the module docstring).
+JUDGED_THRESHOLD = 0.9
+#: Names of the family-wise methods, recorded in ``family``.
+FAMILY = {"p": "cr2 t (Satterthwaite df) for micro; t (K-1 df) for macro and mean",
+          "p_adj": "holm", "interval": "max_t_cluster_bootstrap", "p_adj_maxt": "max_t_single_step",
+          "rank_interval": "holm_separation", "tier": "compact_letter_display_holm"}
+#: Columns of ``systems`` (the JSON records carry the same fields).
+SYSTEM_COLUMNS = ["name", "group", "estimate", "low", "high", "rank", "rank_low", "rank_high", "tier", "judged",
+                  "judged_flag", "condensed", "se", "df", "estimator", "method", "n_queries", "n_clusters",
+                  "n_missing"]
+#: Columns of ``pairs``.
+PAIR_COLUMNS = ["a", "b", "group", "diff", "low", "high", "p", "p_adj", "p_adj_maxt", "se", "df", "significant",
+                "wins", "losses", "ties"]
+_SELF_RETRIEVAL_NOTE = ("judged@k not applicable: on a self-retrieval task every chunk of the query's document "
+                        "is relevant and every other chunk is non-relevant by construction (judgments are complete), "
+                        "so a pool bias cannot arise.")
+
+
+# ------------------------------------------------------------------------------------------ inputs
+def _check_args(runs: Any, metric: Any, estimator: str, on_missing: str, level: float, n_resamples: Any,
+                judged_k: Any) -> None:
+    if not isinstance(runs, Mapping):
+        raise RagcovError("`runs` must map names to runs, e.g. {'bm25': 'bm25.trec', 'tfidf': df}; "
+                          f"got {type(runs).__name__}.")
+    if len(runs) < 2:
+        raise RagcovError(f"a leaderboard needs at least 2 runs; got {len(runs)}.")
+    bad = [n for n in runs if not isinstance(n, str) or not n.strip()]
+    if bad:
+        raise RagcovError(f"run names must be non-empty strings; got {bad!r}.")
+    if estimator not in ESTIMATORS:
+        raise RagcovError(f"`estimator` must be one of {ESTIMATORS}; got {estimator!r}.")
+    if on_missing not in ON_MISSING:
+        raise RagcovError(f"`on_missing` must be one of {ON_MISSING}; got {on_missing!r}.")
+    if not (isinstance(level, (int, float)) and 0 < level < 1):
+        raise RagcovError(f"`level` must be in (0, 1); got {level!r}.")
+    _core.check_resamples(n_resamples, level, ("cluster_bootstrap",))
+    if judged_k is not None and (not isinstance(judged_k, (int, np.integer)) or judged_k < 1):
+        raise RagcovError(f"`judged_k` must be a positive integer; got {judged_k!r}.")
+
+
+def _missing(run_ids: dict[str, set], qids: np.ndarray, on_missing: str, notices: list[str]) -> tuple[np.ndarray, dict]:
+    """Mask of the task queries kept and the per-run count of missing ones (see the module docstring)."""
+    miss = {name: int(sum(q not in ids for q in qids)) for name, ids in run_ids.items()}
+    lacking = {k: v for k, v in miss.items() if v}
+    keep = np.ones(len(qids), dtype=bool)
+    if not lacking:
+        return keep, miss
+    said = ", ".join(f"{k!r} lacks {v} of {len(qids)}" for k, v in lacking.items())
+    if on_missing == "error":
+        raise QrelsRunMismatchError(
+            f"runs miss task queries: {said}. Pass on_missing='zero' to score them 0, or 'intersect' to keep only "
+            "the queries every run has (CLI: --on-missing zero|intersect), or run every query.")
+    if on_missing == "zero":
+        notices.append(f"queries missing from a run are scored 0: {said}.")
+        return keep, miss
+    for ids in run_ids.values():
+        keep &= np.fromiter((q in ids for q in qids), bool, len(qids))
+    if not keep.any():
+        raise QrelsRunMismatchError(f"the runs share no query of the task ({said}); nothing to rank.")
+    notices.append(f"kept the {int(keep.sum())} queries every run has; dropped {int((~keep).sum())} of {len(qids)} "
+                   f"({said}).")
+    return keep, miss
+
+
+def _judged_qrels(qrels: pd.DataFrame) -> pd.DataFrame:
+    """Every judged (query, document) as grade 1: P@k on it is judged@k."""
+    out = qrels[["query-id", "corpus-id"]].copy()
+    out["score"] = 1
+    return out
+
+
+# ------------------------------------------------------------------------------------------ main
+def leaderboard(
+    runs: Mapping[str, Any],
+    task: Any,
+    *,
+    metric: str,
+    cluster: str | None = None,
+    by: str | None = None,
+    level: float = 0.95,
+    n_resamples: int = 5000,
+    seed: int | None = 0,
+    on_missing: str = "error",
+    estimator: str = "micro",
+    tie_policy: str = DEFAULT_TIE_POLICY,
+    relevance_threshold: int = 1,
+    judged_k: int | None = None,
+    exclude_self: bool = True,
+) -> "LeaderboardResult":
+    """Rank many runs on one task: per-system intervals, family-wise pair tests, ranks, tiers, judged@k.
+
+    Parameters
+    ----------
+    runs : mapping name -> run
+        Each run anything :func:`ragcov_data.runs.load_run` reads: a path (TREC, CSV/TSV, parquet, JSON),
+        a DataFrame (``query-id, corpus-id`` and ``score`` and/or ``rank``) or a ``{qid: {docid: score}}`` dict.
+    task : DatasetDict or dict of DataFrames
+        ``queries``, ``qrels`` (``corpus`` optional), as for :func:`ragcov_data.eval.evaluate`.
+    metric : str
+        ``hit@k``, ``ndcg@k``, ``p@k``, ``r@k``, ``mrr@k``.
+    cluster, by : str, optional
+        Queries column of the sampled unit (default :func:`default_cluster`); column of groups (each
+        group ranked as its own family, plus ``"__all__"``).
+    level : float
+        Confidence level of every interval; pairs are significant at ``p_adj < 1 - level``.
+    n_resamples : int
+        B of the shared cluster bootstrap (simultaneous intervals, max-|t| p-values).
+    seed : int or None
+    on_missing : {"error", "zero", "intersect"}
+    estimator : {"micro", "macro"}
+    tie_policy : str
+        One tie policy for every run (see :mod:`ragcov_data.ties`).
+    relevance_threshold : int
+        Minimum grade counted relevant by binary metrics.
+    judged_k : int, optional
+        Cutoff of judged@k (default: the metric's k).
+    exclude_self : bool
+        Drop rows retrieving the query's own chunk (self-retrieval; a no-op elsewhere).
+
+    Returns
+    -------
+    LeaderboardResult
+        ``systems`` (:data:`SYSTEM_COLUMNS`), ``pairs`` (:data:`PAIR_COLUMNS`), ``to_json``,
+        ``to_markdown``, ``to_html``.
+    """
+    from ragcov_data.eval.metrics import parse_metric, per_query
+
+    _check_args(runs, metric, estimator, on_missing, level, n_resamples, judged_k)
+    spec = parse_metric(metric)
+    tie_policy = check_tie_policy(tie_policy)
+    frames = load_task_frames(task, [c for c in (cluster, by) if c] + ([] if cluster else list(DEFAULT_CLUSTERS)))
+    queries, qrels = frames["queries"], frames["qrels"]
+    notices: list[str] = []
+    check_task_qrels(qrels, frames["corpus"], queries, notices)
+    subset = _known_subset_note(task)
+    # judged_queries reads only the query ids: their distinct values make its look-up cheap on big qrels
+    queries = queries.loc[judged_queries(queries, qrels[["query-id"]].drop_duplicates(), notices)].reset_index(drop=True)
+    if queries.empty:
+        raise RagcovError("no query of the task has a judgment (qrels name none of its queries); check the task.")
+    loaded: dict[str, pd.DataFrame] = {}
+    for name, run in runs.items():
+        df = read_run(run)
+        _check_run(df, f"runs[{name!r}]")
+        check_run_documents(df, frames["corpus"], subset, notices, name)
+        loaded[name], _ = _exclude_self(df, queries, exclude_self)
+    qids_all = queries["_id"].astype(str).to_numpy()
+    keep, n_missing = _missing({k: set(v["query-id"].astype(str).unique()) for k, v in loaded.items()}, qids_all,
+                               on_missing, notices)
+    queries = queries.loc[keep].reset_index(drop=True)
+    qids = qids_all[keep]
+    cluster_name = cluster or default_cluster(queries.columns)
+    clusters = _query_column(queries, cluster_name, "cluster")
+    groups = _query_column(queries, by, "by") if by else None
+
+    kw = dict(relevance_threshold=relevance_threshold, tie_policy=tie_policy, query_ids=qids)
+    V = np.array([per_query(r, qrels, spec, **kw).to_numpy(dtype=float) for r in loaded.values()])
+    jk = int(judged_k or spec.k)
+    self_retrieval = "chunk_id" in queries.columns
+    if self_retrieval:
+        J = None
+        notices.append(_SELF_RETRIEVAL_NOTE)
+    else:
+        jq = _judged_qrels(qrels)
+        J = np.array([per_query(r, jq, f"p@{jk}", tie_policy=tie_policy, query_ids=qids).to_numpy(dtype=float)
+                      for r in loaded.values()])
+    C = None
+    if spec.name in ("ndcg", "ndcg_exp") and not self_retrieval:
+        C = np.array([per_query(r, qrels, spec, unjudged="skip", **kw).to_numpy(dtype=float)
+                      for r in loaded.values()])
+
+    names = list(loaded)
+    parts = [(ALL_GROUP, np.ones(len(qids), dtype=bool))]
+    if groups is not None:
+        parts += [(str(g), groups == g) for g in pd.unique(groups)]
+    seq = np.random.SeedSequence(seed)
+    rngs = [np.random.default_rng(s) for s in seq.spawn(len(parts))]
+    sys_rows, pair_rows, group_info = [], [], {}
+    for (label, mask), rng in zip(parts, rngs):
+        srows, prows, info = _one_group(label, V[:, mask], clusters[mask], names, estimator, level, int(n_resamples),
+                                        rng, None if J is None else J[:, mask], None if C is None else C[:, mask],
+                                        n_missing if label == ALL_GROUP else {})
+        sys_rows += srows
+        pair_rows += prows
+        group_info[label] = info
+    systems = pd.DataFrame(sys_rows, columns=SYSTEM_COLUMNS)
+    pairs = pd.DataFrame(pair_rows, columns=PAIR_COLUMNS)
+    return LeaderboardResult(
+        systems=systems, pairs=pairs, metric=str(spec), level=level, cluster=cluster_name,
+        n_clusters=group_info[ALL_GROUP]["n_clusters"], n_queries=int(len(qids)), family=dict(FAMILY),
+        estimator=estimator, tie_policy=tie_policy, relevance_threshold=relevance_threshold, by=by,
+        judged_k=None if self_retrieval else jk, judged_threshold=JUDGED_THRESHOLD, groups=group_info,
+        info={"n_resamples": int(n_resamples), "seed": seed, "on_missing": on_missing,
+              "n_dropped": int((~keep).sum()) if on_missing == "intersect" else 0, "n_missing": n_missing,
+              "self_retrieval": self_retrieval, "notices": notices},
+    )
+
+
+def _one_group(label, V, clusters, names, estimator, level, B, rng, J, C, n_missing):
+    """Rows of ``systems`` and ``pairs`` of one group (one family)."""
+    codes, uniq = pd.factorize(pd.Series(clusters), sort=False)
+    K = len(uniq)
+    f = family(V, codes, K, estimator=estimator, level=level, n_resamples=B, rng=rng)
+    st, pr = f["systems"], f["pairs"]
+    S = len(names)
+    est = st["estimate"]
+    rank = pd.Series(-est).rank(method="min").astype(int).to_numpy()
+    order = list(np.argsort(-est, kind="stable"))
+    alpha = 1.0 - level
+    better = np.zeros((S, S), dtype=bool)  # better[i, j]: i significantly above j (Holm)
+    for i, j, d, pa in zip(f["ia"], f["ib"], pr["diff"], pr["p_adj"]):
+        if pa < alpha:
+            better[(i, j) if d > 0 else (j, i)] = True
+    rlow, rhigh = rank_bounds(better)
+    tiers = letters(order, better | better.T)
+    sys_rows = []
+    for s in order:
+        judged = float(J[s].mean()) if J is not None else None
+        sys_rows.append({
+            "name": names[s], "group": label, "estimate": float(est[s]), "low": float(st["low"][s]),
+            "high": float(st["high"][s]), "rank": int(rank[s]), "rank_low": int(rlow[s]), "rank_high": int(rhigh[s]),
+            "tier": tiers[s], "judged": judged,
+            "judged_flag": None if judged is None else bool(judged < JUDGED_THRESHOLD),
+            "condensed": float(C[s].mean()) if C is not None else None, "se": float(st["se"][s]),
+            "df": float(st["df"][s]), "estimator": f["estimator"], "method": f["method"],
+            "n_queries": int(V.shape[1]), "n_clusters": K, "n_missing": int(n_missing.get(names[s], 0))})
+    pos = {s: k for k, s in enumerate(order)}
+    pair_rows = []
+    for k, (i, j) in enumerate(zip(f["ia"], f["ib"])):
+        flip = pos[j] < pos[i]
+        a, b = (j, i) if flip else (i, j)
+        sgn = -1.0 if flip else 1.0
+        lo, hi = sgn * pr["low"][k], sgn * pr["high"][k]
+        w, l_ = (pr["losses"][k], pr["wins"][k]) if flip else (pr["wins"][k], pr["losses"][k])
+        pair_rows.append({
+            "a": names[a], "b": names[b], "group": label, "diff": float(sgn * pr["diff"][k]),
+            "low": float(min(lo, hi)), "high": float(max(lo, hi)), "p": float(pr["p"][k]),
+            "p_adj": float(pr["p_adj"][k]), "p_adj_maxt": float(pr["p_maxt"][k]), "se": float(pr["se"][k]),
+            "df": float(pr["df"][k]), "significant": bool(pr["p_adj"][k] < alpha), "wins": int(w),
+            "losses": int(l_), "ties": int(pr["ties"][k]), "_order": (pos[a], pos[b])})
+    pair_rows.sort(key=lambda r: r.pop("_order"))
+    info = {"n_queries": int(V.shape[1]), "n_clusters": K, "estimator": f["estimator"], "method": f["method"],
+            "crit": f["crit"], "alpha_star": f["alpha_star"]}
+    return sys_rows, pair_rows, info
+
+
+# ------------------------------------------------------------------------------------------ result
+@dataclass
+class LeaderboardResult(_JsonMixin):
+    """A leaderboard: ``systems`` and ``pairs`` per group, the settings and the family's methods.
+
+    Attributes
+    ----------
+    systems : DataFrame
+        :data:`SYSTEM_COLUMNS`, one row per (group, system), best first within each group.
+    pairs : DataFrame
+        :data:`PAIR_COLUMNS`, one row per (group, pair), ``a`` ranked above ``b`` (``diff = a - b``).
+    metric, level, cluster, n_clusters, n_queries : the overall design.
+    family : dict
+        Names of the methods behind ``p``, ``p_adj``, the simultaneous interval, ``p_adj_maxt``, ranks
+        and tiers.
+    groups : dict
+        Per group: ``n_queries``, ``n_clusters``, ``estimator``, ``method``, ``crit`` (max-|t| quantile),
+        ``alpha_star`` (per-comparison level of the simultaneous intervals).
+    info : dict
+        ``n_resamples``, ``seed``, ``on_missing``, ``n_dropped``, ``n_missing``, ``notices``.
+    """
+
+    _json_indent: ClassVar[int] = 2
+
+    systems: pd.DataFrame
+    pairs: pd.DataFrame
+    metric: str
+    level: float
+    cluster: str
+    n_clusters: int
+    n_queries: int
+    family: dict[str, str]
+    estimator: str
+    tie_policy: str
+    relevance_threshold: int
+    by: str | None
+    judged_k: int | None
+    judged_threshold: float
+    groups: dict[str, Any] = field(default_factory=dict)
+    info: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Top level ``metric, level, cluster, n_clusters, n_queries, family``, the settings, ``systems``
+        and ``pairs`` records, ``groups`` and ``info``."""
+        return {"metric": self.metric, "level": self.level, "cluster": self.cluster, "n_clusters": self.n_clusters,
+                "n_queries": self.n_queries, "family": self.family, "estimator": self.estimator,
+                "tie_policy": self.tie_policy, "relevance_threshold": self.relevance_threshold, "by": self.by,
+                "judged_k": self.judged_k, "judged_threshold": self.judged_threshold,
+                "systems": self.systems, "pairs": self.pairs, "groups": self.groups, "info": self.info}
+
+    def to_frame(self) -> pd.DataFrame:
+        return self.systems.copy()
+
+    def separable(self, group: str = ALL_GROUP) -> str:
+        """One sentence: which systems are separable at the family-wise level and which are not."""
+        from ._leaderboard_render import sentence
+
+        return sentence(self, group)
+
+    def summary(self) -> str:
+        """Terminal text: per group a compact table and a pair matrix."""
+        from ._leaderboard_render import text
+
+        return text(self)
+
+    def to_markdown(self, path: str | Path | None = None) -> str:
+        """Markdown tables (systems and pairs per group); also written to ``path`` when given."""
+        from ._leaderboard_render import markdown
+
+        return _write(markdown(self), path)
+
+    def to_html(self, path: str | Path | None = None) -> str:
+        """A self-contained HTML page (inline SVG, no external resource); also written to ``path``."""
+        from ._leaderboard_render import html
+
+        return _write(html(self), path)
+
+    def __repr__(self) -> str:
+        S = self.systems["name"].nunique()
+        return (f"LeaderboardResult(metric={self.metric!r}, systems={S}, N={self.n_queries}, K={self.n_clusters}, "
+                f"level={self.level})\n{self.summary()}")
+
+
+def _write(text: str, path: str | Path | None) -> str:
+    if path is not None:
+        from ragcov_data._atomic import atomic_write
+
+        atomic_write(path, text if text.endswith("\n") else text + "\n")
+    return text

@@ -1,0 +1,354 @@
+"""The leaderboard: per-system intervals equal evaluate's, pairs equal compare's, family-wise error held on
+null families built from real per-query data, coherent ranks and tiers, judged@k, outputs (JSON, markdown,
+HTML in headless Chromium)."""
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+import ragcov_data
+from ragcov_data.baselines import BM25, TfIdf
+from ragcov_data.errors import RagcovError
+from ragcov_data.eval import compare, evaluate, leaderboard, null_family_rates
+from ragcov_data.eval._family import family, holm, letters
+from ragcov_data.eval.leaderboard import JUDGED_THRESHOLD, PAIR_COLUMNS, SYSTEM_COLUMNS
+from ragcov_data.eval.metrics import per_query
+from ragcov_data.loaders.juristcu import read_juristcu
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+VARIANTS = ("okapi", "robertson", "bm25l", "bm25+")
+
+
+def _five(task, **kw):
+    runs = {v: BM25(variant=v).index(task["corpus"]).search(task["queries"], k=10, show_progress=False, **kw)
+            for v in VARIANTS}
+    runs["tfidf"] = TfIdf().index(task["corpus"]).search(task["queries"], k=10, show_progress=False, **kw)
+    return runs
+
+
+@pytest.fixture(scope="module")
+def aneel(data_dir):
+    return ragcov_data.load_dataset("aneel_taesa", data_dir=str(data_dir), show_progress=False)
+
+
+@pytest.fixture(scope="module")
+def aneel_runs(aneel):
+    return _five(aneel, exclude_self=True)
+
+
+@pytest.fixture(scope="module")
+def jtask(juristcu_dir):
+    return read_juristcu(juristcu_dir)[0]
+
+
+@pytest.fixture(scope="module")
+def jruns(jtask):
+    return _five(jtask)
+
+
+@pytest.fixture(scope="module")
+def jboard(jtask, jruns):
+    return leaderboard(jruns, jtask, metric="ndcg@10", by="group", n_resamples=999)
+
+
+@pytest.fixture(scope="module")
+def aboard(aneel, aneel_runs):
+    return leaderboard(aneel_runs, aneel, metric="hit@1", n_resamples=999)
+
+
+def _row(frame, **eq):
+    m = np.ones(len(frame), dtype=bool)
+    for k, v in eq.items():
+        m &= (frame[k] == v).to_numpy()
+    assert m.sum() == 1, eq
+    return frame[m].iloc[0]
+
+
+# ------------------------------------------------------------------------------- equal to evaluate/compare
+@pytest.mark.parametrize("estimator,method", [("micro", "cr2"), ("macro", "t")])
+def test_system_interval_is_evaluates_recommended_row(aneel, aneel_runs, estimator, method):
+    board = leaderboard(aneel_runs, aneel, metric="hit@1", estimator=estimator, n_resamples=199)
+    for name in ("okapi", "bm25l", "tfidf"):
+        ev = evaluate(aneel_runs[name], aneel, "hit@1", methods=[method], n_resamples=199).estimates
+        want = _row(ev, estimator=estimator, method=method)
+        got = _row(board.systems, name=name)
+        assert got["method"] == method and got["estimator"] == estimator
+        for k in ("estimate", "low", "high", "se", "df"):
+            assert got[k] == pytest.approx(want[k], rel=1e-12, abs=1e-14), (name, k)
+
+
+def test_juristcu_groups_equal_evaluate(jtask, jruns, jboard):
+    assert list(pd.unique(jboard.systems["group"])) == ["__all__", "G1", "G2", "G3"]
+    for name, run in jruns.items():
+        ev = evaluate(run, jtask, "ndcg@10", by="group", methods=["cr2", "t"], n_resamples=199).estimates
+        for g in ("__all__", "G1", "G2", "G3"):
+            est, meth = ("micro", "cr2") if g == "__all__" else ("mean", "t")
+            want = _row(ev, group=g, estimator=est, method=meth)
+            got = _row(jboard.systems, name=name, group=g)
+            assert (got["estimator"], got["method"]) == (est, meth)
+            for k in ("estimate", "low", "high"):
+                assert got[k] == pytest.approx(want[k], rel=1e-12)
+    assert jboard.cluster == "source_key" and jboard.n_clusters == 100 and jboard.n_queries == 150
+
+
+def test_pairs_equal_compare(jtask, jruns, jboard):
+    pr = jboard.pairs[jboard.pairs["group"] == "__all__"]
+    assert len(pr) == 10
+    for r in pr.itertuples(index=False):
+        c = compare(jruns[r.a], jruns[r.b], jtask, "ndcg@10", methods=["cr2"], n_resamples=199)
+        row = _row(c.estimates, estimator="micro", method="cr2")
+        assert r.diff == pytest.approx(row["estimate"], abs=1e-12)
+        assert r.se == pytest.approx(row["se"], rel=1e-10) and r.df == pytest.approx(row["df"], rel=1e-10)
+        p = 2 * stats.t.sf(abs(row["estimate"] / row["se"]), row["df"])
+        assert r.p == pytest.approx(p, rel=1e-9)
+        assert (r.wins, r.losses, r.ties) == (c.wins, c.losses, c.ties)
+        assert r.diff >= 0  # a is ranked above b
+
+
+def test_holm_equals_statsmodels(jboard):
+    from statsmodels.stats.multitest import multipletests
+
+    for g, sub in jboard.pairs.groupby("group"):
+        want = multipletests(sub["p"].to_numpy(), method="holm")[1]
+        np.testing.assert_allclose(sub["p_adj"].to_numpy(), want, rtol=1e-12)
+        np.testing.assert_allclose(holm(sub["p"].to_numpy()), want, rtol=1e-12)
+
+
+# ------------------------------------------------------------------------------- simultaneous intervals
+def test_two_systems_simultaneous_interval_is_near_the_pair_interval(jtask, jruns):
+    two = {k: jruns[k] for k in ("okapi", "tfidf")}
+    board = leaderboard(two, jtask, metric="ndcg@10", n_resamples=5000)
+    r = board.pairs.iloc[0]
+    c = compare(two[r["a"]], two[r["b"]], jtask, "ndcg@10", methods=["cr2"], n_resamples=199)
+    row = _row(c.estimates, estimator="micro", method="cr2")
+    half = (row["high"] - row["low"]) / 2
+    assert abs(r["low"] - row["low"]) < 0.05 * half and abs(r["high"] - row["high"]) < 0.05 * half
+
+
+def test_simultaneous_intervals_wider_and_coherent_with_maxt(jboard):
+    pr = jboard.pairs
+    t_half = stats.t.isf(0.025, pr["df"]) * pr["se"]
+    assert ((pr["high"] - pr["low"]) / 2 > t_half).all()  # a family of 10 pairs needs more than 1.96 se
+    assert ((pr["low"] <= pr["diff"]) & (pr["diff"] <= pr["high"])).all()
+    excl = (pr["low"] > 0) | (pr["high"] < 0)
+    far = (pr["p_adj_maxt"] - 0.05).abs() > 0.01  # off the boundary (B resolution)
+    assert (excl[far] == (pr["p_adj_maxt"][far] < 0.05)).all()
+    assert (pr["p_adj_maxt"] >= pr["p"]).all() and (pr["p_adj"] >= pr["p"]).all()
+
+
+def test_seed_reproducible_and_changes_only_bootstrap_numbers(jtask, jruns, jboard):
+    again = leaderboard(jruns, jtask, metric="ndcg@10", by="group", n_resamples=999)
+    pd.testing.assert_frame_equal(again.pairs, jboard.pairs)
+    other = leaderboard(jruns, jtask, metric="ndcg@10", by="group", n_resamples=999, seed=7)
+    pd.testing.assert_frame_equal(other.systems, jboard.systems)  # analytic: no bootstrap
+    np.testing.assert_array_equal(other.pairs["p_adj"], jboard.pairs["p_adj"])
+    assert not np.allclose(other.pairs["low"], jboard.pairs["low"])
+
+
+# ------------------------------------------------------------------------------- ranks and tiers
+def test_ranks_and_tiers_follow_the_holm_decisions(jboard):
+    for g, sy in jboard.systems.groupby("group", sort=False):
+        pr = jboard.pairs[jboard.pairs["group"] == g]
+        sig = {(a, b) for a, b, s in zip(pr["a"], pr["b"], pr["significant"]) if s}
+        tier = dict(zip(sy["name"], sy["tier"]))
+        for r in sy.itertuples(index=False):
+            assert r.rank_low <= r.rank <= r.rank_high
+            assert r.rank_low == 1 + sum((o, r.name) in sig for o in sy["name"])
+            assert r.rank_high == len(sy) - sum((r.name, o) in sig for o in sy["name"])
+        for a, b, s in zip(pr["a"], pr["b"], pr["significant"]):
+            assert s == (not set(tier[a]) & set(tier[b])), (g, a, b)
+        assert list(sy["rank"]) == sorted(sy["rank"])
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_letters_share_a_letter_iff_not_separated(seed):
+    rng = np.random.default_rng(seed)
+    S = int(rng.integers(2, 9))
+    upper = np.triu(rng.random((S, S)) < rng.random(), 1)
+    sep = upper | upper.T
+    order = list(rng.permutation(S))
+    tiers = letters(order, sep)
+    for i in range(S):
+        assert tiers[i]
+        for j in range(i + 1, S):
+            assert bool(set(tiers[i]) & set(tiers[j])) == (not sep[i, j]), (sep, tiers)
+
+
+# ------------------------------------------------------------------------------- judged@k and condensed
+def test_judged_equals_ir_measures_and_condensed_equals_judged_only_ndcg(jtask, jruns, jboard):
+    import ir_measures
+    import pytrec_eval
+
+    qrels = jtask["qrels"]
+    qd = {}
+    for q, d, s in zip(qrels["query-id"].astype(str), qrels["corpus-id"].astype(str), qrels["score"]):
+        qd.setdefault(q, {})[d] = int(s)
+    for name, run in jruns.items():
+        rd = {}
+        for q, d, s in zip(run["query-id"].astype(str), run["corpus-id"].astype(str), run["score"]):
+            rd.setdefault(q, {})[d] = float(s)
+        judged = [m.value for m in ir_measures.iter_calc([ir_measures.Judged @ 10], qd, rd)]
+        row = _row(jboard.systems, name=name, group="__all__")
+        assert row["judged"] == pytest.approx(np.sum(judged) / 150, abs=1e-12)
+        assert row["judged_flag"] == (row["judged"] < JUDGED_THRESHOLD)
+        only = {q: {d: s for d, s in docs.items() if d in qd.get(q, {})} for q, docs in rd.items()}
+        ev = pytrec_eval.RelevanceEvaluator(qd, {"ndcg_cut.10"}).evaluate({q: v for q, v in only.items() if v})
+        assert row["condensed"] == pytest.approx(sum(v["ndcg_cut_10"] for v in ev.values()) / 150, abs=1e-12)
+        assert row["condensed"] > row["estimate"]  # unjudged documents cost BM25 points on a pooled task
+
+
+def test_self_retrieval_omits_judged_and_says_why(aboard):
+    assert aboard.judged_k is None and aboard.systems["judged"].isna().all()
+    assert any("judged@k not applicable" in n for n in aboard.info["notices"])
+    assert "judged@" not in aboard.summary().split("family:")[0]
+
+
+# ------------------------------------------------------------------------------- missing queries
+def test_missing_queries_error_names_run_and_count(jtask, jruns):
+    runs = dict(jruns)
+    runs["okapi"] = runs["okapi"][~runs["okapi"]["query-id"].isin(["1", "2", "3"])]
+    with pytest.raises(RagcovError, match=r"'okapi' lacks 3 of 150.*on_missing='zero'.*'intersect'"):
+        leaderboard(runs, jtask, metric="ndcg@10", n_resamples=199)
+    z = leaderboard(runs, jtask, metric="ndcg@10", n_resamples=199, on_missing="zero")
+    full = per_query(jruns["okapi"], jtask["qrels"], "ndcg@10", query_ids=jtask["queries"]["_id"])
+    assert _row(z.systems, name="okapi")["estimate"] == pytest.approx(full.drop(["1", "2", "3"]).sum() / 150)
+    assert z.info["n_missing"]["okapi"] == 3 and _row(z.systems, name="okapi")["n_missing"] == 3
+    i = leaderboard(runs, jtask, metric="ndcg@10", n_resamples=199, on_missing="intersect")
+    assert i.n_queries == 147 and i.info["n_dropped"] == 3
+    assert any("dropped 3 of 150" in n for n in i.info["notices"])
+    assert _row(i.systems, name="okapi")["estimate"] == pytest.approx(full.drop(["1", "2", "3"]).mean())
+
+
+@pytest.mark.parametrize("kw,msg", [
+    ({"runs": ["a", "b"]}, "`runs` must map names to runs"),
+    ({"runs": "one"}, "`runs` must map names to runs"),
+    ({"estimator": "median"}, "`estimator` must be one of"),
+    ({"on_missing": "skip"}, "`on_missing` must be one of"),
+    ({"level": 1.5}, r"`level` must be in \(0, 1\)"),
+    ({"n_resamples": 10}, "39"),
+    ({"judged_k": 0}, "`judged_k` must be a positive integer"),
+    ({"metric": "ndgc@10"}, "unknown metric"),
+    ({"cluster": "nope"}, "`cluster='nope'` is not a column"),
+])
+def test_bad_input_is_one_clear_error(jtask, jruns, kw, msg):
+    args = {"runs": jruns, "metric": "ndcg@10", **kw}
+    runs = args.pop("runs")
+    with pytest.raises(RagcovError, match=msg):
+        leaderboard(runs, jtask, **args)
+
+
+def test_one_run_is_an_error(jtask, jruns):
+    with pytest.raises(RagcovError, match="at least 2 runs; got 1"):
+        leaderboard({"okapi": jruns["okapi"]}, jtask, metric="ndcg@10")
+
+
+# ------------------------------------------------------------------------------- validity on null families
+def _real_values(task, runs, metric):
+    qids = task["queries"]["_id"]
+    return np.array([per_query(r, task["qrels"], metric, query_ids=qids).to_numpy() for r in runs.values()])
+
+
+def test_family_wise_error_held_on_null_families(aneel, aneel_runs, capsys):
+    """Null families from the real ANEEL per-query hit@1 of five retrievers, labels permuted within each
+    document; Holm, the max-|t| p-values and the simultaneous intervals keep the FWER within Monte-Carlo error
+    of 5%; unadjusted per-pair tests do not."""
+    V = _real_values(aneel, aneel_runs, "hit@1")
+    docs = aneel["queries"]["doc_id"]
+    n = 400
+    bound = 0.05 + 3 * np.sqrt(0.05 * 0.95 / n)
+    for est in ("micro", "macro"):
+        r = null_family_rates(V, docs, n_families=n, n_resamples=199, estimator=est, seed=3)
+        with capsys.disabled():
+            print(f"\nnull families ({est}, K={r['n_clusters']}, {n}): holm {r['holm']:.3f}, simultaneous "
+                  f"{r['simultaneous']:.3f}, maxt {r['maxt']:.3f}, unadjusted {r['unadjusted']:.3f}")
+        assert r["holm"] <= bound and r["simultaneous"] <= bound and r["maxt"] <= bound, r
+        assert r["unadjusted"] > bound + 0.05, r
+
+
+def test_family_wise_error_held_with_few_documents():
+    """30 documents of unequal size (the issue's simulation): the small-K regime."""
+    rng = np.random.default_rng(0)
+    sizes = rng.integers(2, 40, 30)
+    codes = np.repeat(np.arange(30), sizes)
+    p = rng.beta(1, 2, 30)[codes]
+    V = (rng.random((5, len(codes))) < p).astype(float)
+    n = 400
+    bound = 0.05 + 3 * np.sqrt(0.05 * 0.95 / n)
+    r = null_family_rates(V, codes, n_families=n, n_resamples=199, seed=4)
+    assert r["holm"] <= bound and r["simultaneous"] <= bound and r["maxt"] <= bound, r
+    assert r["unadjusted"] > bound + 0.05, r
+    assert (r["n_systems"], r["n_pairs"], r["n_clusters"]) == (5, 10, 30)
+
+
+def test_null_permutation_keeps_each_cluster_a_relabelling():
+    from ragcov_data.eval._nullfamily import permute_within_clusters
+
+    rng = np.random.default_rng(1)
+    V = rng.random((4, 12))
+    codes = np.repeat(np.arange(3), 4)
+    P = permute_within_clusters(V, codes, 3, rng)
+    for c in range(3):
+        cols = codes == c
+        rows = [next(i for i in range(4) if np.array_equal(P[s, cols], V[i, cols])) for s in range(4)]
+        assert sorted(rows) == [0, 1, 2, 3]
+
+
+def test_core_speed_20_systems_2312_queries_B5000():
+    rng = np.random.default_rng(0)
+    codes = np.sort(rng.integers(0, 147, 2312))
+    codes = pd.factorize(codes)[0]
+    V = rng.random((20, 2312))
+    t = time.perf_counter()
+    f = family(V, codes, int(codes.max()) + 1, estimator="micro", level=0.95, n_resamples=5000, rng=rng)
+    assert time.perf_counter() - t < 2.0
+    assert len(f["ia"]) == 190 and np.isfinite(f["pairs"]["low"]).all()
+
+
+# ------------------------------------------------------------------------------- outputs
+def test_json_fields_and_frames(jboard):
+    d = json.loads(jboard.to_json())
+    for k in ("metric", "level", "cluster", "n_clusters", "n_queries", "family", "systems", "pairs"):
+        assert k in d
+    assert d["family"]["p_adj"] == "holm"
+    need_s = {"name", "group", "estimate", "low", "high", "rank", "rank_low", "rank_high", "tier", "judged"}
+    need_p = {"a", "b", "group", "diff", "low", "high", "p", "p_adj"}
+    assert need_s <= set(d["systems"][0]) and need_p <= set(d["pairs"][0])
+    assert list(jboard.systems.columns) == SYSTEM_COLUMNS == list(d["systems"][0])
+    assert list(jboard.pairs.columns) == PAIR_COLUMNS == list(d["pairs"][0])
+    assert len(d["systems"]) == 20 and len(d["pairs"]) == 40
+
+
+def test_text_and_markdown_name_every_system_and_group(jboard):
+    txt, md = repr(jboard), jboard.to_markdown()
+    for name in jboard.systems["name"]:
+        assert name in txt and name in md
+    for g in ("G1", "G2", "G3"):
+        assert f"group {g}" in txt and f"## {g}" in md
+    n_sig = int(jboard.pairs[jboard.pairs["group"] == "__all__"]["significant"].sum())
+    assert jboard.separable().startswith(f"{n_sig} of 10 pairs of 5 systems are separable")
+    assert "judged@10" in txt and "holm" in txt.lower()
+
+
+def test_html_renders_in_chromium(jboard, tmp_path):
+    path = tmp_path / "board.html"
+    text = jboard.to_html(path)
+    assert "<link " not in text and not re.findall(r'src="(?!data:)', text)  # self-contained
+    assert text.count('class="panel"') == 4 and text.count('<svg class="forest"') == 4
+    assert text.count('<svg class="judged"') == 4 and text.count('<table class="pairs"') == 4
+    cmd = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+           "--disable-background-networking", "--disable-component-update", "--disable-sync",
+           f"--user-data-dir={tmp_path / 'profile'}", "--virtual-time-budget=3000", "--dump-dom", path.as_uri()]
+    dom = subprocess.run(cmd, capture_output=True, text=True, timeout=120).stdout
+    body = re.search(r"<body[^>]*>", dom)
+    assert body, "Chromium returned no DOM"
+    assert 'data-leaderboard="ok"' in body.group(0) and 'data-panels-ok="4"' in body.group(0), body.group(0)
+    n_sig = int(jboard.pairs["significant"].sum())
+    assert dom.count('<td class="sig"') == n_sig and dom.count('<td class="ns"') == len(jboard.pairs) - n_sig
