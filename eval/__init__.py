@@ -54,3 +54,6 @@ __all__ += ["plan_difference", "PowerResult"]
 from .leaderboard import LeaderboardResult, leaderboard, null_family_rates  # noqa: E402
 
 __all__ += ["leaderboard", "LeaderboardResult", "null_family_rates"]
+from .misses import MissesResult, misses  # noqa: E402
+
+__all__ += ["misses", "MissesResult"]

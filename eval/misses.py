@@ -1,0 +1,476 @@
+"""``misses``: where do a run's hit@1 misses go? Flags on each miss, shares with document-clustered intervals.
+
+For every query of a self-retrieval task that scores hit@1 = 0 (exactly as :func:`ragcov_data.eval.evaluate`
+scores it: same tie policy, own chunk excluded, same handling of unjudged queries), the top-1 retrieved
+chunk is compared with the query's own chunk and document:
+
+``same_type``
+    the retrieved chunk's document has the query document's ``doc_type`` (both known);
+``same_issuer``
+    ... the same ``issuer`` (both known: an unknown issuer matches nothing);
+``near_duplicate``
+    the Jaccard similarity of the word 5-gram sets of the query's own chunk and the retrieved chunk is
+    ``>= 0.5`` (words: casefolded whitespace tokens; a chunk under 5 words has no 5-gram and is never a
+    near duplicate);
+``boilerplate``
+    at least half of the retrieved chunk's distinct 5-grams are *common*: found in at least
+    ``max(5, ceil(3% of the corpus documents))`` distinct documents (5 of 147 on the ANEEL sample). On that
+    sample 98% of distinct 5-grams occur in one or two documents and 99% in at most three, so a 5-gram
+    in five or more takes a formula — a letterhead, "no uso de suas atribuições", "este texto não
+    substitui o publicado no D.O.", a series' fixed wording, a citation formula ("Lei nº 9.427, de 26 de
+    dezembro de 1996") — not shared content. Counting documents, not chunks, keeps one long act's own
+    repeated page headers out. A chunk is boilerplate when such formulas make up most of it. A higher
+    threshold (10%: 15 documents) flags no retrieved chunk at all on the sample, since a 100-word chunk
+    always carries some names and numbers. The thresholds are parameters, recorded in the result;
+``other_edition``
+    the retrieved document is another act of the query document's series: same ``doc_type``, issuer not
+    different, equal heading pattern (act type + number pattern), another number or date
+    (:mod:`ragcov_data.eval._editions` documents the heuristic and its limits).
+
+Each share is a ratio estimator over documents: (misses with the flag) / (misses), where the misses of
+one query document move together, so the interval is CR2 (micro) clustered by the query's document —
+equal to ``interval(flag_values, query_docs, "micro", "cr2")`` on the misses.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ragcov_data.errors import RagcovError
+from ragcov_data.ties import DEFAULT_TIE_POLICY, check_tie_policy
+
+from . import _core, _editions
+from ._ngrams import ngram_sets
+from .results import _fmt, _JsonMixin
+
+__all__ = ["misses", "MissesResult", "FLAG_NAMES", "DEFAULTS"]
+
+#: The flags, in output order, and the metadata columns each needs.
+FLAG_NAMES = ("same_type", "same_issuer", "near_duplicate", "boilerplate", "other_edition")
+_NEEDS = {"same_type": ("doc_type",), "same_issuer": ("issuer",), "near_duplicate": (), "boilerplate": (),
+          "other_edition": ("doc_type", "issuer", "date")}
+
+#: Default thresholds (see the module docstring for why).
+DEFAULTS = {"ngram": 5, "near_duplicate": 0.5, "boilerplate_doc_share": 0.03, "boilerplate_min_docs": 5,
+            "boilerplate_share": 0.5}
+
+_META = ("doc_type", "issuer", "date")
+
+
+# ----------------------------------------------------------------------------------------- result
+@dataclass
+class MissesResult(_JsonMixin):
+    """What :func:`misses` found.
+
+    Attributes
+    ----------
+    n_queries, n_misses : int
+        Queries scored and those with hit@1 = 0.
+    flags : DataFrame
+        One row per flag: ``name, share, low, high, se, df, n_flagged, n_misses, n_documents, method,
+        interval_flags`` (share of misses with the flag; CR2 clustered by the query's document).
+    by_type : DataFrame
+        One row per query ``doc_type``: ``doc_type, n_documents, n_queries, n_misses, hit_at_1, hit_low,
+        hit_high`` (hit@1 within the type, CR2 over its documents, NaN with fewer than 2), ``share_of_misses,
+        share_low, share_high`` (the type's part of all misses) and ``share_<flag>`` within the type's misses.
+    by_type_flags : DataFrame
+        ``doc_type, name, share, low, high, n_misses, n_documents``: each flag's share within each type.
+    misses : DataFrame
+        One row per miss: ``query-id, corpus-id, query_doc, retrieved_doc, query_type, retrieved_type,
+        score, jaccard, boilerplate_share`` and one boolean per flag (``corpus-id`` is missing — null in
+        JSON — for a query without run rows, scored 0 under ``on_missing="zero"``).
+    tie_policy, level, cluster : recorded settings.
+    definitions : dict
+        Every threshold and rule used (also written to JSON).
+    info : dict
+        Counts and notices (queries without judgments, partial hits under ``tie_policy="expected"``...).
+    """
+
+    _json_indent: ClassVar[int] = 2
+
+    n_queries: int
+    n_misses: int
+    flags: pd.DataFrame
+    by_type: pd.DataFrame
+    by_type_flags: pd.DataFrame
+    misses: pd.DataFrame
+    tie_policy: str
+    level: float
+    cluster: str
+    definitions: dict[str, Any] = field(default_factory=dict)
+    info: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def flag_names(self) -> tuple[str, ...]:
+        """The flags computed (a flag whose metadata the task lacks is left out, see ``info``)."""
+        return tuple(self.flags["name"])
+
+    def share(self, name: str) -> float:
+        """Share of misses under flag ``name``."""
+        row = self.flags[self.flags["name"] == name]
+        if row.empty:
+            raise RagcovError(f"no flag {name!r}; computed: {list(self.flag_names)}.")
+        return float(row["share"].iloc[0])
+
+    def to_frame(self) -> pd.DataFrame:
+        """The misses table (one row per miss)."""
+        return self.misses.copy()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"n_queries": self.n_queries, "n_misses": self.n_misses, "flags": self.flags,
+                "by_type": self.by_type, "by_type_flags": self.by_type_flags, "misses": self.misses,
+                "tie_policy": self.tie_policy, "level": self.level, "cluster": self.cluster,
+                "definitions": self.definitions, "info": self.info}
+
+    def summary(self) -> str:
+        """The shares with intervals, the table by type, and the definitions, as text."""
+        pct = f"{self.n_misses / self.n_queries:.1%}" if self.n_queries else "-"
+        lines = [f"hit@1 misses: {self.n_misses:,} of {self.n_queries:,} queries ({pct}); tie policy "
+                 f"{self.tie_policy}; top-1 with the query's own chunk excluded",
+                 f"share of misses by flag ({self.level:.0%} CR2 intervals clustered by {self.cluster}, "
+                 f"{self.info.get('n_miss_documents', 0)} documents with misses):"]
+        for r in self.flags.itertuples(index=False):
+            note = f"  [{r.interval_flags}]" if r.interval_flags else ""
+            lines.append(f"  {r.name:<15} {_num(r.share)} [{_num(r.low)}, {_num(r.high)}]  "
+                         f"({r.n_flagged} of {r.n_misses}){note}")
+        if len(self.by_type):
+            show = self.by_type[["doc_type", "n_documents", "n_queries", "n_misses", "hit_at_1", "hit_low",
+                                 "hit_high", "share_of_misses"]
+                                + [f"share_{f}" for f in self.flag_names if f"share_{f}" in self.by_type]]
+            show = show.rename(columns={f"share_{f}": f for f in self.flag_names})
+            lines.append("by doc_type (hit@1 with CR2 over the type's documents; flag shares within its misses):")
+            lines.append(show.to_string(index=False, na_rep="-", float_format=lambda x: f"{x:.3f}"))
+        lines.append("definitions: " + "; ".join(f"{k}: {v}" for k, v in self.definitions.items()
+                                                  if k in FLAG_NAMES))
+        lines.extend(f"note: {n}" for n in self.info.get("notices", []))
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        shares = ", ".join(f"{r.name}={_fmt(r.share, 3)}" for r in self.flags.itertuples(index=False))
+        return (f"MissesResult(n_queries={self.n_queries}, n_misses={self.n_misses}, tie_policy="
+                f"{self.tie_policy!r}, {shares})")
+
+
+def _num(x: float) -> str:
+    return "-" if x is None or not math.isfinite(float(x)) else f"{x:.3f}"
+
+
+# ----------------------------------------------------------------------------------------- inputs
+def _frames(task: Any, cluster: str | None) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    from .evaluator import DEFAULT_CLUSTERS, _split_frame, load_task_frames
+
+    frames = load_task_frames(task, [c for c in (cluster, *DEFAULT_CLUSTERS) if c])
+    queries, qrels = frames["queries"], frames["qrels"]
+    corpus = _split_frame(task, "corpus", ["_id", "text", "doc_id", "chunk_index", *_META])
+    if corpus is None:
+        raise RagcovError("`task` has no 'corpus' split; the miss analysis compares chunk texts, so it needs the "
+                          "corpus (`_id`, `text`, `doc_id`).")
+    missing = [f"queries.{c}" for c in ("doc_id", "chunk_id") if c not in queries.columns]
+    missing += [f"corpus.{c}" for c in ("_id", "text", "doc_id") if c not in corpus.columns]
+    if missing:
+        raise RagcovError(f"the miss analysis needs a chunked self-retrieval task; the task lacks {missing} "
+                          "(build one with ragcov_data.build_task or load_dataset('aneel_taesa')).")
+    corpus = corpus.assign(_id=corpus["_id"].astype(str), doc_id=corpus["doc_id"].astype(str))
+    if corpus["_id"].duplicated().any():
+        dup = corpus["_id"][corpus["_id"].duplicated()].iloc[0]
+        raise RagcovError(f"the task's corpus lists chunk {dup!r} more than once; each `_id` must be unique.")
+    return queries, qrels, corpus
+
+
+def _documents(corpus: pd.DataFrame) -> pd.DataFrame:
+    """One row per document: its metadata and its heading (from its first chunk)."""
+    order = corpus.sort_values("chunk_index", kind="stable") if "chunk_index" in corpus.columns else corpus
+    first = order.drop_duplicates("doc_id").set_index("doc_id")
+    docs = pd.DataFrame(index=first.index)
+    for c in _META:
+        if c in first.columns:
+            vals = first[c].to_numpy(dtype=object)
+            docs[c] = pd.Series(np.where(pd.isna(vals), None, vals), index=first.index, dtype=object)  # None: unknown
+    docs["heading"] = [_editions.heading(t) for t in first["text"].astype(str)]
+    return docs
+
+
+def _top1(run: pd.DataFrame, qrels: pd.DataFrame, qids: np.ndarray, tie_policy: str,
+          relevance_threshold: float = 1) -> pd.DataFrame:
+    """The first row of each query under the tie policy's order, as the metrics order it
+    (``expected`` averages over tied orders; its representative top-1 is the trec_eval one)."""
+    from .metrics._lists import _order
+
+    index = pd.Index(qids)
+    r = pd.DataFrame({"qidx": index.get_indexer(run["query-id"].astype(str).to_numpy(dtype=object)),
+                      "corpus-id": run["corpus-id"].astype(str).to_numpy()})
+    has_rank = "rank" in run.columns
+    if has_rank:
+        r["rank"] = pd.to_numeric(run["rank"]).to_numpy(dtype=float)
+    r["score"] = (pd.to_numeric(run["score"]).to_numpy(dtype=float) if "score" in run.columns
+                  else -r["rank"].to_numpy(dtype=float))
+    r = r[r["qidx"].to_numpy() >= 0]
+    if tie_policy in ("pessimistic", "optimistic"):  # their order within a tie depends on the grades
+        q = pd.DataFrame({"qidx": index.get_indexer(qrels["query-id"].astype(str).to_numpy(dtype=object)),
+                          "corpus-id": qrels["corpus-id"].astype(str).to_numpy(),
+                          "grade": pd.to_numeric(qrels["score"]).to_numpy(dtype=float)})
+        r = r.merge(q[q["qidx"] >= 0], on=["qidx", "corpus-id"], how="left")
+        r["rel"] = r["grade"].fillna(-np.inf) >= relevance_threshold
+    policy = "trec_eval" if tie_policy == "expected" else tie_policy
+    top = _order(r, policy, has_rank).drop_duplicates("qidx")
+    return top[["qidx", "corpus-id", "score"]]
+
+
+# ----------------------------------------------------------------------------------------- intervals
+def _shares(indicators: np.ndarray, clusters: np.ndarray, level: float) -> dict[str, np.ndarray]:
+    """CR2 micro share of each row of ``indicators`` (R, M) clustered by ``clusters`` (M,)."""
+    codes, labels = pd.factorize(pd.Series(clusters), sort=False)
+    K = len(labels)
+    n = np.bincount(codes, minlength=K).astype(float)
+    s = np.stack([np.bincount(codes, weights=row.astype(float), minlength=K) for row in indicators]) \
+        if len(indicators) else np.zeros((0, K))
+    R = s.shape[0]
+    if R == 0 or K == 0:
+        nan = np.full(R, np.nan)
+        return {"estimate": nan, "se": nan, "df": nan, "low": nan, "high": nan, "flags": np.zeros(R, np.int64)}
+    # 0/1 values: the sum of squares equals the sum
+    return _core.interval_batch(np.broadcast_to(n, (R, K)), s, s, estimator="micro", method="cr2", level=level)
+
+
+def _flag_text(bits: int) -> str:
+    return ",".join(_core.decode_flags(int(bits)))
+
+
+# ----------------------------------------------------------------------------------------- misses
+def misses(
+    run: Any,
+    task: Any,
+    *,
+    tie_policy: str = DEFAULT_TIE_POLICY,
+    cluster: str | None = None,
+    level: float = 0.95,
+    exclude_self: bool = True,
+    on_missing: str = "error",
+    near_duplicate: float = DEFAULTS["near_duplicate"],
+    boilerplate_doc_share: float = DEFAULTS["boilerplate_doc_share"],
+    boilerplate_min_docs: int = DEFAULTS["boilerplate_min_docs"],
+    boilerplate_share: float = DEFAULTS["boilerplate_share"],
+) -> MissesResult:
+    """Flag every hit@1 miss of ``run`` on a chunked self-retrieval ``task`` and estimate where misses go.
+
+    Parameters
+    ----------
+    run : path, DataFrame or dict
+        Anything :func:`ragcov_data.runs.load_run` reads.
+    task : DatasetDict or dict of DataFrames
+        ``corpus`` (``_id, text, doc_id`` and ideally ``chunk_index, doc_type, issuer, date``), ``queries``
+        (``_id, doc_id, chunk_id``) and ``qrels``.
+    tie_policy : str, default: "trec_eval"
+        As in :func:`ragcov_data.eval.evaluate`. The top-1 is the first candidate in the policy's order;
+        under ``"expected"`` a miss is a query with expected hit@1 = 0 (no relevant candidate among those
+        tied at the top; partial credit is not a miss, counted in ``info["n_partial"]``).
+    cluster : str, optional
+        Queries column of the unit whose misses move together; default as ``evaluate`` (``doc_id`` here).
+    level : float, default: 0.95
+    exclude_self : bool, default: True
+        Drop run rows retrieving the query's own chunk first (as ``evaluate``).
+    on_missing : {"error", "zero"}, default: "error"
+        Task queries without run rows: an error, or misses with no retrieved chunk (every flag False).
+    near_duplicate : float, default: 0.5
+        Jaccard threshold of the ``near_duplicate`` flag.
+    boilerplate_doc_share, boilerplate_min_docs, boilerplate_share : default 0.03, 5, 0.5
+        A 5-gram is common when found in ``>= max(boilerplate_min_docs, ceil(boilerplate_doc_share *
+        documents))`` documents; a retrieved chunk is ``boilerplate`` when at least ``boilerplate_share``
+        of its distinct 5-grams are common.
+
+    Returns
+    -------
+    MissesResult
+        ``n_queries``, ``n_misses``, ``flags``, ``by_type``, ``by_type_flags``, ``misses``.
+
+    Raises
+    ------
+    RagcovError
+        A task without corpus texts or chunk ids, a run naming documents outside the corpus, queries
+        missing from the run (unless ``on_missing="zero"``), bad thresholds, plus everything
+        :func:`~ragcov_data.eval.metrics.per_query` rejects.
+    """
+    from .evaluator import (_check_run, _exclude_self, _missing_queries, _query_column, check_run_documents,
+                            check_task_qrels, default_cluster, judged_queries, read_run)
+    from .metrics import per_query
+
+    tie_policy = check_tie_policy(tie_policy)
+    if not 0 < level < 1:
+        raise RagcovError(f"`level` must be in (0, 1); got {level!r}.")
+    for name, value in (("near_duplicate", near_duplicate), ("boilerplate_doc_share", boilerplate_doc_share),
+                        ("boilerplate_share", boilerplate_share)):
+        if not (isinstance(value, (int, float)) and 0 < value <= 1):
+            raise RagcovError(f"`{name}` must be a share in (0, 1]; got {value!r}.")
+    if not (isinstance(boilerplate_min_docs, (int, np.integer)) and boilerplate_min_docs >= 1):
+        raise RagcovError(f"`boilerplate_min_docs` must be an integer >= 1; got {boilerplate_min_docs!r}.")
+
+    queries, qrels, corpus = _frames(task, cluster)
+    run_df = read_run(run)
+    _check_run(run_df)
+    notices: list[str] = []
+    check_task_qrels(qrels, corpus, queries, notices)
+    check_run_documents(run_df, corpus, None, notices)
+    judged_ids = pd.DataFrame({"query-id": pd.unique(qrels["query-id"].astype(str).to_numpy(dtype=object))})
+    queries = queries.loc[judged_queries(queries, judged_ids, notices)].reset_index(drop=True)  # as evaluate
+    if queries.empty:
+        raise RagcovError("no query of the task has a judgment (qrels name none of its queries); check the task.")
+    qids = queries["_id"].astype(str).to_numpy()
+    cluster_name = cluster or default_cluster(queries.columns)
+    clusters = _query_column(queries, cluster_name, "cluster")
+    run_df, n_self = _exclude_self(run_df, queries, exclude_self)
+    n_no_run = _missing_queries(set(run_df["query-id"].astype(str).unique()), qids, on_missing)
+
+    values = per_query(run_df, qrels, "hit@1", tie_policy=tie_policy, query_ids=qids).to_numpy(dtype=float)
+    is_miss = values == 0
+    top = _top1(run_df, qrels, qids, tie_policy)
+
+    # ---- who is who: positions in the corpus, documents, metadata --------------------------
+    pos = pd.Index(corpus["_id"])
+    own_chunk = queries["chunk_id"].astype(str).to_numpy()
+    own_pos = pos.get_indexer(own_chunk)
+    if (own_pos < 0).any():
+        bad = own_chunk[own_pos < 0][0]
+        raise RagcovError(f"query {qids[own_pos < 0][0]!r} names its own chunk {bad!r}, which is not in the task's "
+                          "corpus; the task is inconsistent (rebuild it).")
+    mq = np.flatnonzero(is_miss)
+    top_id = np.full(len(qids), None, dtype=object)
+    top_score = np.full(len(qids), np.nan)
+    top_id[top["qidx"].to_numpy()] = top["corpus-id"].to_numpy()
+    top_score[top["qidx"].to_numpy()] = top["score"].to_numpy()
+    r_id = top_id[mq]
+    has_r = np.array([x is not None for x in r_id], dtype=bool)
+    r_pos = np.full(len(mq), -1, dtype=np.int64)
+    r_pos[has_r] = pos.get_indexer(r_id[has_r].astype(str))
+    docs = _documents(corpus)
+    doc_of = corpus["doc_id"].to_numpy(dtype=object)
+    q_doc = doc_of[own_pos]
+    r_doc = np.where(has_r, doc_of[np.maximum(r_pos, 0)], None)
+
+    # ---- n-gram flags ------------------------------------------------------------------------
+    sets = ngram_sets(corpus["text"].astype(str).tolist(), DEFAULTS["ngram"])
+    n_docs = len(docs)
+    min_docs = max(int(boilerplate_min_docs), math.ceil(boilerplate_doc_share * n_docs - 1e-9))
+    common = sets.common_share(doc_of, min_docs)
+    jac = np.full(len(mq), np.nan)
+    bshare = np.full(len(mq), np.nan)
+    if has_r.any():
+        jac[has_r] = sets.jaccard(own_pos[mq][has_r], r_pos[has_r])
+        bshare[has_r] = common[r_pos[has_r]]
+
+    # ---- metadata flags ----------------------------------------------------------------------
+    def meta(col: str, doc_ids: np.ndarray) -> np.ndarray:
+        if col not in docs.columns:
+            return np.full(len(doc_ids), None, dtype=object)
+        vals = docs[col].reindex(pd.Index(doc_ids, dtype=object)).to_numpy(dtype=object)
+        return np.where(pd.isna(vals), None, vals)
+
+    q_meta = {c: meta(c, q_doc[mq]) for c in (*_META, "heading")}
+    r_meta = {c: meta(c, r_doc) for c in (*_META, "heading")}
+
+    def known_equal(col: str) -> np.ndarray:
+        a, b = q_meta[col], r_meta[col]
+        return np.array([x is not None and y is not None and str(x) == str(y) for x, y in zip(a, b)], dtype=bool)
+
+    available = [f for f in FLAG_NAMES if all(c in docs.columns for c in _NEEDS[f])]
+    for f in FLAG_NAMES:
+        if f not in available:
+            lacking = [c for c in _NEEDS[f] if c not in docs.columns]
+            notices.append(f"flag {f} left out: the task's corpus has no {', '.join(lacking)} column.")
+    flag_values = {
+        "same_type": known_equal("doc_type") & has_r,
+        "same_issuer": known_equal("issuer") & has_r,
+        "near_duplicate": np.nan_to_num(jac, nan=-1.0) >= near_duplicate,
+        "boilerplate": np.nan_to_num(bshare, nan=-1.0) >= boilerplate_share,
+        "other_edition": (_editions.other_edition(q_doc[mq], r_doc, q_meta["doc_type"], r_meta["doc_type"],
+                                                  q_meta["issuer"], r_meta["issuer"], q_meta["date"],
+                                                  r_meta["date"], q_meta["heading"],
+                                                  [h or "" for h in r_meta["heading"]]) & has_r),
+    }
+
+    table = pd.DataFrame({
+        "query-id": qids[mq], "corpus-id": r_id, "query_doc": q_doc[mq], "retrieved_doc": r_doc,
+        "query_type": q_meta["doc_type"], "retrieved_type": r_meta["doc_type"], "score": top_score[mq],
+        "jaccard": jac, "boilerplate_share": bshare, "cluster": clusters[mq],
+        **{f: flag_values[f] for f in available},
+    })
+
+    # ---- shares ------------------------------------------------------------------------------
+    ind = np.stack([flag_values[f] for f in available]) if available else np.zeros((0, len(mq)), bool)
+    sh = _shares(ind, clusters[mq], level)
+    flags = pd.DataFrame({
+        "name": available, "share": sh["estimate"], "low": sh["low"], "high": sh["high"], "se": sh["se"],
+        "df": sh["df"], "n_flagged": ind.sum(1).astype(int), "n_misses": len(mq),
+        "n_documents": len(pd.unique(clusters[mq])), "method": "cr2",
+        "interval_flags": [_flag_text(b) for b in sh["flags"]],
+    })
+    by_type, by_type_flags = _by_type(queries, values, is_miss, clusters, q_doc, docs, ind, available, level)
+    n_partial = int(((values > 0) & (values < 1)).sum())  # only under tie_policy="expected"
+    definitions = {
+        "miss": "hit@1 = 0 under the tie policy, the query's own chunk excluded (as evaluate scores it)",
+        "same_type": "the retrieved chunk's document has the query document's doc_type (both known)",
+        "same_issuer": "the retrieved chunk's document has the query document's issuer (both known)",
+        "near_duplicate": f"Jaccard of the word {DEFAULTS['ngram']}-gram sets (casefolded whitespace words) of "
+                          f"the query's own chunk and the retrieved chunk >= {near_duplicate:g}",
+        "boilerplate": f"at least {boilerplate_share:.0%} of the retrieved chunk's distinct {DEFAULTS['ngram']}-grams "
+                       f"occur in >= {min_docs} of the corpus's {n_docs} documents (max({boilerplate_min_docs}, "
+                       f"ceil({boilerplate_doc_share:g} x documents)))",
+        "other_edition": "same doc_type, issuer not different, equal heading pattern (act type + number pattern, "
+                         "numbers and dates masked), and another heading text or another date",
+        "interval": f"CR2 (micro: a ratio over {cluster_name}), Satterthwaite df, level {level:g}",
+        "ngram": DEFAULTS["ngram"], "near_duplicate_threshold": near_duplicate,
+        "boilerplate_doc_share": boilerplate_doc_share, "boilerplate_min_docs": int(boilerplate_min_docs),
+        "boilerplate_common_docs": min_docs, "boilerplate_share": boilerplate_share,
+    }
+    info = {"n_documents": n_docs, "n_query_documents": int(len(pd.unique(clusters))),
+            "n_miss_documents": int(len(pd.unique(clusters[mq]))), "n_no_run": n_no_run, "on_missing": on_missing,
+            "n_self_rows_removed": n_self, "n_unjudged_queries": int(_n_queries(task) - len(qids)),
+            "n_partial": n_partial, "notices": notices}
+    return MissesResult(n_queries=len(qids), n_misses=len(mq), flags=flags, by_type=by_type,
+                        by_type_flags=by_type_flags, misses=table, tie_policy=tie_policy, level=level,
+                        cluster=cluster_name, definitions=definitions, info=info)
+
+
+def _n_queries(task: Any) -> int:
+    part = task["queries"]
+    return int(getattr(part, "num_rows", None) or len(part))
+
+
+def _by_type(queries: pd.DataFrame, values: np.ndarray, is_miss: np.ndarray, clusters: np.ndarray,
+             q_doc: np.ndarray, docs: pd.DataFrame, ind: np.ndarray, flag_names: Sequence[str],
+             level: float) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Per query doc_type: hit@1 with CR2 over its documents, its share of all misses, flag shares."""
+    if "doc_type" not in docs.columns:
+        return pd.DataFrame(), pd.DataFrame()
+    qtype = np.array([str(t) if t is not None else "unknown" for t in docs["doc_type"].reindex(q_doc)],
+                     dtype=object)
+    mq = np.flatnonzero(is_miss)
+    mtype = qtype[mq]
+    types = sorted(pd.unique(qtype))
+    share_all = _shares(np.stack([mtype == t for t in types]), clusters[mq], level) if len(mq) else None
+    rows, frows = [], []
+    for i, t in enumerate(types):
+        sel = qtype == t
+        hit = _shares(values[sel][None, :], clusters[sel], level)
+        msel = mtype == t
+        row = {"doc_type": t, "n_documents": int(len(pd.unique(clusters[sel]))), "n_queries": int(sel.sum()),
+               "n_misses": int(msel.sum()), "hit_at_1": float(hit["estimate"][0]), "hit_low": float(hit["low"][0]),
+               "hit_high": float(hit["high"][0]),
+               "share_of_misses": float(share_all["estimate"][i]) if share_all else np.nan,
+               "share_low": float(share_all["low"][i]) if share_all else np.nan,
+               "share_high": float(share_all["high"][i]) if share_all else np.nan}
+        if msel.any():
+            fs = _shares(ind[:, msel], clusters[mq][msel], level)
+        for j, f in enumerate(flag_names):
+            row[f"share_{f}"] = float(fs["estimate"][j]) if msel.any() else np.nan
+            frows.append({"doc_type": t, "name": f, "share": row[f"share_{f}"],
+                          "low": float(fs["low"][j]) if msel.any() else np.nan,
+                          "high": float(fs["high"][j]) if msel.any() else np.nan,
+                          "n_misses": int(msel.sum()),
+                          "n_documents": int(len(pd.unique(clusters[mq][msel])))})
+        rows.append(row)
+    by_type = pd.DataFrame(rows).sort_values(["n_misses", "doc_type"], ascending=[False, True], kind="stable")
+    return by_type.reset_index(drop=True), pd.DataFrame(frows)

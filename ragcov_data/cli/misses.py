@@ -1,0 +1,73 @@
+"""``ragcov misses``: where a run's hit@1 misses go, with document-clustered shares.
+
+    ragcov misses bm25.trec --data-dir ../shared/data
+    ragcov misses bm25.parquet --data-dir ../shared/data --json misses.json --csv misses.csv
+"""
+from __future__ import annotations
+
+import argparse
+
+from ragcov_data.cli._evalcommon import load_task, read_run_arg
+from ragcov_data.cli._task import add_task_source
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser(
+        "misses",
+        help="flag every hit@1 miss (same type, same issuer, near duplicate, boilerplate, other edition)",
+        description="For every query RUN misses at hit@1 (as `ragcov eval` scores it: same tie policy, own chunk "
+                    "excluded), compare the retrieved top-1 chunk with the query's own chunk and document and "
+                    "flag it: same_type, same_issuer, near_duplicate (word 5-gram Jaccard >= 0.5), boilerplate "
+                    "(mostly 5-grams common across documents), other_edition (another act of the same series). "
+                    "Prints the share of misses under each flag with CR2 intervals clustered by the query's "
+                    "document, and a table by doc_type.",
+        epilog="example: ragcov misses bm25.trec --data-dir ../shared/data --json misses.json --csv misses.csv",
+    )
+    p.add_argument("run", help="run file: TREC, CSV/TSV with a header, parquet or JSON; .gz/.bz2/.xz too")
+    add_task_source(p)
+    from ragcov_data.runs import FORMATS
+    from ragcov_data.ties import DEFAULT_TIE_POLICY, TIE_POLICIES, TIE_POLICY_ALIASES
+
+    p.add_argument("--tie-policy", default=DEFAULT_TIE_POLICY, choices=[*TIE_POLICIES, *TIE_POLICY_ALIASES],
+                   help=f"order of candidates with equal scores (default: {DEFAULT_TIE_POLICY})")
+    p.add_argument("--cluster", default=None, help="queries column of the unit (default: doc_id)")
+    p.add_argument("--level", type=float, default=0.95, help="confidence level (default: 0.95)")
+    p.add_argument("--on-missing", default="error", choices=["error", "zero"],
+                   help="task queries absent from the run: error (default) or misses with nothing retrieved")
+    p.add_argument("--near-duplicate", type=float, default=None, metavar="J",
+                   help="Jaccard threshold of near_duplicate (default: 0.5)")
+    p.add_argument("--boilerplate-doc-share", type=float, default=None, metavar="X",
+                   help="a 5-gram is common when in this share of documents or more (default: 0.03)")
+    p.add_argument("--boilerplate-min-docs", type=int, default=None, metavar="N",
+                   help="... and in at least N documents (default: 5)")
+    p.add_argument("--boilerplate-share", type=float, default=None, metavar="S",
+                   help="boilerplate: this share of the chunk's 5-grams or more are common (default: 0.5)")
+    p.add_argument("--columns", default=None, metavar="MAP",
+                   help="run columns with other names, e.g. query-id=QUERY,corpus-id=DOC,score=SIM")
+    p.add_argument("--run-format", default=None, choices=FORMATS, help="run file format (default: by suffix)")
+    p.add_argument("--json", dest="json_out", default=None, metavar="OUT", help="also write the result as JSON")
+    p.add_argument("--csv", dest="csv_out", default=None, metavar="OUT", help="also write the misses table as CSV")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ragcov_data.eval.misses import misses
+    from ragcov_data.paths import check_writable
+
+    if args.csv_out:
+        check_writable(args.csv_out)
+    task = load_task(args)  # checks --json first
+    thresholds = {k: getattr(args, k) for k in ("near_duplicate", "boilerplate_doc_share", "boilerplate_min_docs",
+                                                  "boilerplate_share") if getattr(args, k) is not None}
+    res = misses(read_run_arg(args.run, args), task, tie_policy=args.tie_policy, cluster=args.cluster,
+                 level=args.level, on_missing=args.on_missing, **thresholds)  # unset: the documented defaults
+    print(res.summary())
+    if args.json_out:
+        res.to_json(args.json_out)
+        print(f"wrote {args.json_out}")
+    if args.csv_out:
+        from ragcov_data._atomic import atomic_write
+
+        atomic_write(args.csv_out, res.to_frame().to_csv(index=False))
+        print(f"wrote {args.csv_out}")
+    return 0
