@@ -85,6 +85,9 @@ class Dense(Retriever):
         self._emb: np.ndarray | None = None  # distinct corpus vectors, float32
         self._inv: np.ndarray | None = None  # corpus position -> row of _emb
         self._show_search = self.show_progress
+        #: How batches of cache misses are encoded: ``None`` here, one after another; the Ray engine
+        #: (:mod:`ragcov_data.engine`) sets it while it runs, to spread them over workers.
+        self.map_batches: Any = None
 
     def params(self) -> dict[str, Any]:
         return {"model": self.model_name, "model_id": self.encoder.model_id, "similarity": "cosine"}
@@ -133,5 +136,6 @@ class Dense(Retriever):
 
     def _encode(self, texts: list[str], role: str, show: bool) -> tuple[np.ndarray, np.ndarray]:
         return encode_unique(
-            self.encoder, texts, role, cache=self.cache, show_progress=show, desc=f"{self.name}: encode {_PLURAL.get(role, role)}"
+            self.encoder, texts, role, cache=self.cache, show_progress=show, desc=f"{self.name}: encode {_PLURAL.get(role, role)}",
+            map_batches=getattr(self, "map_batches", None),
         )

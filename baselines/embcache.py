@@ -23,7 +23,7 @@ import os
 import re
 import warnings
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -148,6 +148,7 @@ def encode_unique(
     show_progress: bool = True,
     flush_every: int = 2048,
     desc: str | None = None,
+    map_batches: Callable[[str, list[list[str]]], Iterable[np.ndarray]] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Embed ``texts`` once per distinct text, using and filling ``cache``.
 
@@ -163,6 +164,11 @@ def encode_unique(
         tqdm bar over the texts actually encoded (cache misses).
     flush_every : int, default: 2048
         New embeddings are written to the cache at least every this many texts.
+    map_batches : callable, optional
+        ``map_batches(role, batches)`` yields the raw embeddings of each batch of texts, in order
+        (e.g. :mod:`ragcov_data.engine` encodes them on Ray workers). Default: the encoder, one batch
+        after another. The batches are the same either way, and every vector is stored here, by the
+        caller, through the atomic shard writer: workers never write the cache.
 
     Returns
     -------
@@ -193,9 +199,12 @@ def encode_unique(
         bar = _bar(len(todo), desc or f"encode {role}", show_progress)
         pending: list[int] = []
         pending_vecs: list[np.ndarray] = []
-        for start in range(0, len(todo), batch):
+        starts = range(0, len(todo), batch)
+        texts_of = [[utexts[j] for j in todo[start : start + batch]] for start in starts]
+        raw = map(fn, texts_of) if map_batches is None else map_batches(role, texts_of)
+        for start, out in zip(starts, raw):
             idx = todo[start : start + batch]
-            emb = l2_normalize(fn([utexts[j] for j in idx]))  # also for user encoders that do not normalise
+            emb = l2_normalize(out)  # also for user encoders that do not normalise
             if emb.shape[0] != len(idx):
                 raise RagcovError(f"encoder {encoder.model_id!r} returned {emb.shape[0]} vectors for {len(idx)} texts.")
             for j, v in zip(idx, emb):

@@ -113,7 +113,8 @@ def judged_queries(queries: pd.DataFrame, qrels: pd.DataFrame, notices: list[str
     """Mask of the task's queries that have at least one judgment. The others are left out of every mean,
     as trec_eval leaves them out, and said in a notice."""
     qids = queries["_id"].astype(str)
-    has = qids.isin(pd.Index(qrels["query-id"].astype(str))).to_numpy()
+    judged = pd.unique(qrels["query-id"].astype(str).to_numpy(dtype=object))  # few distinct ids: isin is cheap
+    has = qids.isin(judged).to_numpy()
     if not has.all():
         miss = list(qids[~has][:5])
         notices.append(f"{int((~has).sum())} of {len(qids)} queries have no judgment at all (first: {miss}); they "
@@ -355,6 +356,7 @@ def evaluate(
     strata: str | None = None,
     population_sizes: Any = None,
     exclude_self: bool = True,
+    fpc: bool = True,
 ) -> EvaluationResult:
     """Score ``run`` on ``task`` and report estimates and intervals that respect the sampled unit.
 
@@ -394,7 +396,13 @@ def evaluate(
         Queries column of strata (e.g. ``"doc_type"``) for a two-stage / stratified design (method
         ``t`` only, target = mean over strata).
     population_sizes : float or mapping, optional
-        Finite population sizes (see :func:`ragcov_data.eval.interval`).
+        Finite population sizes (see :func:`ragcov_data.eval.interval`). Default: from the document
+        sample the task (``manifest["sample"]``) or the run (``attrs["sample"]``, a TREC tag) records,
+        when there is one (:mod:`ragcov_data.sampling`): only the sampled documents' queries are scored,
+        and ``info["population_clusters"]`` is the population's number of documents.
+    fpc : bool, default: True
+        Apply that sample's finite-population correction (``False``: score the sample, infer as from
+        an infinite population).
     exclude_self : bool, default: True
         When queries have a ``chunk_id`` (self-retrieval), drop run rows retrieving the query's own
         chunk before scoring (a no-op for ragcov baselines, which already exclude it; needed for runs
@@ -427,6 +435,10 @@ def evaluate(
     queries, qrels = frames["queries"], frames["qrels"]
     run_df = read_run(run)
     _check_run(run_df)
+    from ragcov_data.sampling import eval_info, population_for_eval, restrict_frames
+
+    frames, sample = restrict_frames(task, run_df.attrs, frames)  # a document-sampled task: its queries only
+    queries, qrels = frames["queries"], frames["qrels"]
     notices: list[str] = []
     check_task_qrels(qrels, frames["corpus"], queries, notices)
     n_unknown_docs = check_run_documents(run_df, frames["corpus"], _known_subset_note(task), notices)
@@ -439,6 +451,9 @@ def evaluate(
     clusters = _query_column(queries, cluster_name, "cluster")
     groups = _query_column(queries, by, "by") if by else None
     strata_arr = _query_column(queries, strata, "strata") if strata else None
+    if sample is not None and fpc and population_sizes is None:
+        population_sizes = population_for_eval(sample, cluster_name, strata, notices)
+    applied = population_sizes is not None
 
     run_df, n_self = _exclude_self(run_df, queries, exclude_self)
     n_missing = _missing_queries(set(run_df["query-id"].astype(str).unique()), qids, on_missing)
@@ -467,6 +482,7 @@ def evaluate(
         "n_unjudged_queries": int(len(frames["queries"]) - len(queries)), "notices": notices,
         # how often the tie policy mattered: queries whose best score is shared by 2+ candidates
         "top_tie_share": _top_tie_share(run_df, len(qids)),
+        **eval_info(sample, population_sizes, applied),
     }
     return EvaluationResult(per_query=pq, per_document=pdoc, estimates=estimates, diagnostics=diagnostics,
                             metric=scores.attrs.get("metric", metric), tie_policy=tie_policy,

@@ -373,6 +373,8 @@ class EvaluationResult(_JsonMixin):
             "metric": self.metric, "tie_policy": self.tie_policy,
             "relevance_threshold": self.relevance_threshold, "level": self.level, "cluster": self.cluster,
             "unit": self.unit, "n_queries": int(len(self.per_query)), "n_clusters": int(len(self.per_document)),
+            # documents in the population the clusters were drawn from (None: treated as infinite)
+            "population_clusters": (self.info or {}).get("population_clusters"),
             "estimates": self.estimates, "diagnostics": self.diagnostics, "info": self.info,
             "per_query": self.per_query[pq_cols],
         }

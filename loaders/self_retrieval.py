@@ -3,8 +3,10 @@
 Builds from any acervo given as ``data_files=`` (files and/or folders, see
 :func:`ragcov_data.read_acervo`) or ``data_dir=`` / ``$RAGCOV_DATA_DIR`` (a folder laid out like the
 shared data folder; its ``aneel/aneel_fulltext.jsonl`` is read). Configs ``chunks-50``, ``chunks-100``
-(default) and ``chunks-400``; any other size through ``chunk_words=`` / ``query_words=`` (the config
-name is derived, e.g. ``chunks-75``). The cache key holds the sha256 of every source file, so a changed
+(default), ``chunks-400`` and ``dispositivo`` (cut at the act's artigos, parágrafos, incisos ...; see
+:mod:`ragcov_data.loaders.dispositivos`); any other size through ``chunk_words=`` / ``query_words=``, or
+``chunking="dispositivo"`` with ``min_words=`` / ``max_words=`` (the config name is derived, e.g.
+``chunks-75``, ``dispositivo-200``; ``"dispositivo-200"`` is also accepted as a config name). The cache key holds the sha256 of every source file, so a changed
 source is rebuilt.
 
 Examples
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
@@ -23,7 +26,7 @@ from typing import Any, Sequence
 import datasets
 
 from ragcov_data.errors import InputFileError
-from ragcov_data.loaders import chunking
+from ragcov_data.loaders import chunking, dispositivos
 from ragcov_data.loaders.base import TaskBuilder
 
 _DESCRIPTION_FALLBACK = "Chunked self-retrieval task: which document does this chunk come from?"
@@ -43,6 +46,14 @@ class SelfRetrievalConfig(datasets.BuilderConfig):
         Column names of the id and the text in table sources.
     acervo_files : tuple of str or None
         Source files/folders (set from the builder's ``data_files=``).
+    chunking : {"words", "dispositivo"}, default: "words"
+        Word windows of ``chunk_words``, or cuts at the act's dispositivos (``chunk_words`` windows for a
+        document with no artigo).
+    min_words, max_words : int or None
+        ``chunking="dispositivo"``: unit sizes (defaults ``query_words`` and 400).
+    sample_docs, sample_seed, sample_strata : int or None, int, str or None
+        Queries from ``sample_docs`` documents drawn without replacement (the corpus stays whole); see
+        :func:`ragcov_data.task.build_task`.
     """
 
     chunk_words: int = 100
@@ -50,10 +61,24 @@ class SelfRetrievalConfig(datasets.BuilderConfig):
     id_column: str = "doc_id"
     text_column: str = "text"
     acervo_files: tuple[str, ...] | None = None
+    sample_docs: int | None = None
+    sample_seed: int = 0
+    sample_strata: str | None = None
+    chunking: str = "words"
+    min_words: int | None = None
+    max_words: int | None = None
 
     def __post_init__(self) -> None:
         super().__post_init__()
         chunking.validate_sizes(self.chunk_words, self.query_words)
+        dispositivos.settings(self.chunking, self.min_words, self.max_words, self.query_words)
+
+    def derived_name(self) -> str:
+        """``chunks-100`` / ``dispositivo-200`` ...: the name these values give."""
+        sizes = dispositivos.settings(self.chunking, self.min_words, self.max_words, self.query_words)
+        if sizes is None:
+            return chunking.config_name(self.chunk_words, self.query_words)
+        return dispositivos.config_name(sizes[1], sizes[0], self.chunk_words, self.query_words)
 
 
 def _normalise_files(data_files: Any) -> tuple[str, ...]:
@@ -85,12 +110,15 @@ def _fingerprint(paths: Sequence[str]) -> tuple[tuple[str, str], ...]:
 
 @functools.lru_cache(maxsize=4)
 def _cached_task(paths: tuple[str, ...], fingerprint: tuple, chunk_words: int, query_words: int,
-                 id_column: str, text_column: str, name: str) -> Any:
+                 id_column: str, text_column: str, name: str, sample: tuple = (None, 0, None),
+                 cut: tuple = ("words", None, None)) -> Any:
     """Build (once per process and source content) the task a builder serves."""
     from ragcov_data.task import build_task
 
     return build_task(list(paths), chunk_words=chunk_words, query_words=query_words, id_column=id_column,
-                      text_column=text_column, dataset="aneel_taesa", config_name=name)
+                      text_column=text_column, dataset="aneel_taesa", config_name=name,
+                      sample_docs=sample[0], sample_seed=sample[1], sample_strata=sample[2],
+                      chunking=cut[0], min_words=cut[1], max_words=cut[2])
 
 
 class SelfRetrievalBuilder(TaskBuilder):
@@ -103,6 +131,11 @@ class SelfRetrievalBuilder(TaskBuilder):
                             version=datasets.Version("1.0.0"),
                             description=f"{n}-word chunks, 20-word queries")
         for n in (50, 100, 400)
+    ] + [
+        SelfRetrievalConfig(name="dispositivo", chunking="dispositivo", version=datasets.Version("1.0.0"),
+                            description=f"chunks cut at the act's dispositivos (units of 20 to "
+                                        f"{dispositivos.DEFAULT_MAX_WORDS} words; 100-word windows for documents "
+                                        "with no artigo), 20-word queries")
     ]
     DEFAULT_CONFIG_NAME = "chunks-100"
     #: Dataset card shipped in the package, used by :func:`ragcov_data.publish`.
@@ -115,15 +148,24 @@ class SelfRetrievalBuilder(TaskBuilder):
         super().__init__(*args, **kwargs)
 
     def _create_builder_config(self, config_name=None, custom_features=None, config_id=None, **config_kwargs):
+        if isinstance(config_name, str) and config_name not in self.builder_configs:
+            m = re.fullmatch(r"dispositivo-(\d+)", config_name)  # a derived name: dispositivo-200 -> max_words=200
+            if m:
+                config_kwargs.setdefault("max_words", int(m.group(1)))
+                config_name = "dispositivo"
         config, cid = super()._create_builder_config(config_name=config_name, custom_features=custom_features,
                                                      config_id=config_id, **config_kwargs)
-        config.name = chunking.config_name(config.chunk_words, config.query_words)
+        config.name = config.derived_name()
         if config_id is None:  # content-addressed cache key: config values + sha256 of every source file
             from datasets.fingerprint import Hasher
 
             key = {"chunk_words": config.chunk_words, "query_words": config.query_words,
                    "id_column": config.id_column, "text_column": config.text_column,
                    "sources": [sha for _, sha in self._source_fingerprint(config)]}
+            if config.chunking != "words":  # words keys stay as they were
+                key["chunking"] = [config.chunking, config.min_words, config.max_words]
+            if config.sample_docs is not None:  # a sample is another task (same corpus, fewer queries)
+                key["sample"] = [config.sample_docs, config.sample_seed, config.sample_strata]
             cid = f"{config.name}-{Hasher.hash(key)}"
         return config, cid
 
@@ -156,14 +198,17 @@ class SelfRetrievalBuilder(TaskBuilder):
         c = self.config
         paths = self.source_paths()
         return _cached_task(paths, self._source_fingerprint(), c.chunk_words, c.query_words, c.id_column,
-                            c.text_column, c.name)
+                            c.text_column, c.name, (c.sample_docs, c.sample_seed, c.sample_strata),
+                            (c.chunking, c.min_words, c.max_words))
 
     # ------------------------------------------------------------------ datasets hooks
 
     def _split_features(self) -> dict[str, datasets.Features]:
         from ragcov_data.task import task_features
 
-        return task_features(self.task().manifest["metadata_columns"])
+        manifest = self.task().manifest
+        return task_features(manifest["metadata_columns"],
+                             units=manifest["config"].get("chunking") == "dispositivo")
 
     def _info(self) -> datasets.DatasetInfo:
         from ragcov_data.task import manifest_description

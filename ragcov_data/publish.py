@@ -93,6 +93,13 @@ def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def _hf_config(split: str, manifest: Mapping[str, Any] | None) -> str:
+    """HF config of a split file: the split's name, but ``corpus-dispositivo`` for a corpus cut at
+    dispositivos (its extra ``unit``/``continued`` columns cannot share a config with word windows)."""
+    chunking = ((manifest or {}).get("config") or {}).get("chunking")
+    return f"{split}-{chunking}" if split == "corpus" and chunking and chunking != "words" else split
+
+
 def publish(
     dataset_dict: Mapping[str, Any] | Task,
     out_dir: str | os.PathLike,
@@ -148,10 +155,13 @@ def publish(
     # README.md: the card, with a configs block listing every published config as a split
     text = Path(card).read_text(encoding="utf-8") if card is not None else _default_card(dataset)
     meta, body = _split_card(text)
-    meta["configs"] = [
-        {"config_name": s, "data_files": [{"split": split_name(c), "path": f"{s}/{c}.parquet"} for c in sorted(configs)]}
-        for s in SPLITS
-    ]
+    meta["configs"] = []
+    for s in SPLITS:  # one HF config a split; a corpus with other columns (dispositivo) gets its own
+        groups: dict[str, list[str]] = {}
+        for c in sorted(configs):
+            groups.setdefault(_hf_config(s, configs[c]), []).append(c)
+        meta["configs"] += [{"config_name": hf, "data_files": [{"split": split_name(c), "path": f"{s}/{c}.parquet"}
+                                                               for c in names]} for hf, names in groups.items()]
     import yaml
 
     front = yaml.safe_dump(meta, sort_keys=False, allow_unicode=True, width=1000)
@@ -163,6 +173,10 @@ def publish(
                      f"{counts.get('chunks', '')} | {counts.get('queries', '')} | {counts.get('qrels', '')} |")
     table += ["", "Load one part offline: `datasets.load_dataset(\"<this folder>\", \"queries\", "
               f"split=\"{split}\")`. Source hashes and counts: `manifest.json`.", ""]
+    if any(_hf_config("corpus", m) != "corpus" for m in configs.values()):
+        table[-1:-1] = ["The corpus of a `dispositivo` config has two more columns (`unit`, `continued`), so it is "
+                        "its own part: `datasets.load_dataset(\"<this folder>\", \"corpus-dispositivo\", "
+                        "split=\"dispositivo\")`."]
     readme = f"---\n{front}---\n{body.rstrip()}\n" + "\n".join(table)
     atomic_write(out / "README.md", readme)
     return out

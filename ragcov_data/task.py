@@ -39,14 +39,16 @@ TASK_NAME = "chunked self-retrieval"
 # --------------------------------------------------------------------------- schemas
 
 
-def task_features(metadata_columns: Sequence[str]) -> dict[str, Any]:
-    """``datasets.Features`` of each split of a self-retrieval task with these metadata columns."""
+def task_features(metadata_columns: Sequence[str], units: bool = False) -> dict[str, Any]:
+    """``datasets.Features`` of each split of a self-retrieval task with these metadata columns
+    (``units``: the corpus has the ``unit``/``continued`` columns of ``chunking="dispositivo"``)."""
     from datasets import Features, Value
 
     meta = {c: Value("string") for c in metadata_columns}
+    unit = {"unit": Value("string"), "continued": Value("bool")} if units else {}
     return {
         "corpus": Features({"_id": Value("string"), "doc_id": Value("string"), "chunk_index": Value("int64"),
-                            "text": Value("string"), **meta}),
+                            "text": Value("string"), **unit, **meta}),
         "queries": Features({"_id": Value("string"), "text": Value("string"), "doc_id": Value("string"),
                              "chunk_id": Value("string"), **meta}),
         "qrels": Features({"query-id": Value("string"), "corpus-id": Value("string"), "score": Value("int64")}),
@@ -210,13 +212,15 @@ class Task:
         """The task as a ``datasets.DatasetDict`` (manifest JSON in each split's ``info.description``)."""
         from datasets import Dataset, DatasetDict, DatasetInfo, Features, Value
 
-        meta = [c for c in self.corpus.columns if c not in ("_id", "doc_id", "chunk_index", "text")]
-        feats = task_features(meta)
+        units = "unit" in self.corpus.columns and "continued" in self.corpus.columns
+        meta = [c for c in self.corpus.columns if c not in ("_id", "doc_id", "chunk_index", "text", "unit", "continued")]
+        feats = task_features(meta, units=units)
         out = {}
         for split in SPLITS:
             df = self[split]
             f = feats[split] if list(df.columns) == list(feats[split]) else Features(
-                {c: Value("int64") if pd.api.types.is_integer_dtype(df[c]) else Value("string") for c in df.columns})
+                {c: Value("int64") if pd.api.types.is_integer_dtype(df[c]) else
+                 Value("bool") if pd.api.types.is_bool_dtype(df[c]) else Value("string") for c in df.columns})
             info = DatasetInfo(description=manifest_description(self.manifest), features=f)
             out[split] = Dataset.from_pandas(df, features=f, info=info, preserve_index=False)
         return DatasetDict(out)
@@ -408,6 +412,12 @@ def build_task(
     text_column: str = "text",
     dataset: str = "aneel_taesa",
     config_name: str | None = None,
+    chunking: str = "words",
+    min_words: int | None = None,
+    max_words: int | None = None,
+    sample_docs: int | None = None,
+    sample_seed: int = 0,
+    sample_strata: str | None = None,
 ) -> Task:
     """Build the chunked self-retrieval task from an acervo.
 
@@ -422,7 +432,19 @@ def build_task(
     id_column, text_column : str
         Column mapping for table sources.
     dataset, config_name : str
-        Recorded in the manifest (``config_name`` defaults to ``chunks-<chunk_words>``).
+        Recorded in the manifest (``config_name`` defaults to ``chunks-<chunk_words>``, or ``dispositivo``).
+    chunking : {"words", "dispositivo"}, default: "words"
+        ``"words"``: windows of ``chunk_words`` words. ``"dispositivo"``: cut at the act's own artigos,
+        parágrafos, incisos ... (:mod:`ragcov_data.loaders.dispositivos`); documents with no artigo fall
+        back to ``chunk_words`` windows; the corpus gains ``unit`` and ``continued``.
+    min_words, max_words : int, optional
+        ``chunking="dispositivo"`` only: a unit shorter than ``min_words`` (default ``query_words``) joins
+        the next one; a unit longer than ``max_words`` (default 400) is split.
+    sample_docs, sample_seed, sample_strata : int, int, str, optional
+        Keep the queries and qrels of ``sample_docs`` documents drawn without replacement (seeded; within
+        the strata of a document column such as ``doc_type``, allocated proportionally); the corpus keeps
+        every eligible document, and ``manifest["sample"]`` records the population and the sample
+        (see :mod:`ragcov_data.sampling`).
 
     Returns
     -------
@@ -445,6 +467,9 @@ def build_task(
     from ragcov_data.loaders import chunking as ch
 
     ch.validate_sizes(chunk_words, query_words)
+    from ragcov_data.loaders.dispositivos import settings as _chunking_settings
+
+    dv = _chunking_settings(chunking, min_words, max_words, query_words)  # None for chunking="words"
     acervo = source if isinstance(source, Acervo) else read_acervo(source, id_column=id_column,
                                                                    text_column=text_column)
     meta_cols = acervo.metadata_columns
@@ -452,10 +477,22 @@ def build_task(
     doc_sizes: list[int] = []
     n_single = 0
     n_words = 0
+    units: list[str | None] = []
+    continued: list[bool] = []
+    n_structured = 0
     for doc in acervo.documents:
-        words = ch.split_words(doc.text)
+        if dv is None:
+            words = ch.split_words(doc.text)
+            spans = ch.chunk_spans(len(words), chunk_words, query_words)
+        else:
+            from ragcov_data.loaders.dispositivos import dispositivo_spans, words_and_line_starts
+
+            words, starts = words_and_line_starts(doc.text)
+            parts, structured = dispositivo_spans(words, starts, min_words=dv[0], max_words=dv[1],
+                                                  chunk_words=chunk_words, query_words=query_words)
+            n_structured += structured
+            spans = [(p.start, p.stop) for p in parts]
         n_words += len(words)
-        spans = ch.chunk_spans(len(words), chunk_words, query_words)
         if len(spans) < 2:
             n_single += 1
             continue
@@ -467,6 +504,9 @@ def build_task(
             c_idx.append(i)
             c_text.append(" ".join(words[a:b]))
             c_meta.append(meta)
+        if dv is not None:
+            units.extend(p.unit for p in parts)
+            continued.extend(p.continued for p in parts)
     if not doc_sizes:
         names = [s.name for s in acervo.sources] or ["(source)"]
         raise RagcovError(
@@ -475,7 +515,9 @@ def build_task(
         )
     meta_df = pd.DataFrame(c_meta, columns=meta_cols, dtype=object)
     corpus = pd.concat([pd.DataFrame({"_id": c_ids, "doc_id": c_docs,
-                                      "chunk_index": np.asarray(c_idx, dtype="int64"), "text": c_text}),
+                                      "chunk_index": np.asarray(c_idx, dtype="int64"), "text": c_text,
+                                      **({} if dv is None else {"unit": pd.Series(units, dtype=object),
+                                                                "continued": np.asarray(continued, dtype=bool)})}),
                         meta_df], axis=1)
     queries = pd.concat([pd.DataFrame({"_id": c_ids, "text": [ch.query_of(t, query_words) for t in c_text],
                                        "doc_id": c_docs, "chunk_id": c_ids}), meta_df], axis=1)
@@ -498,7 +540,12 @@ def build_task(
             if df[c].dtype == object:
                 df[c] = df[c].astype("str")
 
-    name = config_name or ch.config_name(chunk_words, query_words)
+    if dv is None:
+        name = config_name or ch.config_name(chunk_words, query_words)
+    else:
+        from ragcov_data.loaders import dispositivos as dvm
+
+        name = config_name or dvm.config_name(dv[1], dv[0], chunk_words, query_words)
     manifest = {
         "dataset": dataset,
         "task": TASK_NAME,
@@ -521,10 +568,19 @@ def build_task(
         "skipped_files": list(acervo.skipped_files),
         "ragcov_version": __version__,
     }
+    if dv is not None:
+        from ragcov_data.loaders.dispositivos import annotate_manifest
+
+        annotate_manifest(manifest, dv, n_structured, corpus)
     read_types = None
     if "doc_type" in meta_cols:
         read_types = pd.Series([d.metadata.get("doc_type") for d in acervo.documents], dtype=object)
-    return Task(corpus, queries, qrels, manifest, read_types)
+    task = Task(corpus, queries, qrels, manifest, read_types)
+    if sample_docs is None:
+        return task
+    from ragcov_data.sampling import sample_task
+
+    return sample_task(task, sample_docs, sample_seed, sample_strata)
 
 
 __all__ = ["Task", "TaskDescription", "build_task", "task_features", "manifest_of", "write_parquet", "write_json",

@@ -112,16 +112,23 @@ def add_design(p: argparse.ArgumentParser) -> None:
                         ".json file {label: N} or a .csv/.tsv file with columns stratum,documents")
     g.add_argument("--population-strata", type=_positive, default=None, metavar="H",
                    help="with --strata: strata in the population, when the sampled strata were drawn from them")
+    g.add_argument("--no-fpc", dest="fpc", action="store_false",
+                   help="a run or task made with --sample-docs: score its sampled queries without the finite-"
+                        "population correction it otherwise gets")
 
 
 def design_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     """``strata=`` and ``population_sizes=`` for :func:`ragcov_data.eval.evaluate` from the design options."""
     strata = getattr(args, "strata", None)
+    if not getattr(args, "fpc", True) and (args.population_size is not None or args.stratum_sizes is not None):
+        raise RagcovError("--no-fpc turns the finite-population correction off, but --population-size/--stratum-sizes "
+                          "ask for one; drop one of them.")
+    fpc = {"fpc": getattr(args, "fpc", True)}
     if strata is None:
         for opt, value in (("--stratum-sizes", args.stratum_sizes), ("--population-strata", args.population_strata)):
             if value is not None:
                 raise RagcovError(f"{opt} describes strata; give --strata COL too (the queries column of strata).")
-        return {"strata": None, "population_sizes": args.population_size}
+        return {"strata": None, "population_sizes": args.population_size, **fpc}
     if args.population_size is not None:
         raise RagcovError("--population-size is for a one-stage design; with --strata give --stratum-sizes "
                           "(documents per stratum) and/or --population-strata (strata in the population).")
@@ -130,7 +137,7 @@ def design_kwargs(args: argparse.Namespace) -> dict[str, Any]:
         sizes["documents"] = stratum_sizes(args.stratum_sizes)
     if args.population_strata is not None:
         sizes["strata"] = args.population_strata
-    return {"strata": strata, "population_sizes": sizes or None}
+    return {"strata": strata, "population_sizes": sizes or None, **fpc}
 
 
 def stratum_sizes(spec: str) -> dict[str, float]:

@@ -4,6 +4,7 @@
     --data-dir DIR            the source data of --dataset, or a task folder written by `ragcov build --out`
                               (recognised by its manifest.json), or a folder of queries/qrels tables
     --data-files PATH...      a bring-your-own acervo, chunked with --chunk-words/--query-words
+                              (or --chunking dispositivo [--min-words N] [--max-words N])
     --task DIR                a task folder written by `ragcov build --out`, said explicitly
 
 A task folder is read with :func:`ragcov_data.task.read_task`, which verifies every file against the
@@ -58,11 +59,71 @@ def add_task_source(p: argparse.ArgumentParser, *, cache: bool = True, table_col
                    help="aneel_taesa / --data-files: words a chunk (default: 100)")
     g.add_argument("--query-words", type=int, default=None,
                    help="aneel_taesa / --data-files: words a query (default: 20)")
+    g.add_argument("--chunking", choices=("words", "dispositivo"), default=None,
+                   help="aneel_taesa / --data-files: 'words' (windows of --chunk-words, the default) or "
+                        "'dispositivo' (cut at the act's artigos, parágrafos, incisos...; documents with no "
+                        "artigo keep --chunk-words windows)")
+    g.add_argument("--min-words", type=int, default=None,
+                   help="--chunking dispositivo: a unit shorter than this joins the next (default: --query-words)")
+    g.add_argument("--max-words", type=int, default=None,
+                   help="--chunking dispositivo: a unit longer than this is split (default: 400)")
     if table_columns:
         g.add_argument("--id-column", default="doc_id", help="--data-files tables: id column (default: doc_id)")
         g.add_argument("--text-column", default="text", help="--data-files tables: text column (default: text)")
     if cache:
         g.add_argument("--cache-dir", help="datasets cache folder for --dataset")
+
+
+def add_sample_options(p: argparse.ArgumentParser) -> None:
+    """``--sample-docs K --seed S [--strata COL]``: queries from K documents, the index over all (build, run)."""
+    g = p.add_argument_group("document sample (queries of K documents drawn without replacement; the index "
+                             "keeps every document; `ragcov eval` then applies the finite-population correction)")
+    g.add_argument("--sample-docs", type=int, default=None, metavar="K",
+                   help="documents whose chunks become queries (e.g. the K that `ragcov plan` prints)")
+    g.add_argument("--seed", type=int, default=None, metavar="S", help="seed of the document draw (default: 0)")
+    g.add_argument("--strata", default=None, metavar="COL",
+                   help="draw within strata of this document column (e.g. doc_type), allocated proportionally")
+
+
+def sample_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    """``sample_docs``/``sample_seed``/``sample_strata`` for build_task / load_dataset ({} without a sample)."""
+    if not hasattr(args, "sample_docs"):  # a verb without the sample options (its --seed/--strata are its own)
+        return {}
+    k = args.sample_docs
+    if k is None:
+        for opt, value in (("--seed", getattr(args, "seed", None)), ("--strata", getattr(args, "strata", None))):
+            if value is not None:
+                raise RagcovError(f"{opt} describes the document sample; give --sample-docs K too (or drop {opt}).")
+        return {}
+    return {"sample_docs": k, "sample_seed": 0 if args.seed is None else args.seed, "sample_strata": args.strata}
+
+
+def sample_line(manifest: dict[str, Any]) -> str | None:
+    """One line saying what a sampled task holds (None for a census)."""
+    rec = (manifest or {}).get("sample")
+    if not rec:
+        return None
+    within = f", within {rec['strata']}" if rec.get("strata") else ""
+    return (f"sample: {rec['k']} of {rec['population']['documents']} documents (seed {rec['seed']}{within}) -> "
+            f"{rec.get('queries')} queries; the corpus keeps every document")
+
+
+def chunking_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    """``chunking``/``min_words``/``max_words`` for build_task / load_dataset ({} for word windows)."""
+    chunking = getattr(args, "chunking", None)
+    sizes = {"min_words": getattr(args, "min_words", None), "max_words": getattr(args, "max_words", None)}
+    if chunking != "dispositivo":
+        for name, value in sizes.items():
+            if value is not None:
+                raise RagcovError(f"--{name.replace('_', '-')} applies to --chunking dispositivo; add it or drop "
+                                  f"--{name.replace('_', '-')}.")
+        return {}
+    return {"chunking": "dispositivo", **{k: v for k, v in sizes.items() if v is not None}}
+
+
+def _chunking_given(args: argparse.Namespace) -> dict[str, Any]:
+    return {"--chunking": getattr(args, "chunking", None), "--min-words": getattr(args, "min_words", None),
+            "--max-words": getattr(args, "max_words", None)}
 
 
 def task_folder(args: argparse.Namespace) -> Path | None:
@@ -92,11 +153,16 @@ def load_task_source(args: argparse.Namespace, *, show_progress: bool = False) -
     if folder is not None:
         _refuse_with(f"the task folder {str(folder)!r}",
                      {"--data-files": data_files, "--dataset": args.dataset, "--chunk-words": args.chunk_words,
-                      "--query-words": args.query_words},
+                      "--query-words": args.query_words, **_chunking_given(args)},
                      " (the folder's task is already built; its settings are in its manifest.json)")
         from ragcov_data.task import read_task
 
         task = read_task(folder)
+        sample = sample_kwargs(args)
+        if sample:  # a document sample of a census task folder
+            from ragcov_data.sampling import sample_task
+
+            task = sample_task(task, sample["sample_docs"], sample["sample_seed"], sample["sample_strata"])
         return TaskSource(task, "task", _attrs(task.manifest, source=str(folder)))
     if data_files:
         if args.data_dir:
@@ -108,14 +174,16 @@ def load_task_source(args: argparse.Namespace, *, show_progress: bool = False) -
 
         task = build_task(list(data_files), chunk_words=args.chunk_words or 100,
                           query_words=args.query_words or 20, id_column=getattr(args, "id_column", "doc_id"),
-                          text_column=getattr(args, "text_column", "text"))
+                          text_column=getattr(args, "text_column", "text"), **sample_kwargs(args),
+                          **chunking_kwargs(args))
         return TaskSource(task, "data_files", _attrs(task.manifest))
     if args.data_dir:
         tables = _tables(Path(args.data_dir))
         if tables is not None:
             _refuse_with(f"the queries/qrels tables in {args.data_dir!r}",
                          {"--dataset": args.dataset, "--chunk-words": args.chunk_words,
-                          "--query-words": args.query_words})
+                          "--query-words": args.query_words, "--sample-docs": getattr(args, "sample_docs", None),
+                          **_chunking_given(args)})
             return TaskSource(tables, "tables", {})
     return _registered(args, show_progress)
 
@@ -132,8 +200,12 @@ def _registered(args: argparse.Namespace, show_progress: bool) -> TaskSource:
         config["chunk_words"] = args.chunk_words or 100
         if args.query_words is not None:
             config["query_words"] = args.query_words
+        config.update(sample_kwargs(args))
+        config.update(chunking_kwargs(args))
     else:
-        _refuse_with(f"--dataset {name}", {"--chunk-words": args.chunk_words, "--query-words": args.query_words})
+        _refuse_with(f"--dataset {name}", {"--chunk-words": args.chunk_words, "--query-words": args.query_words,
+                                           "--sample-docs": getattr(args, "sample_docs", None),
+                                           **_chunking_given(args)})
     ds = load_dataset(name, cache_dir=getattr(args, "cache_dir", None), show_progress=show_progress, **config)
     attrs = _attrs(manifest_of(ds) or {})
     attrs.setdefault("dataset", name)
@@ -147,8 +219,12 @@ def _attrs(manifest: dict[str, Any], source: str | None = None) -> dict[str, Any
     cw = (manifest.get("config") or {}).get("chunk_words")
     if cw is not None:
         out["chunk_words"] = cw
+    if (manifest.get("config") or {}).get("chunking"):
+        out["chunking"] = manifest["config"]["chunking"]
     if source is not None:
         out["task_folder"] = source
+    if manifest.get("sample"):  # the population and the sample travel with the run (parquet metadata)
+        out["sample"] = manifest["sample"]
     return out
 
 

@@ -34,6 +34,9 @@ def add_parser(sub) -> None:
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     p.add_argument("--quick", action="store_true", help="small settings for a fast look (fewer replicates, K and resamples)")
     p.add_argument("--no-progress", action="store_true", help="hide progress bars")
+    from ragcov_data.cli.run import add_engine_options
+
+    add_engine_options(p)
     p.set_defaults(func=run)
 
 
@@ -43,6 +46,9 @@ def run(args: argparse.Namespace) -> int:
     from ragcov_data.reporting.benchmark import run_benchmark
 
     check_writable(args.out, folder=True)  # before minutes of work, not after
+    from ragcov_data.cli.run import engine_kwargs
+
+    eng = engine_kwargs(args)
     from ragcov_data.task import is_task_folder
 
     if args.data_dir and is_task_folder(args.data_dir):
@@ -52,9 +58,15 @@ def run(args: argparse.Namespace) -> int:
     reps = args.reps if args.reps is not None else (300 if args.quick else 2000)
     ks = args.k if args.k is not None else ([5, 10, 20] if args.quick else [5, 10, 20, 40])
     nres = args.n_resamples if args.n_resamples is not None else (199 if args.quick else 999)
-    results = run_benchmark(args.data_dir, chunk_words=args.chunk_words, retrievers=args.retrievers, reps=reps,
-                            ks=ks, n_resamples=nres, seed=args.seed, show_progress=not args.no_progress,
-                            log=lambda m: print(f"[ragcov] {m}", file=sys.stderr))
+    from ragcov_data import engine
+
+    try:
+        results = run_benchmark(args.data_dir, chunk_words=args.chunk_words, retrievers=args.retrievers, reps=reps,
+                                ks=ks, n_resamples=nres, seed=args.seed, show_progress=not args.no_progress,
+                                log=lambda m: print(f"[ragcov] {m}", file=sys.stderr),
+                                engine=eng if eng["engine"] == "ray" else None)
+    finally:
+        engine.shutdown()  # a local cluster started for this job
     paths = write_report(results, args.out)
     print(_summary(results))
     print(f"report:  {paths['html']}\nsummary: {paths['markdown']}\nresults: {paths['json']}")

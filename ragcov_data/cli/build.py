@@ -13,7 +13,8 @@ import sys
 import warnings
 from pathlib import Path
 
-from ragcov_data.cli._task import DEFAULT_DATASET, add_task_source, task_folder
+from ragcov_data.cli._task import (DEFAULT_DATASET, _chunking_given, add_sample_options, add_task_source,
+                                   chunking_kwargs, sample_kwargs, sample_line, task_folder)
 from ragcov_data.errors import RagcovError
 
 
@@ -28,6 +29,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
                     "that --out writes), verify its files and print its summary.",
     )
     add_task_source(p, cache=False)
+    add_sample_options(p)
     p.add_argument("--config", help="builder config of --dataset other than aneel_taesa (juristcu: enunciado, "
                                     "excerto, both)")
     p.add_argument("--out", metavar="DIR",
@@ -75,23 +77,45 @@ def _build_registered(args: argparse.Namespace) -> int:
     return 0
 
 
+_UNIT_COUNTS = ("documents_structured", "documents_fallback", "chunks_continued", "chunks_fallback")
+
+
+def _units_line(manifest: dict) -> str | None:
+    """What chunking="dispositivo" did (None for word windows)."""
+    c = (manifest or {}).get("counts", {})
+    if "documents_structured" not in c:
+        return None
+    return (f"  dispositivos: {c['documents_structured']} documents cut at their artigos, {c['documents_fallback']} "
+            f"with no artigo in word windows; {c['chunks_continued']} chunks continue a longer unit, "
+            f"{c['chunks_fallback']} are word windows")
+
+
 def run(args: argparse.Namespace) -> int:
     from ragcov_data.task import build_task, check_task_out, read_task
 
     if args.out:
         check_task_out(args.out)  # before the work: an unwritable or unsafe folder fails at once
     folder = task_folder(args)
+    sample = sample_kwargs(args)
     if folder is not None:
         given = [o for o, v in (("--data-files", args.data_files), ("--dataset", args.dataset),
                                 ("--config", args.config), ("--chunk-words", args.chunk_words),
-                                ("--query-words", args.query_words)) if v is not None]
+                                ("--query-words", args.query_words), *_chunking_given(args).items())
+                 if v is not None]
         if given:
             raise RagcovError(f"{given[0]} does not apply to the task folder {str(folder)!r}; drop it (its task is "
                               "already built; its settings are in its manifest.json).")
         task = read_task(folder)
+        if sample:  # a sample of a census task folder
+            from ragcov_data.sampling import sample_task
+
+            task = sample_task(task, sample["sample_docs"], sample["sample_seed"], sample["sample_strata"])
     elif (args.dataset or DEFAULT_DATASET) != DEFAULT_DATASET:
-        if args.data_files or args.chunk_words is not None or args.query_words is not None:
-            opt = "--data-files" if args.data_files else "--chunk-words" if args.chunk_words is not None else "--query-words"
+        chunk_opts = [o for o, v in _chunking_given(args).items() if v is not None]
+        if args.data_files or args.chunk_words is not None or args.query_words is not None or sample or chunk_opts:
+            opt = ("--data-files" if args.data_files else "--chunk-words" if args.chunk_words is not None
+                   else "--query-words" if args.query_words is not None else "--sample-docs" if sample
+                   else chunk_opts[0])
             raise RagcovError(f"{opt} applies to the chunked self-retrieval task ({DEFAULT_DATASET}), not to "
                               f"--dataset {args.dataset}; drop it.")
         return _build_registered(args)
@@ -102,14 +126,23 @@ def run(args: argparse.Namespace) -> int:
             warnings.simplefilter("always")
             task = build_task(sources(args.data_dir, args.data_files), chunk_words=args.chunk_words or 100,
                               query_words=args.query_words or 20, id_column=args.id_column,
-                              text_column=args.text_column)
+                              text_column=args.text_column, **sample, **chunking_kwargs(args))
         for w in caught:
             print(f"ragcov build: warning: {w.message}", file=sys.stderr)
     summary = task.describe()
     if args.json:
-        print(json.dumps(summary.to_dict(), ensure_ascii=False, indent=2, default=str))
+        out = summary.to_dict()
+        if task.manifest.get("sample"):
+            out["sample"] = {k: v for k, v in task.manifest["sample"].items() if k != "documents"}
+        if _units_line(task.manifest):
+            out["units"] = {k: task.manifest["counts"][k] for k in _UNIT_COUNTS}
+        print(json.dumps(out, ensure_ascii=False, indent=2, default=str))
     else:
         print(summary)
+        if sample_line(task.manifest):
+            print(sample_line(task.manifest))
+        if _units_line(task.manifest):
+            print(_units_line(task.manifest))
     if args.out:
         paths = task.to_parquet(args.out)
         if not args.json:

@@ -26,6 +26,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     p.add_argument("--data-files", nargs="+", metavar="PATH", help="acervo files/folders (aneel_taesa)")
     p.add_argument("--chunk-words", type=int, help="custom chunk size (aneel_taesa)")
     p.add_argument("--query-words", type=int, help="custom query length (aneel_taesa)")
+    p.add_argument("--chunking", choices=("words", "dispositivo"), help="custom chunking (aneel_taesa)")
+    p.add_argument("--min-words", type=int, help="--chunking dispositivo: custom minimum unit (aneel_taesa)")
+    p.add_argument("--max-words", type=int, help="--chunking dispositivo: custom maximum unit (aneel_taesa)")
     p.add_argument("--card", help="dataset card to use instead of the builder's")
     p.add_argument("--cache-dir", help="datasets cache folder")
     p.set_defaults(func=run)
@@ -46,7 +49,9 @@ def run(args: argparse.Namespace) -> int:
     if not configs:
         configs = [None]
     extra = {k: v for k, v in (("data_dir", args.data_dir), ("data_files", args.data_files),
-                                ("chunk_words", args.chunk_words), ("query_words", args.query_words))
+                                ("chunk_words", args.chunk_words), ("query_words", args.query_words),
+                                ("chunking", args.chunking), ("min_words", args.min_words),
+                                ("max_words", args.max_words))
              if v is not None}
     for config in configs:
         ds = load_dataset(args.dataset, config, cache_dir=args.cache_dir, **extra)

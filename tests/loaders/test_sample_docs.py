@@ -1,0 +1,185 @@
+"""Document-sampled tasks: the draw, the task (whole corpus, sampled queries), and the finite-population
+correction the evaluator applies from the sample's record."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import ragcov_data
+from ragcov_data.baselines import BM25
+from ragcov_data.errors import QrelsRunMismatchError, RagcovError
+from ragcov_data.eval import evaluate, interval
+from ragcov_data.sampling import allocate, docs_sha256, draw, sample_task
+from ragcov_data.task import manifest_of
+
+
+@pytest.fixture(scope="module")
+def full(aneel_fulltext):
+    return ragcov_data.build_task(aneel_fulltext, chunk_words=100)
+
+
+@pytest.fixture(scope="module")
+def sampled(aneel_fulltext):
+    return ragcov_data.build_task(aneel_fulltext, chunk_words=100, sample_docs=20, sample_seed=3)
+
+
+@pytest.fixture(scope="module")
+def run(full):
+    return BM25(show_progress=False).index(full.corpus).search(full.queries, k=10, exclude_self=True)
+
+
+# ---------------------------------------------------------------------------------------------- the draw
+def test_draw_is_reproducible_and_order_free():
+    ids = [f"d{i}" for i in range(50)]
+    a = draw(ids, 7, seed=11)
+    assert draw(ids[::-1], 7, seed=11)["documents"] == a["documents"]  # order of the population is irrelevant
+    assert draw(ids, 7, seed=12)["documents"] != a["documents"]
+    assert len(a["documents"]) == 7 and set(a["documents"]) <= set(ids)
+    assert a["population"] == {"documents": 50, "per_stratum": None}
+    assert a["documents_sha256"] == docs_sha256(a["documents"])
+
+
+def test_draw_is_a_simple_random_sample():
+    ids = [f"doc-{i}" for i in range(10)]
+    reps = 3000
+    counts = pd.Series(0, index=ids)
+    pairs = 0
+    for seed in range(reps):
+        docs = draw(ids, 3, seed=seed)["documents"]
+        counts[docs] += 1
+        pairs += {"doc-0", "doc-1"} <= set(docs)
+    # inclusion probability K/N = 0.3 for every document (sd 0.0084 at 3000 draws), pairs K(K-1)/(N(N-1))
+    assert np.all(np.abs(counts / reps - 0.3) < 0.035)
+    assert abs(pairs / reps - 3 * 2 / (10 * 9)) < 0.02
+
+
+def test_proportional_allocation_by_largest_remainder():
+    # quotas 2.5, 1.5, 1.0: floors 2, 1, 1; the one left goes to the larger of the equal remainders (a)
+    assert allocate(5, {"a": 5, "b": 3, "c": 2}) == {"a": 3, "b": 1, "c": 1}
+    # a stratum whose quota rounds to 0 gets none (the sample stays self-weighting)
+    assert allocate(4, {"big": 90, "mid": 9, "tiny": 1}) == {"big": 4, "mid": 0, "tiny": 0}
+    labels = [h for h, n in {"x": 12, "y": 6, "z": 2}.items() for _ in range(n)]
+    rec = draw([f"{h}{i}" for i, h in enumerate(labels)], 10, seed=0, strata=labels)
+    assert rec["allocation"] == {"x": 6, "y": 3, "z": 1}
+    assert rec["population"]["per_stratum"] == {"x": 12, "y": 6, "z": 2}
+    assert sum(d.startswith("x") for d in rec["documents"]) == 6
+
+
+# ---------------------------------------------------------------------------------------------- the task
+def test_sampled_task_keeps_the_whole_corpus(full, sampled):
+    pd.testing.assert_frame_equal(sampled.corpus, full.corpus)
+    rec = sampled.manifest["sample"]
+    assert rec["k"] == 20 and rec["seed"] == 3 and rec["unit"] == "doc_id"
+    assert rec["population"]["documents"] == full.manifest["counts"]["documents_eligible"] == 147
+    docs = set(rec["documents"])
+    want = full.queries[full.queries["doc_id"].isin(docs)].reset_index(drop=True)
+    pd.testing.assert_frame_equal(sampled.queries, want)
+    assert set(sampled.queries["doc_id"]) == docs and rec["queries"] == len(want)
+    assert set(sampled.qrels["query-id"]) == set(want["_id"])
+    assert len(sampled.qrels) == full.qrels["query-id"].isin(set(want["_id"])).sum()
+    assert sampled.manifest["counts"]["queries"] == len(want)
+
+
+def test_stratified_sample_records_the_population_per_stratum(aneel_fulltext, full):
+    t = ragcov_data.build_task(aneel_fulltext, sample_docs=40, sample_seed=0, sample_strata="doc_type")
+    rec = t.manifest["sample"]
+    per = full.corpus.drop_duplicates("doc_id")["doc_type"].value_counts().sort_index()
+    assert rec["population"]["per_stratum"] == per.to_dict() and rec["strata"] == "doc_type"
+    got = t.queries.drop_duplicates("doc_id")["doc_type"].value_counts().to_dict()
+    assert got == {h: k for h, k in rec["allocation"].items() if k} and sum(rec["allocation"].values()) == 40
+
+
+def test_load_dataset_sample_docs(data_dir, sampled, tmp_path):
+    ds = ragcov_data.load_dataset("aneel_taesa", data_dir=str(data_dir), cache_dir=tmp_path, show_progress=False,
+                                  sample_docs=20, sample_seed=3)
+    assert ds["queries"]["_id"] == sampled.queries["_id"].tolist()
+    assert len(ds["corpus"]) == len(sampled.corpus)
+    assert manifest_of(ds)["sample"] == sampled.manifest["sample"]
+    whole = ragcov_data.load_dataset("aneel_taesa", data_dir=str(data_dir), cache_dir=tmp_path, show_progress=False)
+    assert len(whole["queries"]) == len(sampled.corpus) and "sample" not in manifest_of(whole)  # another cache entry
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"sample_docs": 1}, r"`sample_docs` must be at least 2 \(an interval needs two documents\); got 1"),
+    ({"sample_docs": 500}, r"`sample_docs` \(500\) is larger than the 147 eligible documents; give at most 147"),
+    ({"sample_docs": 2.5}, r"`sample_docs` must be a whole number of documents; got 2.5"),
+    ({"sample_docs": 5, "sample_strata": "kind"}, r"strata column 'kind' is not a column of the task's corpus"),
+    ({"sample_docs": 5, "sample_seed": "x"}, r"the sample seed must be an integer; got 'x'"),
+])
+def test_bad_sample_arguments(aneel_fulltext, kwargs, message):
+    with pytest.raises(RagcovError, match=message):
+        ragcov_data.build_task(aneel_fulltext, **kwargs)
+
+
+def test_a_sample_is_not_sampled_again(sampled):
+    with pytest.raises(RagcovError, match="already a document sample"):
+        sample_task(sampled, 5)
+
+
+def test_strata_with_missing_labels_are_refused(full):
+    corpus = full.corpus.copy()
+    corpus.loc[corpus["doc_id"] == corpus["doc_id"].iloc[0], "doc_type"] = None
+    t = type(full)(corpus, full.queries, full.qrels, dict(full.manifest))
+    with pytest.raises(RagcovError, match=r"strata column 'doc_type' is missing for 1 eligible documents \(first: "):
+        sample_task(t, 10, strata="doc_type")
+
+
+# ---------------------------------------------------------------------------------------------- the evaluator
+def _se(rep, estimator, method):
+    e = rep.estimates
+    return float(e[(e.estimator == estimator) & (e.method == method)]["se"].iloc[0])
+
+
+def test_fpc_scales_the_standard_error_by_sqrt_1_minus_k_over_n(sampled, run):
+    k, n = 20, 147
+    with_fpc = evaluate(run, sampled, methods=["cr2", "t", "cluster_bootstrap"])
+    without = evaluate(run, sampled, methods=["cr2", "t", "cluster_bootstrap"], fpc=False)
+    assert set(with_fpc.per_query["query-id"]) == set(sampled.queries["_id"])  # the sampled queries only
+    values, clusters = without.per_query["value"].to_numpy(), without.per_query["cluster"].to_numpy()
+    for est, method in [("micro", "cr2"), ("macro", "t")]:
+        assert _se(with_fpc, est, method) == pytest.approx(_se(without, est, method) * np.sqrt(1 - k / n), rel=1e-12)
+        core_fpc = interval(values, clusters, estimator=est, method=method, population_sizes=n)
+        core = interval(values, clusters, estimator=est, method=method)
+        assert _se(with_fpc, est, method) == pytest.approx(core_fpc.se, rel=1e-12)
+        assert _se(without, est, method) == pytest.approx(core.se, rel=1e-12)
+    assert "fpc_ignored" in with_fpc.estimates.set_index("method").loc["cluster_bootstrap", "flags"].iloc[0]
+    assert with_fpc.info["population_clusters"] == n and without.info["population_clusters"] is None
+    assert with_fpc.info["sample"]["fpc"] is True and without.info["sample"]["fpc"] is False
+    assert with_fpc.to_dict()["population_clusters"] == n
+    assert any("1 - K/N = 0.8639" in m for m in with_fpc.info["notices"])
+
+
+def test_a_run_carrying_its_sample_is_scored_on_the_whole_task(full, sampled, run):
+    sub = run[run["query-id"].isin(set(sampled.queries["_id"]))].reset_index(drop=True)
+    sub.attrs = {**run.attrs, "sample": sampled.manifest["sample"]}
+    on_whole = evaluate(sub, full, methods=["cr2", "t"])
+    on_sample = evaluate(sub, sampled, methods=["cr2", "t"])
+    pd.testing.assert_frame_equal(on_whole.estimates, on_sample.estimates)
+    # a TREC run: only the spec in its tag
+    sub.attrs = {"tag": f"bm25;sample:k=20,seed=3,docs={sampled.manifest['sample']['documents_sha256'][:12]}"}
+    pd.testing.assert_frame_equal(evaluate(sub, full, methods=["cr2", "t"]).estimates, on_sample.estimates)
+    sub.attrs = {"tag": "bm25;sample:k=20,seed=3,docs=000000000000", "source": "x.trec"}
+    with pytest.raises(QrelsRunMismatchError, match=r"x.trec was made on a sample of 20 documents \(seed 3\) of "
+                                                    "another task"):
+        evaluate(sub, full)
+
+
+def test_stratified_evaluation_uses_the_population_per_stratum(aneel_fulltext, full, run):
+    t = ragcov_data.build_task(aneel_fulltext, sample_docs=60, sample_seed=1, sample_strata="doc_type")
+    rec = t.manifest["sample"]
+    rep = evaluate(run, t, methods=["t"], strata="doc_type")
+    pq = rep.per_query.merge(t.queries[["_id", "doc_type"]], left_on="query-id", right_on="_id")
+    kept = {h: float(n) for h, n in rec["population"]["per_stratum"].items() if rec["allocation"][h] > 0}
+    for est in ("micro", "macro"):
+        core = interval(pq["value"], pq["cluster"], estimator=est, method="t", strata=pq["doc_type"],
+                        population_sizes={"documents": kept, "strata": len(kept)})
+        assert _se(rep, est, "t") == pytest.approx(core.se, rel=1e-12)
+    empty = [h for h, k in rec["allocation"].items() if k == 0]
+    assert any(f"{len(empty)} strata of 'doc_type' got no document" in m for m in rep.info["notices"]) == bool(empty)
+
+
+def test_other_cluster_gets_no_correction(sampled, run):
+    rep = evaluate(run, sampled, methods=["t"], cluster="_id")
+    assert rep.info["population_clusters"] is None
+    assert any("clusters by '_id': no finite-population correction" in m for m in rep.info["notices"])
