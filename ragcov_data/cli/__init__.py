@@ -15,7 +15,7 @@ import sys
 from ragcov_data.errors import RagcovError
 
 #: Verb modules, in the order ``ragcov --help`` lists them.
-VERBS = ["build", "publish", "run", "eval", "compare", "leaderboard", "misses", "coverage", "plan", "report", "benchmark"]
+VERBS = ["build", "publish", "run", "eval", "compare", "leaderboard", "misses", "chunking", "coverage", "plan", "report", "benchmark"]
 
 #: Set to 1 to let unexpected exceptions propagate with their traceback.
 DEBUG_ENV = "RAGCOV_DEBUG"

@@ -1,0 +1,83 @@
+"""``ragcov chunking``: word windows against dispositivos on the same acervo, compared paired by document.
+
+    ragcov chunking --data-dir ../shared/data --retriever bm25 --json chunking.json
+    ragcov chunking --data-files acervo.jsonl --chunk-words 200 --max-words 300
+"""
+from __future__ import annotations
+
+import argparse
+import copy
+import sys
+from typing import Any
+
+from ragcov_data.cli._task import add_task_source, load_task_source
+from ragcov_data.errors import RagcovError
+
+
+def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    from ragcov_data.cli.run import RETRIEVERS
+
+    p = sub.add_parser(
+        "chunking",
+        help="compare word-window and dispositivo chunking of one acervo, paired by document",
+        description="Build the self-retrieval task twice from the same acervo (--chunk-words windows, and "
+                    "dispositivos: artigos, parágrafos, incisos; --min-words/--max-words), run the retriever on "
+                    "each and compare them. The queries differ between chunkings, so the comparison pairs "
+                    "documents: the per-document hit rate under each, the difference over the documents present "
+                    "in both (macro: t over documents; micro: its own weights, document bootstrap), beside each "
+                    "chunking's own estimates.",
+        epilog="example: ragcov chunking --data-dir ../shared/data --retriever bm25 --json chunking.json",
+    )
+    p.add_argument("--retriever", default="bm25", choices=RETRIEVERS, help="baseline retriever (default: bm25)")
+    p.add_argument("--model", help="dense only: sentence-transformers name or path, or a packaged encoder")
+    p.add_argument("--variant", default="okapi", help="bm25 only: okapi, robertson, lucene, bm25l, bm25+")
+    add_task_source(p)
+    p.add_argument("--metric", default="hit@1", help="metric of both tasks (default: hit@1)")
+    p.add_argument("--level", type=float, default=0.95, help="confidence level (default: 0.95)")
+    p.add_argument("--n-resamples", type=int, default=5000, help="document bootstrap replicates (default: 5000)")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: 0)")
+    p.add_argument("--json", dest="json_out", default=None, metavar="OUT", help="also write the result as JSON")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.set_defaults(func=run)
+    return p
+
+
+def _tasks(args: argparse.Namespace) -> dict[str, Any]:
+    """The two tasks, built from the same acervo: word windows, then dispositivos."""
+    if getattr(args, "chunking", None) is not None:
+        raise RagcovError("`ragcov chunking` builds both chunkings itself; drop --chunking.")
+    if getattr(args, "task", None) or (args.dataset not in (None, "aneel_taesa")):
+        raise RagcovError("`ragcov chunking` builds tasks from an acervo: give --data-dir (the aneel_taesa source "
+                          "data) or --data-files, not a task folder or another dataset.")
+    sizes = {"min_words": args.min_words, "max_words": args.max_words}
+    words_args = copy.copy(args)
+    words_args.min_words = words_args.max_words = None
+    words = load_task_source(words_args, show_progress=not args.quiet).task
+    disp_args = copy.copy(args)
+    disp_args.chunking = "dispositivo"
+    disp_args.min_words, disp_args.max_words = sizes["min_words"], sizes["max_words"]
+    disp = load_task_source(disp_args, show_progress=not args.quiet).task
+    return {f"words-{args.chunk_words or 100}": words, "dispositivo": disp}
+
+
+def run(args: argparse.Namespace) -> int:
+    from ragcov_data.cli.run import make_retriever
+    from ragcov_data.eval import evaluate
+    from ragcov_data.eval.chunkings import compare_chunkings
+    from ragcov_data.paths import check_writable
+
+    if args.json_out:
+        check_writable(args.json_out)
+    results = {}
+    for name, task in _tasks(args).items():
+        retriever = make_retriever(args)
+        retriever.index(task["corpus"])
+        run_df = retriever.search(task["queries"], k=10, exclude_self=True)
+        results[name] = evaluate(run_df, task, args.metric, level=args.level, seed=args.seed,
+                                 n_resamples=args.n_resamples, cluster="doc_id")
+    res = compare_chunkings(results, level=args.level, n_resamples=args.n_resamples, seed=args.seed)
+    print(res.summary(), file=sys.stdout)
+    if args.json_out:
+        res.to_json(args.json_out)
+        print(f"wrote {args.json_out}")
+    return 0
