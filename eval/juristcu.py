@@ -1,5 +1,5 @@
 """The JurisTCU section of a benchmark report: graded metrics by query group, with intervals and paired
-comparisons of retrievers, through the same :func:`~ragcov_data.eval.evaluate` / :func:`~ragcov_data.eval.compare`.
+comparisons of retrievers, through the same :func:`~ragcov_data.eval.evaluate` / :func:`~ragcov_data.eval.leaderboard`.
 
 Inference design
 ----------------
@@ -11,7 +11,11 @@ JurisTCU's 150 queries are the sampled units (there is no document clustering of
   query ``i + 50`` were written from the same source summary, so they are not independent. The
   intervals are the cluster-robust CR2 interval (``cr2``) and a bootstrap of source keys
   (``bootstrap``); 100 clusters (50 G1 singletons + 50 G2/G3 pairs);
-- paired comparisons (``A - B`` per query) use the same units per group and overall.
+- paired comparisons (``A - B`` per query) use the same units per group and overall, and are
+  family-wise: they come from :func:`~ragcov_data.eval.leaderboard` (``by="group"``), so each group's
+  pairs form one family with a simultaneous max-|t| interval at ``level`` and Holm-adjusted p-values
+  (``p_adj``). With two retrievers the family is one pair: ``p_adj = p`` and the interval is the t/CR2
+  interval with a bootstrap critical value.
 
 These are exactly what :func:`~ragcov_data.eval.evaluate` does by default on a JurisTCU task with
 ``by="group"`` (its default cluster is ``source_key``; within a group every source holds one query, so
@@ -27,7 +31,6 @@ from __future__ import annotations
 from itertools import combinations
 from typing import Any, Mapping, Sequence
 
-import numpy as np
 import pandas as pd
 
 from ragcov_data.errors import RagcovError
@@ -118,8 +121,8 @@ def juristcu_section(
     *,
     relevance_threshold: int = 1,
     n_resamples: int = 5000,
-) -> dict[str, pd.DataFrame]:
-    """Estimates by group with intervals, and paired comparisons of retrievers, for JurisTCU.
+) -> dict[str, Any]:
+    """Estimates by group with intervals, and family-wise paired comparisons of retrievers, for JurisTCU.
 
     Parameters
     ----------
@@ -142,9 +145,14 @@ def juristcu_section(
         ``"estimates"``: one row per retriever x metric x group (``G1``, ``G2``, ``G3``, ``overall``) x
         method: ``retriever, metric, group, unit, method, estimate, se, df, low, high, n_queries,
         n_clusters, relevance_threshold, level``.
-        ``"comparisons"``: one row per retriever pair (A, B in ``runs`` order) x metric x group x method:
-        ``retriever_a, retriever_b, metric, group, unit, method, mean_a, mean_b, estimate`` (mean of
-        A - B), ``se, df, low, high, wins, losses, ties, n_queries, n_clusters, relevance_threshold, level``.
+        ``"comparisons"``: one row per retriever pair (A, B in ``runs`` order) x metric x group, from
+        the leaderboard of the metric (each group one family): ``retriever_a, retriever_b, metric, group,
+        unit, method`` (``"simultaneous"``), ``mean_a, mean_b, estimate`` (mean of A - B), ``se, df, low,
+        high`` (simultaneous max-|t| interval at ``level`` over the group's pairs), ``p``, ``p_adj``
+        (Holm), ``family``, ``wins, losses, ties, n_queries, n_clusters, relevance_threshold, level``.
+        Empty with a single retriever.
+        ``"leaderboards"``: metric -> :class:`~ragcov_data.eval.leaderboard.LeaderboardResult` (``by="group"``;
+        ranks, tiers, judged@k, ``.separable(group)``); empty with a single retriever.
         Both carry ``attrs`` with ``level``, ``seed``, ``relevance_threshold`` and ``corpus_note``.
 
     Examples
@@ -157,7 +165,7 @@ def juristcu_section(
     >>> tables = juristcu_section(ds, runs)                            # doctest: +SKIP
     >>> tables["estimates"].query("metric == 'ndcg@10' and method == 't'")    # doctest: +SKIP
     """
-    from ragcov_data.eval import compare, evaluate
+    from ragcov_data.eval import evaluate
     from ragcov_data.eval.evaluator import ALL_GROUP
 
     runs, metrics = _section_iv(runs, metrics, level)
@@ -182,20 +190,11 @@ def juristcu_section(
         ["retriever", "metric", "group", "unit", "method", *_COLS, "n_queries", "n_clusters",
          "relevance_threshold", "level"]]
 
-    cmp_rows = []
-    for a, b in combinations(runs, 2):
-        for metric in metrics:
-            res = compare(runs[a], runs[b], task, metric, **common)
-            pq = res.per_query
-            for g in groups:
-                t = _pick(res.estimates, _GROUP_METHODS, g)
-                cmp_rows.append(t.assign(**_pair_facts(a, b, metric, g, pq[pq["group"] == g])))
-            t = _pick(res.estimates, _OVERALL_METHODS, ALL_GROUP)
-            cmp_rows.append(t.assign(**_pair_facts(a, b, metric, OVERALL, pq)))
-    cmp_cols = ["retriever_a", "retriever_b", "metric", "group", "unit", "method", "mean_a", "mean_b", *_COLS,
-                "wins", "losses", "ties", "n_queries", "n_clusters", "relevance_threshold", "level"]
-    comparisons = (pd.concat(cmp_rows, ignore_index=True) if cmp_rows else pd.DataFrame(columns=cmp_cols))
-    comparisons = comparisons.assign(relevance_threshold=relevance_threshold, level=level)[cmp_cols]
+    leaderboards = _leaderboards(runs, task, metrics, common) if len(runs) >= 2 else {}
+    cmp_rows = [_pair_row(leaderboards[m], a, b, m, g)
+                for a, b in combinations(runs, 2) for m in metrics for g in (*groups, OVERALL)]
+    comparisons = pd.DataFrame(cmp_rows, columns=_CMP_COLS)
+    comparisons = comparisons.assign(relevance_threshold=relevance_threshold, level=level)[_CMP_COLS]
 
     attrs = {"level": level, "seed": seed, "relevance_threshold": relevance_threshold, "corpus_note": note,
              "units": {"group": "query (one query a cluster: t interval on n - 1 df; bootstrap of queries)",
@@ -203,13 +202,42 @@ def juristcu_section(
                                 "from one source summary"}}
     for df in (estimates, comparisons):
         df.attrs.update(attrs)
-    return {"estimates": estimates, "comparisons": comparisons}
+    return {"estimates": estimates, "comparisons": comparisons, "leaderboards": leaderboards}
 
 
-def _pair_facts(a: str, b: str, metric: str, group: str, d: pd.DataFrame) -> dict[str, Any]:
-    diff = d["diff"].to_numpy(dtype=float)
-    eps = 1e-12
+def _leaderboards(runs: Mapping[str, pd.DataFrame], task: Any, metrics: Sequence[str],
+                  common: Mapping[str, Any]) -> dict[str, Any]:
+    """One leaderboard per metric, by group: each group's pairs are one family (Holm, max-|t|)."""
+    from ragcov_data.eval import leaderboard
+
+    return {m: leaderboard(runs, task, metric=m, by="group", level=common["level"], seed=common["seed"],
+                           n_resamples=common["n_resamples"], relevance_threshold=common["relevance_threshold"])
+            for m in metrics}
+
+
+def _pair_row(lb: Any, a: str, b: str, metric: str, group: str) -> dict[str, Any]:
+    """The pair (a, b) of one group of a leaderboard, as ``A - B`` in ``runs`` order (the leaderboard
+    orients pairs by rank; here every row of a pair has the same sign convention)."""
+    from ragcov_data.eval.evaluator import ALL_GROUP
+
+    g = ALL_GROUP if group == OVERALL else group
+    pr = lb.pairs[lb.pairs["group"] == g]
+    hit = pr[((pr["a"] == a) & (pr["b"] == b)) | ((pr["a"] == b) & (pr["b"] == a))].iloc[0]
+    flip = hit["a"] != a
+    sgn = -1.0 if flip else 1.0
+    lo, hi = sorted((sgn * float(hit["low"]), sgn * float(hit["high"])))
+    sy = lb.systems[lb.systems["group"] == g].set_index("name")
+    n_q, n_c = int(sy["n_queries"].iloc[0]), int(sy["n_clusters"].iloc[0])
+    n_pairs = len(pr)
     return {"retriever_a": a, "retriever_b": b, "metric": metric, "group": group,
-            "mean_a": float(d["value_a"].mean()), "mean_b": float(d["value_b"].mean()),
-            "wins": int((diff > eps).sum()), "losses": int((diff < -eps).sum()),
-            "ties": int((np.abs(diff) <= eps).sum())}
+            "unit": "query" if n_c == n_q else "source_key", "method": "simultaneous",
+            "mean_a": float(sy.loc[a, "estimate"]), "mean_b": float(sy.loc[b, "estimate"]),
+            "estimate": sgn * float(hit["diff"]), "se": float(hit["se"]), "df": float(hit["df"]), "low": lo,
+            "high": hi, "p": float(hit["p"]), "p_adj": float(hit["p_adj"]),
+            "family": f"holm + max-|t|, {n_pairs} pair{'s' if n_pairs != 1 else ''}",
+            "wins": int(hit["losses"] if flip else hit["wins"]), "losses": int(hit["wins"] if flip else hit["losses"]),
+            "ties": int(hit["ties"]), "n_queries": n_q, "n_clusters": n_c}
+
+
+_CMP_COLS = ["retriever_a", "retriever_b", "metric", "group", "unit", "method", "mean_a", "mean_b", *_COLS, "p",
+             "p_adj", "family", "wins", "losses", "ties", "n_queries", "n_clusters", "relevance_threshold", "level"]

@@ -1,4 +1,5 @@
-"""The JurisTCU part of the report (HTML and markdown) is worded by its units and prints no nan."""
+"""The JurisTCU part of the report (HTML and markdown) is worded by its units, prints no nan, and every
+pairwise table in it is family-wise (Holm p_adj, simultaneous intervals, said in the caption)."""
 from __future__ import annotations
 
 import re
@@ -9,6 +10,7 @@ from ragcov_data.baselines import BM25, TfIdf
 from ragcov_data.eval.juristcu import juristcu_section
 from ragcov_data.loaders.juristcu import read_juristcu
 from ragcov_data.reporting import to_jsonable
+from ragcov_data.reporting.studies import leaderboard_block
 from ragcov_data.reporting.render import render_html, render_markdown
 
 
@@ -19,8 +21,10 @@ def results(juristcu_dir):
             for n, r in {"bm25": BM25(), "tfidf": TfIdf()}.items()}
     tables = juristcu_section(task, runs, ("ndcg@10", "p@10"), n_resamples=200)
     est = tables["estimates"]
+    board = leaderboard_block(tables["leaderboards"]["ndcg@10"], "juristcu")
     jt = {"note": est.attrs["corpus_note"], "units": to_jsonable(est.attrs["units"]),
-          "estimates": to_jsonable(est), "comparisons": to_jsonable(tables["comparisons"])}
+          "estimates": to_jsonable(est), "comparisons": to_jsonable(tables["comparisons"]),
+          "leaderboard": board, "sentence": board["sentence"]}
     return {"meta": {}, "task": {}, "retrievers": [], "juristcu": jt}, tables
 
 
@@ -43,7 +47,30 @@ def test_juristcu_report_words_follow_the_unit(results, fmt):
     if fmt == "markdown":
         assert sum(ln.startswith("| bm25 ") or ln.startswith("| tfidf ") for ln in part.splitlines()) == n_rows
     else:
-        assert part.count("<tr") - 2 == n_rows  # minus the two header rows
+        rows = sum(_table(part, cls).count("<tr") - 1 for cls in ("juristcu-estimates", "juristcu-comparisons"))
+        assert rows == n_rows  # minus each table's header row
     est = tables["estimates"]
     assert set(est.loc[est["group"] == "overall", "unit"]) == {"source_key"}
     assert set(est.loc[est["group"] != "overall", "unit"]) == {"query"}
+
+
+def _table(text: str, cls: str) -> str:
+    i = text.index(f'<table class="{cls}"')
+    return text[i:text.index("</table>", i)]
+
+
+def test_juristcu_pairs_are_family_wise_and_said_so(results):
+    res, tables = results
+    html = _juristcu_part(render_html(res, {}), "<h2>JurisTCU</h2>")
+    cmp_ = _table(html, "juristcu-comparisons")
+    assert "<caption>Family-wise: each metric x group is one family of 1 pair" in cmp_
+    assert "<th class=l>p_adj</th>" in cmp_
+    # the leaderboard's systems per group, with judged@10 beside nDCG (the pool), and no second pairs table
+    assert html.count('<table class="leaderboard-systems"') == 4 and "judged@10" in html
+    assert '<table class="pairs"' not in html
+    md = _juristcu_part(render_markdown(res), "## JurisTCU")
+    assert "Paired comparisons (A − B), Family-wise: each metric x group is one family" in md
+    assert res["juristcu"]["sentence"] in md
+    # the verdict at the top of the report is the leaderboard's own sentence
+    top = render_html(res, {})
+    assert top.index(res["juristcu"]["sentence"].replace("'", "&#x27;")) < top.index("<h2>JurisTCU</h2>")

@@ -15,9 +15,12 @@ def add_parser(sub) -> None:
         description=(
             "The main job. Builds the self-retrieval task from the default acervo (aneel/aneel_fulltext.jsonl in "
             "the data folder), runs every installed baseline (bm25, tfidf; dense when its extra is installed), "
-            "evaluates each on hit@1 with every interval method, compares them pairwise, runs the coverage study "
-            "on BM25's own per-query outcomes as the census, adds the JurisTCU section when DIR/juristcu exists, "
-            "and writes report.html (self-contained), summary.md and results.json."
+            "evaluates each on hit@1 with every interval method, ranks them on a leaderboard whose pairwise "
+            "comparisons are family-wise (simultaneous intervals, Holm-adjusted p), runs BM25 on the dispositivo "
+            "chunking too and compares the two chunkings paired by document, flags where BM25's hit@1 misses go, "
+            "runs the coverage study on BM25's own per-query outcomes as the census, adds the JurisTCU section "
+            "when DIR/juristcu exists, and writes report.html (self-contained), summary.md, results.json and "
+            "misses.csv (one row per miss)."
         ),
         epilog="example: ragcov benchmark --data-dir ../shared/data --out reports/ --quick",
     )
@@ -70,6 +73,8 @@ def run(args: argparse.Namespace) -> int:
     paths = write_report(results, args.out)
     print(_summary(results))
     print(f"report:  {paths['html']}\nsummary: {paths['markdown']}\nresults: {paths['json']}")
+    if "misses" in paths:
+        print(f"misses:  {paths['misses']}")
     return 0
 
 
@@ -89,4 +94,12 @@ def _summary(results) -> str:
                          f"(coverage {100 * c['coverage']:.1f}% ± {100 * c['mc_margin']:.1f})")
         else:
             lines.append(f"  at K={cov['recommend_k']} for {est}: NO method verified — {c['reason']}")
+    lines += _verdict_lines(results)
     return "\n".join(lines)
+
+
+def _verdict_lines(results) -> list[str]:
+    """One line per task on which systems are separable (family-wise), and the chunking study's answer."""
+    from ragcov_data.reporting.sections import verdict_items
+
+    return [f"  {label}: {text}" for _, label, text in verdict_items(results)]

@@ -1,8 +1,9 @@
 """Benchmark reports: a self-contained HTML page, a markdown summary and machine-readable JSON.
 
-``write_report(results, out_dir)`` writes ``report.html``, ``summary.md``, ``results.json`` and the
-figures as PNG files (``figures/``); ``load_results(path)`` reads ``results.json`` back so a report can be
-re-rendered (``ragcov report``) without re-running anything.
+``write_report(results, out_dir)`` writes ``report.html``, ``summary.md``, ``results.json``, the
+figures as PNG files (``figures/``) and any big table of ``results["_tables"]`` as ``<name>.csv`` (kept
+out of ``results.json``, e.g. ``misses.csv``: one row per hit@1 miss); ``load_results(path)`` reads
+``results.json`` back so a report can be re-rendered (``ragcov report``) without re-running anything.
 """
 from __future__ import annotations
 
@@ -43,17 +44,19 @@ def to_jsonable(obj: Any) -> Any:
 
 
 def write_report(results: Mapping[str, Any], out_dir: str | os.PathLike) -> dict[str, Path]:
-    """Write ``report.html``, ``summary.md``, ``results.json`` and ``figures/*.png`` into ``out_dir``.
+    """Write ``report.html``, ``summary.md``, ``results.json``, ``figures/*.png`` and the tables of
+    ``results["_tables"]`` (name -> DataFrame, as ``<name>.csv``) into ``out_dir``.
 
     Returns
     -------
     dict
-        ``{"html": ..., "markdown": ..., "json": ..., "figures": ...}`` paths.
+        ``{"html": ..., "markdown": ..., "json": ..., "figures": ...}`` paths, plus one per table.
     """
     from ragcov_data.reporting.render import figures, render_html, render_markdown
 
     out = Path(out_dir)
-    clean = to_jsonable(results)
+    tables = results.get("_tables") or {}
+    clean = to_jsonable({k: v for k, v in results.items() if k != "_tables"})
     figs = figures(clean)
     fig_dir = out / "figures"
     files = {}
@@ -65,6 +68,9 @@ def write_report(results: Mapping[str, Any], out_dir: str | os.PathLike) -> dict
     atomic_write(paths["json"], json.dumps(clean, indent=1, ensure_ascii=False).encode("utf-8"))
     atomic_write(paths["html"], render_html(clean, figs).encode("utf-8"))
     atomic_write(paths["markdown"], render_markdown(clean, files).encode("utf-8"))
+    for name, table in tables.items():
+        paths[name] = out / f"{name}.csv"
+        atomic_write(paths[name], table.to_csv(index=False).encode("utf-8"))
     return paths
 
 

@@ -1,4 +1,11 @@
-"""The main job: build the task, run every installed baseline, evaluate, compare, study coverage, report.
+"""The main job: build the task, run every installed baseline, evaluate, rank them family-wise, compare the
+two chunkings, analyse the misses, study coverage, report.
+
+Every pairwise comparison comes from :func:`ragcov_data.eval.leaderboard` (one family of all pairs:
+simultaneous max-|t| intervals and Holm-adjusted p-values); the chunking study runs the first of BM25 /
+the first retriever on both chunkings (``words-<chunk_words>`` and ``dispositivo``), compares them paired
+by document (:func:`ragcov_data.eval.chunkings.compare_chunkings`) and flags every hit@1 miss of both runs
+(:func:`ragcov_data.eval.misses`).
 
 :func:`run_benchmark` returns the ``results`` dict that :func:`ragcov_data.reporting.write_report` renders
 (and that ``results.json`` stores), so every figure can be re-drawn later without re-running anything.
@@ -8,7 +15,6 @@ from __future__ import annotations
 import datetime as _dt
 import importlib
 import inspect
-import itertools
 import os
 import time
 from pathlib import Path
@@ -18,6 +24,8 @@ import numpy as np
 import pandas as pd
 
 from ragcov_data.errors import RagcovError
+from ragcov_data.reporting.studies import (chunking_block, leaderboard_block, misses_block, misses_table,
+                                           pair_records, single_system_sentence, study_sentence)
 
 __all__ = ["run_benchmark", "RETRIEVERS", "available_retrievers", "within_doc_acf"]
 
@@ -117,6 +125,16 @@ def run_benchmark(
     engine : mapping, optional
         ``engine``, ``workers``, ``address`` for :mod:`ragcov_data.engine` (default: this process); the
         runs, hence every figure, are the same.
+
+    Returns
+    -------
+    dict
+        The content of ``results.json``: ``meta``, ``task``, ``retrievers``, ``comparisons`` (filled from the
+        leaderboard's pairs, retriever order, each with ``family``), ``leaderboard`` (hit@1, one family of all
+        pairs, with ``sentence``), ``chunkings`` (words vs dispositivo, paired by document), ``misses``
+        (summary of BM25's hit@1 misses on both chunkings), ``study`` (the one-sentence answer), ``coverage``,
+        ``juristcu`` (with its own ``leaderboard`` and ``sentence``); plus ``_tables`` (``misses``: one row per
+        miss), which :func:`~ragcov_data.reporting.write_report` writes as ``misses.csv``, not into the JSON.
     """
     from ragcov_data import load_dataset
     from ragcov_data.eval import _core, compare, evaluate
@@ -143,7 +161,8 @@ def run_benchmark(
         "task": {"name": "aneel_taesa", "documents": int(queries["doc_id"].nunique()), "queries": int(len(queries)),
                  "corpus_chunks": int(len(ds["corpus"])), "doc_types": int(queries["doc_type"].nunique())},
         "naive_methods": [m for m, spec in _core.METHODS.items() if spec["naive"]],
-        "retrievers": [], "comparisons": [], "coverage": None, "juristcu": None,
+        "retrievers": [], "comparisons": [], "leaderboard": None, "coverage": None, "juristcu": None,
+        "chunkings": None, "misses": None, "study": None,
     }
     try:
         from ragcov_data import __version__
@@ -178,23 +197,18 @@ def run_benchmark(
         timings[name] = round(time.perf_counter() - t1, 1)
     t1 = time.perf_counter()
 
-    for a, b in itertools.combinations(names, 2):
-        log(f"comparing {a} vs {b}")
-        c = compare(runs[a], runs[b], ds, metric="hit@1", level=level, seed=seed, n_resamples=n_resamples)
-        pa = evals[a].per_document.set_index("cluster")["rate"]
-        pb = evals[b].per_document.set_index("cluster")["rate"]
-        diff = (pa - pb.reindex(pa.index)).dropna()
-        rows = _estimate_rows(c.estimates)
-        main = next((r for r in rows if r["estimator"] == "micro" and r["method"] == "cr2"), rows[0] if rows else None)
-        results["comparisons"].append({
-            "a": a, "b": b, "estimates": rows, "tie_share": float(c.share_docs_tied),
-            "wins": int(c.wins), "losses": int(c.losses), "ties": int(c.ties),
-            "per_doc_diff": diff.to_list(), "interval": main,
-        })
-
+    results["leaderboard"], results["comparisons"] = _family(runs, evals, ds, names, log, level=level,
+                                                             seed=seed, n_resamples=n_resamples)
     timings["compare"] = round(time.perf_counter() - t1, 1)
     t1 = time.perf_counter()
     pop_name = "bm25" if "bm25" in names else names[0]
+    study = _chunking_study(root, ds, runs[pop_name], evals[pop_name], pop_name, chunk_words=chunk_words, log=log,
+                            show_progress=show_progress, engine=engine, level=level, seed=seed,
+                            n_resamples=n_resamples)
+    results.update({k: study[k] for k in ("chunkings", "misses", "study")})
+    results["_tables"] = {"misses": study["table"]}  # written as misses.csv, not into results.json
+    timings["chunkings_misses"] = round(time.perf_counter() - t1, 1)
+    t1 = time.perf_counter()
     census = evals[pop_name].per_query.set_index("query-id").join(qmeta, how="left").reset_index()
     n_docs = census["doc_id"].nunique()
     ks_ok = [k for k in ks if k <= n_docs]
@@ -260,8 +274,57 @@ def _juristcu(path: Path, names: Sequence[str], log: Any, show_progress: bool,
     est = tables.get("estimates")
     note = est.attrs.get("corpus_note", "") if est is not None else ""
     units = est.attrs.get("units", {}) if est is not None else {}
+    lbs = tables.get("leaderboards") or {}
+    if lbs:  # the headline metric's leaderboard (the first metric), every group its own family
+        head = next(iter(lbs))
+        board = leaderboard_block(lbs[head], "juristcu")
+    else:
+        board = None
     return {"note": note, "units": to_jsonable(units), "estimates": to_jsonable(est) if est is not None else [],
-            "comparisons": to_jsonable(tables.get("comparisons")) if tables.get("comparisons") is not None else []}
+            "comparisons": to_jsonable(tables.get("comparisons")) if tables.get("comparisons") is not None else [],
+            "leaderboard": board, "sentence": board["sentence"] if board else single_system_sentence(names[0])}
+
+
+def _family(runs: Mapping[str, pd.DataFrame], evals: Mapping[str, Any], ds: Any, names: Sequence[str], log: Any,
+            **kwargs: Any) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+    """The leaderboard of every retriever on hit@1 (one family of all pairs) and the ``comparisons``
+    records filled from its pairs; ``(None, [])`` with a single retriever."""
+    if len(names) < 2:
+        log(f"leaderboard skipped: one retriever ({names[0]})")
+        return None, []
+    from ragcov_data.eval import leaderboard
+
+    log(f"leaderboard of {len(names)} retrievers: {len(names) * (len(names) - 1) // 2} pairs, one family "
+        "(simultaneous max-|t| intervals, Holm p_adj)")
+    lb = leaderboard(runs, ds, metric="hit@1", **kwargs)
+    per_doc = {n: evals[n].per_document.set_index("cluster")["rate"] for n in names}
+    return leaderboard_block(lb, "aneel_taesa"), pair_records(lb, per_doc)
+
+
+def _chunking_study(root: Path, words: Any, words_run: pd.DataFrame, words_eval: Any, name: str, *,
+                    chunk_words: int, log: Any, show_progress: bool, engine: Mapping[str, Any] | None,
+                    level: float, seed: int, n_resamples: int) -> dict[str, Any]:
+    """``name`` on the dispositivo task too; both chunkings compared paired by document; misses of both."""
+    from ragcov_data import load_dataset
+    from ragcov_data.eval import evaluate, misses
+    from ragcov_data.eval.chunkings import compare_chunkings
+
+    words_name = f"words-{chunk_words}"
+    log(f"chunking study: {name} on the dispositivo task, paired by document with {words_name}; hit@1 misses")
+    disp = load_dataset("aneel_taesa", "dispositivo", data_dir=str(root))
+    r = _call(_retriever_class(name), show_progress=show_progress)
+    _engine_index(r, disp["corpus"], show_progress, engine)
+    disp_run = _engine_search(r, disp["queries"], True, show_progress, engine)
+    disp_eval = evaluate(disp_run, disp, metric="hit@1", level=level, seed=seed, n_resamples=n_resamples,
+                         cluster="doc_id")
+    cmp_ = compare_chunkings({words_name: words_eval, "dispositivo": disp_eval}, level=level,
+                             n_resamples=n_resamples, seed=seed)
+    found = {words_name: misses(words_run, words, level=level), "dispositivo": misses(disp_run, disp, level=level)}
+    block = misses_block(found[words_name], name, words_name)
+    block["dispositivo"] = misses_block(found["dispositivo"], name, "dispositivo")
+    chunk = chunking_block(cmp_, name)
+    return {"chunkings": chunk, "misses": block, "study": study_sentence(block, chunk),
+            "table": misses_table({k: v.misses for k, v in found.items()})}
 
 
 def _benchmark_iv(retrievers, ks, recommend_k) -> list[str]:

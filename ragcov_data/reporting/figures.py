@@ -152,25 +152,108 @@ def autocorrelation(acf: Mapping[str, Sequence[float]]) -> bytes:
 
 
 def paired_comparison(comparisons: Sequence[Mapping[str, Any]]) -> bytes:
-    """Paired differences between retrievers: per-document differences (dots) and document-level interval."""
+    """Paired differences between retrievers: per-document differences (dots) and the family-wise
+    (simultaneous) interval of each pair, with its Holm-adjusted p."""
     n = len(comparisons)
     fig, ax = plt.subplots(figsize=(6.4, 0.9 * n + 1.4))
     rng = np.random.default_rng(0)
+    level = None
     for i, c in enumerate(comparisons):
         d = np.asarray(c.get("per_doc_diff") or [], float)
         if d.size:
             ax.scatter(d, i + rng.uniform(-0.25, 0.25, d.size), s=6, alpha=0.35, color="#7f8c8d")
         est = c.get("interval") or {}
+        level = (c.get("family") or {}).get("level", level)
         if est:
             ax.plot([est["low"], est["high"]], [i, i], color=DOC_COLOR, lw=4)
             ax.plot(est["estimate"], i, "o", color="black")
             tie = c.get("tie_share")
-            ax.annotate(f"{est['estimator']} {est['method']}: {est['estimate']:+.4f} [{est['low']:+.4f}, {est['high']:+.4f}]"
+            padj = est.get("p_adj")
+            ax.annotate(f"{est['estimate']:+.4f} [{est['low']:+.4f}, {est['high']:+.4f}]"
+                        + (f", Holm p = {padj:.3g}" if padj is not None else "")
                         + (f"; {tie:.0%} of documents tied" if tie is not None else ""),
                         (0.01, i + 0.32), xycoords=("axes fraction", "data"), fontsize=8, color=DOC_COLOR)
     ax.axvline(0, color="black", lw=0.8)
     ax.set_yticks(range(n), [f"{c['a']} − {c['b']}" for c in comparisons])
     ax.set_ylim(-0.6, n - 0.2 + 0.3)
-    ax.set_xlabel("difference in hit@1 (dots: per-document rate differences; bar: paired document-level 95% CI)")
-    ax.set_title("Paired comparison of retrievers")
+    lv = f"{level:.0%} " if level else ""
+    ax.set_xlabel(f"difference in hit@1 (dots: per-document rate differences; bar: simultaneous {lv}interval "
+                  f"over the {n} pair{'s' if n != 1 else ''})")
+    ax.set_title("Paired comparison of retrievers, family-wise (max-|t| intervals, Holm p)")
+    return _png(fig)
+
+
+def chunking_scatter(per_document: Sequence[Mapping[str, Any]], names: Sequence[str],
+                     difference: Mapping[str, Any]) -> bytes:
+    """Per-document hit@1 under each chunking (x: the other, y: ``difference['a']``) with the diagonal;
+    the title carries the paired difference ``a - b`` and its interval. Dot area follows the queries."""
+    df = pd.DataFrame(per_document)
+    a, b = difference["a"], difference["b"]
+    x, y = df[f"rate_{b}"].to_numpy(float), df[f"rate_{a}"].to_numpy(float)
+    size = 6 + 2.0 * np.sqrt(df[f"n_{a}"].to_numpy(float) + df[f"n_{b}"].to_numpy(float))
+    up, down = y > x + 1e-12, y < x - 1e-12
+    fig, ax = plt.subplots(figsize=(5.6, 5.2))
+    ax.plot([0, 1], [0, 1], color="black", lw=0.8, ls="--", label="no change")
+    for mask, col, lab in ((up, "#27ae60", f"better by {a}: {int(up.sum())}"),
+                           (down, NAIVE_COLOR, f"worse by {a}: {int(down.sum())}"),
+                           (~(up | down), "#7f8c8d", f"equal: {int((~(up | down)).sum())}")):
+        ax.scatter(x[mask], y[mask], s=size[mask], alpha=0.55, color=col, edgecolor="white", lw=0.4, label=lab)
+    ax.set_xlim(-0.03, 1.03)
+    ax.set_ylim(-0.03, 1.03)
+    ax.set_aspect("equal")
+    ax.set_xlabel(f"per-document hit@1, {b}")
+    ax.set_ylabel(f"per-document hit@1, {a}")
+    ax.set_title(f"{a} − {b}: {difference['estimate']:+.3f} [{difference['low']:+.3f}, {difference['high']:+.3f}]\n"
+                 f"(mean over {difference['n_documents']} documents, paired; {difference.get('method', 't')} interval)",
+                 fontsize=10)
+    ax.legend(frameon=False, fontsize=8, loc="upper left")
+    return _png(fig)
+
+
+def miss_flags(blocks: Mapping[str, Mapping[str, Any]], level: float = 0.95) -> bytes:
+    """Share of hit@1 misses under each flag, one bar per chunking, with CR2 (document-clustered) error bars."""
+    names = list(blocks)
+    flags = list(dict.fromkeys(f["name"] for b in blocks.values() for f in b.get("flags") or []))
+    fig, ax = plt.subplots(figsize=(6.8, 0.55 * len(flags) * max(1, len(names)) ** 0.5 + 1.4))
+    h = 0.8 / max(1, len(names))
+    for j, name in enumerate(names):
+        rows = {f["name"]: f for f in blocks[name].get("flags") or []}
+        share = np.array([rows[f]["share"] if f in rows else np.nan for f in flags], float)
+        lo = np.array([rows[f]["low"] if f in rows and rows[f]["low"] is not None else np.nan for f in flags], float)
+        hi = np.array([rows[f]["high"] if f in rows and rows[f]["high"] is not None else np.nan for f in flags], float)
+        err = np.vstack([np.clip(share - lo, 0, None), np.clip(hi - share, 0, None)])
+        yy = np.arange(len(flags)) + j * h
+        ax.barh(yy, share, height=h, color=_PALETTE[j % len(_PALETTE)], xerr=np.nan_to_num(err), capsize=3,
+                error_kw={"lw": 1, "ecolor": "#333"},
+                label=f"{name} ({blocks[name]['n_misses']:,} misses of {blocks[name]['n_queries']:,})")
+        for yi, v in zip(yy, share):
+            if np.isfinite(v):
+                ax.text(0.005, yi, f"{v:.0%}", va="center", fontsize=7, color="white")
+    ax.set_yticks(np.arange(len(flags)) + 0.4 - h / 2, flags)
+    ax.invert_yaxis()
+    ax.set_xlim(0, 1)
+    ax.set_xlabel(f"share of hit@1 misses ({level:.0%} CR2 intervals, clustered by the query's document)")
+    ax.set_title("Where the misses go: what the top-1 retrieved chunk is")
+    ax.legend(frameon=False, fontsize=8, loc="lower right")
+    return _png(fig)
+
+
+def miss_flags_by_type(by_type_flags: Sequence[Mapping[str, Any]], title: str = "") -> bytes:
+    """Heat map: each flag's share within each document type's misses (rows: types, most misses first)."""
+    df = pd.DataFrame(by_type_flags)
+    n = df.groupby("doc_type")["n_misses"].max().sort_values(ascending=False)
+    flags = list(dict.fromkeys(df["name"]))
+    m = df.pivot_table(index="doc_type", columns="name", values="share", aggfunc="first").reindex(index=n.index,
+                                                                                                 columns=flags)
+    fig, ax = plt.subplots(figsize=(1.2 * len(flags) + 3.2, 0.32 * len(m) + 1.6))
+    im = ax.imshow(m.to_numpy(float), vmin=0, vmax=1, cmap="Blues", aspect="auto")
+    for i in range(m.shape[0]):
+        for j in range(m.shape[1]):
+            v = m.iat[i, j]
+            if np.isfinite(v):
+                ax.text(j, i, f"{v:.0%}", ha="center", va="center", fontsize=7, color="white" if v > 0.6 else "#222")
+    ax.set_xticks(range(len(flags)), flags, rotation=20, ha="right", fontsize=8)
+    ax.set_yticks(range(len(m)), [f"{t} ({int(k)})" for t, k in n.items()], fontsize=8)
+    fig.colorbar(im, ax=ax, fraction=0.04, pad=0.02, label="share of the type's misses")
+    ax.set_title(title or "Miss flags by document type (misses in brackets)", fontsize=10)
     return _png(fig)

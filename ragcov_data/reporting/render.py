@@ -12,6 +12,8 @@ import math
 from typing import Any, Mapping
 
 from ragcov_data.reporting import figures as F
+from ragcov_data.reporting import sections as S
+from ragcov_data.reporting.studies import as_ranked, flip_difference
 
 _CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;max-width:1080px;margin:2em auto;padding:0 1em;color:#222}
@@ -22,6 +24,8 @@ th{background:#f4f4f4}td.l,th.l{text-align:left}tr.naive td{color:#c0392b;backgr
 figure{margin:1em 0}figure img{max-width:100%;border:1px solid #eee}figcaption{font-size:.85em;color:#555}
 .grid{display:flex;flex-wrap:wrap;gap:1em}.grid figure{flex:1 1 460px}.note{color:#555;font-size:.9em}
 .warn{color:#c0392b}
+caption{caption-side:top;text-align:left;font-size:.85em;color:#555;padding:.2em 0}
+#verdicts{background:#f4f8fc;border-left:4px solid #2c6fbb;padding:.3em 1em;margin:1em 0}
 """
 
 _SCRIPT = """
@@ -81,8 +85,27 @@ def figures(results: Mapping[str, Any]) -> dict[str, tuple[bytes, str]]:
     if acf:
         out["acf"] = (F.autocorrelation(acf), "Within-document autocorrelation of hit@1 by chunk lag.")
     comps = results.get("comparisons") or []
-    if comps:
-        out["paired"] = (F.paired_comparison(comps), "Paired comparison of retrievers on the same queries.")
+    if S.is_family_wise(comps):
+        ranked = as_ranked(comps, results.get("leaderboard"))
+        out["paired"] = (F.paired_comparison(ranked), "Paired comparison of retrievers on the same queries, "
+                                                     "family-wise: simultaneous intervals over every pair, Holm p; "
+                                                     "pairs oriented as in the leaderboard (a ranked above b).")
+    ch = results.get("chunkings") or {}
+    d = flip_difference(ch) if ch.get("per_document") else None
+    if d:
+        out["chunking"] = (F.chunking_scatter(ch["per_document"], ch["names"], d),
+                           f"Per-document hit@1 of {ch.get('retriever', '')} under {d['b']} (x) and {d['a']} (y); "
+                           "dashed: no change; dot area: queries. Title: the paired difference and its interval.")
+    m = results.get("misses") or {}
+    if m.get("flags"):
+        blocks = {m.get("chunking", "words"): m, **({"dispositivo": m["dispositivo"]} if m.get("dispositivo") else {})}
+        out["misses_flags"] = (F.miss_flags(blocks, m.get("level", 0.95)),
+                               f"{m.get('retriever', '')}: share of hit@1 misses under each flag, by chunking "
+                               "(error bars: CR2 intervals clustered by the query's document).")
+    if m.get("by_type_flags"):
+        out["misses_by_type"] = (F.miss_flags_by_type(m["by_type_flags"], f"{m.get('retriever', '')}, "
+                                                      f"{m.get('chunking', '')}: miss flags by document type"),
+                                 "Each flag's share within a document type's misses (number of misses in brackets).")
     return out
 
 
@@ -114,8 +137,10 @@ def _coverage_table(rows: list[Mapping[str, Any]], naive: set[str]) -> str:
     return f'<table class="coverage">{head}{"".join(body)}</table>'
 
 
-def _generic_table(rows: list[Mapping[str, Any]], cols: list[str], naive: set[str], cls: str) -> str:
+def _generic_table(rows: list[Mapping[str, Any]], cols: list[str], naive: set[str], cls: str,
+                   caption: str = "") -> str:
     cols = [c for c in cols if any(c in r for r in rows)]
+    cap = f"<caption>{_e(caption)}</caption>" if caption else ""
     head = "".join(f"<th class=l>{_e(c)}</th>" for c in cols)
     body = []
     for r in rows:
@@ -123,7 +148,7 @@ def _generic_table(rows: list[Mapping[str, Any]], cols: list[str], naive: set[st
         body.append(f'<tr class="{tr}">' + "".join(
             f"<td>{_num(r.get(c))}</td>" if isinstance(r.get(c), float) or r.get(c) is None
             else f"<td class=l>{_e(r.get(c))}</td>" for c in cols) + "</tr>")
-    return f'<table class="{cls}"><tr>{head}</tr>{"".join(body)}</table>'
+    return f'<table class="{cls}">{cap}<tr>{head}</tr>{"".join(body)}</table>'
 
 
 def _kv_table(d: Mapping[str, Any], cls: str) -> str:
@@ -138,7 +163,7 @@ def render_html(results: Mapping[str, Any], figs: dict[str, tuple[bytes, str]] |
     naive = set(results.get("naive_methods", []))
     meta = results.get("meta", {})
     task = results.get("task", {})
-    parts = [f"<h1>ragcov benchmark report</h1><p class=note>{_e(meta.get('title', ''))}</p>"]
+    parts = [f"<h1>ragcov benchmark report</h1><p class=note>{_e(meta.get('title', ''))}</p>", S.verdicts(results)]
     parts.append("<h2>Task</h2>" + _kv_table({k: v for k, v in task.items() if not isinstance(v, (dict, list))},
                                               "task"))
     parts.append(f"<p class=note>Metric {_e(meta.get('metric', 'hit@1'))}; intervals at level "
@@ -158,16 +183,13 @@ def render_html(results: Mapping[str, Any], figs: dict[str, tuple[bytes, str]] |
             parts.append(_img(figs[f"est_{name}"][0], "estimates", figs[f"est_{name}"][1], f"fig-est_{name}"))
     if "acf" in figs:
         parts.append("<h2>Within-document autocorrelation</h2>" + _img(figs["acf"][0], "acf", figs["acf"][1], "fig-acf"))
-    comps = results.get("comparisons") or []
-    if comps:
-        parts.append("<h2>Paired comparison</h2>")
-        for c in comps:
-            parts.append(f"<h3>{_e(c['a'])} − {_e(c['b'])}</h3>")
-            if c.get("tie_share") is not None:
-                parts.append(f"<p class=note>Documents where both retrievers have the same rate: "
-                             f"{_pct(c['tie_share'])}.</p>")
-            parts.append(_estimates_table(c.get("estimates", []), naive))
-        parts.append(_img(figs["paired"][0], "paired", figs["paired"][1], "fig-paired"))
+    lb = results.get("leaderboard")
+    if lb:
+        parts.append("<h2>Leaderboard and paired comparison (family-wise)</h2>")
+        parts.append(S.leaderboard_html(lb, meta.get("level", 0.95)))
+        if "paired" in figs:
+            parts.append(_img(figs["paired"][0], "paired", figs["paired"][1], "fig-paired"))
+    parts.append(S.chunking_html(results, figs, _img))
     cov = results.get("coverage") or {}
     if cov.get("rows"):
         parts.append("<h2>Coverage study</h2>")
@@ -192,10 +214,14 @@ def render_html(results: Mapping[str, Any], figs: dict[str, tuple[bytes, str]] |
             parts.append("<h3>Estimates by query group</h3>" + _generic_table(
                 jt["estimates"], ["retriever", "metric", "group", "unit", "method", "estimate", "low", "high",
                                   "n_queries", "n_clusters"], naive, "juristcu-estimates"))
-        if jt.get("comparisons"):
-            parts.append("<h3>Paired comparisons</h3>" + _generic_table(
+        if jt.get("leaderboard"):
+            parts.append("<h3>Leaderboard</h3>" + S.leaderboard_html(jt["leaderboard"], meta.get("level", 0.95),
+                                                                     pairs=False))
+        if S.is_family_wise(jt.get("comparisons") or []):
+            parts.append("<h3>Paired comparisons (family-wise)</h3>" + _generic_table(
                 jt["comparisons"], ["retriever_a", "retriever_b", "metric", "group", "method", "estimate", "low",
-                                    "high", "wins", "losses", "ties"], naive, "juristcu-comparisons"))
+                                    "high", "p", "p_adj", "wins", "losses", "ties"], naive, "juristcu-comparisons",
+                S.juristcu_caption(jt["comparisons"], meta.get("level", 0.95))))
     parts.append(f"<p class=note>Generated by ragcov {_e(meta.get('ragcov_version', ''))} on "
                  f"{_e(meta.get('created', ''))}; settings {_e(meta.get('settings', {}))}.</p>")
     return ("<!DOCTYPE html><html lang=en><head><meta charset=utf-8><title>ragcov benchmark report</title>"
@@ -208,7 +234,7 @@ def _juristcu_units(jt: Mapping[str, Any]) -> str:
     group = units.get("group", "query (t interval; bootstrap of queries)")
     overall = units.get("overall", "source (CR2; bootstrap of sources)")
     return (f"Unit per group: {group}. Unit overall: {overall}. Estimates are means over queries; "
-            "comparisons are paired per query (A − B).")
+            "comparisons are paired per query (A − B) and family-wise within each metric and group.")
 
 
 def _md_table(rows: list[Mapping[str, Any]], cols: list[str], fmt: Mapping[str, Any] | None = None) -> str:
@@ -226,16 +252,17 @@ def render_markdown(results: Mapping[str, Any], figure_files: Mapping[str, str] 
     lines = ["# ragcov benchmark summary", ""]
     lines.append(", ".join(f"{k}: {v}" for k, v in task.items() if not isinstance(v, (dict, list))))
     lines.append("")
+    lines += S.verdicts_md(results)
     for r in results.get("retrievers", []):
         lines += [f"## {r['name']}", ""]
         rows = [{**e, "method": e["method"] + (" (naive)" if e["method"] in naive else "")} for e in r.get("estimates", [])]
         lines.append(_md_table(rows, ["estimator", "method", "estimate", "low", "high"], {"method": str, "estimator": str}))
         lines.append("")
-    for c in results.get("comparisons") or []:
-        lines += [f"## {c['a']} − {c['b']} (paired)", ""]
-        lines.append(_md_table(c.get("estimates", []), ["estimator", "method", "estimate", "low", "high"],
-                               {"method": str, "estimator": str}))
-        lines.append("")
+    level = (results.get("meta") or {}).get("level", 0.95)
+    if results.get("leaderboard"):
+        lines += ["## Leaderboard and paired comparison (family-wise)", ""]
+        lines += S.leaderboard_md(results["leaderboard"], level)
+    lines += S.chunking_md(results)
     cov = results.get("coverage") or {}
     if cov.get("rows"):
         lines += [f"## Coverage (population: {cov.get('population')}, {cov.get('reps')} replicates)", ""]
@@ -256,10 +283,13 @@ def render_markdown(results: Mapping[str, Any], figure_files: Mapping[str, str] 
                                  "n_queries", "n_clusters", "wins", "losses", "ties")}
         lines.append(_md_table(jt["estimates"], ["retriever", "metric", "group", "unit", "method", "estimate", "low",
                                                  "high", "n_queries", "n_clusters"], text))
-        if jt.get("comparisons"):
-            lines += ["", "Paired comparisons (A − B):", ""]
+        if jt.get("leaderboard"):
+            lines += [""] + S.leaderboard_md(jt["leaderboard"], level, pairs=False)
+        if S.is_family_wise(jt.get("comparisons") or []):
+            lines += ["", "Paired comparisons (A − B), " + S.juristcu_caption(jt["comparisons"], level), ""]
             lines.append(_md_table(jt["comparisons"], ["retriever_a", "retriever_b", "metric", "group", "unit", "method",
-                                                       "estimate", "low", "high", "wins", "losses", "ties"], text))
+                                                       "estimate", "low", "high", "p", "p_adj", "wins", "losses",
+                                                       "ties"], text))
         lines.append("")
     if figure_files:
         lines += ["## Figures", ""] + [f"![{k}]({v})" for k, v in figure_files.items()]

@@ -10,12 +10,29 @@ from ragcov_data.cli import main
 
 
 @pytest.fixture(scope="module")
-def bench(tmp_path_factory, data_dir):
+def bench_run(tmp_path_factory, data_dir):
+    """The benchmark's output folder and what it printed."""
+    import contextlib
+    import io
+
     out = tmp_path_factory.mktemp("bench")
-    code = main(["benchmark", "--data-dir", str(data_dir), "--out", str(out), "--retrievers", "bm25,tfidf",
-                 "--reps", "100", "--k", "5,10,20", "--n-resamples", "49", "--no-progress"])
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        code = main(["benchmark", "--data-dir", str(data_dir), "--out", str(out), "--retrievers", "bm25,tfidf",
+                     "--reps", "100", "--k", "5,10,20", "--n-resamples", "49", "--no-progress"])
     assert code == 0
-    return out
+    return out, buf.getvalue()
+
+
+@pytest.fixture(scope="module")
+def bench(bench_run):
+    return bench_run[0]
+
+
+@pytest.fixture(scope="module")
+def bench_out(bench_run):
+    out, printed = bench_run
+    return json.loads((out / "results.json").read_text()), printed
 
 
 @pytest.fixture(scope="module")
@@ -44,6 +61,54 @@ def test_benchmark_writes_complete_results(bench, capsys):
     for f in ("report.html", "summary.md"):
         assert (bench / f).stat().st_size > 1000
     assert "(naive)" in (bench / "summary.md").read_text()
+
+
+def test_benchmark_pairs_are_family_wise(bench):
+    """Every pairwise record (ANEEL and JurisTCU) is filled from the leaderboard: p_adj and family."""
+    res = json.loads((bench / "results.json").read_text())
+    lb = res["leaderboard"]
+    assert lb["metric"] == "hit@1" and lb["cluster"] == "doc_id" and lb["family"]["p_adj"] == "holm"
+    assert {s["name"] for s in lb["systems"]} == {"bm25", "tfidf"} and lb["n_pairs"] == 1
+    pair = lb["pairs"][0]
+    for c in res["comparisons"]:
+        assert c["family"]["p_adj"] == "holm" and c["family"]["n_pairs"] == 1
+        assert [e["method"] for e in c["estimates"]] == ["simultaneous"] and "p_adj" in c["interval"]
+        sign = 1 if (c["a"], c["b"]) == (pair["a"], pair["b"]) else -1  # comparisons keep retriever order
+        assert (c["a"], c["b"]) == ("bm25", "tfidf")
+        assert c["diff"] == pytest.approx(sign * pair["diff"]) and c["p_adj"] == pytest.approx(pair["p_adj"])
+        assert sorted((c["low"], c["high"])) == pytest.approx(sorted((sign * pair["low"], sign * pair["high"])))
+    jt = res["juristcu"]
+    assert jt["comparisons"] and all("p_adj" in r and r["family"] for r in jt["comparisons"])
+    assert jt["leaderboard"]["metric"] == "ndcg@10" and jt["sentence"] == jt["leaderboard"]["separable"]["__all__"]
+
+
+def test_benchmark_chunkings_and_misses(bench):
+    """Both chunkings compared by document; the misses summary in JSON, the full list in misses.csv."""
+    res = json.loads((bench / "results.json").read_text())
+    ch = res["chunkings"]
+    assert ch["names"] == ["words-100", "dispositivo"] and ch["retriever"] == "bm25"
+    assert ch["difference"]["n_documents"] == len(ch["per_document"])
+    m = res["misses"]
+    assert m["chunking"] == "words-100" and m["dispositivo"]["chunking"] == "dispositivo"
+    assert "misses" not in m and "misses" not in m["dispositivo"]  # the per-miss list lives in misses.csv
+    bm25 = next(r for r in res["retrievers"] if r["name"] == "bm25")
+    assert m["n_queries"] == res["task"]["queries"]
+    assert m["n_misses"] == sum(d["n"] - d["hits"] for d in bm25["per_doc"])  # the same hit@1 as evaluate
+    assert {f["name"] for f in m["flags"]} >= {"same_type", "near_duplicate", "other_edition"}
+    table = pd.read_csv(bench / "misses.csv")
+    assert table["chunking"].value_counts().to_dict() == {"words-100": m["n_misses"],
+                                                          "dispositivo": m["dispositivo"]["n_misses"]}
+    share = table.loc[table["chunking"] == "words-100", "same_type"].mean()
+    assert next(f["share"] for f in m["flags"] if f["name"] == "same_type") == pytest.approx(share)
+    assert f"Of BM25's {m['n_misses']:,} hit@1 misses" in res["study"]
+
+
+def test_benchmark_prints_one_verdict_line_per_task(bench_out):
+    res, out = bench_out
+    assert f"  ANEEL self-retrieval (hit@1): {res['leaderboard']['sentence']}" in out
+    assert f"  JurisTCU (ndcg@10, all queries): {res['juristcu']['sentence']}" in out
+    assert f"  Chunking and misses: {res['study']}" in out
+    assert "misses:  " in out
 
 
 def test_report_rerenders_from_json(bench, tmp_path, capsys):

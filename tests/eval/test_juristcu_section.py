@@ -1,6 +1,7 @@
-"""The JurisTCU report section: group-wise intervals and paired comparisons on the shared files."""
+"""The JurisTCU report section: group-wise intervals and family-wise paired comparisons on the shared files."""
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
@@ -33,7 +34,9 @@ def section(task, runs):
 def test_shape_and_labels(section):
     est, cmp_ = section["estimates"], section["comparisons"]
     assert len(est) == 2 * 4 * 4 * 2  # retrievers x metrics x groups x methods
-    assert len(cmp_) == 1 * 4 * 4 * 2
+    assert len(cmp_) == 1 * 4 * 4  # pairs x metrics x groups, one family-wise row each
+    assert (cmp_["method"] == "simultaneous").all() and cmp_["p_adj"].notna().all()
+    assert (cmp_["family"] == "holm + max-|t|, 1 pair").all()
     assert list(est["group"].unique()) == ["G1", "G2", "G3", "overall"]
     g = est[est["group"] != "overall"]
     assert set(g["method"]) == {"t", "bootstrap"} and (g["unit"] == "query").all()
@@ -62,22 +65,56 @@ def test_group_t_interval_matches_scipy(section, task, runs):
 
 
 def test_paired_comparisons_match_scipy(section, task, runs):
+    """Two retrievers: a family of one pair, so p_adj = p = the paired t test, and the simultaneous
+    interval is the t interval with a bootstrap critical value (close to the t one)."""
     q = task["queries"]
-    cmp_ = section["comparisons"].set_index(["metric", "group", "method"])
+    cmp_ = section["comparisons"].set_index(["metric", "group"])
     for metric in METRICS:
         a = per_query(runs["bm25"], task["qrels"], metric, query_ids=q["_id"])
         b = per_query(runs["tfidf"], task["qrels"], metric, query_ids=q["_id"])
         for g in ("G1", "G2", "G3"):
             ids = q.loc[q["group"] == g, "_id"]
             d = (a[ids] - b[ids]).to_numpy()
-            row = cmp_.loc[(metric, g, "t")]
+            row = cmp_.loc[(metric, g)]
+            assert (row["retriever_a"], row["retriever_b"]) == ("bm25", "tfidf")  # runs order, whatever ranks first
             assert row["estimate"] == pytest.approx(d.mean(), abs=1e-12)
             assert row["mean_a"] - row["mean_b"] == pytest.approx(d.mean(), abs=1e-12)
+            assert row["low"] <= row["estimate"] <= row["high"]
             if d.std() > 0:
-                low, high = stats.ttest_1samp(d, 0.0).confidence_interval(0.95)
-                assert (row["low"], row["high"]) == pytest.approx((low, high), abs=1e-10)
+                test = stats.ttest_1samp(d, 0.0)
+                assert row["p"] == pytest.approx(test.pvalue, rel=1e-9)
+                assert row["p_adj"] == pytest.approx(test.pvalue, rel=1e-9)
+                low, high = test.confidence_interval(0.95)
+                assert 0.8 < (row["high"] - row["low"]) / (high - low) < 1.25
             assert row["wins"] + row["losses"] + row["ties"] == 50
             assert row["wins"] == int((d > 1e-12).sum())
+
+
+def _holm(p):
+    p = np.asarray(p, float)
+    order = np.argsort(p)
+    m = len(p)
+    adj = np.maximum.accumulate([(m - k) * p[i] for k, i in enumerate(order)])
+    out = np.empty(m)
+    out[order] = np.minimum(adj, 1.0)
+    return out
+
+
+def test_three_retrievers_one_family_per_metric_and_group(task, runs):
+    """Three runs: each metric x group is one family of 3 pairs; p_adj is Holm over that family's p."""
+    three = {**runs, "bm25_top3": runs["bm25"][runs["bm25"]["rank"] <= 3]}
+    sec = juristcu_section(task, three, ("ndcg@10", "p@10"), n_resamples=200)
+    cmp_ = sec["comparisons"]
+    assert len(cmp_) == 3 * 2 * 4 and (cmp_["family"] == "holm + max-|t|, 3 pairs").all()
+    assert list(cmp_.drop_duplicates(["retriever_a", "retriever_b"])[["retriever_a", "retriever_b"]]
+                .itertuples(index=False, name=None)) == [("bm25", "tfidf"), ("bm25", "bm25_top3"), ("tfidf", "bm25_top3")]
+    for _, fam in cmp_.groupby(["metric", "group"]):
+        assert fam["p_adj"].to_numpy() == pytest.approx(_holm(fam["p"]), rel=1e-9)
+        assert (fam["p_adj"] >= fam["p"] - 1e-15).all()
+    lb = sec["leaderboards"]["ndcg@10"]
+    assert set(lb.systems["group"]) == {"__all__", "G1", "G2", "G3"}
+    n_sig = int(lb.pairs.loc[lb.pairs["group"] == "__all__", "significant"].sum())
+    assert lb.separable().startswith(f"{n_sig} of 3 pairs of 3 systems")
 
 
 def test_clustering_pairs_changes_overall_interval(task, runs):
@@ -106,7 +143,7 @@ def test_relevance_threshold_recorded_and_used(task, runs):
     strict = juristcu_section(task, {"bm25": runs["bm25"]}, ("p@10",), relevance_threshold=3, n_resamples=100)
     loose = juristcu_section(task, {"bm25": runs["bm25"]}, ("p@10",), n_resamples=100)
     s, lo = strict["estimates"], loose["estimates"]
-    assert (s["relevance_threshold"] == 3).all() and strict["comparisons"].empty
+    assert (s["relevance_threshold"] == 3).all() and strict["comparisons"].empty and strict["leaderboards"] == {}
     assert (s["estimate"].to_numpy() <= lo["estimate"].to_numpy() + 1e-12).all()
     assert (s["estimate"].to_numpy() < lo["estimate"].to_numpy()).any()
 

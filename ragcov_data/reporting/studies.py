@@ -1,0 +1,162 @@
+"""The benchmark's family-wise and chunking parts, as plain ``results.json`` blocks.
+
+- :func:`leaderboard_block` / :func:`pair_records`: the leaderboard of every retriever (one family of all
+  pairs: simultaneous max-|t| intervals, Holm ``p_adj``) and the ``comparisons`` records filled from its
+  pairs (the key predates the leaderboard and once held unadjusted intervals; each record now says
+  ``family``).
+- :func:`chunking_block`, :func:`misses_block`, :func:`study_sentence`: the words-vs-dispositivo
+  comparison paired by document, where the hit@1 misses go, and the study's answer in one sentence.
+
+Every number a sentence carries is read from the results, never written in.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["leaderboard_block", "pair_records", "single_system_sentence", "chunking_block", "misses_block",
+           "misses_table", "flip_difference", "as_ranked", "study_sentence", "FLAG_PHRASES"]
+
+ALL = "__all__"
+#: How the study's sentence words each miss flag, in the order it cites them.
+FLAG_PHRASES = {"same_type": "retrieved a chunk of a document of the same type",
+                "other_edition": "another edition of the same series",
+                "same_issuer": "a document of the same issuer",
+                "near_duplicate": "a near-identical passage",
+                "boilerplate": "a chunk made mostly of boilerplate"}
+
+
+def leaderboard_block(lb: Any, task: str) -> dict[str, Any]:
+    """``lb.to_dict()`` plus ``task``, ``sentence`` (overall separability) and ``separable`` by group."""
+    from ragcov_data.reporting import to_jsonable
+
+    groups = list(pd.unique(lb.systems["group"]))
+    out = to_jsonable(lb.to_dict())
+    out.update({"task": task, "sentence": lb.separable(ALL) if ALL in groups else lb.separable(groups[0]),
+                "separable": {g: lb.separable(g) for g in groups}, "n_pairs": int((lb.pairs["group"] == ALL).sum())})
+    return out
+
+
+def single_system_sentence(name: str) -> str:
+    """What the report says where only one system ran: nothing to separate."""
+    return f"only one system ran ({name}): there is no pair to separate."
+
+
+def pair_records(lb: Any, per_document: Mapping[str, pd.Series]) -> list[dict[str, Any]]:
+    """The ``comparisons`` records of the overall family, ``a`` before ``b`` in retriever order
+    (``per_document``'s order, as before the leaderboard; ``diff = a - b``; the leaderboard block itself
+    orients pairs by rank).
+
+    ``estimates`` and ``interval`` hold the one family-wise row (the simultaneous interval with ``p`` and
+    Holm ``p_adj``); ``per_doc_diff`` and ``tie_share`` are per-document rate differences (the figure's dots).
+    """
+    pr = lb.pairs[lb.pairs["group"] == ALL]
+    info = lb.groups[ALL]
+    fam = {**lb.family, "n_pairs": int(len(pr)), "level": lb.level, "n_resamples": lb.info.get("n_resamples")}
+    order = {n: k for k, n in enumerate(per_document)}
+    out = []
+    for r in sorted(pr.itertuples(index=False), key=lambda r: sorted((order[r.a], order[r.b]))):
+        flip = order[r.a] > order[r.b]
+        a, b = (r.b, r.a) if flip else (r.a, r.b)
+        sgn = -1.0 if flip else 1.0
+        lo, hi = sorted((sgn * float(r.low), sgn * float(r.high)))
+        pa, pb = per_document[a], per_document[b]
+        diff = (pa - pb.reindex(pa.index)).dropna()
+        row = {"estimator": info["estimator"], "method": "simultaneous", "estimate": sgn * float(r.diff),
+               "se": float(r.se), "df": float(r.df), "low": lo, "high": hi, "p": float(r.p),
+               "p_adj": float(r.p_adj), "naive": False, "flags": []}
+        out.append({"a": a, "b": b, "estimates": [row], "interval": row, "diff": row["estimate"], "low": lo,
+                    "high": hi, "p": float(r.p), "p_adj": float(r.p_adj), "significant": bool(r.significant),
+                    "family": fam, "tie_share": float((diff.abs() <= 1e-12).mean()) if len(diff) else None,
+                    "wins": int(r.losses if flip else r.wins), "losses": int(r.wins if flip else r.losses),
+                    "ties": int(r.ties), "per_doc_diff": diff.to_list()})
+    return out
+
+
+def as_ranked(comparisons: Sequence[Mapping[str, Any]], board: Mapping[str, Any] | None) -> list[dict[str, Any]]:
+    """``comparisons`` re-oriented as the leaderboard's pairs (``a`` ranked above ``b``), in its order, so the
+    paired figure reads like the pairs table beside it; unchanged without a leaderboard."""
+    pairs = [p for p in (board or {}).get("pairs") or [] if p.get("group") == ALL]
+    if not pairs:
+        return list(comparisons)
+    by = {frozenset((c["a"], c["b"])): c for c in comparisons}
+    out = []
+    for p in pairs:
+        c = by.get(frozenset((p["a"], p["b"])))
+        if c is None:
+            continue
+        if c["a"] != p["a"]:
+            iv = dict(c.get("interval") or {})
+            if iv:
+                iv.update(estimate=-iv["estimate"], low=-iv["high"], high=-iv["low"])
+            c = {**c, "a": c["b"], "b": c["a"], "interval": iv, "wins": c.get("losses"), "losses": c.get("wins"),
+                 "per_doc_diff": [-x for x in c.get("per_doc_diff") or []]}
+        out.append(c)
+    return out
+
+
+def chunking_block(cmp_: Any, retriever: str) -> dict[str, Any]:
+    """``ChunkingComparison.to_dict()`` plus the retriever that ran on both chunkings."""
+    from ragcov_data.reporting import to_jsonable
+
+    out = to_jsonable(cmp_.to_dict())
+    out["retriever"] = retriever
+    return out
+
+
+def misses_block(res: Any, retriever: str, chunking: str) -> dict[str, Any]:
+    """The summary of a :class:`~ragcov_data.eval.misses.MissesResult`, without the per-miss list."""
+    from ragcov_data.reporting import to_jsonable
+
+    return to_jsonable({"retriever": retriever, "chunking": chunking, "n_queries": res.n_queries,
+                        "n_misses": res.n_misses, "flags": res.flags, "by_type": res.by_type,
+                        "by_type_flags": res.by_type_flags, "tie_policy": res.tie_policy, "level": res.level,
+                        "cluster": res.cluster, "definitions": res.definitions})
+
+
+def misses_table(results: Mapping[str, Any]) -> pd.DataFrame:
+    """Every miss of every chunking in one table, with a ``chunking`` column first."""
+    frames = [t.assign(chunking=name)[["chunking", *t.columns]] for name, t in results.items()]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def _pp(x: float | None) -> str:
+    """A share as whole percentage points, without the sign (``0.594`` -> ``"59"``)."""
+    return "–" if x is None or not np.isfinite(x) else f"{100 * x:.0f}"
+
+
+def flip_difference(chunkings: Mapping[str, Any], towards: str = "dispositivo") -> dict[str, Any] | None:
+    """The headline difference read as ``towards - other`` (``compare_chunkings`` gives ``A - B`` in its
+    ``names`` order; the report words it as the change from cutting by ``towards``)."""
+    d = chunkings.get("difference") or {}
+    names = list(chunkings.get("names") or [])
+    if not d or len(names) != 2 or towards not in names:
+        return None
+    sign = 1.0 if names[0] == towards else -1.0
+    lo, hi = sorted((sign * d["low"], sign * d["high"]))
+    other = names[1] if names[0] == towards else names[0]
+    return {"estimate": sign * d["estimate"], "low": lo, "high": hi, "a": towards, "b": other,
+            "method": d.get("method"), "estimator": d.get("estimator"), "n_documents": d.get("n_documents")}
+
+
+def study_sentence(misses: Mapping[str, Any] | None, chunkings: Mapping[str, Any] | None) -> str | None:
+    """The study's question answered in one sentence with intervals: where the misses go, and what
+    cutting by dispositivo changes (per-document hit@1, paired by document)."""
+    if not misses:
+        return None
+    level = misses.get("level", 0.95)
+    flags = {f["name"]: f for f in misses.get("flags") or []}
+    said = [f"{_pp(flags[k]['share'])}% [{_pp(flags[k]['low'])}, {_pp(flags[k]['high'])}] {phrase}"
+            for k, phrase in FLAG_PHRASES.items() if k in flags]
+    who = misses.get("retriever", "the retriever")
+    who = "BM25" if who == "bm25" else who
+    text = f"Of {who}'s {misses['n_misses']:,} hit@1 misses on the {misses.get('chunking', '')} chunking"
+    text += (", " + ", ".join(said)) if said else ""
+    d = flip_difference(chunkings or {})
+    if d is not None:
+        text += (f"; cutting by {d['a']} instead of {d['b']} changes per-document hit@1 by "
+                 f"{d['estimate']:+.3f} [{d['low']:+.3f}, {d['high']:+.3f}] over the {d['n_documents']} documents "
+                 "in both")
+    return text + f" ({level:.0%} intervals: CR2 by document for the shares, t over documents for the change)."
