@@ -187,6 +187,7 @@ def leaderboard(
         ``to_markdown``, ``to_html``.
     """
     from ragcov_data.eval.metrics import parse_metric, per_query
+    from ragcov_data.eval.metrics._lists import prepare_qrels
 
     _check_args(runs, metric, estimator, on_missing, level, n_resamples, judged_k)
     spec = parse_metric(metric)
@@ -216,19 +217,20 @@ def leaderboard(
     groups = _query_column(queries, by, "by") if by else None
 
     kw = dict(relevance_threshold=relevance_threshold, tie_policy=tie_policy, query_ids=qids)
-    V = np.array([per_query(r, qrels, spec, **kw).to_numpy(dtype=float) for r in loaded.values()])
+    pq = prepare_qrels(qrels)  # validated and converted once, not once per run (the cost on big qrels)
+    V = np.array([per_query(r, pq, spec, **kw).to_numpy(dtype=float) for r in loaded.values()])
     jk = int(judged_k or spec.k)
     self_retrieval = "chunk_id" in queries.columns
     if self_retrieval:
         J = None
         notices.append(_SELF_RETRIEVAL_NOTE)
     else:
-        jq = _judged_qrels(qrels)
+        jq = prepare_qrels(_judged_qrels(qrels))
         J = np.array([per_query(r, jq, f"p@{jk}", tie_policy=tie_policy, query_ids=qids).to_numpy(dtype=float)
                       for r in loaded.values()])
     C = None
     if spec.name in ("ndcg", "ndcg_exp") and not self_retrieval:
-        C = np.array([per_query(r, qrels, spec, unjudged="skip", **kw).to_numpy(dtype=float)
+        C = np.array([per_query(r, pq, spec, unjudged="skip", **kw).to_numpy(dtype=float)
                       for r in loaded.values()])
 
     names = list(loaded)

@@ -16,7 +16,7 @@ are then renumbered 1, 2, ... so gaps in ``rank`` do not matter.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -86,40 +86,42 @@ def _frame(data: Any, name: str, required: list[str], hint: str) -> pd.DataFrame
     return data
 
 
-def prepare(
-    run: Any,
-    qrels: Any,
-    *,
-    relevance_threshold: float = 1,
-    query_ids: Any = None,
-    unjudged: str = "irrelevant",
-    tie_policy: str = DEFAULT_TIE_POLICY,
-) -> RankedLists:
-    """Validate ``run`` and ``qrels`` and join them into :class:`RankedLists` ordered by ``tie_policy``.
+@dataclass(frozen=True, eq=False)
+class PreparedQrels:
+    """Qrels validated once and kept in the form :func:`prepare` joins on.
 
-    ``query_ids`` defaults to every query id in ``qrels``; rows of other queries are left out.
+    Built by :func:`prepare_qrels`; pass it wherever ``qrels`` is taken (``prepare``, ``per_query``) to
+    score many runs against one large qrels (a leaderboard) without re-validating and re-converting it
+    for each run. ``frame`` has ``query-id`` (object str), ``corpus-id`` (str) and ``grade`` (float).
     """
-    tie_policy = check_tie_policy(tie_policy)
-    if unjudged not in UNJUDGED_POLICIES:
-        raise RagcovError(f"`unjudged` must be one of {UNJUDGED_POLICIES}; got {unjudged!r}.")
-    if isinstance(relevance_threshold, bool) or not isinstance(relevance_threshold, (int, float, np.number)) \
-            or not np.isfinite(relevance_threshold):
-        raise RagcovError(f"`relevance_threshold` must be a finite number (e.g. 1); got {relevance_threshold!r}.")
-    run = _frame(
-        run, "run", ["query-id", "corpus-id"],
-        "A run needs `query-id`, `corpus-id` and `rank` and/or `score` (as returned by Retriever.search).",
-    )
-    has_rank, has_score = "rank" in run.columns, "score" in run.columns
-    if not (has_rank or has_score):
-        raise RagcovError(
-            f"`run` needs a `rank` or a `score` column to order documents; found {list(run.columns)}."
-        )
+
+    frame: pd.DataFrame
+    _indexed: dict = field(default_factory=dict, repr=False)
+
+    def for_queries(self, qids: pd.Index) -> pd.DataFrame:
+        """The rows of the queries in ``qids`` with ``qidx`` (their position), cached for the last ``qids``."""
+        key = tuple(qids)
+        hit = self._indexed.get(key)
+        if hit is None:
+            qidx = qids.get_indexer(self.frame["query-id"].to_numpy(dtype=object))
+            hit = self.frame.assign(qidx=qidx)[qidx >= 0]
+            self._indexed.clear()  # one entry: callers score many runs on one query list
+            self._indexed[key] = hit
+        return hit
+
+
+def prepare_qrels(qrels: Any) -> PreparedQrels:
+    """Validate ``qrels`` (a DataFrame, datasets.Dataset or task; ``query-id, corpus-id, score``) once.
+
+    Raises the errors :func:`prepare` raises on bad qrels (missing columns, non-numeric grades,
+    duplicate pairs). Returns a :class:`PreparedQrels`, accepted as ``qrels`` by ``prepare``/``per_query``.
+    """
+    if isinstance(qrels, PreparedQrels):
+        return qrels
     qrels = _frame(
         qrels, "qrels", ["query-id", "corpus-id", "score"],
         "Qrels need `query-id`, `corpus-id` and a graded `score` (e.g. ds['qrels'] from ragcov_data.load_dataset).",
     )
-
-    # ---- qrels ---------------------------------------------------------------------------
     q = pd.DataFrame({
         "query-id": qrels["query-id"].astype(str).to_numpy(dtype=object),
         "corpus-id": qrels["corpus-id"].astype(str).to_numpy(),
@@ -139,10 +141,43 @@ def prepare(
             f"`qrels` judges the same (query-id, corpus-id) pair more than once ({int(dup.sum())} duplicate(s); "
             f"first: {r['query-id']!r}, {r['corpus-id']!r}); keep one grade per pair."
         )
+    return PreparedQrels(q)
+
+
+def prepare(
+    run: Any,
+    qrels: Any,
+    *,
+    relevance_threshold: float = 1,
+    query_ids: Any = None,
+    unjudged: str = "irrelevant",
+    tie_policy: str = DEFAULT_TIE_POLICY,
+) -> RankedLists:
+    """Validate ``run`` and ``qrels`` and join them into :class:`RankedLists` ordered by ``tie_policy``.
+
+    ``query_ids`` defaults to every query id in ``qrels``; rows of other queries are left out. ``qrels``
+    may be a :class:`PreparedQrels` (from :func:`prepare_qrels`) to skip re-validating it for each run.
+    """
+    tie_policy = check_tie_policy(tie_policy)
+    if unjudged not in UNJUDGED_POLICIES:
+        raise RagcovError(f"`unjudged` must be one of {UNJUDGED_POLICIES}; got {unjudged!r}.")
+    if isinstance(relevance_threshold, bool) or not isinstance(relevance_threshold, (int, float, np.number)) \
+            or not np.isfinite(relevance_threshold):
+        raise RagcovError(f"`relevance_threshold` must be a finite number (e.g. 1); got {relevance_threshold!r}.")
+    run = _frame(
+        run, "run", ["query-id", "corpus-id"],
+        "A run needs `query-id`, `corpus-id` and `rank` and/or `score` (as returned by Retriever.search).",
+    )
+    has_rank, has_score = "rank" in run.columns, "score" in run.columns
+    if not (has_rank or has_score):
+        raise RagcovError(
+            f"`run` needs a `rank` or a `score` column to order documents; found {list(run.columns)}."
+        )
+    pq = prepare_qrels(qrels)  # a PreparedQrels passes through: validated once for many runs
 
     # ---- queries to score ----------------------------------------------------------------
     if query_ids is None:
-        qids = pd.Index(pd.unique(q["query-id"].to_numpy(dtype=object)))
+        qids = pd.Index(pd.unique(pq.frame["query-id"].to_numpy(dtype=object)))
     else:
         if isinstance(query_ids, (str, bytes)):
             raise RagcovError("`query_ids` must be a list of query ids, not a single string.")
@@ -152,8 +187,7 @@ def prepare(
                 f"`query_ids` has duplicates (first: {list(qids[qids.duplicated()][:3])}); list each query once."
             )
     qids = pd.Index(np.asarray(qids, dtype=object), dtype=object)
-    q["qidx"] = qids.get_indexer(q["query-id"].to_numpy(dtype=object))
-    q = q[q["qidx"] >= 0]
+    q = pq.for_queries(qids)
 
     # ---- run -----------------------------------------------------------------------------
     r = pd.DataFrame({
