@@ -18,12 +18,21 @@ p-value over the family; a simultaneous interval and a single-step max-|t| adjus
    ``M_b = max_p |e_pb| / sd*_p`` (pairs with zero variance are left out of the max);
 2. ``c`` = the ``level`` quantile of ``M``: the bootstrap carries the *dependence* between pairs
    (they share systems and clusters), not the scale;
-3. ``c`` is turned into a per-comparison level ``alpha* = 2 (1 - Phi(c))`` and every pair gets
-   ``d +- t_{df}^{-1}(1 - alpha*/2) * se`` with its CR2/t SE and df: with one pair this is the ordinary
-   CR2/t interval, and few clusters keep the t-tail penalty that a normal max-|t| would lose;
-4. the max-|t| adjusted p-value of a pair reads its p-value on the same scale:
-   ``z_p = Phi^{-1}(1 - p/2)``, ``p_maxt = (1 + #{b: M_b >= z_p}) / (B + 1)``. A simultaneous interval
-   excludes 0 exactly when ``p < alpha*``, i.e. (up to the resolution of ``B``) when ``p_maxt < 1 - level``.
+3. ``c`` is turned into a per-comparison level ``alpha_boot = 2 (1 - Phi(c))``, which is never allowed
+   above Bonferroni's ``(1 - level) / m`` (``m`` pairs): ``alpha* = min(alpha_boot, (1 - level) / m)``.
+   Every pair gets ``d +- t_{df}^{-1}(1 - alpha*/2) * se`` with its CR2/t SE and df: with one pair this
+   is the ordinary CR2/t interval, and few clusters keep the t-tail penalty a normal max-|t| would lose;
+4. the adjusted p-value of a pair reads its p-value on the same scale:
+   ``z_p = Phi^{-1}(1 - p/2)``, ``p_maxt = max((1 + #{b: M_b >= z_p}) / (B + 1), min(1, m p))``. A
+   simultaneous interval excludes 0 exactly when ``p < alpha*``, i.e. (up to the resolution of ``B``)
+   when ``p_maxt < 1 - level``.
+
+Why the Bonferroni bound: the union bound holds whatever the dependence between pairs, given valid
+per-pair tests, and the family's intervals are then never narrower than Bonferroni's on the same tests;
+the bootstrap widens them further where it finds heavier joint tails. Without the bound (pure max-|t|,
+narrower when pairs are dependent) the family-wise rate ran 1-2 points above nominal for the micro
+estimate on the ANEEL census (one document holds 18% of the queries), because a bootstrap of the ratio
+estimator inherits the per-pair CR2 test's own excess there; with it, the rate is at most Holm's.
 
 References: Holm, S. (1979). A simple sequentially rejective multiple test procedure. Scand. J. Stat. 6,
 65-70. Westfall, P. H. & Young, S. S. (1993). Resampling-Based Multiple Testing. Wiley (single-step
@@ -201,9 +210,11 @@ def _max_t(X: np.ndarray, n: np.ndarray, estimator: str, diff, se, df, p, K: int
     use = sdb > EPS * np.maximum(1.0, np.abs(diff))
     M = np.sort((np.abs(dev[use]) / sdb[use, None]).max(0))
     crit = float(np.quantile(M, level))
-    alpha_star = float(2.0 * stats.norm.sf(crit))
+    m = len(diff)
+    alpha_star = min(float(2.0 * stats.norm.sf(crit)), (1.0 - level) / m)  # never above Bonferroni's
     half = stats.t.isf(alpha_star / 2.0, df) * se
     with np.errstate(divide="ignore"):
         z = stats.norm.isf(p / 2.0)
-    p_maxt = (1.0 + len(M) - np.searchsorted(M, z, side="left")) / (len(M) + 1.0)
+    p_boot = (1.0 + len(M) - np.searchsorted(M, z, side="left")) / (len(M) + 1.0)
+    p_maxt = np.maximum(p_boot, np.minimum(1.0, m * p))
     return crit, alpha_star, diff - half, diff + half, p_maxt

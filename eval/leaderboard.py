@@ -13,9 +13,10 @@ Design (every choice below is the documented default; the machinery is :mod:`._f
   Satterthwaite df for micro, t on K - 1 df for macro and mean.
 - **Per pair** (all S (S - 1) / 2, ``a`` ranked above ``b``): ``diff`` = mean of per-query differences;
   ``p`` = the CR2 (micro) / t (macro, mean) test of ``compare``; ``p_adj`` = Holm step-down over the
-  family; ``low, high`` = simultaneous max-|t| interval at ``level`` from one cluster bootstrap whose
-  resampling counts (K x B) are shared by every system and pair (see :mod:`._family`); ``p_adj_maxt`` =
-  the single-step max-|t| adjusted p-value (coherent with the intervals); per-query wins/losses/ties.
+  family; ``low, high`` = simultaneous interval at ``level``: max-|t| from one cluster bootstrap whose
+  resampling counts (K x B) are shared by every system and pair, never narrower than Bonferroni's on the
+  same CR2/t tests (see :mod:`._family`); ``p_adj_maxt`` = the adjusted p-value coherent with the
+  intervals; per-query wins/losses/ties.
 - **Ranks.** ``rank`` by estimate (ties share the best rank). The rank interval is the coherent one:
   ``rank_low = 1 + #systems significantly above``, ``rank_high = S - #systems significantly below``,
   significance = Holm ``p_adj < 1 - level``; ``tier`` is the compact letter display of the same
