@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from ragcov_data import RagcovError, build_task, read_acervo
-from ragcov_data.acervo import html_to_text
+from ragcov_data.acervo import SkippedFilesWarning, html_to_text
 from ragcov_data.errors import InputFileError
 
 
@@ -54,13 +54,15 @@ def test_folder_of_text_files(tmp_path, words):
         f"<body><p>Resolução &amp; voto</p><p>{words(150, 'c')}</p></body></html>", encoding="utf-8")
     (root / "notes.pdf").write_bytes(b"%PDF-1.4")
     (root / ".hidden.txt").write_text("x", encoding="utf-8")
-    acervo = read_acervo(root)
+    with pytest.warns(SkippedFilesWarning, match=r"acervo/\.hidden\.txt \(hidden\), acervo/notes\.pdf"):
+        acervo = read_acervo(root)
     assert [d.doc_id for d in acervo.documents] == ["b.txt", "c.html", "sub/a.md"]
     assert [d.metadata["format"] for d in acervo.documents] == ["txt", "html", "md"]
     assert acervo.skipped_files == ["acervo/.hidden.txt", "acervo/notes.pdf"]
     html = acervo.documents[1].text
     assert "Resolução & voto" in html and "var x" not in html and "color" not in html
-    task = build_task(root, chunk_words=100, query_words=20)
+    with pytest.warns(SkippedFilesWarning, match="2 file"):
+        task = build_task(root, chunk_words=100, query_words=20)
     assert task.manifest["counts"]["files_skipped"] == 2
     assert [s["name"] for s in task.manifest["sources"]] == ["acervo/b.txt", "acervo/c.html", "acervo/sub/a.md"]
     assert "sub/a.md#0001" in set(task.corpus["_id"])
