@@ -97,7 +97,8 @@ def text(res) -> str:
         out.append(f"{jk}: share of the top {res.judged_k} documents with a judgment; ! = below "
                    f"{res.judged_threshold:g} (the score may owe much to the pool; see 'condensed').")
     out.append("family: p = " + res.family["p"] + "; p_adj = Holm; intervals = simultaneous max-|t| from one "
-               f"cluster bootstrap (B = {res.info.get('n_resamples')}); rank interval and tier from the Holm decisions.")
+               f"cluster bootstrap (B = {res.info.get('n_resamples')}), never narrower than Bonferroni's; rank interval "
+               "and tier from the Holm decisions.")
     out += [f"notice: {n}" for n in res.info.get("notices", [])]
     return "\n".join(out)
 
@@ -116,7 +117,8 @@ def markdown(res) -> str:
     out = [f"# Leaderboard: {res.metric}", "",
            f"{res.n_queries} queries, {res.n_clusters} clusters ({res.cluster}); level {res.level:g}; "
            f"estimator {res.estimator}; tie policy {res.tie_policy}; p_adj: Holm; intervals of pairs: "
-           f"simultaneous max-|t| (cluster bootstrap, B = {res.info.get('n_resamples')}).", ""]
+           f"simultaneous max-|t| (cluster bootstrap, B = {res.info.get('n_resamples')}), never narrower than "
+           "Bonferroni's.", ""]
     jk = f"judged@{res.judged_k}" if res.judged_k else None
     for g in _groups(res):
         sy = res.systems[res.systems["group"] == g]

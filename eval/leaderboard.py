@@ -66,7 +66,8 @@ ESTIMATORS = ("micro", "macro")
 JUDGED_THRESHOLD = 0.9
 #: Names of the family-wise methods, recorded in ``family``.
 FAMILY = {"p": "cr2 t (Satterthwaite df) for micro; t (K-1 df) for macro and mean",
-          "p_adj": "holm", "interval": "max_t_cluster_bootstrap", "p_adj_maxt": "max_t_single_step",
+          "p_adj": "holm", "interval": "max_t_cluster_bootstrap_bonferroni_bounded",
+          "p_adj_maxt": "max_t_single_step_bonferroni_bounded",
           "rank_interval": "holm_separation", "tier": "compact_letter_display_holm"}
 #: Columns of ``systems`` (the JSON records carry the same fields).
 SYSTEM_COLUMNS = ["name", "group", "estimate", "low", "high", "rank", "rank_low", "rank_high", "tier", "judged",
