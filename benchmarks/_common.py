@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ragcov_data.loaders.chunking import chunk_document, query_of
+from ragcov_data.loaders.chunking import chunk_document, chunk_spans, query_of
 
 
 def command_line() -> str:
@@ -25,6 +25,21 @@ def peak_rss_mb() -> float:
 def read_jsonl(path: Path) -> list[dict]:
     with open(path, encoding="utf-8") as f:
         return [json.loads(line) for line in f if line.strip()]
+
+
+def chunk_words_for_target(lengths: list[int], target: int, query_words: int) -> int:
+    """Largest chunk size (words) whose windows give at least ``target`` chunks over documents of ``lengths``
+    words (the count falls as the size grows, so a bisection finds it)."""
+    def n_chunks(cw: int) -> int:
+        return sum(len(chunk_spans(n, cw, query_words)) for n in lengths)
+
+    lo, hi = query_words, 2000
+    if n_chunks(lo) < target:
+        raise SystemExit(f"even {lo}-word chunks give fewer than {target:,} chunks")
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if n_chunks(mid) >= target else (lo, mid - 1)
+    return lo
 
 
 def chunk_all(docs: list[dict], chunk_words: int, query_words: int = 20) -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -22,25 +22,12 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import chunk_all, command_line, read_jsonl, table  # noqa: E402
+from _common import chunk_all, chunk_words_for_target, command_line, read_jsonl, table  # noqa: E402
 
 import pandas as pd  # noqa: E402
 
 from ragcov_data import engine  # noqa: E402
 from ragcov_data.baselines import BM25, TfIdf  # noqa: E402
-from ragcov_data.loaders.chunking import chunk_spans  # noqa: E402
-
-
-def _chunk_words(lengths: list[int], target: int, query_words: int) -> int:
-    """Largest chunk size giving at least ``target`` chunks (as bench_scale.py)."""
-    def n_chunks(cw: int) -> int:
-        return sum(len(chunk_spans(n, cw, query_words)) for n in lengths)
-
-    lo, hi = query_words, 2000
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        lo, hi = (mid, hi) if n_chunks(mid) >= target else (lo, mid - 1)
-    return lo
 
 
 def _best(fn, repeat: int):
@@ -65,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
 
     aneel = Path(args.data_dir) / "aneel"
     docs = read_jsonl(aneel / "aneel_ementas.jsonl") + read_jsonl(aneel / "aneel_fulltext.jsonl")
-    cw = _chunk_words([len(d["text"].split()) for d in docs], args.target, args.query_words)
+    cw = chunk_words_for_target([len(d["text"].split()) for d in docs], args.target, args.query_words)
     corpus, queries = chunk_all(docs, cw, args.query_words)
     print(f"{len(docs):,} documents -> {len(corpus):,} chunks of <= {cw} words, {len(queries):,} queries")
 

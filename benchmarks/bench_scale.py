@@ -18,10 +18,9 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import chunk_all, command_line, peak_rss_mb, read_jsonl, table  # noqa: E402
+from _common import chunk_all, chunk_words_for_target, command_line, peak_rss_mb, read_jsonl, table  # noqa: E402
 
 from ragcov_data.baselines import BM25, TfIdf  # noqa: E402
-from ragcov_data.loaders.chunking import chunk_spans  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -38,16 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     docs = read_jsonl(aneel / "aneel_ementas.jsonl") + read_jsonl(aneel / "aneel_fulltext.jsonl")
     lengths = [len(d["text"].split()) for d in docs]
-    def n_chunks(cw: int) -> int:
-        return sum(len(chunk_spans(n, cw, args.query_words)) for n in lengths)
-
-    lo, hi = args.query_words, 2000  # largest chunk size with >= target chunks (count falls with size)
-    if n_chunks(lo) < args.target:
-        raise SystemExit(f"even {lo}-word chunks give fewer than {args.target:,} chunks")
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        lo, hi = (mid, hi) if n_chunks(mid) >= args.target else (lo, mid - 1)
-    chunk_words = lo
+    chunk_words = chunk_words_for_target(lengths, args.target, args.query_words)
     corpus, queries = chunk_all(docs, chunk_words, args.query_words)
     t_load = time.perf_counter() - t0
     print(f"{len(docs):,} documents, {sum(lengths):,} words -> {len(corpus):,} chunks of <= {chunk_words} words "
