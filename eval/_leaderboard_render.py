@@ -51,15 +51,17 @@ def sentence(res, group: str = ALL) -> str:
             tiers.setdefault(letter, []).append(name)
     tier_text = " · ".join(f"{k} = {', '.join(v)}" for k, v in sorted(tiers.items()))
     head = (f"{len(sig)} of {len(pr)} pairs of {len(sy)} systems are separable at the family-wise {_alpha(res)} "
-            f"level (Holm)")
+            f"level (their simultaneous {res.level:.0%} intervals exclude 0)")
     if sig.empty:
         return head + "; no system is separable from any other."
     ns = pr[~pr["significant"]]
+    best = ", ".join(res.best_set(group)) if hasattr(res, "best_set") else ""
     if ns.empty:
         return head + f"; every pair is separable (tiers: {tier_text})."
     shown = [f"{a}–{b}" for a, b in zip(ns["a"], ns["b"])]
     more = f" and {len(shown) - 6} more" if len(shown) > 6 else ""
-    return head + f"; not separable: {', '.join(shown[:6])}{more} (tiers: {tier_text})."
+    could = f"; could be best: {best}" if best else ""
+    return head + f"; not separable: {', '.join(shown[:6])}{more} (tiers: {tier_text}{could})."
 
 
 # ------------------------------------------------------------------------------------------ text
@@ -90,15 +92,16 @@ def text(res) -> str:
                 row["condensed"] = f"{r.condensed:.4f}"
             rows.append(row)
         out += [_head(res, g), pd.DataFrame(rows).to_string(index=False), ""]
-        out.append(f"pairs (row − column; * = separable, Holm-adjusted p < {1 - res.level:g}; simultaneous "
-                   f"{res.level:.0%} intervals in the JSON):")
+        out.append(f"pairs (row − column; * = separable: its simultaneous {res.level:.0%} interval excludes 0; "
+                   "intervals in the JSON):")
         out += [_matrix(res, g).to_string(), "", sentence(res, g), ""]
     if jk:
         out.append(f"{jk}: share of the top {res.judged_k} documents with a judgment; ! = below "
                    f"{res.judged_threshold:g} (the score may owe much to the pool; see 'condensed').")
-    out.append("family: p = " + res.family["p"] + "; p_adj = Holm; intervals = simultaneous max-|t| from one "
-               f"cluster bootstrap (B = {res.info.get('n_resamples')}), never narrower than Bonferroni's; rank interval "
-               "and tier from the Holm decisions.")
+    out.append("family: p = " + res.family["p"] + "; intervals = simultaneous max-|t| from one "
+               f"cluster bootstrap (B = {res.info.get('n_resamples')}), never narrower than Bonferroni's; separable, "
+               "rank interval, tier and could-be-best set all from those intervals; p_adj = Holm (extra column, "
+               "decides nothing).")
     out += [f"notice: {n}" for n in res.info.get("notices", [])]
     return "\n".join(out)
 
@@ -116,9 +119,9 @@ def markdown(res) -> str:
     """Systems and pairs tables per group, with the one-sentence verdict."""
     out = [f"# Leaderboard: {res.metric}", "",
            f"{res.n_queries} queries, {res.n_clusters} clusters ({res.cluster}); level {res.level:g}; "
-           f"estimator {res.estimator}; tie policy {res.tie_policy}; p_adj: Holm; intervals of pairs: "
+           f"estimator {res.estimator}; tie policy {res.tie_policy}; intervals of pairs: "
            f"simultaneous max-|t| (cluster bootstrap, B = {res.info.get('n_resamples')}), never narrower than "
-           "Bonferroni's.", ""]
+           "Bonferroni's; a pair is separable when its interval excludes 0; p_adj: Holm (extra column).", ""]
     jk = f"judged@{res.judged_k}" if res.judged_k else None
     for g in _groups(res):
         sy = res.systems[res.systems["group"] == g]
@@ -221,15 +224,15 @@ def _pair_table(res, g: str) -> str:
         cls = "sig" if r.significant else "ns"
         title = (f"{r.a} − {r.b}: {r.diff:+.4f} [{_num(r.low, sign=True)}, {_num(r.high, sign=True)}], "
                  f"p = {_p(r.p)}, Holm p = {_p(r.p_adj)}")
-        cell[(r.a, r.b)] = (f'<td class="{cls}" title="{_e(title)}">{r.diff:+.3f}<br><small>p<sub>adj</sub> '
-                            f'{_e(_p(r.p_adj))}</small></td>')
+        cell[(r.a, r.b)] = (f'<td class="{cls}" title="{_e(title)}">{r.diff:+.3f}<br><small>'
+                            f'[{_e(_num(r.low, sign=True))}, {_e(_num(r.high, sign=True))}]</small></td>')
     head = "".join(f'<th>{_e(n)}</th>' for n in names)
     rows = []
     for a in names:
         tds = "".join(cell.get((a, b), '<td class="diag">·</td>' if a == b else "<td></td>") for b in names)
         rows.append(f'<tr><th class="name">{_e(a)}</th>{tds}</tr>')
-    return (f'<table class="pairs"><caption>row − column; green = separable (Holm-adjusted p &lt; '
-            f'{1 - res.level:g})</caption><tr><th></th>{head}</tr>{"".join(rows)}</table>')
+    return (f'<table class="pairs"><caption>row − column, simultaneous {res.level:.0%} interval; green = '
+            f'separable (the interval excludes 0)</caption><tr><th></th>{head}</tr>{"".join(rows)}</table>')
 
 
 def _systems_table(res, sy: pd.DataFrame) -> str:

@@ -12,21 +12,26 @@ Design (every choice below is the documented default; the machinery is :mod:`._f
   The interval is the design's recommended one, exactly ``evaluate``'s recommended row: CR2 with
   Satterthwaite df for micro, t on K - 1 df for macro and mean.
 - **Per pair** (all S (S - 1) / 2, ``a`` ranked above ``b``): ``diff`` = mean of per-query differences;
+  ``low, high`` = simultaneous interval at ``level``: max-|t| from one cluster bootstrap whose resampling
+  counts (K x B) are shared by every system and pair, never narrower than Bonferroni's on the same CR2/t
+  tests (see :mod:`._family`); ``p_adj_maxt`` = the adjusted p-value coherent with the intervals;
   ``p`` = the CR2 (micro) / t (macro, mean) test of ``compare``; ``p_adj`` = Holm step-down over the
-  family; ``low, high`` = simultaneous interval at ``level``: max-|t| from one cluster bootstrap whose
-  resampling counts (K x B) are shared by every system and pair, never narrower than Bonferroni's on the
-  same CR2/t tests (see :mod:`._family`); ``p_adj_maxt`` = the adjusted p-value coherent with the
-  intervals; per-query wins/losses/ties.
-- **Ranks.** ``rank`` by estimate (ties share the best rank). The rank interval is the coherent one:
-  ``rank_low = 1 + #systems significantly above``, ``rank_high = S - #systems significantly below``,
-  significance = Holm ``p_adj < 1 - level``; ``tier`` is the compact letter display of the same
-  decisions (systems sharing a letter are not separable), so ranks and tiers never contradict.
-- **judged@k** (k = the metric's cutoff unless ``judged_k``): the share of each system's top-k
-  documents that carry any judgment for the query, divided by k as ``ir_measures``' ``Judged@k``
-  (P@k with every judged document relevant, under the same tie policy), averaged over queries. Below
-  :data:`JUDGED_THRESHOLD` (0.9) the row is flagged: for P@k the gap between reading unjudged documents
-  as non-relevant and as relevant is exactly 1 - judged@k, so a flagged system's score may owe ten
-  points or more to the pool. Beside nDCG the condensed-list nDCG (unjudged documents removed, Sakai
+  family, an extra, more powerful column that never decides anything printed; per-query wins/losses/ties.
+- **One procedure decides.** A pair is ``significant`` (separable) exactly when its printed simultaneous
+  interval excludes 0, so no verdict contradicts the interval beside it. Ranks, tiers, the pair matrix's
+  colours and the "could be best" set all read that one decision matrix: ``rank_low = 1 + #systems
+  separably above``, ``rank_high = S - #systems separably below``; ``tier`` is the compact letter display
+  of the same decisions (systems sharing a letter are not separable); ``best_set`` = the systems no other
+  system is separably above (``rank_low == 1``). Since the intervals hold simultaneously with probability
+  ``level``, the truly best system is in ``best_set`` with at least that probability (a confidence set for
+  the best, in the spirit of Hansen's model confidence set).
+- **judged@k** (k = the metric's cutoff unless ``judged_k``): per query, the number of the system's top-k
+  documents that carry any judgment for the query divided by the number of documents retrieved up to k
+  (``min(k, retrieved)``), as ``ir_measures``' ``Judged@k``; a query without run rows scores 0 (it has no
+  result to judge). Averaged over queries. Below :data:`JUDGED_THRESHOLD` (0.9) the row is flagged: a
+  flagged system's score may owe ten points or more to the pool (for P@k over queries that retrieve at
+  least k documents, reading unjudged documents as non-relevant or as relevant differs by exactly
+  1 - judged@k). Beside nDCG the condensed-list nDCG (unjudged documents removed, Sakai
   2007) shows how much. On a self-retrieval task (queries carry ``chunk_id``) judgments are complete
   by construction (every same-document chunk is relevant, every other chunk is non-relevant and simply
   not listed): judged@k would just be the share of relevant documents, so it is omitted (``None``)
@@ -68,7 +73,9 @@ JUDGED_THRESHOLD = 0.9
 FAMILY = {"p": "cr2 t (Satterthwaite df) for micro; t (K-1 df) for macro and mean",
           "p_adj": "holm", "interval": "max_t_cluster_bootstrap_bonferroni_bounded",
           "p_adj_maxt": "max_t_single_step_bonferroni_bounded",
-          "rank_interval": "holm_separation", "tier": "compact_letter_display_holm"}
+          "decision": "simultaneous_interval_excludes_0",
+          "rank_interval": "simultaneous_interval_separation", "tier": "compact_letter_display_simultaneous",
+          "best_set": "not_separable_from_any_better_system"}
 #: Columns of ``systems`` (the JSON records carry the same fields).
 SYSTEM_COLUMNS = ["name", "group", "estimate", "low", "high", "rank", "rank_low", "rank_high", "tier", "judged",
                   "judged_flag", "condensed", "se", "df", "estimator", "method", "n_queries", "n_clusters",
@@ -128,10 +135,29 @@ def _missing(run_ids: dict[str, set], qids: np.ndarray, on_missing: str, notices
 
 
 def _judged_qrels(qrels: pd.DataFrame) -> pd.DataFrame:
-    """Every judged (query, document) as grade 1: P@k on it is judged@k."""
+    """Every judged (query, document) as grade 1: P@k on it counts the judged documents in the top k."""
     out = qrels[["query-id", "corpus-id"]].copy()
     out["score"] = 1
     return out
+
+
+def judged_at_k(run: pd.DataFrame, judged_qrels: Any, k: int, *, tie_policy: str = DEFAULT_TIE_POLICY,
+                query_ids: Any = None) -> np.ndarray:
+    """Per-query ``Judged@k`` as ``ir_measures`` defines it: judged documents among the top ``k`` divided by
+    the number of documents retrieved up to ``k`` (``min(k, retrieved)``), not by ``k``; 0 for a query
+    without run rows.
+
+    ``judged_qrels`` is :func:`_judged_qrels` (every judgment as grade 1), prepared or not; the top ``k``
+    follows ``tie_policy`` (ir_measures breaks ties by document id ascending, trec_eval and ragcov by
+    document id descending: the two agree whenever no tie straddles rank ``k``).
+    """
+    from ragcov_data.eval.metrics import per_query
+
+    p = per_query(run, judged_qrels, f"p@{k}", tie_policy=tie_policy, query_ids=query_ids)
+    n_ret = run["query-id"].astype(str).value_counts().reindex(p.index.astype(str), fill_value=0).to_numpy()
+    denom = np.minimum(n_ret, k)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(denom > 0, p.to_numpy(dtype=float) * k / np.maximum(denom, 1), 0.0)
 
 
 # ------------------------------------------------------------------------------------------ main
@@ -228,8 +254,7 @@ def leaderboard(
         notices.append(_SELF_RETRIEVAL_NOTE)
     else:
         jq = prepare_qrels(_judged_qrels(qrels))
-        J = np.array([per_query(r, jq, f"p@{jk}", tie_policy=tie_policy, query_ids=qids).to_numpy(dtype=float)
-                      for r in loaded.values()])
+        J = np.array([judged_at_k(r, jq, jk, tie_policy=tie_policy, query_ids=qids) for r in loaded.values()])
     C = None
     if spec.name in ("ndcg", "ndcg_exp") and not self_retrieval:
         C = np.array([per_query(r, pq, spec, unjudged="skip", **kw).to_numpy(dtype=float)
@@ -272,10 +297,11 @@ def _one_group(label, V, clusters, names, estimator, level, B, rng, J, C, n_miss
     est = st["estimate"]
     rank = pd.Series(-est).rank(method="min").astype(int).to_numpy()
     order = list(np.argsort(-est, kind="stable"))
-    alpha = 1.0 - level
-    better = np.zeros((S, S), dtype=bool)  # better[i, j]: i significantly above j (Holm)
-    for i, j, d, pa in zip(f["ia"], f["ib"], pr["diff"], pr["p_adj"]):
-        if pa < alpha:
+    # one decision: the printed simultaneous interval excludes 0 (Holm's p_adj is shown, never decides)
+    separated = (pr["low"] > 0) | (pr["high"] < 0)
+    better = np.zeros((S, S), dtype=bool)  # better[i, j]: i separably above j
+    for i, j, d, sep in zip(f["ia"], f["ib"], pr["diff"], separated):
+        if sep:
             better[(i, j) if d > 0 else (j, i)] = True
     rlow, rhigh = rank_bounds(better)
     tiers = letters(order, better | better.T)
@@ -302,11 +328,12 @@ def _one_group(label, V, clusters, names, estimator, level, B, rng, J, C, n_miss
             "a": names[a], "b": names[b], "group": label, "diff": float(sgn * pr["diff"][k]),
             "low": float(min(lo, hi)), "high": float(max(lo, hi)), "p": float(pr["p"][k]),
             "p_adj": float(pr["p_adj"][k]), "p_adj_maxt": float(pr["p_maxt"][k]), "se": float(pr["se"][k]),
-            "df": float(pr["df"][k]), "significant": bool(pr["p_adj"][k] < alpha), "wins": int(w),
+            "df": float(pr["df"][k]), "significant": bool(separated[k]), "wins": int(w),
             "losses": int(l_), "ties": int(pr["ties"][k]), "_order": (pos[a], pos[b])})
     pair_rows.sort(key=lambda r: r.pop("_order"))
     info = {"n_queries": int(V.shape[1]), "n_clusters": K, "estimator": f["estimator"], "method": f["method"],
-            "crit": f["crit"], "alpha_star": f["alpha_star"]}
+            "crit": f["crit"], "alpha_star": f["alpha_star"],
+            "best_set": [names[s] for s in order if rlow[s] == 1]}
     return sys_rows, pair_rows, info
 
 
@@ -358,10 +385,16 @@ class LeaderboardResult(_JsonMixin):
                 "n_queries": self.n_queries, "family": self.family, "estimator": self.estimator,
                 "tie_policy": self.tie_policy, "relevance_threshold": self.relevance_threshold, "by": self.by,
                 "judged_k": self.judged_k, "judged_threshold": self.judged_threshold,
-                "systems": self.systems, "pairs": self.pairs, "groups": self.groups, "info": self.info}
+                "best_set": self.best_set(), "systems": self.systems, "pairs": self.pairs, "groups": self.groups, "info": self.info}
 
     def to_frame(self) -> pd.DataFrame:
         return self.systems.copy()
+
+    def best_set(self, group: str = ALL_GROUP) -> list[str]:
+        """The systems that could be best in ``group``: those no other system is separably above (their
+        simultaneous intervals against every better-ranked system contain 0), best first. With probability
+        at least ``level`` it contains the truly best system."""
+        return list(self.groups[group]["best_set"])
 
     def separable(self, group: str = ALL_GROUP) -> str:
         """One sentence: which systems are separable at the family-wise level and which are not."""
