@@ -193,7 +193,7 @@ def leaderboard(
         Queries column of the sampled unit (default :func:`default_cluster`); column of groups (each
         group ranked as its own family, plus ``"__all__"``).
     level : float
-        Confidence level of every interval; pairs are significant at ``p_adj < 1 - level``.
+        Confidence level of every interval; a pair is significant when its simultaneous interval excludes 0.
     n_resamples : int
         B of the shared cluster bootstrap (simultaneous intervals, max-|t| p-values).
     seed : int or None
