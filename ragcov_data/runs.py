@@ -72,6 +72,7 @@ def load_run(
     *,
     columns: Mapping[str, str] | str | None = None,
     format: str | None = None,
+    order: str | None = None,
 ) -> pd.DataFrame:
     """Read a run from a file (TREC, CSV, TSV, parquet, JSON; optionally compressed), a DataFrame or a dict.
 
@@ -85,6 +86,11 @@ def load_run(
         ``{"query-id": "QUERY", "corpus-id": "DOC"}`` or ``"query-id=QUERY,corpus-id=DOC"``.
     format : {"trec", "csv", "tsv", "parquet", "json", "jsonl"}, optional
         Skip detection. By default the suffix decides (after ``.gz``/``.bz2``/``.xz``), else the content.
+    order : {"score", "rank"}, optional
+        For a run with both ranks and scores: ``"score"`` orders by score, higher = better (trec_eval's
+        rule, the default); ``"rank"`` orders by the file's ranks (``score = -rank``, so equal ranks tie),
+        e.g. for a run scored by a distance. Left unset, a run whose scores rise with rank in most queries
+        is refused, since ordering it by score would reverse it silently. Recorded in ``attrs["order"]``.
 
     Returns
     -------
@@ -102,9 +108,9 @@ def load_run(
     colmap = _column_map(columns)
     if isinstance(source, pd.DataFrame):
         return _normalise(_pick_columns(source, colmap, "run", "DataFrame"), source="run", fmt="DataFrame",
-                          attrs=dict(source.attrs))
+                          attrs=dict(source.attrs), order=order)
     if isinstance(source, Mapping):
-        return _normalise(_from_mapping(source, "run"), source="run", fmt="dict")
+        return _normalise(_from_mapping(source, "run"), source="run", fmt="dict", order=order)
     if not isinstance(source, (str, os.PathLike)):
         raise RagcovError(f"`run` must be a path, a DataFrame or a dict; got {type(source).__name__}.")
     path = Path(source)
@@ -115,8 +121,9 @@ def load_run(
     opener = COMPRESSION.get(path.suffix.lower())
     inner = Path(path.stem) if opener else path
     fmt, how = (format, "given") if format else _format_by_suffix(inner)
+    _check_order(order)
     if fmt == "parquet":
-        return _read_parquet(path, colmap)
+        return _read_parquet(path, colmap, order)
     data = _read_bytes(path, opener)
     if fmt is None:
         fmt, how = _format_by_content(data), "by content"
@@ -128,16 +135,18 @@ def load_run(
         frame, attrs = _read_delimited(data, "," if fmt == "csv" else "\t", colmap, where), {}
     else:
         frame, attrs = _read_json(data, fmt, colmap, where), {}
-    return _normalise(frame, source=where, fmt=fmt, attrs=attrs, path=str(path))
+    return _normalise(frame, source=where, fmt=fmt, attrs=attrs, path=str(path), order=order)
 
 
-def validate_run(run: pd.DataFrame, *, source: str = "run", columns: Mapping[str, str] | str | None = None
-                 ) -> pd.DataFrame:
-    """Check a run DataFrame and return it in normal form (see :func:`load_run`); raise if bad."""
+def validate_run(run: pd.DataFrame, *, source: str = "run", columns: Mapping[str, str] | str | None = None,
+                 order: str | None = None) -> pd.DataFrame:
+    """Check a run DataFrame and return it in normal form (see :func:`load_run`, also for ``order``);
+    raise if bad."""
     if not isinstance(run, pd.DataFrame):
         raise RagcovError(f"{source}: a run must be a pandas DataFrame; got {type(run).__name__}.")
     frame = _pick_columns(run, _column_map(columns), source, "DataFrame")
-    return _normalise(frame, source=source, fmt=run.attrs.get("format", "DataFrame"), attrs=dict(run.attrs))
+    return _normalise(frame, source=source, fmt=run.attrs.get("format", "DataFrame"), attrs=dict(run.attrs),
+                      order=order)
 
 
 def save_run(run: pd.DataFrame, path: str | os.PathLike, *, tag: str | None = None) -> Path:
@@ -261,17 +270,56 @@ def _is_number(text: str) -> bool:
         return False
 
 
+#: Leading bytes of compressed and binary files -> (what it is, the suffix it needs).
+_MAGIC = ((b"\x1f\x8b", "gzip-compressed", ".gz"), (b"BZh", "bzip2-compressed", ".bz2"),
+          (b"\xfd7zXZ\x00", "xz-compressed", ".xz"), (b"PAR1", "a parquet file", ".parquet"))
+_COMPRESSION_NAME = {".gz": "gzip", ".bz2": "bzip2", ".xz": "xz"}
+_BOM = b"\xef\xbb\xbf"
+
+
+def _check_magic(path: Path, head: bytes) -> None:
+    """A compressed or parquet file whose name does not say so: name what it is, not "not UTF-8"."""
+    for magic, what, suffix in _MAGIC:
+        if head.startswith(magic):
+            hint = "or pass --run-format parquet (format='parquet')" if suffix == ".parquet" else "or decompress it"
+            raise InputFileError(f"{path}: this file is {what}: name it {path.name}{suffix} {hint}.")
+
+
+def _read_error(path: Path, exc: BaseException) -> InputFileError:
+    """A failed read of a (compressed) run file, said as what the user can do."""
+    kind = _COMPRESSION_NAME.get(path.suffix.lower())
+    text = str(exc) or type(exc).__name__
+    if kind is None or (isinstance(exc, OSError) and exc.errno is not None):  # permissions, missing, ...
+        return InputFileError(f"{path}: cannot read ({text}).")
+    magic = {"gzip": b"\x1f\x8b", "bzip2": b"BZh", "xz": b"\xfd7zXZ\x00"}[kind]
+    try:
+        with open(path, "rb") as fh:
+            is_kind = fh.read(len(magic)) == magic
+    except OSError:
+        is_kind = False
+    if not is_kind:
+        return InputFileError(f"{path}: cannot read it as {kind} ({text}): is it really {path.suffix} compressed? "
+                              f"Rename it without {path.suffix} if it is plain text.")
+    lib = {"gzip": "zlib", "bzip2": "bz2", "xz": "lzma"}[kind]
+    return InputFileError(f"{path}: the {kind} stream is corrupt or truncated ({lib}: {text}); re-create or "
+                          "re-download it.")
+
+
 def _read_bytes(path: Path, opener: Callable[..., Any] | None) -> bytes:
+    import zlib
+
     try:
         if opener is None:
             data = path.read_bytes()
+            _check_magic(path, data[:8])
         else:
             with opener(path, "rb") as fh:
                 data = fh.read()
-    except (OSError, EOFError, lzma.LZMAError) as exc:
-        raise InputFileError(f"{path}: cannot read ({exc}); is it really {path.suffix} compressed?") from exc
-    if data.startswith(b"\xef\xbb\xbf"):
+    except (OSError, EOFError, lzma.LZMAError, zlib.error) as exc:
+        raise _read_error(path, exc) from None
+    if data.startswith(_BOM):
         data = data[3:]
+    _check_bom(data, path)
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -281,6 +329,19 @@ def _read_bytes(path: Path, opener: Callable[..., Any] | None) -> bytes:
             "re-save the run file as UTF-8."
         ) from None
     return data
+
+
+def _check_bom(data: bytes, path: Any, offset_lines: int = 0) -> None:
+    """A byte-order mark after the file's first bytes (e.g. two files concatenated) would become part of an
+    id: refuse it, naming the line (``offset_lines`` lines precede ``data`` in the file)."""
+    at = data.find(_BOM)
+    if at < 0:
+        return
+    line = offset_lines + data[:at].count(b"\n") + 1
+    start = at == 0 or data[at - 1:at] == b"\n"
+    where = "starts with" if start else "holds"
+    raise InputFileError(f"{path}, line {line} {where} a byte-order mark (U+FEFF): files were concatenated? strip "
+                         "it (only the file's first bytes may carry one).")
 
 
 def _choose(names: list[Any], colmap: Mapping[str, str], source: str) -> dict[str, Any]:
@@ -322,7 +383,7 @@ def _pick_columns(df: pd.DataFrame, colmap: Mapping[str, str], source: str, fmt:
 
 
 # ==================================================================================== readers
-def _read_parquet(path: Path, colmap: Mapping[str, str]) -> pd.DataFrame:
+def _read_parquet(path: Path, colmap: Mapping[str, str], order: str | None = None) -> pd.DataFrame:
     import pyarrow.parquet as pq
 
     try:
@@ -333,7 +394,7 @@ def _read_parquet(path: Path, colmap: Mapping[str, str]) -> pd.DataFrame:
     attrs = json.loads(meta) if meta else {}
     where = f"{path} (format parquet)"
     frame = _pick_columns(table.to_pandas(), colmap, where, "parquet", lambda i: f"row {i}")
-    return _normalise(frame, source=where, fmt="parquet", attrs=attrs, path=str(path))
+    return _normalise(frame, source=where, fmt="parquet", attrs=attrs, path=str(path), order=order)
 
 
 def _read_trec(data: bytes, where: str) -> pd.DataFrame:
@@ -400,7 +461,13 @@ def _read_trec_lines(data: bytes, where: str) -> pd.DataFrame:
             continue
         f = line.split()
         if len(f) != 6:
-            raise InputFileError(f"{where}, line {no}: expected 6 fields {_TREC_FIELDS}, got {len(f)}: {line!r}.")
+            hint = ""
+            if len(f) < 6 and line.count(",") >= 2:
+                name = where.split(" (format", 1)[0]
+                hint = (f" {name} has comma-separated lines: rename it .csv or pass --run-format csv "
+                        "(format='csv').")
+            raise InputFileError(f"{where}, line {no}: expected 6 fields {_TREC_FIELDS}, got {len(f)}: {line!r}."
+                                 + hint)
         try:
             rank = float(f[3])
         except ValueError:
@@ -426,6 +493,8 @@ def _read_delimited(data: bytes, sep: str, colmap: Mapping[str, str], where: str
 
     first = next((ln for ln in data.split(b"\n", 64) if ln.strip()), b"").decode("utf-8").rstrip("\r")
     header = next(csv.reader([first], delimiter=sep), [])
+    if len(header) < 2:
+        _refuse_delimiter(first, sep, where)
     chosen = _choose(header, colmap, where)
     ids = {chosen["query-id"], chosen["corpus-id"]}  # ids stay text ("007" is not 7)
     try:
@@ -448,6 +517,20 @@ def _read_delimited(data: bytes, sep: str, colmap: Mapping[str, str], where: str
     df = pd.DataFrame({ours: table.column(theirs).to_pandas() for ours, theirs in chosen.items()})
     df.attrs["_row_label"] = _line_labels(data, skip=1)  # the header, and blank lines, are not rows
     return df
+
+
+def _refuse_delimiter(first: str, sep: str, where: str) -> None:
+    """A one-column header: the lines are split by another delimiter than the suffix (or format) says."""
+    name = where.split(" (format", 1)[0]
+    if "\t" in first and sep != "\t":
+        raise InputFileError(f"{name} has tab-separated lines: rename it .tsv or pass --run-format tsv "
+                             "(format='tsv').")
+    if "," in first and sep != ",":
+        raise InputFileError(f"{name} has comma-separated lines: rename it .csv or pass --run-format csv "
+                             "(format='csv').")
+    if len(first.split()) == 6:
+        raise InputFileError(f"{name} has space-separated lines of 6 fields (a TREC run, {_TREC_FIELDS}): rename it "
+                             ".trec or pass --run-format trec (format='trec').")
 
 
 def _read_json(data: bytes, fmt: str, colmap: Mapping[str, str], where: str) -> pd.DataFrame:
@@ -515,9 +598,10 @@ def _from_mapping(obj: Mapping[str, Any], where: str) -> pd.DataFrame:
 
 # ==================================================================================== normal form
 def _normalise(frame: pd.DataFrame, *, source: str, fmt: str, attrs: Mapping[str, Any] | None = None,
-               path: str | None = None) -> pd.DataFrame:
+               path: str | None = None, order: str | None = None) -> pd.DataFrame:
     """Validate ids, scores, ranks and pairs; fill a missing score or rank; order rows."""
     label = frame.attrs.get("_row_label") or (lambda i: f"row {i}")
+    by = _check_order(order if order is not None else (attrs or {}).get("order"))
     n = len(frame)
     if n == 0:
         raise InputFileError(f"{source}: the run has no rows; nothing to evaluate.")
@@ -525,7 +609,14 @@ def _normalise(frame: pd.DataFrame, *, source: str, fmt: str, attrs: Mapping[str
     did = _id_column(frame["corpus-id"], "corpus-id", source, label)
     has_score, has_rank = "score" in frame.columns, "rank" in frame.columns
     score = _number_column(frame["score"], "score", source, label) if has_score else None
-    rank = _number_column(frame["rank"], "rank", source, label, integer=True) if has_rank else None
+    rank = None
+    if has_rank:
+        try:
+            rank = _number_column(frame["rank"], "rank", source, label, integer=True)
+        except InputFileError:
+            if score is not None:
+                _refuse_swapped(frame["rank"], score, qid, fmt, source, label)
+            raise
 
     qcode, quniq = pd.factorize(qid)
     dcode, duniq = pd.factorize(did, sort=True)  # codes ascending in id order (byte-wise for UTF-8)
@@ -540,6 +631,12 @@ def _normalise(frame: pd.DataFrame, *, source: str, fmt: str, attrs: Mapping[str
             f"{label(int(rows[1]))}; {int(dup.sum())} repeated pair(s) in all); keep one line per (query, document) "
             "pair. A file holding several systems' runs (e.g. an ENGINE column) must be split into one run each."
         )
+    score_from = "file" if has_score else "rank"
+    if has_score and has_rank:
+        if by == "rank":  # the user says the file's ranks are the order (e.g. scores are distances)
+            score, score_from = None, "rank"
+        elif by is None:
+            _check_rank_agrees(qcode, rank, score, source)
     if score is None:
         score = -rank.astype(np.float64)  # rank-only: equal ranks tie
     order = _trec_order(qcode, score, dcode)
@@ -559,8 +656,70 @@ def _normalise(frame: pd.DataFrame, *, source: str, fmt: str, attrs: Mapping[str
     if path is not None:
         out.attrs["source"] = path
     out.attrs["rank_from"] = "file" if has_rank else "score"
-    out.attrs["score_from"] = "file" if has_score else "rank"
+    out.attrs["score_from"] = score_from
+    if by is not None:
+        out.attrs["order"] = by
     return out
+
+
+#: Orders a run with both ranks and scores can be read in (``None``: trec_eval's, by score, checked).
+ORDERS = ("score", "rank")
+
+
+def _check_order(order: str | None) -> str | None:
+    if order is not None and order not in ORDERS:
+        raise RagcovError(f"`order` must be 'score' (higher = better, trec_eval's), 'rank' (the file's ranks) or "
+                          f"None; got {order!r}.")
+    return order
+
+
+def _check_rank_agrees(qcode: np.ndarray, rank: np.ndarray, score: np.ndarray, source: str) -> None:
+    """Refuse a run whose scores rise with its ranks in most queries (a distance read as a similarity
+    would be silently reversed). A query *rises* when, in rank order, its score never falls and rises at
+    least once; queries whose ranks or scores are all equal say nothing."""
+    n = len(qcode)
+    if n < 2:
+        return
+    same_q = qcode[1:] == qcode[:-1]
+    if not ((qcode[1:] >= qcode[:-1]) & (~same_q | (rank[1:] >= rank[:-1]))).all():
+        idx = np.lexsort((rank, qcode))  # stable: rows in rank order within each query
+        qcode, rank, score = qcode[idx], rank[idx], score[idx]
+        same_q = qcode[1:] == qcode[:-1]
+    step = same_q & (rank[1:] > rank[:-1])
+    dscore = score[1:] - score[:-1]
+    nq = int(qcode.max()) + 1
+    up = np.bincount(qcode[1:][step & (dscore > 0)], minlength=nq)
+    down = np.bincount(qcode[1:][step & (dscore < 0)], minlength=nq)
+    informative = (up + down) > 0
+    m = int(informative.sum())
+    rising = int(((up > 0) & (down == 0)).sum())
+    if m and rising * 2 > m:
+        pct = int(100 * rising / m)
+        raise InputFileError(
+            f"{source}: scores rise with rank in {pct}% of queries ({rising:,} of {m:,}; a distance?): pass "
+            "--order rank (order='rank') to order by the file's ranks, or --order score (order='score') to order "
+            "by score (higher = better)."
+        )
+
+
+def _refuse_swapped(rank_col: pd.Series, score: np.ndarray, qid: pd.Series, fmt: str, source: str,
+                    label: Callable[[int], str]) -> None:
+    """Non-integer ranks beside scores that are each query's integers 1..n: the two columns are swapped."""
+    r = pd.to_numeric(rank_col, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+    nonint = np.isfinite(r) & (r != np.round(r))
+    if not nonint.any() or not np.all(np.isfinite(score) & (score == np.round(score))):
+        return
+    g = pd.Series(score).groupby(pd.factorize(qid)[0])
+    if not ((g.size() > 1).any() and (g.min() == 1).all() and (g.max() == g.size()).all()
+            and (g.nunique() == g.size()).all()):
+        return
+    i = int(np.flatnonzero(nonint)[0])
+    cols = "columns 4 and 5" if fmt == "trec" else "columns `rank` and `score`"
+    layout = f" (a TREC line is {_TREC_FIELDS})" if fmt == "trec" else ""
+    raise InputFileError(
+        f"{source}: {cols} look swapped (rank, score): ranks are non-integers such as {_plain(rank_col.iloc[i])!r} "
+        f"({label(i)}) while scores are each query's integers 1..n{layout}; swap the two columns."
+    )
 
 
 #: The dtype pandas gives a column of str (Arrow-backed from pandas 3 on; else ``object``).
@@ -590,6 +749,14 @@ def take_str(values: Any, idx: np.ndarray) -> Any:
 
 def _id_column(col: pd.Series, name: str, source: str, label: Callable[[int], str]) -> pd.Series:
     s = col if isinstance(col, pd.Series) else pd.Series(col)
+    if s.dtype == object:  # JSON: an object or list would be stringified and never match the task's ids
+        nested = np.fromiter((isinstance(x, (dict, list, tuple)) for x in s.tolist()), dtype=bool, count=len(s))
+        if nested.any():
+            i = int(np.flatnonzero(nested)[0])
+            kind = "object" if isinstance(s.iloc[i], dict) else "list"
+            what = "query id" if name == "query-id" else "document id"
+            raise InputFileError(f"{source}, {label(i)}: {what} is a JSON {kind} ({_short(s.iloc[i])}), expected a "
+                                 f"string or number ({int(nested.sum())} such row(s)).")
     if s.isna().any():
         i = int(np.flatnonzero(s.isna().to_numpy())[0])
         raise InputFileError(f"{source}, {label(i)}: empty `{name}`; every row needs one.")
@@ -603,6 +770,11 @@ def _id_column(col: pd.Series, name: str, source: str, label: Callable[[int], st
     return s.reset_index(drop=True)
 
 
+def _short(x: Any, n: int = 40) -> str:
+    text = json.dumps(x, ensure_ascii=False, default=str)
+    return text if len(text) <= n else text[: n - 3] + "..."
+
+
 def _num_id(x: Any) -> str:
     return str(int(x)) if isinstance(x, float) and x.is_integer() else str(x)
 
@@ -613,6 +785,15 @@ def _number_column(col: pd.Series, name: str, source: str, label: Callable[[int]
     bad = ~np.isfinite(num)
     if integer:
         bad |= np.where(np.isfinite(num), num != np.round(num), False)
+    if integer and not bad.any():
+        huge = np.abs(num) >= _MAX_RANK
+        if huge.any():
+            i = int(np.flatnonzero(huge)[0])
+            raise InputFileError(
+                f"{source}, {label(i)}: `{name}` {_int_text(col.iloc[i])} is too large: ranks must be integers of "
+                f"magnitude below 2**53 = {_MAX_RANK:,} (beyond it distinct ranks merge, and past 2**63 they "
+                f"overflow); renumber the ranks 1..n ({int(huge.sum())} such row(s))."
+            )
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         what = "an integer" if integer else "a finite number"
@@ -622,6 +803,15 @@ def _number_column(col: pd.Series, name: str, source: str, label: Callable[[int]
             f"{source}, {label(i)}: `{name}` {_plain(col.iloc[i])!r} is not {what} ({int(bad.sum())} such row(s)).{hint}"
         )
     return num.astype(np.int64) if integer else num
+
+
+#: Ranks are kept as int64 and compared as float64 (``score = -rank``): exact below 2**53.
+_MAX_RANK = 2**53
+
+
+def _int_text(v: Any) -> str:
+    v = _plain(v)
+    return str(int(v)) if isinstance(v, float) and v.is_integer() else repr(v)
 
 
 def _plain(v: Any) -> Any:

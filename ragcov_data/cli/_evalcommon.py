@@ -59,20 +59,17 @@ def add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--n-resamples", type=int, default=5000, help="bootstrap replicates (default: 5000)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: 0)")
     p.add_argument("--json", dest="json_out", default=None, metavar="OUT", help="also write the result as JSON")
-    from ragcov_data.runs import FORMATS
+    from ragcov_data.cli._common import add_run_options
 
-    p.add_argument("--columns", default=None, metavar="MAP",
-                   help="run columns with other names, e.g. query-id=QUERY,corpus-id=DOC,score=SIM "
-                        "(recognised without it: query-id/query_id/qid, corpus-id/doc_id/docid/docno, rank, score)")
-    p.add_argument("--run-format", default=None, choices=FORMATS,
-                   help="run file format (default: by suffix, .gz/.bz2/.xz included, else by content)")
+    add_run_options(p)
 
 
 def read_run_arg(path: str, args: argparse.Namespace) -> Any:
-    """A run file named on the command line, read through the one run reader with --columns/--run-format."""
+    """A run file named on the command line, read through the one run reader with --columns/--run-format/--order."""
+    from ragcov_data.cli._common import run_options
     from ragcov_data.runs import load_run
 
-    return load_run(path, columns=args.columns, format=args.run_format)
+    return load_run(path, **run_options(args))
 
 
 def methods_arg(text: str | None) -> list[str] | None:

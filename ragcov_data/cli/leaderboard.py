@@ -46,12 +46,9 @@ def add_parser(sub) -> None:
     p.add_argument("--json", dest="json_out", default=None, metavar="OUT", help="write the result as JSON")
     p.add_argument("--html", dest="html_out", default=None, metavar="OUT", help="write a self-contained HTML page")
     p.add_argument("--markdown", dest="md_out", default=None, metavar="OUT", help="write markdown tables")
-    from ragcov_data.runs import FORMATS
+    from ragcov_data.cli._common import add_run_options
 
-    p.add_argument("--columns", default=None, metavar="MAP",
-                   help="run columns with other names, e.g. query-id=QUERY,corpus-id=DOC,score=SIM")
-    p.add_argument("--run-format", default=None, choices=FORMATS,
-                   help="run file format (default: by suffix, .gz/.bz2/.xz included, else by content)")
+    add_run_options(p)
     p.set_defaults(func=run)
 
 
