@@ -51,15 +51,14 @@ from typing import Any, ClassVar, Mapping
 import numpy as np
 import pandas as pd
 
-from ragcov_data.errors import QrelsRunMismatchError, RagcovError
+from ragcov_data.errors import RagcovError
 from ragcov_data.ties import DEFAULT_TIE_POLICY, check_tie_policy
 
 from . import _core
 from ._family import family, letters, rank_bounds
 from ._nullfamily import null_family_rates
-from .evaluator import (ALL_GROUP, DEFAULT_CLUSTERS, _check_run, _exclude_self, _known_subset_note,
-                        _query_column, check_run_documents, check_task_qrels, default_cluster, judged_queries,
-                        load_task_frames, read_run)
+from .evaluator import ALL_GROUP
+from .outcomes import outcomes_many
 from .results import _JsonMixin
 
 __all__ = ["leaderboard", "LeaderboardResult", "null_family_rates", "JUDGED_THRESHOLD", "SYSTEM_COLUMNS",
@@ -103,35 +102,10 @@ def _check_args(runs: Any, metric: Any, estimator: str, on_missing: str, level: 
         raise RagcovError(f"`estimator` must be one of {ESTIMATORS}; got {estimator!r}.")
     if on_missing not in ON_MISSING:
         raise RagcovError(f"`on_missing` must be one of {ON_MISSING}; got {on_missing!r}.")
-    if not (isinstance(level, (int, float)) and 0 < level < 1):
-        raise RagcovError(f"`level` must be in (0, 1); got {level!r}.")
+    _core.check_level(level)
     _core.check_resamples(n_resamples, level, ("cluster_bootstrap",))
     if judged_k is not None and (not isinstance(judged_k, (int, np.integer)) or judged_k < 1):
         raise RagcovError(f"`judged_k` must be a positive integer; got {judged_k!r}.")
-
-
-def _missing(run_ids: dict[str, set], qids: np.ndarray, on_missing: str, notices: list[str]) -> tuple[np.ndarray, dict]:
-    """Mask of the task queries kept and the per-run count of missing ones (see the module docstring)."""
-    miss = {name: int(sum(q not in ids for q in qids)) for name, ids in run_ids.items()}
-    lacking = {k: v for k, v in miss.items() if v}
-    keep = np.ones(len(qids), dtype=bool)
-    if not lacking:
-        return keep, miss
-    said = ", ".join(f"{k!r} lacks {v} of {len(qids)}" for k, v in lacking.items())
-    if on_missing == "error":
-        raise QrelsRunMismatchError(
-            f"runs miss task queries: {said}. Pass on_missing='zero' to score them 0, or 'intersect' to keep only "
-            "the queries every run has (CLI: --on-missing zero|intersect), or run every query.")
-    if on_missing == "zero":
-        notices.append(f"queries missing from a run are scored 0: {said}.")
-        return keep, miss
-    for ids in run_ids.values():
-        keep &= np.fromiter((q in ids for q in qids), bool, len(qids))
-    if not keep.any():
-        raise QrelsRunMismatchError(f"the runs share no query of the task ({said}); nothing to rank.")
-    notices.append(f"kept the {int(keep.sum())} queries every run has; dropped {int((~keep).sum())} of {len(qids)} "
-                   f"({said}).")
-    return keep, miss
 
 
 def _judged_qrels(qrels: pd.DataFrame) -> pd.DataFrame:
@@ -220,33 +194,21 @@ def leaderboard(
     _check_args(runs, metric, estimator, on_missing, level, n_resamples, judged_k)
     spec = parse_metric(metric)
     tie_policy = check_tie_policy(tie_policy)
-    frames = load_task_frames(task, [c for c in (cluster, by) if c] + ([] if cluster else list(DEFAULT_CLUSTERS)))
-    queries, qrels = frames["queries"], frames["qrels"]
-    notices: list[str] = []
-    check_task_qrels(qrels, frames["corpus"], queries, notices)
-    subset = _known_subset_note(task)
-    # judged_queries reads only the query ids: their distinct values make its look-up cheap on big qrels
-    queries = queries.loc[judged_queries(queries, qrels[["query-id"]].drop_duplicates(), notices)].reset_index(drop=True)
-    if queries.empty:
-        raise RagcovError("no query of the task has a judgment (qrels name none of its queries); check the task.")
-    loaded: dict[str, pd.DataFrame] = {}
-    for name, run in runs.items():
-        df = read_run(run)
-        _check_run(df, f"runs[{name!r}]")
-        check_run_documents(df, frames["corpus"], subset, notices, name)
-        loaded[name], _ = _exclude_self(df, queries, exclude_self)
-    qids_all = queries["_id"].astype(str).to_numpy()
-    keep, n_missing = _missing({k: set(v["query-id"].astype(str).unique()) for k, v in loaded.items()}, qids_all,
-                               on_missing, notices)
-    queries = queries.loc[keep].reset_index(drop=True)
-    qids = qids_all[keep]
-    cluster_name = cluster or default_cluster(queries.columns)
-    clusters = _query_column(queries, cluster_name, "cluster")
-    groups = _query_column(queries, by, "by") if by else None
-
-    kw = dict(relevance_threshold=relevance_threshold, tie_policy=tie_policy, query_ids=qids)
-    pq = prepare_qrels(qrels)  # validated and converted once, not once per run (the cost on big qrels)
-    V = np.array([per_query(r, pq, spec, **kw).to_numpy(dtype=float) for r in loaded.values()])
+    # the outcome stage: task frames read once, qrels prepared once, the sample and its correction,
+    # missing queries and tie notices for every run
+    oc = outcomes_many(runs, task, spec, tie_policy=tie_policy, relevance_threshold=relevance_threshold,
+                       on_missing=on_missing, cluster=cluster, by=by, exclude_self=exclude_self)
+    notices = oc.notices
+    queries, qrels, pq = oc.queries, oc.qrels, oc.prepared_qrels
+    loaded = {name: t.run for name, t in oc.tables.items()}
+    qids, clusters, groups = oc.query_ids, oc.clusters, oc.groups
+    cluster_name = oc.cluster
+    n_missing = oc.n_missing
+    V = oc.matrix()
+    miss = {name: t.missing for name, t in oc.tables.items()}
+    if oc.population_sizes is not None:
+        notices.append("per-system intervals carry the document sample's finite-population correction (as "
+                       "`ragcov eval`); the pair tests and simultaneous intervals do not (conservative: wider).")
     jk = int(judged_k or spec.k)
     self_retrieval = "chunk_id" in queries.columns
     if self_retrieval:
@@ -255,6 +217,7 @@ def leaderboard(
     else:
         jq = prepare_qrels(_judged_qrels(qrels))
         J = np.array([judged_at_k(r, jq, jk, tie_policy=tie_policy, query_ids=qids) for r in loaded.values()])
+    kw = dict(relevance_threshold=relevance_threshold, tie_policy=tie_policy, query_ids=qids)
     C = None
     if spec.name in ("ndcg", "ndcg_exp") and not self_retrieval:
         C = np.array([per_query(r, pq, spec, unjudged="skip", **kw).to_numpy(dtype=float)
@@ -268,9 +231,10 @@ def leaderboard(
     rngs = [np.random.default_rng(s) for s in seq.spawn(len(parts))]
     sys_rows, pair_rows, group_info = [], [], {}
     for (label, mask), rng in zip(parts, rngs):
+        group_missing = n_missing if label == ALL_GROUP else {k: int(m[mask].sum()) for k, m in miss.items()}
         srows, prows, info = _one_group(label, V[:, mask], clusters[mask], names, estimator, level, int(n_resamples),
                                         rng, None if J is None else J[:, mask], None if C is None else C[:, mask],
-                                        n_missing if label == ALL_GROUP else {})
+                                        group_missing, oc.population_sizes)
         sys_rows += srows
         pair_rows += prows
         group_info[label] = info
@@ -282,17 +246,22 @@ def leaderboard(
         estimator=estimator, tie_policy=tie_policy, relevance_threshold=relevance_threshold, by=by,
         judged_k=None if self_retrieval else jk, judged_threshold=JUDGED_THRESHOLD, groups=group_info,
         info={"n_resamples": int(n_resamples), "seed": seed, "on_missing": on_missing,
-              "n_dropped": int((~keep).sum()) if on_missing == "intersect" else 0, "n_missing": n_missing,
-              "self_retrieval": self_retrieval, "notices": notices},
+              "n_dropped": oc.n_dropped if on_missing == "intersect" else 0, "n_missing": n_missing,
+              "self_retrieval": self_retrieval, "notices": notices,
+              "top_tie_share": {k: t.info["top_tie_share"] for k, t in oc.tables.items()},
+              "all_tied_share": {k: t.info["all_tied_share"] for k, t in oc.tables.items()},
+              **{k: oc.info[k] for k in ("population_clusters", "sample") if k in oc.info}},
     )
 
 
-def _one_group(label, V, clusters, names, estimator, level, B, rng, J, C, n_missing):
+def _one_group(label, V, clusters, names, estimator, level, B, rng, J, C, n_missing, population_sizes=None):
     """Rows of ``systems`` and ``pairs`` of one group (one family)."""
     codes, uniq = pd.factorize(pd.Series(clusters), sort=False)
     K = len(uniq)
     f = family(V, codes, K, estimator=estimator, level=level, n_resamples=B, rng=rng)
     st, pr = f["systems"], f["pairs"]
+    if population_sizes is not None:
+        st = _corrected_systems(V, codes, K, f, estimator, level, population_sizes)
     S = len(names)
     est = st["estimate"]
     rank = pd.Series(-est).rank(method="min").astype(int).to_numpy()
@@ -335,6 +304,20 @@ def _one_group(label, V, clusters, names, estimator, level, B, rng, J, C, n_miss
             "crit": f["crit"], "alpha_star": f["alpha_star"],
             "best_set": [names[s] for s in order if rlow[s] == 1]}
     return sys_rows, pair_rows, info
+
+
+def _corrected_systems(V, codes, K, f, estimator, level, population_sizes):
+    """Per-system intervals with the document sample's finite-population correction: the same call of the
+    interval core that ``evaluate`` makes for its recommended row, so both print one interval."""
+    from ._family import cluster_sums
+    from .interval import _population
+
+    n = np.bincount(codes, minlength=K).astype(float)
+    s, q = cluster_sums(V, codes, K), cluster_sums(V * V, codes, K)
+    core_est = "macro" if f["singleton"] else estimator
+    out = _core.interval_batch(np.broadcast_to(n, s.shape), s, q, estimator=core_est, method=f["method"],
+                               level=level, population=_population(population_sizes, False, None))
+    return {k: out[k] for k in ("estimate", "se", "df", "low", "high")}
 
 
 # ------------------------------------------------------------------------------------------ result
