@@ -170,7 +170,7 @@ def load_task_source(args: argparse.Namespace, *, show_progress: bool = False) -
         if args.dataset not in (None, DEFAULT_DATASET):
             raise RagcovError(f"--data-files builds the chunked self-retrieval task ({DEFAULT_DATASET}); "
                               f"--dataset {args.dataset} reads its own files from --data-dir. Drop one of them.")
-        from ragcov_data.task import build_task
+        from ragcov_data.loaders.build import build_task
 
         task = build_task(list(data_files), chunk_words=args.chunk_words or 100,
                           query_words=args.query_words or 20, id_column=getattr(args, "id_column", "doc_id"),

@@ -91,7 +91,8 @@ def _units_line(manifest: dict) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ragcov_data.task import build_task, check_task_out, read_task
+    from ragcov_data.loaders.build import build_task
+    from ragcov_data.task import check_task_out, read_task
 
     if args.out:
         check_task_out(args.out)  # before the work: an unwritable or unsafe folder fails at once
