@@ -96,12 +96,19 @@ def cycles(g: dict[str, set[str]]) -> list[list[str]]:
 
 def test_the_graph_is_read_from_every_module():
     g = graph()
-    assert {"ragcov_data.task", "ragcov_data.sampling", "ragcov_data.loaders.build",
+    assert {"ragcov_data.task", "ragcov_data.sampling", "ragcov_data.loaders.build", "ragcov_data.sources",
             "ragcov_data.cli._task"} <= set(g)
     # the reader sees lazy, function-level and aliased imports
     assert "ragcov_data.task" in g["ragcov_data.loaders.build"]
     assert "ragcov_data.loaders.chunking" in g["ragcov_data.loaders.build"]  # `from ragcov_data.loaders import chunking as ch`
     assert "ragcov_data.loaders.build" in g["ragcov_data.loaders.self_retrieval"]  # inside a function
+    assert "ragcov_data.sources" in g["ragcov_data.cli._task"]  # `from ragcov_data import sources`
+
+
+def test_task_sources_are_resolved_by_the_library_below_the_cli():
+    g = graph()
+    assert not any(m.startswith("ragcov_data.cli") for m in g["ragcov_data.sources"])
+    assert "ragcov_data.loaders.build" in g["ragcov_data.sources"]
 
 
 def test_cycle_finder_finds_a_planted_cycle():
