@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from ragcov_data.errors import QrelsRunMismatchError, RagcovError
+from ragcov_data.task import Task, manifest_of
 
 SAMPLE_KEY = "sample"
 UNIT = "doc_id"
@@ -148,8 +149,6 @@ def sample_task(task: Any, k: int, seed: int = 0, strata: str | None = None) -> 
     ``manifest``); the result is a new Task whose manifest records the sample (``manifest["sample"]``)
     and whose ``counts`` gain ``queries_sampled`` / ``qrels_sampled``.
     """
-    from ragcov_data.task import Task
-
     if (task.manifest or {}).get(SAMPLE_KEY):
         raise RagcovError("the task is already a document sample; sample the whole task once.")
     ids, labels = eligible_documents(task.corpus, strata)
@@ -173,8 +172,6 @@ def sample_of(task: Any) -> dict[str, Any] | None:
     manifest = getattr(task, "manifest", None)
     if manifest is None:
         try:
-            from ragcov_data.task import manifest_of
-
             manifest = manifest_of(task) if hasattr(task, "get") else None
         except Exception:
             manifest = None

@@ -29,7 +29,9 @@ def _check_population_size(task: Any, args: argparse.Namespace) -> None:
     """``--population-size`` below the number of sampled units is bad input, said before scoring."""
     queries = task["queries"]
     names = list(getattr(queries, "column_names", None) or queries.columns)
-    col = args.cluster or ("doc_id" if "doc_id" in names else "_id")
+    from ragcov_data.eval.evaluator import default_cluster  # the evaluator's rule: source_key, doc_id, _id
+
+    col = args.cluster or default_cluster(names)
     if col not in names:
         return  # evaluate names the missing column
     values = queries[col]
