@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from ragcov_data.baselines.analyzer import PT_STOPWORDS, Analyzer
+from ragcov_data.baselines.analyzer import ANALYZER_PRESETS, PT_STOPWORDS, Analyzer
 from ragcov_data.baselines.base import RUN_COLUMNS, Retriever
 from ragcov_data.baselines.bm25 import BM25, VARIANTS
 from ragcov_data.baselines.runs import load_run, save_run, top_tie_share, top_tie_sizes, validate_run
 from ragcov_data.baselines.tfidf import TfIdf
 
 __all__ = [
+    "ANALYZER_PRESETS",
     "Analyzer",
     "BM25",
     "Dense",

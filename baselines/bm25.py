@@ -141,8 +141,10 @@ class BM25(LexicalRetriever):
         A key of :data:`VARIANTS` (see the module notes for formulas).
     delta : float or None, default: None
         ``bm25l`` / ``bm25+`` only; ``None`` takes the variant's default (0.5 / 1.0, as rank-bm25).
-    analyzer : Analyzer or None, default: None
-        Tokeniser for corpus and queries; ``None`` is ``Analyzer()``.
+    analyzer : Analyzer, str or None, default: None
+        Tokeniser for corpus and queries; ``None`` is ``Analyzer()``; a name is a preset of
+        :data:`~ragcov_data.baselines.analyzer.ANALYZER_PRESETS` (``"pt"``: stop words, accent folding,
+        Snowball Portuguese stemming).
     show_progress : bool, default: True
         Progress bars while indexing and searching.
     n_jobs : int or None, default: None
@@ -183,7 +185,7 @@ class BM25(LexicalRetriever):
         variant: str = "okapi",
         *,
         delta: float | None = None,
-        analyzer: Analyzer | None = None,
+        analyzer: Analyzer | str | None = None,
         show_progress: bool = True,
         n_jobs: int | None = None,
     ) -> None:
