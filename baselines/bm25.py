@@ -176,6 +176,9 @@ class BM25(LexicalRetriever):
     """
 
     name = "bm25"
+    #: Keep the corpus term counts after indexing (``counts_``, documents x terms); pseudo-relevance
+    #: feedback (:class:`~ragcov_data.baselines.prf.RM3`) reads feedback documents from them.
+    keep_counts: bool = False
 
     def __init__(
         self,
@@ -206,6 +209,7 @@ class BM25(LexicalRetriever):
         self.variant = variant
         self._p = BM25Params(float(k1), float(b), float(epsilon), float(delta))
         self.idf_: np.ndarray | None = None
+        self.counts_: Any = None
         self.doc_len_: np.ndarray | None = None
         self.avgdl_: float | None = None
 
@@ -257,6 +261,7 @@ class BM25(LexicalRetriever):
             postings.data, doc_len[postings.indices] / avgdl, self._p)
         self.vocabulary_ = self._counter.vocabulary_
         self.idf_, self.doc_len_, self.avgdl_ = idf, doc_len, float(avgdl)
+        self.counts_ = counts if self.keep_counts else None
         self._scorer = BlockScorer(weights.T)
 
     def _score_block(self, texts: list[str]) -> np.ndarray:
