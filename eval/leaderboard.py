@@ -49,7 +49,7 @@ import pandas as pd
 from ragcov_data.errors import QrelsRunMismatchError, RagcovError
 from ragcov_data.ties import DEFAULT_TIE_POLICY, check_tie_policy
 
-from . import _core
+from . import _core, pool
 from ._family import family, letters, rank_bounds
 from ._nullfamily import null_family_rates
 from .evaluator import (ALL_GROUP, DEFAULT_CLUSTERS, _check_run, _exclude_self, _known_subset_note,
@@ -72,10 +72,10 @@ FAMILY = {"p": "cr2 t (Satterthwaite df) for micro; t (K-1 df) for macro and mea
 #: Columns of ``systems`` (the JSON records carry the same fields).
 SYSTEM_COLUMNS = ["name", "group", "estimate", "low", "high", "rank", "rank_low", "rank_high", "tier", "judged",
                   "judged_flag", "condensed", "se", "df", "estimator", "method", "n_queries", "n_clusters",
-                  "n_missing"]
+                  "n_missing", "bound_high"]
 #: Columns of ``pairs``.
 PAIR_COLUMNS = ["a", "b", "group", "diff", "low", "high", "p", "p_adj", "p_adj_maxt", "se", "df", "significant",
-                "wins", "losses", "ties"]
+                "wins", "losses", "ties", "robust"]
 _SELF_RETRIEVAL_NOTE = ("judged@k not applicable: on a self-retrieval task every chunk of the query's document "
                         "is relevant and every other chunk is non-relevant by construction (judgments are complete), "
                         "so a pool bias cannot arise.")
@@ -134,12 +134,18 @@ def _judged_qrels(qrels: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def default_metric(queries: pd.DataFrame) -> str:
+    """The task's own metric: hit@1 for self-retrieval (queries carry ``chunk_id``: one relevant document
+    per query), else nDCG@10 (graded or pooled judgments, as trec_eval and BEIR report them)."""
+    return "hit@1" if "chunk_id" in queries.columns else "ndcg@10"
+
+
 # ------------------------------------------------------------------------------------------ main
 def leaderboard(
     runs: Mapping[str, Any],
     task: Any,
     *,
-    metric: str,
+    metric: str | None = None,
     cluster: str | None = None,
     by: str | None = None,
     level: float = 0.95,
@@ -161,8 +167,9 @@ def leaderboard(
         a DataFrame (``query-id, corpus-id`` and ``score`` and/or ``rank``) or a ``{qid: {docid: score}}`` dict.
     task : DatasetDict or dict of DataFrames
         ``queries``, ``qrels`` (``corpus`` optional), as for :func:`ragcov_data.eval.evaluate`.
-    metric : str
-        ``hit@k``, ``ndcg@k``, ``p@k``, ``r@k``, ``mrr@k``.
+    metric : str, optional
+        ``hit@k``, ``ndcg@k``, ``p@k``, ``r@k``, ``mrr@k``. Default: the task's own, :func:`default_metric`
+        (recorded in ``info["metric_default"]``).
     cluster, by : str, optional
         Queries column of the sampled unit (default :func:`default_cluster`); column of groups (each
         group ranked as its own family, plus ``"__all__"``).
@@ -192,10 +199,11 @@ def leaderboard(
     from ragcov_data.eval.metrics._lists import prepare_qrels
 
     _check_args(runs, metric, estimator, on_missing, level, n_resamples, judged_k)
-    spec = parse_metric(metric)
     tie_policy = check_tie_policy(tie_policy)
     frames = load_task_frames(task, [c for c in (cluster, by) if c] + ([] if cluster else list(DEFAULT_CLUSTERS)))
     queries, qrels = frames["queries"], frames["qrels"]
+    metric_default = metric is None
+    spec = parse_metric(default_metric(queries) if metric_default else metric)
     notices: list[str] = []
     check_task_qrels(qrels, frames["corpus"], queries, notices)
     subset = _known_subset_note(task)
@@ -204,14 +212,16 @@ def leaderboard(
     if queries.empty:
         raise RagcovError("no query of the task has a judgment (qrels name none of its queries); check the task.")
     loaded: dict[str, pd.DataFrame] = {}
+    outside: dict[str, int] = {}
     for name, run in runs.items():
         df = read_run(run)
         _check_run(df, f"runs[{name!r}]")
-        check_run_documents(df, frames["corpus"], subset, notices, name)
+        outside[name] = check_run_documents(df, frames["corpus"], subset, [], name)
         loaded[name], _ = _exclude_self(df, queries, exclude_self)
+    notices += [n for n in [pool.outside_notice(outside, subset)] if n]  # one notice naming every run
     qids_all = queries["_id"].astype(str).to_numpy()
-    keep, n_missing = _missing({k: set(v["query-id"].astype(str).unique()) for k, v in loaded.items()}, qids_all,
-                               on_missing, notices)
+    run_ids = {k: set(v["query-id"].astype(str).unique()) for k, v in loaded.items()}
+    keep, n_missing = _missing(run_ids, qids_all, on_missing, notices)
     queries = queries.loc[keep].reset_index(drop=True)
     qids = qids_all[keep]
     cluster_name = cluster or default_cluster(queries.columns)
@@ -243,14 +253,21 @@ def leaderboard(
     rngs = [np.random.default_rng(s) for s in seq.spawn(len(parts))]
     sys_rows, pair_rows, group_info = [], [], {}
     for (label, mask), rng in zip(parts, rngs):
+        lacked = n_missing if label == ALL_GROUP else {n: int(sum(q not in run_ids[n] for q in qids[mask]))
+                                                         for n in names}  # each group's own count (zero policy)
         srows, prows, info = _one_group(label, V[:, mask], clusters[mask], names, estimator, level, int(n_resamples),
                                         rng, None if J is None else J[:, mask], None if C is None else C[:, mask],
-                                        n_missing if label == ALL_GROUP else {})
+                                        lacked)
         sys_rows += srows
         pair_rows += prows
         group_info[label] = info
     systems = pd.DataFrame(sys_rows, columns=SYSTEM_COLUMNS)
     pairs = pd.DataFrame(pair_rows, columns=PAIR_COLUMNS)
+    # the pool's three readings of unjudged documents (none on self-retrieval: judgments are complete)
+    readings = None if J is None else pool.pool_readings(list(loaded.values()), pq, spec, V, **kw)
+    systems, pairs, pool_info = pool.apply_pool(systems, pairs, readings, names, parts, clusters,
+                                                estimator=estimator, level=level)
+    pool_said = None if J is None else pool.pool_line(qrels)
     return LeaderboardResult(
         systems=systems, pairs=pairs, metric=str(spec), level=level, cluster=cluster_name,
         n_clusters=group_info[ALL_GROUP]["n_clusters"], n_queries=int(len(qids)), family=dict(FAMILY),
@@ -258,7 +275,8 @@ def leaderboard(
         judged_k=None if self_retrieval else jk, judged_threshold=JUDGED_THRESHOLD, groups=group_info,
         info={"n_resamples": int(n_resamples), "seed": seed, "on_missing": on_missing,
               "n_dropped": int((~keep).sum()) if on_missing == "intersect" else 0, "n_missing": n_missing,
-              "self_retrieval": self_retrieval, "notices": notices},
+              "self_retrieval": self_retrieval, "notices": notices, "metric_default": metric_default,
+              "pool": {"line": pool_said, "readings": pool.READINGS, "groups": pool_info} if readings else None},
     )
 
 
