@@ -54,11 +54,11 @@ import pandas as pd
 from ragcov_data.errors import RagcovError
 from ragcov_data.ties import DEFAULT_TIE_POLICY, check_tie_policy
 
-from . import _core
+from . import _core, pool
 from ._family import family, letters, rank_bounds
 from ._nullfamily import null_family_rates
 from .evaluator import ALL_GROUP
-from .outcomes import outcomes_many
+from .outcomes import load_task_frames, outcomes_many
 from .results import _JsonMixin
 
 __all__ = ["leaderboard", "LeaderboardResult", "null_family_rates", "JUDGED_THRESHOLD", "SYSTEM_COLUMNS",
@@ -78,10 +78,10 @@ FAMILY = {"p": "cr2 t (Satterthwaite df) for micro; t (K-1 df) for macro and mea
 #: Columns of ``systems`` (the JSON records carry the same fields).
 SYSTEM_COLUMNS = ["name", "group", "estimate", "low", "high", "rank", "rank_low", "rank_high", "tier", "judged",
                   "judged_flag", "condensed", "se", "df", "estimator", "method", "n_queries", "n_clusters",
-                  "n_missing"]
+                  "n_missing", "bound_high"]
 #: Columns of ``pairs``.
 PAIR_COLUMNS = ["a", "b", "group", "diff", "low", "high", "p", "p_adj", "p_adj_maxt", "se", "df", "significant",
-                "wins", "losses", "ties"]
+                "wins", "losses", "ties", "robust"]
 _SELF_RETRIEVAL_NOTE = ("judged@k not applicable: on a self-retrieval task every chunk of the query's document "
                         "is relevant and every other chunk is non-relevant by construction (judgments are complete), "
                         "so a pool bias cannot arise.")
@@ -134,12 +134,18 @@ def judged_at_k(run: pd.DataFrame, judged_qrels: Any, k: int, *, tie_policy: str
         return np.where(denom > 0, p.to_numpy(dtype=float) * k / np.maximum(denom, 1), 0.0)
 
 
+def default_metric(queries: pd.DataFrame) -> str:
+    """The task's own metric: hit@1 for self-retrieval (queries carry ``chunk_id``: one relevant document
+    per query), else nDCG@10 (graded or pooled judgments, as trec_eval and BEIR report them)."""
+    return "hit@1" if "chunk_id" in queries.columns else "ndcg@10"
+
+
 # ------------------------------------------------------------------------------------------ main
 def leaderboard(
     runs: Mapping[str, Any],
     task: Any,
     *,
-    metric: str,
+    metric: str | None = None,
     cluster: str | None = None,
     by: str | None = None,
     level: float = 0.95,
@@ -161,8 +167,9 @@ def leaderboard(
         a DataFrame (``query-id, corpus-id`` and ``score`` and/or ``rank``) or a ``{qid: {docid: score}}`` dict.
     task : DatasetDict or dict of DataFrames
         ``queries``, ``qrels`` (``corpus`` optional), as for :func:`ragcov_data.eval.evaluate`.
-    metric : str
-        ``hit@k``, ``ndcg@k``, ``p@k``, ``r@k``, ``mrr@k``.
+    metric : str, optional
+        ``hit@k``, ``ndcg@k``, ``p@k``, ``r@k``, ``mrr@k``. Default: the task's own, :func:`default_metric`
+        (recorded in ``info["metric_default"]``).
     cluster, by : str, optional
         Queries column of the sampled unit (default :func:`default_cluster`); column of groups (each
         group ranked as its own family, plus ``"__all__"``).
@@ -192,8 +199,11 @@ def leaderboard(
     from ragcov_data.eval.metrics._lists import prepare_qrels
 
     _check_args(runs, metric, estimator, on_missing, level, n_resamples, judged_k)
-    spec = parse_metric(metric)
     tie_policy = check_tie_policy(tie_policy)
+    metric_default = metric is None
+    if metric_default:  # the task's own metric: hit@1 for self-retrieval, nDCG@10 for graded/pooled qrels
+        metric = default_metric(load_task_frames(task)["queries"])
+    spec = parse_metric(metric)
     # the outcome stage: task frames read once, qrels prepared once, the sample and its correction,
     # missing queries and tie notices for every run
     oc = outcomes_many(runs, task, spec, tie_policy=tie_policy, relevance_threshold=relevance_threshold,
@@ -240,6 +250,12 @@ def leaderboard(
         group_info[label] = info
     systems = pd.DataFrame(sys_rows, columns=SYSTEM_COLUMNS)
     pairs = pd.DataFrame(pair_rows, columns=PAIR_COLUMNS)
+    # the pool's three readings of unjudged documents (none on self-retrieval: judgments are complete)
+    readings = None if J is None else pool.pool_readings(list(loaded.values()), pq, spec, V, **kw)
+    systems, pairs, pool_info = pool.apply_pool(systems, pairs, readings, names, parts, clusters,
+                                                estimator=estimator, level=level,
+                                                alpha_star={k: v["alpha_star"] for k, v in group_info.items()})
+    pool_said = None if J is None else pool.pool_line(qrels)
     return LeaderboardResult(
         systems=systems, pairs=pairs, metric=str(spec), level=level, cluster=cluster_name,
         n_clusters=group_info[ALL_GROUP]["n_clusters"], n_queries=int(len(qids)), family=dict(FAMILY),
@@ -247,10 +263,11 @@ def leaderboard(
         judged_k=None if self_retrieval else jk, judged_threshold=JUDGED_THRESHOLD, groups=group_info,
         info={"n_resamples": int(n_resamples), "seed": seed, "on_missing": on_missing,
               "n_dropped": oc.n_dropped if on_missing == "intersect" else 0, "n_missing": n_missing,
-              "self_retrieval": self_retrieval, "notices": notices,
+              "self_retrieval": self_retrieval, "notices": notices, "metric_default": metric_default,
               "top_tie_share": {k: t.info["top_tie_share"] for k, t in oc.tables.items()},
               "all_tied_share": {k: t.info["all_tied_share"] for k, t in oc.tables.items()},
-              **{k: oc.info[k] for k in ("population_clusters", "sample") if k in oc.info}},
+              **{k: oc.info[k] for k in ("population_clusters", "sample") if k in oc.info},
+              "pool": {"line": pool_said, "readings": pool.READINGS, "groups": pool_info} if readings else None},
     )
 
 

@@ -26,7 +26,9 @@ def add_parser(sub) -> None:
     from ragcov_data.cli._task import add_task_source
 
     add_task_source(p)
-    p.add_argument("--metric", default="hit@1", help="hit@k, ndcg@k, p@k, r@k, mrr@k (default: hit@1)")
+    p.add_argument("--metric", default=None,
+                   help="hit@k, ndcg@k, p@k, r@k, mrr@k (default: the task's own: hit@1 for self-retrieval, "
+                        "ndcg@10 for graded or pooled judgments; printed in the header)")
     p.add_argument("--estimator", default="micro", choices=("micro", "macro"),
                    help="micro = mean over queries, trec_eval's number (default); macro = mean of cluster means")
     from ragcov_data.ties import DEFAULT_TIE_POLICY, TIE_POLICIES, TIE_POLICY_ALIASES
