@@ -385,6 +385,16 @@ def check_run_documents(run: pd.DataFrame, corpus: pd.DataFrame | None, subset_n
     return n
 
 
+def outside_notice(counts: Mapping[str, int], subset_note: str | None) -> str | None:
+    """One notice for every run naming documents outside a shipped subset corpus (not one copy per run)."""
+    hit = {k: v for k, v in counts.items() if v}
+    if not hit:
+        return None
+    said = ", ".join(f"{k!r} {v:,}" for k, v in hit.items())
+    return (f"run rows naming documents outside the shipped corpus (unjudged, scored as non-relevant): {said}. "
+            + (subset_note or ""))
+
+
 def _check_query_normalisation(run_ids: Iterable[str], qids: np.ndarray, where: str) -> None:
     """Run query ids the task lacks but whose NFC form is a task query id: a normalisation error."""
     task = pd.Index(qids)
@@ -553,14 +563,21 @@ def outcomes_many(
 
     per_run: dict[str, dict[str, Any]] = {}
     run_ids: dict[str, set] = {}
+    outside: dict[str, int] = {}
     for name, df in loaded.items():
         where = _where(df, name)
-        n_unknown = check_run_documents(df, frames["corpus"], subset, notices, name)
+        said: list[str] = []
+        n_unknown = outside[name] = check_run_documents(df, frames["corpus"], subset, said, name)
+        if single:
+            notices += said
         df, n_self = exclude_self_rows(df, queries, exclude_self)
         ids = set(pd.unique(df["query-id"].astype(str).to_numpy(dtype=object)))
         _check_query_normalisation(ids, qids_all, where)
         loaded[name], run_ids[name] = df, ids
         per_run[name] = {"n_self_rows_removed": n_self, "n_unknown_document_rows": n_unknown}
+
+    if not single and any(outside.values()):  # one notice naming every run, not one copy per run
+        notices.append(outside_notice(outside, subset))
 
     # ---- queries kept: mismatch between runs (compare), then missing queries --------------------
     keep = np.ones(len(qids_all), dtype=bool)

@@ -30,6 +30,8 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from .outcomes import outside_notice  # re-exported: one notice for every run's out-of-corpus rows
+
 __all__ = ["READINGS", "pool_readings", "apply_pool", "pool_line", "outside_notice"]
 
 #: The three readings of an unjudged document, low to high (the first is the estimate's).
@@ -139,13 +141,3 @@ def pool_line(qrels: pd.DataFrame) -> str | None:
     tail = f"; {rest:,} without an engine" if rest else ""
     return (f"Judgments pooled from {len(counts)} engine{'s' if len(counts) != 1 else ''}: {said}{tail}. "
             "Runs of other systems meet unjudged documents; see the three readings.")
-
-
-def outside_notice(counts: Mapping[str, int], subset_note: str | None) -> str | None:
-    """One notice for every run naming documents outside a shipped subset corpus (was one per run)."""
-    hit = {k: v for k, v in counts.items() if v}
-    if not hit:
-        return None
-    said = ", ".join(f"{k!r} {v:,}" for k, v in hit.items())
-    return (f"run rows naming documents outside the shipped corpus (unjudged, scored as non-relevant): {said}. "
-            + (subset_note or ""))
