@@ -238,3 +238,95 @@ def test_every_run_reading_verb_takes_order(verb):
     from ragcov_data.cli._common import run_options
 
     assert run_options(args) == {"columns": None, "format": None, "order": "rank"}
+
+
+# ---------------------------------------------------------------- bounded reading (depth)
+def _ragged_run(tmp_path):
+    """Queries of 1-24 rows, scores with ties (one decimal), lines shuffled, ranks agreeing with scores."""
+    rng = np.random.default_rng(3)
+    rows = []
+    for q in range(30):
+        n = int(rng.integers(1, 25))
+        scores = np.round(rng.uniform(0, 3, n), 1)
+        rows += [(f"q{q}", f"d{q}_{j}", scores[j]) for j in range(n)]
+    df = pd.DataFrame(rows, columns=["qid", "docid", "score"])
+    df["rank"] = df.groupby("qid")["score"].rank(ascending=False, method="first").astype(int)
+    df = df.sample(frac=1, random_state=1)[["qid", "docid", "rank", "score"]]
+    (tmp_path / "r.trec").write_text("".join(f"{a} Q0 {b} {c} {d} t\n" for a, b, c, d in df.itertuples(index=False)))
+    df.to_csv(tmp_path / "r.csv", index=False)
+    df.to_csv(tmp_path / "r.tsv", sep="\t", index=False)
+    df[["qid", "docid", "rank"]].to_csv(tmp_path / "rank_only.csv", index=False)
+    (tmp_path / "r.trec.gz").write_bytes(gzip.compress((tmp_path / "r.trec").read_bytes()))
+    return df
+
+
+@pytest.mark.parametrize("block", [None, 64, 300])
+@pytest.mark.parametrize("name", ["r.trec", "r.csv", "r.tsv", "rank_only.csv", "r.trec.gz"])
+def test_depth_keeps_the_top_rows_and_their_ties(tmp_path, monkeypatch, block, name):
+    import ragcov_data.runs as runs
+
+    df = _ragged_run(tmp_path)
+    if block:
+        monkeypatch.setattr(runs, "BLOCK_BYTES", block)  # many blocks: queries split across them
+    for order in (None, "rank"):
+        full = load_run(tmp_path / name, order=order)
+        for k in (1, 3, 10):
+            part = load_run(tmp_path / name, order=order, depth=k)
+            # independent reference: per query, rows whose score is at least the k-th best score
+            kth = full.groupby("query-id", sort=False)["score"].transform(
+                lambda s: s.sort_values(ascending=False).iloc[k - 1] if len(s) >= k else -np.inf)
+            expected = full[full["score"] >= kth].reset_index(drop=True)
+            assert part.reset_index(drop=True)[["query-id", "corpus-id", "rank", "score"]].equals(
+                expected[["query-id", "corpus-id", "rank", "score"]])
+            assert part.attrs["depth"] == k and part.attrs["rows_read"] == len(df)
+            assert (part.groupby("query-id").size() >= np.minimum(full.groupby("query-id").size(), k)).all()
+
+
+def test_depth_keeps_every_row_tied_with_the_kth(tmp_path):
+    p = tmp_path / "t.trec"
+    p.write_text("q1 Q0 a 1 3 t\nq1 Q0 b 2 2 t\nq1 Q0 c 3 2 t\nq1 Q0 d 4 2 t\nq1 Q0 e 5 1 t\n")
+    assert load_run(p, depth=2)["corpus-id"].tolist() == ["a", "d", "c", "b"]
+    assert load_run(p, depth=1)["corpus-id"].tolist() == ["a"]
+
+
+def test_depth_still_checks_every_row(tmp_path, monkeypatch):
+    """Rows cut by depth are still read and checked: no bad input passes because it sits low in a ranking."""
+    import ragcov_data.runs as runs
+
+    monkeypatch.setattr(runs, "BLOCK_BYTES", 64)
+    body = "".join(f"q1 Q0 d{j} {j} {100 - j} t\n" for j in range(1, 30))
+    cases = {
+        "nan.trec": (body + "q1 Q0 z 31 nan t\n", r"line 30: `score` nan is not a finite number"),
+        "dup.trec": (body + "q1 Q0 d25 31 0.5 t\n", r"document 'd25' is listed 2 times for query 'q1' \(line 25 and line 30"),
+        "bom.trec": (body + "\ufeffq2 Q0 a 1 1 t\n", r"line 30 starts with a byte-order mark"),
+        "short.trec": (body + "q1 Q0 z 31\n", r"line 30: expected 6 fields"),
+        "huge.trec": (body + f"q1 Q0 z {2**63} 0.1 t\n", r"line 30: `rank` \d+ is too large"),
+    }
+    for name, (text, match) in cases.items():
+        (tmp_path / name).write_text(text)
+        with pytest.raises(InputFileError, match=match):
+            load_run(tmp_path / name, depth=5)
+    csv = tmp_path / "bad.csv"
+    csv.write_text("qid,docid,score\n" + "".join(f"q1,d{j},{j}\n" for j in range(30)) + "q1,z,high\n")
+    with pytest.raises(InputFileError, match=r"line 32: `score` 'high' is not a finite number"):
+        load_run(csv, depth=5)
+
+
+def test_depth_refuses_a_distance_run_too(tmp_path):
+    p = _distance_run(tmp_path)
+    with pytest.raises(InputFileError, match="scores rise with rank"):
+        load_run(p, depth=2)
+    kept = load_run(p, depth=2, order="rank")
+    assert kept.groupby("query-id").size().eq(2).all() and kept["rank"].isin([1, 2]).all()
+
+
+def test_depth_on_other_sources_and_bad_depth(tmp_path):
+    frame = pd.DataFrame({"query-id": ["q"] * 4, "corpus-id": list("abcd"), "score": [4.0, 3.0, 3.0, 1.0]})
+    assert load_run(frame, depth=2)["corpus-id"].tolist() == ["a", "c", "b"]
+    p = tmp_path / "r.parquet"
+    load_run(frame).to_parquet(p)
+    assert load_run(p, depth=1)["corpus-id"].tolist() == ["a"]
+    assert load_run({"q": {"a": 1.0, "b": 2.0}}, depth=1)["corpus-id"].tolist() == ["b"]
+    for bad in (0, -1, 2.5, True):
+        with pytest.raises(RagcovError, match="`depth` must be a positive integer"):
+            load_run(frame, depth=bad)
