@@ -125,6 +125,8 @@ def estimates_table(
                     extra["value_counts"] = (lv, cnt[None, :])
             elif _core.METHODS[m]["kind"] == "bootstrap" and counts is not None:
                 extra["boot_counts"] = counts
+            elif _core.METHODS[m]["kind"] == "wild":  # wild cluster bootstrap: its own seeded weights
+                extra["rng"] = None if seed is None else np.random.default_rng([int(seed), 2])
             out = _core.interval_batch(n, s, q, estimator=core_est, method=m, level=level,
                                        n_resamples=n_resamples, **kw, **extra)
             r = {k: float(v[0]) for k, v in out.items() if k != "flags"}

@@ -49,7 +49,7 @@ def test_eval_methods_all_prints_every_method(task_dir, capsys):
     assert rc == 0 and rc_all == 0
     rows = lambda text: [ln.split()[:2] for ln in text.splitlines() if ln.split()[:1] in (["micro"], ["macro"])]
     assert rows(default) == [["micro", "cr2"], ["macro", "t"]]
-    assert len(rows(every)) == 12 and ["micro", "wald_iid"] in rows(every) and "wald_iid (naive)" in every
+    assert len(rows(every)) == 14 and ["micro", "wald_iid"] in rows(every) and "wald_iid (naive)" in every
     assert "shown: the recommended method" in default and "shown: the recommended method" not in every
 
 
