@@ -4,7 +4,9 @@
 - :mod:`.base`: :class:`~ragcov_data.loaders.base.TaskBuilder`, a builder whose corpus/queries/qrels splits
   each have their own features;
 - :mod:`.self_retrieval`: ``aneel_taesa`` (chunked self-retrieval over any acervo);
-- :mod:`.juristcu`: ``juristcu``.
+- :mod:`.juristcu`: ``juristcu``;
+- :mod:`.cited_questions`: ``cited_questions`` and ``irpf`` (real questions, gold = cited provisions);
+  :mod:`.articles` locates provisions and cuts article-level chunks.
 
 Use them through :func:`ragcov_data.load_dataset`; builders are imported lazily by the registry.
 """
