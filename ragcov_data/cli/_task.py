@@ -67,6 +67,9 @@ def add_task_source(p: argparse.ArgumentParser, *, cache: bool = True, table_col
                    help="--chunking dispositivo: a unit shorter than this joins the next (default: --query-words)")
     g.add_argument("--max-words", type=int, default=None,
                    help="--chunking dispositivo: a unit longer than this is split (default: 400)")
+    g.add_argument("--keep-superseded", action="store_true", default=None,
+                   help="--data-files .html/.md/.txt: keep superseded (struck, revoked) wording in the index, "
+                        "marked by the corpus column in_force (default: taken out)")
     if table_columns:
         g.add_argument("--id-column", default="doc_id", help="--data-files tables: id column (default: doc_id)")
         g.add_argument("--text-column", default="text", help="--data-files tables: text column (default: text)")
@@ -112,13 +115,14 @@ def chunking_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     """``chunking``/``min_words``/``max_words`` for build_task / load_dataset ({} for word windows)."""
     chunking = getattr(args, "chunking", None)
     sizes = {"min_words": getattr(args, "min_words", None), "max_words": getattr(args, "max_words", None)}
+    vig = {"keep_superseded": True} if getattr(args, "keep_superseded", None) else {}
     if chunking != "dispositivo":
         for name, value in sizes.items():
             if value is not None:
                 raise RagcovError(f"--{name.replace('_', '-')} applies to --chunking dispositivo; add it or drop "
                                   f"--{name.replace('_', '-')}.")
-        return {}
-    return {"chunking": "dispositivo", **{k: v for k, v in sizes.items() if v is not None}}
+        return vig
+    return {"chunking": "dispositivo", **{k: v for k, v in sizes.items() if v is not None}, **vig}
 
 
 def _chunking_given(args: argparse.Namespace) -> dict[str, Any]:
