@@ -41,6 +41,7 @@ def build_task(
     sample_docs: int | None = None,
     sample_seed: int = 0,
     sample_strata: str | None = None,
+    keep_superseded: bool = False,
 ) -> Task:
     """Build the chunked self-retrieval task from an acervo.
 
@@ -68,6 +69,9 @@ def build_task(
         the strata of a document column such as ``doc_type``, allocated proportionally); the corpus keeps
         every eligible document, and ``manifest["sample"]`` records the population and the sample
         (see :mod:`ragcov_data.sampling`).
+    keep_superseded : bool, default: False
+        Keep superseded wording of text files in the index (see :func:`read_acervo`); the corpus column
+        ``in_force`` marks it (:mod:`ragcov_data.vigencia`).
 
     Returns
     -------
@@ -91,7 +95,8 @@ def build_task(
     ch.validate_sizes(chunk_words, query_words)
     dv = dvm.settings(chunking, min_words, max_words, query_words)  # None for chunking="words"
     acervo = source if isinstance(source, Acervo) else read_acervo(source, id_column=id_column,
-                                                                   text_column=text_column)
+                                                                   text_column=text_column,
+                                                                   keep_superseded=keep_superseded)
     meta_cols = acervo.metadata_columns
     c_ids, c_docs, c_idx, c_text, c_meta = [], [], [], [], []
     doc_sizes: list[int] = []
@@ -186,6 +191,9 @@ def build_task(
     }
     if dv is not None:
         dvm.annotate_manifest(manifest, dv, n_structured, corpus)
+    from ragcov_data.vigencia import annotate_task
+
+    annotate_task(corpus, acervo, manifest)  # corpus `in_force` when the acervo carries vigência
     read_types = None
     if "doc_type" in meta_cols:
         read_types = pd.Series([d.metadata.get("doc_type") for d in acervo.documents], dtype=object)

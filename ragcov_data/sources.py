@@ -83,16 +83,19 @@ def _sample(sample_docs: int | None, seed: int | None, strata: str | None) -> di
     return {"sample_docs": sample_docs, "sample_seed": 0 if seed is None else seed, "sample_strata": strata}
 
 
-def _chunking(chunking: str | None, min_words: int | None, max_words: int | None) -> dict[str, Any]:
-    """``chunking``/``min_words``/``max_words`` for build_task / load_dataset ({} for word windows)."""
+def _chunking(chunking: str | None, min_words: int | None, max_words: int | None,
+              keep_superseded: bool = False) -> dict[str, Any]:
+    """``chunking``/``min_words``/``max_words``/``keep_superseded`` for build_task / load_dataset ({} for word
+    windows of text in force)."""
     sizes = {"min_words": min_words, "max_words": max_words}
+    vig = {"keep_superseded": True} if keep_superseded else {}
     if chunking != "dispositivo":
         for name, value in sizes.items():
             if value is not None:
                 opt = "--" + name.replace("_", "-")
                 raise RagcovError(f"{opt} applies to --chunking dispositivo; add it or drop {opt}.")
-        return {}
-    return {"chunking": "dispositivo", **{k: v for k, v in sizes.items() if v is not None}}
+        return vig
+    return {"chunking": "dispositivo", **{k: v for k, v in sizes.items() if v is not None}, **vig}
 
 
 def resolve_task(
@@ -106,6 +109,7 @@ def resolve_task(
     chunking: str | None = None,
     min_words: int | None = None,
     max_words: int | None = None,
+    keep_superseded: bool = False,
     sample_docs: int | None = None,
     seed: int | None = None,
     strata: str | None = None,
@@ -133,6 +137,8 @@ def resolve_task(
         "not given", so a task folder or another dataset can refuse them.
     chunking, min_words, max_words : optional
         ``"words"`` (default) or ``"dispositivo"`` with its unit sizes (:func:`ragcov_data.build_task`).
+    keep_superseded : bool
+        Keep superseded wording of compiled acts in the index (corpus column ``in_force``).
     sample_docs, seed, strata : optional
         Queries of ``sample_docs`` documents drawn with ``seed`` (default 0), within the strata of the
         document column ``strata`` (:mod:`ragcov_data.sampling`); a task folder holding the census is
@@ -182,7 +188,7 @@ def resolve_task(
             raise RagcovError(f"--data-files builds the chunked self-retrieval task ({DEFAULT_DATASET}); "
                               f"--dataset {dataset} reads its own files from --data-dir. Drop one of them.")
         t = _build(list(data_files), chunk_words, query_words, id_column, text_column, sample,
-                   _chunking(chunking, min_words, max_words))
+                   _chunking(chunking, min_words, max_words, keep_superseded))
         return TaskSource(t, "data_files", task_attrs(t.manifest))
     if data_dir:
         tables = _tables(Path(data_dir))
@@ -199,9 +205,9 @@ def resolve_task(
         from ragcov_data.paths import default_source
 
         t = _build([str(default_source("aneel_fulltext", data_dir))], chunk_words, query_words, id_column,
-                   text_column, sample, _chunking(chunking, min_words, max_words))
+                   text_column, sample, _chunking(chunking, min_words, max_words, keep_superseded))
         return TaskSource(t, "data_files", task_attrs(t.manifest))
-    cut = _chunking(chunking, min_words, max_words) if name == DEFAULT_DATASET else {}
+    cut = _chunking(chunking, min_words, max_words, keep_superseded) if name == DEFAULT_DATASET else {}
     return _registered(name, data_dir, chunk_words, query_words, sample, cut, cache_dir, show_progress)
 
 

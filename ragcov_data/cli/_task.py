@@ -46,6 +46,9 @@ def add_task_source(p: argparse.ArgumentParser, *, cache: bool = True, table_col
                    help="--chunking dispositivo: a unit shorter than this joins the next (default: --query-words)")
     g.add_argument("--max-words", type=int, default=None,
                    help="--chunking dispositivo: a unit longer than this is split (default: 400)")
+    g.add_argument("--keep-superseded", action="store_true", default=None,
+                   help="--data-files .html/.md/.txt: keep superseded (struck, revoked) wording in the index, "
+                        "marked by the corpus column in_force (default: taken out)")
     if table_columns:
         g.add_argument("--id-column", default="doc_id", help="--data-files tables: id column (default: doc_id)")
         g.add_argument("--text-column", default="text", help="--data-files tables: text column (default: text)")
@@ -81,7 +84,7 @@ def sample_kwargs(args: argparse.Namespace) -> dict[str, Any]:
 def chunking_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     """``chunking``/``min_words``/``max_words`` for build_task / load_dataset ({} for word windows)."""
     return _chunking(getattr(args, "chunking", None), getattr(args, "min_words", None),
-                     getattr(args, "max_words", None))
+                     getattr(args, "max_words", None), bool(getattr(args, "keep_superseded", None)))
 
 
 def _chunking_given(args: argparse.Namespace) -> dict[str, Any]:
@@ -99,7 +102,9 @@ def source_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     return dict(dataset=args.dataset, data_dir=args.data_dir, data_files=getattr(args, "data_files", None),
                 task=getattr(args, "task", None), chunk_words=args.chunk_words, query_words=args.query_words,
                 chunking=getattr(args, "chunking", None), min_words=getattr(args, "min_words", None),
-                max_words=getattr(args, "max_words", None), id_column=getattr(args, "id_column", "doc_id"),
+                max_words=getattr(args, "max_words", None),
+                keep_superseded=bool(getattr(args, "keep_superseded", None)),
+                id_column=getattr(args, "id_column", "doc_id"),
                 text_column=getattr(args, "text_column", "text"), cache_dir=getattr(args, "cache_dir", None),
                 **_sample_args(args))
 
