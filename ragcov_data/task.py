@@ -214,7 +214,8 @@ class Task:
         from datasets import Dataset, DatasetDict, DatasetInfo, Features, Value
 
         units = "unit" in self.corpus.columns and "continued" in self.corpus.columns
-        meta = [c for c in self.corpus.columns if c not in ("_id", "doc_id", "chunk_index", "text", "unit", "continued")]
+        meta = [c for c in self.corpus.columns
+                if c not in ("_id", "doc_id", "chunk_index", "text", "unit", "continued", "in_force")]
         feats = task_features(meta, units=units)
         out = {}
         for split in SPLITS:
