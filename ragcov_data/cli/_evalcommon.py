@@ -66,12 +66,24 @@ def add_common(p: argparse.ArgumentParser) -> None:
     add_run_options(p)
 
 
-def read_run_arg(path: str, args: argparse.Namespace) -> Any:
-    """A run file named on the command line, read through the one run reader with --columns/--run-format/--order."""
+def read_run_arg(path: str, args: argparse.Namespace, depth: int | None = None) -> Any:
+    """A run file named on the command line, read through the one run reader with --columns/--run-format/--order.
+
+    ``depth`` keeps only the rows a metric can see (``k`` a query, plus one for the query's own chunk and every
+    row tied at the boundary: :func:`ragcov_data.runs.load_run`), so memory follows the rows kept, not the file.
+    """
     from ragcov_data.cli._common import run_options
     from ragcov_data.runs import load_run
 
-    return load_run(path, **run_options(args))
+    return load_run(path, **run_options(args), depth=depth)
+
+
+def metric_depth(metric: str | None) -> int | None:
+    """Rows a query that scoring ``metric`` needs: its cutoff k, plus one for a self-retrieval query's own chunk
+    (removed before scoring). None when no metric is named (the verb then chooses the task's own)."""
+    from ragcov_data.eval.metrics import parse_metric
+
+    return None if metric is None else parse_metric(metric).k + 1
 
 
 def methods_arg(text: str | None) -> list[str] | None:

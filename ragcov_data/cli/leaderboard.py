@@ -85,7 +85,7 @@ def parse_runs(items: list[str]) -> dict[str, str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ragcov_data.cli._evalcommon import read_run_arg
+    from ragcov_data.cli._evalcommon import metric_depth, read_run_arg
     from ragcov_data.cli._task import load_task_source
     from ragcov_data.eval import leaderboard
     from ragcov_data.paths import check_writable
@@ -94,8 +94,13 @@ def run(args: argparse.Namespace) -> int:
     for out in (args.json_out, args.html_out, args.md_out):
         if out:
             check_writable(out)
-    runs = {name: read_run_arg(path, args) for name, path in paths.items()}
     task = load_task_source(args).task
+    # self-retrieval judgments are complete: the metric's top k (+ the own chunk) is all a run needs; on pooled
+    # judgments the condensed and pool readings look past unjudged rows, so those runs are read whole
+    queries = task["queries"]
+    cols = queries.column_names if hasattr(queries, "column_names") else list(queries.columns)
+    depth = metric_depth(args.metric or "hit@1") if "chunk_id" in cols else None
+    runs = {name: read_run_arg(path, args, depth) for name, path in paths.items()}
     res = leaderboard(runs, task, metric=args.metric, cluster=args.cluster, by=args.by, level=args.level,
                       n_resamples=args.n_resamples, seed=args.seed, on_missing=args.on_missing,
                       estimator=args.estimator, tie_policy=args.tie_policy,

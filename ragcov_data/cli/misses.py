@@ -58,7 +58,8 @@ def run(args: argparse.Namespace) -> int:
     task = load_task(args)  # checks --json first
     thresholds = {k: getattr(args, k) for k in ("near_duplicate", "boilerplate_doc_share", "boilerplate_min_docs",
                                                   "boilerplate_share") if getattr(args, k) is not None}
-    res = misses(read_run_arg(args.run, args), task, tie_policy=args.tie_policy, cluster=args.cluster,
+    res = misses(read_run_arg(args.run, args, 2),  # hit@1: the top row after the query's own chunk
+                 task, tie_policy=args.tie_policy, cluster=args.cluster,
                  level=args.level, on_missing=args.on_missing, **thresholds)  # unset: the documented defaults
     print(res.summary())
     if args.json_out:
