@@ -297,11 +297,20 @@ def chunk_order(queries: pd.DataFrame, corpus: pd.DataFrame | None) -> np.ndarra
 
 
 def exclude_self_rows(run: pd.DataFrame, queries: pd.DataFrame, exclude_self: bool) -> tuple[pd.DataFrame, int]:
-    """Drop rows where a query retrieves its own chunk (self-retrieval); return the run and the count."""
+    """Drop rows where a query retrieves its own chunk (self-retrieval); return the run and the count.
+
+    Ids are compared through their distinct values (integer codes), not row by row as strings."""
     if not exclude_self or "chunk_id" not in queries.columns:
         return run, 0
-    own = dict(zip(queries["_id"].astype(str), queries["chunk_id"].astype(str)))
-    mask = run["query-id"].astype(str).map(own).to_numpy() == run["corpus-id"].astype(str).to_numpy()
+    qcodes, quniq = pd.factorize(run["query-id"])
+    ccodes, cuniq = pd.factorize(run["corpus-id"])
+    own = pd.Series(queries["chunk_id"].astype(str).to_numpy(), index=queries["_id"].astype(str).to_numpy())
+    own = own[~own.index.duplicated()]
+    own.index = _object_index(own.index)
+    own_of_q = own.reindex(_object_index(quniq)).to_numpy(dtype=object)  # NaN: not a task query
+    own_code = _object_index(cuniq).get_indexer(pd.Index(own_of_q, dtype=object))
+    own_code[pd.isna(own_of_q)] = -2
+    mask = own_code[qcodes] == ccodes
     if not mask.any():
         return run, 0
     kept = run.loc[~mask].copy()
@@ -315,6 +324,11 @@ def exclude_self_rows(run: pd.DataFrame, queries: pd.DataFrame, exclude_self: bo
 def _where(run: pd.DataFrame, name: str) -> str:
     src = run.attrs.get("source")
     return f"{src}" if src and src not in ("run", "DataFrame") else f"run {name!r}"
+
+
+def _object_index(values: Any) -> pd.Index:
+    """Ids as an object-dtype Index of str (hash look-ups without per-element Arrow conversions)."""
+    return pd.Index(np.asarray(pd.Series(values).astype(str).to_numpy(dtype=object), dtype=object), dtype=object)
 
 
 def _nfc(ids: Iterable[Any]) -> list[str]:
@@ -361,13 +375,15 @@ def check_run_documents(run: pd.DataFrame, corpus: pd.DataFrame | None, subset_n
     Returns the number of such rows."""
     if corpus is None or "_id" not in corpus.columns:
         return 0
-    ids = run["corpus-id"]
-    known = pd.Index(corpus["_id"].astype(str))
-    unknown = ~ids.isin(known)
-    n = int(unknown.sum())
-    if not n:
+    codes, uniq = pd.factorize(run["corpus-id"])  # distinct ids only: cheap on long runs
+    uniq = _object_index(uniq)
+    known = _object_index(corpus["_id"]).unique()
+    bad_uniq = known.get_indexer(uniq) < 0
+    if not bad_uniq.any():
         return 0
-    distinct = pd.unique(ids[unknown.to_numpy()])
+    unknown = bad_uniq[codes]
+    n = int(unknown.sum())
+    distinct = uniq[bad_uniq][np.argsort(np.flatnonzero(bad_uniq), kind="stable")]  # first-appearance order
     first = list(distinct[:5])
     where = run.attrs.get("source") or f"`{name}`"
     nfc_known = dict(zip(_nfc(known), known))
@@ -409,17 +425,21 @@ def _check_query_normalisation(run_ids: Iterable[str], qids: np.ndarray, where: 
 
 def tie_profile(run: pd.DataFrame, n_queries: int) -> tuple[float, float]:
     """``(top_tie_share, all_tied_share)``: shares of the task's queries whose best score is shared by 2+
-    candidates, and whose 2+ candidates all share one score (see :func:`ragcov_data.ties.tied`)."""
+    candidates, and whose 2+ candidates all share one score (see :func:`ragcov_data.ties.tied`).
+
+    A rank-only run (``score = -rank``) has no score ties of its own making: (0, 0)."""
     if run.empty or "score" not in run.columns or n_queries == 0 or run.attrs.get("score_from") == "rank":
         return 0.0, 0.0
+    codes, _ = pd.factorize(run["query-id"])
     score = run["score"].to_numpy(dtype=float)
-    g = pd.Series(score).groupby(run["query-id"].to_numpy(), sort=False)
-    top = g.transform("max").to_numpy()
-    in_top = tied(score, top)
-    sizes = pd.Series(in_top).groupby(run["query-id"].to_numpy(), sort=False).sum()
-    per = pd.DataFrame({"n": g.size(), "lo": g.min(), "hi": g.max()})
-    all_tied = (per["n"].to_numpy() > 1) & tied(per["lo"].to_numpy(), per["hi"].to_numpy())
-    return float((sizes > 1).sum() / n_queries), float(all_tied.sum() / n_queries)
+    order = np.lexsort((-score, codes))  # by query, best score first
+    c, sc = codes[order], score[order]
+    first = np.flatnonzero(np.r_[True, c[1:] != c[:-1]])
+    last = np.r_[first[1:], len(c)] - 1
+    multi = last > first
+    top_tied = multi & tied(sc[first], sc[np.minimum(first + 1, len(c) - 1)])
+    all_tied = multi & tied(sc[first], sc[last])
+    return float(top_tied.sum() / n_queries), float(all_tied.sum() / n_queries)
 
 
 def _tie_notice(name: str, share: float, n_queries: int, tie_policy: str) -> str | None:
@@ -571,7 +591,7 @@ def outcomes_many(
         if single:
             notices += said
         df, n_self = exclude_self_rows(df, queries, exclude_self)
-        ids = set(pd.unique(df["query-id"].astype(str).to_numpy(dtype=object)))
+        ids = set(pd.Index(pd.factorize(df["query-id"])[1]).astype(str))
         _check_query_normalisation(ids, qids_all, where)
         loaded[name], run_ids[name] = df, ids
         per_run[name] = {"n_self_rows_removed": n_self, "n_unknown_document_rows": n_unknown}
