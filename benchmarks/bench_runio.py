@@ -66,8 +66,7 @@ def measure(case: str, path: str, repeat: int, depth: int | None) -> dict:
     else:
         from ragcov_data.runs import load_run
 
-        # the rank column of this file is line order, not the score's: it is informational (trec_eval)
-        fn = lambda: load_run(path, depth=depth, order="score")  # noqa: E731
+        fn = lambda: load_run(path, depth=depth)  # noqa: E731
     base = _rss_mib()
     times, out = [], None
     for _ in range(repeat):
@@ -107,7 +106,7 @@ def main() -> None:
         from ragcov_data.runs import load_run, save_run
 
         ordered = Path(tmp) / "ordered.trec"
-        save_run(load_run(path, order="score"), ordered)
+        save_run(load_run(path), ordered)
         gz = Path(tmp) / "big.trec.gz"
         with open(path, "rb") as src, gzip.open(gz, "wb", compresslevel=1) as dst:
             dst.write(src.read())
