@@ -18,15 +18,25 @@ Formats read (``format=None`` detects: by suffix, else by content; errors say wh
 * **JSON**: the pytrec_eval / ranx layout ``{qid: {docid: score}}``; ``{qid: [docid, ...]}`` (ranked
   lists, rank-only); or a list of records / JSON Lines with the column names above.
 * In Python: a DataFrame (same column names) or a dict in the JSON layouts.
-* ``.gz``, ``.bz2``, ``.xz`` by suffix. A UTF-8 byte-order mark is tolerated.
+* ``.gz``, ``.bz2``, ``.xz`` by suffix (compressed content under another name is refused with the suffix it
+  needs). A UTF-8 byte-order mark is tolerated at the start of the file only: one further on (two files
+  concatenated) is an error naming its line.
 
 **Rank-only runs** (no score, any format): ordered by rank; ragcov sets ``score = -rank`` so equal ranks
 tie and every tie policy applies (``attrs["score_from"] == "rank"``). A run without ranks gets ranks in
 trec_eval's order (``attrs["rank_from"] == "score"``).
 
-Rejected, with the file, the line and what was expected: missing columns, empty ids, non-numeric or
-non-finite scores, non-integer ranks, and a document listed twice for one query (trec_eval rejects it
-too). Large TREC and CSV files are parsed by Arrow's CSV reader, not a Python loop.
+**Rank against score.** A run with both orders by score, as trec_eval does, when they agree. One whose
+scores *rise* with rank in most queries (a distance written as the score) is refused unless the caller
+names the order: ``order="rank"`` (``--order rank``) orders by the file's ranks, ``order="score"``
+by score, higher = better.
+
+Rejected, with the file, the line and what was expected: missing columns, empty ids, ids that are JSON
+objects or lists, non-numeric or non-finite scores, non-integer ranks, ranks of magnitude 2**53 or more
+(beyond it float64 merges distinct ranks; past 2**63 int64 overflows), rank and score columns that look
+swapped, a delimiter other than the suffix's, and a document listed twice for one query (trec_eval
+rejects it too). Large TREC and CSV files are parsed by Arrow's CSV reader, not a Python loop;
+``depth=k`` reads them in blocks and keeps k rows a query plus ties, so memory follows the rows kept.
 """
 from __future__ import annotations
 

@@ -118,7 +118,10 @@ FOLDER_OUTPUT_VERBS = {"build": "--out", "benchmark": "--out", "report": "--out"
 #: Input options: argparse dest -> the option (or positional) the user typed.
 INPUT_OPTIONS = {"run": "RUN", "run_a": "RUN_A", "run_b": "RUN_B", "runs": "RUN", "population": "POPULATION",
                  "results": "RESULTS", "data_files": "--data-files", "data_dir": "--data-dir", "task": "--task",
-                 "stratum_sizes": "--stratum-sizes", "card": "--card", "cache_dir": "--cache-dir"}
+                 "stratum_sizes": "--stratum-sizes", "card": "--card"}
+#: Files of an input folder a verb reads: task tables and manifest, acervo documents (by name and suffix).
+_TASK_FILES = ("manifest.json", "corpus", "queries", "qrels")
+_READ_SUFFIXES = (".parquet", ".jsonl", ".csv", ".tsv", ".txt", ".md", ".html", ".htm")
 
 
 def check_outputs(inputs: Iterable[tuple[str, Any]], outputs: Iterable[tuple[str, Any]], *,
@@ -127,8 +130,9 @@ def check_outputs(inputs: Iterable[tuple[str, Any]], outputs: Iterable[tuple[str
 
     Paths are compared as the files they name (resolved, so ``./a``, ``dir/../a`` and a symbolic link to
     ``a`` are all ``a``; existing files are also compared by inode, which catches hard links). An output
-    file may not be an input file, nor an existing file inside an input folder (a task folder, a folder
-    of ``--data-files``); two outputs may not be one file; an output folder may not be an input folder.
+    file may not be an input file, nor a file the verb reads from an input folder (a task folder's
+    manifest and tables, the data folder's sources, the documents of a ``--data-files`` folder); two
+    outputs may not be one file; an output folder may not be an input folder.
     Every output must also be writable (:func:`ragcov_data.paths.check_writable`).
 
     Parameters
@@ -158,7 +162,7 @@ def check_outputs(inputs: Iterable[tuple[str, Any]], outputs: Iterable[tuple[str
             if _same_path(out, inp):
                 raise RagcovError(f"{opt} and {in_opt} name the same file {str(out)!r}: the output would overwrite "
                                   "an input; choose another output path.")
-            if inp.is_dir() and out.is_file() and _inside(out, inp):
+            if inp.is_dir() and out.is_file() and _inside(out, inp) and _read_from_folder(out, in_opt):
                 raise RagcovError(f"{opt} {str(out)!r} is a file inside {in_opt} {str(inp)!r}: the output would "
                                   "overwrite an input file; choose a path outside the input folder.")
         for prev_opt, prev in seen:
@@ -216,6 +220,17 @@ def _same_path(a: Path, b: Path) -> bool:
         return a.exists() and b.exists() and os.path.samefile(a, b)
     except OSError:
         return False
+
+
+def _read_from_folder(path: Path, opt: str) -> bool:
+    """Would a verb read ``path`` from the input folder ``opt`` names? (A report written there before is not.)"""
+    from ragcov_data.paths import DEFAULT_SOURCES
+
+    if path.name == "manifest.json" or (path.stem in _TASK_FILES and path.suffix.lower() in _READ_SUFFIXES):
+        return True
+    if any(str(path.resolve()).endswith(str(Path(rel))) for rel in DEFAULT_SOURCES.values()):
+        return True
+    return opt == "--data-files" and path.suffix.lower() in _READ_SUFFIXES
 
 
 def _inside(path: Path, folder: Path) -> bool:

@@ -92,3 +92,16 @@ def test_distinct_outputs_pass(runs, tmp_path):
 def test_unwritable_output_is_still_refused(runs, tmp_path):
     with pytest.raises(RagcovError, match="it is a folder, not a file"):
         check_outputs([("RUN", runs["x"])], [("--json", tmp_path)])
+
+
+def test_a_previous_report_inside_the_data_folder_may_be_rewritten(tmp_path):
+    """Only files the verb reads from an input folder are protected: rerunning a command is not refused."""
+    task = tmp_path / "task"
+    task.mkdir()
+    (task / "report.json").write_text("{}")
+    check_outputs([("--data-dir", task)], [("--json", task / "report.json")])
+    docs = tmp_path / "acervo"
+    docs.mkdir()
+    (docs / "lei.txt").write_text("Art. 1")
+    with pytest.raises(RagcovError, match="is a file inside --data-files"):
+        check_outputs([("--data-files", docs)], [("--csv", docs / "lei.txt")])
