@@ -331,8 +331,9 @@ table.systems,table.pairs,table.leaderboard-systems{border-collapse:collapse;fon
 table.systems td,table.systems th,table.pairs td,table.pairs th,table.leaderboard-systems td,
 table.leaderboard-systems th{border:1px solid #ddd;padding:.2rem .45rem;text-align:right}
 table.pairs th,table.systems th{background:#f4f4f4}td.name,th.name{text-align:left;white-space:nowrap}
-td.sig{background:#c7e9c0}td.sig[data-robust="no"]{background:#fde2b8}td.ns{background:#f0f0f0;color:#666}
-td.diag{background:#fff}.flag{color:#b30000;font-weight:600}.note{font-size:.85rem;color:#444}
+td.sig{background:#c7e9c0}td.sig[data-robust="no"]{background:#fde2b8}table.pair-matrix{border-collapse:collapse;font-size:.85rem}td.ns{background:#f0f0f0;color:#666}
+td.diag{background:#fff}table.systems td,table.leaderboard-systems td{white-space:nowrap}
+table.pairs,table.pair-matrix{min-width:26em}table.pair-matrix td,table.pair-matrix th{border:1px solid #ddd;padding:.2rem .45rem;text-align:right}.flag{color:#b30000;font-weight:600}.note{font-size:.85rem;color:#444}
 .pool{background:#fff8e6;border-left:4px solid #e0a030;padding:.3rem .6rem;font-size:.9rem}
 .figs{display:flex;flex-wrap:wrap;gap:1.5rem;align-items:flex-start}
 svg text{font-size:12px;font-family:system-ui,sans-serif}small{font-size:.75rem}"""
@@ -448,7 +449,7 @@ def judged_svg(sy: pd.DataFrame, k: int, threshold: float) -> str:
     return "".join(parts) + "</svg>"
 
 
-def pair_matrix_html(res: Any, g: str) -> str:
+def pair_matrix_html(res: Any, g: str, table_class: str = "pairs") -> str:
     """Row − column: the difference and its simultaneous interval in each cell (p-values on hover); green =
     separable, amber = separable but the order depends on the pool, grey = not separable."""
     b = _b(res)
@@ -470,16 +471,17 @@ def pair_matrix_html(res: Any, g: str) -> str:
         tds = "".join(cell.get((a, c), '<td class="diag">·</td>' if a == c else "<td></td>") for c in names)
         rows.append(f'<tr><th class="name">{_e(a)}</th>{tds}</tr>')
     pool = "; amber † = separable, but the order depends on the pool" if b.pool else ""
-    return (f'<table class="pairs"><caption>Row − column: difference and simultaneous {b.level:.0%} interval; '
-            f'green = separable (the interval excludes 0){pool}; p-values on hover.</caption>'
+    n = len(b.pr(g))
+    return (f'<table class="{table_class}"><caption>Family-wise over the {n} pair{"s" if n != 1 else ""}: row − column, '
+            f'difference and simultaneous {b.level:.0%} interval; green = separable (the interval excludes 0)'
+            f'{pool}; p-values on hover.</caption>'
             f'<tr><th></th>{th}</tr>{"".join(rows)}</table>')
 
 
 def systems_table_html(res: Any, g: str, cls: str = "systems") -> str:
     b = _b(res)
     cols, rows = _rows(b, g)
-    words_ = {"bound_high": "bound_high (unjudged relevant)", "condensed": "condensed (unjudged removed)",
-              "estimate": "estimate (unjudged non-relevant)" if b.pool else "estimate"}
+    words_ = {"bound_high": "bound_high", "condensed": "condensed", "estimate": "estimate"}
     th = "".join(f'<th class="name">{c}</th>' if c == "system" else f"<th>{_e(words_.get(c, c))}</th>" for c in cols)
     body = []
     for row in rows:
@@ -495,7 +497,8 @@ def systems_table_html(res: Any, g: str, cls: str = "systems") -> str:
     return f'<table class="{cls}"><tr>{th}</tr>{"".join(body)}</table>'
 
 
-def panels_html(res: Any, *, heading: int = 2, pairs: bool = True, systems_class: str = "systems") -> str:
+def panels_html(res: Any, *, heading: int = 2, pairs: bool = True, systems_class: str = "systems",
+                matrix_class: str = "pairs") -> str:
     """One panel per group: heading, head line, missing-query line, sentence, figures, tables."""
     b = _b(res)
     out = []
@@ -511,7 +514,7 @@ def panels_html(res: Any, *, heading: int = 2, pairs: bool = True, systems_class
             f'<section class="panel" data-group="{_e(group_label(g))}"><h{heading}>{_e(title)}</h{heading}>'
             f'<p class="note">{_e(head(b, g))}</p>' + (f'<p class="note flag">{_e(ml)}</p>' if ml else "")
             + f'<p class="verdict"><strong>{_e(sentence(b, g))}</strong></p><div class="figs">{"".join(figs)}</div>'
-            + systems_table_html(b, g, systems_class) + (pair_matrix_html(b, g) if pairs else "") + "</section>")
+            + systems_table_html(b, g, systems_class) + (pair_matrix_html(b, g, matrix_class) if pairs else "") + "</section>")
     return "".join(out)
 
 

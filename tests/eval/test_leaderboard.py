@@ -393,6 +393,9 @@ def test_text_and_markdown_name_every_system_and_group(jboard):
 
 
 def test_html_renders_in_chromium(jboard, tmp_path):
+    from _browser import chromium
+
+    CHROMIUM = chromium()  # skipped with the install hint where no browser exists (never in CI)
     path = tmp_path / "board.html"
     text = jboard.to_html(path)
     assert "<link " not in text and not re.findall(r'src="(?!data:)', text)  # self-contained
