@@ -41,6 +41,8 @@ __all__ = ["per_query_values", "granularity_qrels", "leaderboard_from_values", "
            "CitedChunkingResult", "topic_of", "METRIC_NAMES"]
 
 METRIC_NAMES = ("recall", "hit", "ndcg")
+#: Units of inference of :func:`cited_chunking_study`.
+CLUSTERS = ("auto", "query", "topic", "article")
 GRANULARITIES = ("dispositivo", "article")
 _METRIC = re.compile(r"^\s*(recall|r|hit|ndcg)\s*@\s*(\d+)\s*$", re.I)
 
@@ -303,8 +305,7 @@ class CitedChunkingResult(_JsonMixin):
         lines.append(self.table_text())
         for m, lb in self.leaderboards.items():
             lines.append("")
-            lines.append(lb.separable())
-            lines.append(f"[{m}] " + lb.summary().splitlines()[0])
+            lines.append(lb.summary())
         return "\n".join(lines)
 
     def table_text(self) -> str:
@@ -349,9 +350,11 @@ def cited_chunking_study(
     granularity : {"dispositivo", "article"}
     where : {"all", "full"}
         ``"full"``: only questions whose cited acts are all in the corpus.
-    cluster : {"auto", "query", "topic"}
+    cluster : {"auto", "query", "topic", "article"}
         Unit of inference. ``"auto"``: the topic (``question_summary`` head) when the ICC of the first
-        retriever's recall@k on the first chunking by topic exceeds ``icc_threshold``, else the question.
+        retriever's recall@k on the first chunking by topic exceeds ``icc_threshold``, else the question;
+        ``"article"``: the question's first cited artigo (a sensitivity design: questions citing one
+        provision share it).
 
     Returns
     -------
@@ -361,8 +364,8 @@ def cited_chunking_study(
 
     if where not in ("all", "full"):
         raise RagcovError(f"`where` must be 'all' or 'full'; got {where!r}.")
-    if cluster not in ("auto", "query", "topic"):
-        raise RagcovError(f"`cluster` must be one of ['auto', 'query', 'topic']; got {cluster!r}.")
+    if cluster not in CLUSTERS:
+        raise RagcovError(f"`cluster` must be one of {list(CLUSTERS)}; got {cluster!r}.")
     if len(tasks) * len(retrievers) < 2:
         raise RagcovError("need at least two systems (chunkings x retrievers).")
     specs = [_parse(m) for m in metrics]
@@ -427,20 +430,21 @@ def cited_chunking_study(
     icc["sentence"] = (f"{rec_name} of {first_sys}: ICC by topic {de.icc:+.3f} over {icc['n_topics']} topics "
                        f"(deff {de.deff:.2f}); by first cited artigo {de_art.icc:+.3f} over {icc['n_first_articles']} "
                        f"artigos (deff {de_art.deff:.2f}); unit of inference: "
-                       + ("the topic" if chosen == "topic" else "the question")
+                       + {"topic": "the topic", "article": "the first cited artigo"}.get(chosen, "the question")
                        + (" (chosen)." if cluster != "auto" else
                           f" (auto: topic ICC {'>' if chosen == 'topic' else '<='} {icc_threshold})."))
-    clusters = topics if chosen == "topic" else None
+    clusters = {"topic": topics, "article": first_cits}.get(chosen)
+    cname_ = {"topic": "topic", "article": "first cited artigo"}.get(chosen, "question")
     lbs = {}
     for m in metrics:
         tbl = values[m]
         lbs[m] = leaderboard_from_values(tbl, metric=m, clusters=clusters,
-                                         cluster_name="topic" if chosen == "topic" else "question",
+                                         cluster_name=cname_,
                                          level=level, n_resamples=n_resamples, seed=seed)
         lbs[m].info["notices"] += notices
     return CitedChunkingResult(leaderboards=lbs, values=values, resolution=pd.DataFrame(res_rows), icc=icc,
                                granularity=granularity, where=where,
-                               cluster="topic" if chosen == "topic" else "question",
+                               cluster=cname_,
                                info={"n_resamples": int(n_resamples), "seed": seed, "notices": notices,
                                      "systems": list(per_sys), "level": level})
 

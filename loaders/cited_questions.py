@@ -58,6 +58,7 @@ from ragcov_data.loaders.base import TaskBuilder
 from ragcov_data.task import Task
 
 __all__ = ["CitedQuestionsConfig", "CitedQuestionsBuilder", "IRPFBuilder", "CitedTask", "build_cited_task",
+           "resolve_citations", "chunk_act",
            "read_questions", "CHUNKINGS", "GRANULARITIES", "RESOLUTION_RULE", "STATUSES"]
 
 CHUNKINGS = ("words", "dispositivo", "article")
@@ -379,38 +380,8 @@ def build_cited_task(
     ids = corpus["_id"].to_numpy(dtype=object)
     # ---- questions and their citations
     table = _table(acervo.documents)
-    known = set(bounds)
-    q_rows, c_rows = [], []
-    qrels: dict[tuple[str, str], int] = {}
-    unresolved, coarse = [], []
-    for q in qs:
-        cov = q.get("coverage") or "full"
-        partial = cov == "partial"
-        if coverage == "full" and partial:
-            continue
-        cited = gold_citations(q, gold, table, known)
-        n_res = 0
-        for k, c in enumerate(cited):
-            status, chunks, art_chunks = _resolve(c, index, bounds, ids, known)
-            if status in ("resolved", "dispositivo_not_found"):
-                n_res += 1
-                for cid in art_chunks:
-                    g = 1
-                    key = (q["qid"], cid)
-                    qrels[key] = max(qrels.get(key, 0), g)
-                if granularity == "dispositivo":
-                    for cid in chunks:
-                        qrels[(q["qid"], cid)] = 2
-            if status != "resolved":
-                entry = {"query-id": q["qid"], "citation": c.label, "status": status, "raw": c.raw}
-                (coarse if status == "dispositivo_not_found" else unresolved).append(entry)
-            c_rows.append({"query-id": q["qid"], "citation": c.label, "doc_id": c.doc_id or c.act,
-                           "article": c.article, "paragraph": c.paragraph, "inciso": c.inciso, "alinea": c.alinea,
-                           "item": c.item, "caput": bool(c.caput), "raw": c.raw, "status": status,
-                           "chunks": list(chunks), "article_chunks": list(art_chunks)})
-        q_rows.append({"_id": q["qid"], "text": q["question"], "coverage": cov, "partial": partial,
-                       "question_summary": q.get("question_summary"), "n_citations": len(cited),
-                       "n_resolved": n_res})
+    q_rows, c_rows, qrels, unresolved, coarse = resolve_citations(
+        qs, index=index, bounds=bounds, ids=ids, table=table, gold=gold, granularity=granularity, coverage=coverage)
     if not q_rows:
         raise RagcovError("no question is left (coverage='full' and every question is partial?); use coverage='all'.")
     queries = pd.DataFrame(q_rows)
@@ -466,6 +437,60 @@ def build_cited_task(
     if warn:
         _warn(counts, unresolved, coarse, name)
     return CitedTask(corpus, queries, qr, manifest, citations=cits)
+
+
+def resolve_citations(questions: Sequence[Mapping[str, Any]], *, index: Mapping[str, Any], bounds: Mapping[str, tuple],
+                      ids: np.ndarray, table: dict, gold: str = "auto", granularity: str = "dispositivo",
+                      coverage: str = "all") -> tuple[list, list, dict, list, list]:
+    """Resolve every question's citations onto a chunked corpus (the qrels step of :func:`build_cited_task`).
+
+    Parameters
+    ----------
+    questions : sequence of dict
+        Records of :func:`read_questions`.
+    index : mapping doc_id -> ProvisionIndex
+        :func:`ragcov_data.loaders.articles.locate` of each act.
+    bounds : mapping doc_id -> (chunk start chars, chunk end chars, first corpus row)
+    ids : ndarray
+        Corpus ``_id`` of every row.
+    table : dict
+        Alias table (act key -> doc_id) for parsed citations.
+
+    Returns
+    -------
+    (query rows, citation rows, {(query-id, corpus-id): grade}, unresolved, dispositivo_not_found)
+    """
+    known = set(bounds)
+    q_rows, c_rows = [], []
+    qrels: dict[tuple[str, str], int] = {}
+    unresolved, coarse = [], []
+    for q in questions:
+        cov = q.get("coverage") or "full"
+        partial = cov == "partial"
+        if coverage == "full" and partial:
+            continue
+        cited = gold_citations(q, gold, table, known)
+        n_res = 0
+        for c in cited:
+            status, chunks, art_chunks = _resolve(c, index, bounds, ids, known)
+            if status in ("resolved", "dispositivo_not_found"):
+                n_res += 1
+                for cid in art_chunks:
+                    qrels.setdefault((q["qid"], cid), 1)
+                if granularity == "dispositivo":
+                    for cid in chunks:
+                        qrels[(q["qid"], cid)] = 2
+            if status != "resolved":
+                entry = {"query-id": q["qid"], "citation": c.label, "status": status, "raw": c.raw}
+                (coarse if status == "dispositivo_not_found" else unresolved).append(entry)
+            c_rows.append({"query-id": q["qid"], "citation": c.label, "doc_id": c.doc_id or c.act,
+                           "article": c.article, "paragraph": c.paragraph, "inciso": c.inciso, "alinea": c.alinea,
+                           "item": c.item, "caput": bool(c.caput), "raw": c.raw, "status": status,
+                           "chunks": list(chunks), "article_chunks": list(art_chunks)})
+        q_rows.append({"_id": q["qid"], "text": q["question"], "coverage": cov, "partial": partial,
+                       "question_summary": q.get("question_summary"), "n_citations": len(cited),
+                       "n_resolved": n_res})
+    return q_rows, c_rows, qrels, unresolved, coarse
 
 
 def _resolve(c: _Cited, index: dict, bounds: dict, ids: np.ndarray, known: set) -> tuple[str, list, list]:

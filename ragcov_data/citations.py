@@ -56,6 +56,7 @@ Examples
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from dataclasses import dataclass
 from typing import Iterable, NamedTuple
@@ -185,8 +186,14 @@ def _year(s: str | None) -> int | None:
     return y if y >= 100 else (1900 + y if y > 30 else 2000 + y)
 
 
+@functools.lru_cache(maxsize=256)
+def _type_of(words: str) -> str:
+    s = re.sub(r"\s+", " ", words.strip())
+    return next(tp for rx, tp in _TYPE_OF if rx.match(s))
+
+
 def _act_from_match(m: re.Match) -> Act:
-    t = next(tp for rx, tp in _TYPE_OF if rx.match(re.sub(r"\s+", " ", m.group("type").strip())))
+    t = _type_of(m.group("type"))
     issuers = m.group("issuer").split()
     issuer = "/".join(i.upper() if i.upper() in ("RFB", "SRF", "MF", "ME", "PGFN", "CMN", "BCB", "CGU", "TCU")
                       else i.capitalize() for i in issuers) or None

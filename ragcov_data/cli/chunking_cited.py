@@ -38,8 +38,9 @@ def extend_parser(p: argparse.ArgumentParser) -> None:
                    help="'full': only questions whose cited acts are all in the corpus (default: all)")
     g.add_argument("--metrics", default="recall@10,ndcg@10",
                    help="comma list of recall@k, ndcg@k, hit@k: one family-wise table each (default: recall@10,ndcg@10)")
-    g.add_argument("--cluster", choices=("auto", "query", "topic"), default="auto",
-                   help="unit of inference: the question, its topic, or auto (topic when its ICC > 0.05)")
+    g.add_argument("--cluster", choices=("auto", "query", "topic", "article"), default="auto",
+                   help="unit of inference: the question, its topic, its first cited artigo, or auto (topic when "
+                        "its ICC > 0.05)")
 
 
 def _split(value: str | None) -> list[str]:
