@@ -21,6 +21,7 @@ name                   retriever
 ``use-multilingual``   dense, Universal Sentence Encoder multilingual v3 (packaged, offline)
 ``e5-small``           dense, multilingual-e5-small 4-bit (packaged, offline; query/passage prompts)
 ``minilm``             dense, all-MiniLM-L6-v2 (packaged, offline; English)
+``wordllama``          dense, WordLlama l2_supercat static embeddings (packaged, offline; fast)
 ``hybrid-bm25pt-e5``   RRF (k=60) of ``bm25-pt`` and ``e5-small``
 ``hybrid-bm25pt-use``  RRF (k=60) of ``bm25-pt`` and ``use-multilingual``
 =====================  =============================================================================
@@ -105,6 +106,8 @@ RETRIEVERS: dict[str, Spec] = {
     "e5-small": Spec("dense: multilingual-e5-small, 4-bit (packaged; query:/passage: prompts)", _dense("e5-small"),
                      ("cache_dir",), True),
     "minilm": Spec("dense: all-MiniLM-L6-v2 (packaged; English)", _dense("minilm"), ("cache_dir",), True),
+    "wordllama": Spec("dense: WordLlama l2_supercat static token embeddings (packaged; fast)", _dense("wordllama"),
+                      ("cache_dir",), True),
     "hybrid-bm25pt-e5": Spec("reciprocal-rank fusion (k=60) of bm25-pt and e5-small", _hybrid("e5-small"),
                              ("cache_dir",), True),
     "hybrid-bm25pt-use": Spec("reciprocal-rank fusion (k=60) of bm25-pt and use-multilingual",
