@@ -217,6 +217,16 @@ def read_run(run: Any) -> pd.DataFrame:
     return load_run(run)
 
 
+def run_name(run: Any) -> str:
+    """How notices name a run: its file's name (a path, or a run read from a file), else ``"run"``."""
+    if isinstance(run, (str, Path)):
+        return Path(run).name
+    src = getattr(run, "attrs", {}).get("source") if isinstance(run, pd.DataFrame) else None
+    if isinstance(src, str) and src not in ("run", "DataFrame") and Path(src).is_file():
+        return Path(src).name
+    return "run"
+
+
 def default_cluster(columns: Iterable[str]) -> str:
     """The default sampled unit: ``source_key`` (JurisTCU: queries written from one source summary move
     together), else ``doc_id`` (self-retrieval: chunks of one document move together), else ``_id``."""
@@ -463,16 +473,20 @@ def zeroed_notice(name: str, n: int, total: int, groups: Mapping[str, tuple[int,
 
 
 # ============================================================================================ the stage
-def _sample_for_runs(task: Any, runs: Mapping[str, pd.DataFrame]) -> tuple[dict[str, Any] | None, Mapping]:
+def _sample_for_runs(task: Any, runs: Mapping[str, pd.DataFrame], notices: list[str]
+                     ) -> tuple[dict[str, Any] | None, Mapping]:
     """The one document sample behind the task and every run (None: a census), and the attrs to restrict by.
-    Runs made on different samples cannot share a table of queries: refused."""
+    Runs made on different samples cannot share a table of queries: refused. A census run beside runs of a
+    sample is scored on the sample's queries, said in a notice."""
     from ragcov_data.sampling import resolve_for_eval, sample_of
 
     task_sample = sample_of(task)
     chosen, attrs_of, first = None, {}, None
+    census = []
     for name, df in runs.items():
         rec = resolve_for_eval(task_sample, df.attrs, task)
         if rec is None:
+            census.append(name)
             continue
         if chosen is None:
             chosen, attrs_of, first = rec, df.attrs, name
@@ -480,6 +494,9 @@ def _sample_for_runs(task: Any, runs: Mapping[str, pd.DataFrame]) -> tuple[dict[
             raise QrelsRunMismatchError(
                 f"runs {first!r} and {name!r} were made on different document samples (k={chosen.get('k')}, seed="
                 f"{chosen.get('seed')}; k={rec.get('k')}, seed={rec.get('seed')}); rank runs of one sample together.")
+    if chosen is not None and census:
+        notices.append(f"runs {census} carry no document sample; they are scored on the queries of run {first!r}'s "
+                       f"sample ({chosen.get('k')} documents, seed {chosen.get('seed')}), as every run here.")
     return chosen, attrs_of
 
 
@@ -556,11 +573,11 @@ def outcomes_many(
         check_run_parameters(df, manifest, name)
         loaded[name] = df
 
-    sample, attrs = _sample_for_runs(task, loaded)
+    notices: list[str] = []
+    sample, attrs = _sample_for_runs(task, loaded, notices)
     if sample is not None:
         frames, sample = restrict_frames(task, attrs, frames)  # a document-sampled task: its queries only
     queries, qrels = frames["queries"], frames["qrels"]
-    notices: list[str] = []
     check_task_qrels(qrels, frames["corpus"], queries, notices)
     subset = known_subset_note(task, manifest)
     n_task = len(queries)
@@ -710,7 +727,7 @@ def outcomes(
     query's chunk position (for the within-document autocorrelation; None without one).
     """
     if name is None:
-        name = Path(run).name if isinstance(run, (str, Path)) else "run"
+        name = run_name(run)
     res = outcomes_many({name: run}, task, metric, tie_policy=tie_policy, relevance_threshold=relevance_threshold,
                         on_missing=on_missing, cluster=cluster, by=by, strata=strata, exclude_self=exclude_self,
                         fpc=fpc, population_sizes=population_sizes, query_columns=query_columns, single=True)

@@ -246,3 +246,16 @@ def test_rank_only_runs_are_not_called_tied():
     run = make_run(task, HITS).drop(columns="score")
     t = outcomes(run, task)
     assert t.info["all_tied_share"] == 0.0 and not any("share one score" in n for n in t.notices)
+
+
+def test_tie_profile_by_hand_and_equal_to_the_run_module_share():
+    from ragcov_data.eval.outcomes import tie_profile
+
+    run = pd.DataFrame({
+        "query-id": ["q1", "q1", "q1", "q2", "q2", "q3", "q3", "q3", "q4"],
+        "corpus-id": ["a", "b", "c", "a", "b", "a", "b", "c", "a"],
+        "score": [2.0, 2.0, 1.0, 3.0, 1.0, 5.0, 5.0 * (1 + 1e-12), 5.0, 1.0],
+    })
+    # q1: best score shared; q3: every candidate shares one score (within the tie tolerance); q4: one candidate
+    assert tie_profile(run, 4) == (0.5, 0.25)
+    assert tie_profile(run, 8) == (0.25, 0.125)  # shares of the task's queries
