@@ -250,14 +250,16 @@ def min_resamples(level: float) -> int:
     return max(1, math.ceil(2.0 / (1.0 - level) - 1e-9) - 1)
 
 
-def check_level(level: Any, name: str = "level") -> float:
-    """``level`` as a float in (0, 1), else the one error every caller gives (a :class:`RagcovError`,
-    a ``ValueError``): the confidence level of an interval, e.g. 0.95."""
+def check_level(level: Any, *, float_only: bool = False) -> float:
+    """``level`` (the confidence level of an interval, e.g. 0.95) as a float in (0, 1), else the one error
+    every caller gives: a :class:`~ragcov_data.errors.RagcovError` (a ``ValueError``). ``float_only``: the
+    planning functions take a float only (an int there is a typo for a percentage)."""
     from ragcov_data.errors import RagcovError
 
-    ok = isinstance(level, (int, float, np.integer, np.floating)) and not isinstance(level, (bool, np.bool_))
+    kinds = (float, np.floating) if float_only else (int, float, np.integer, np.floating)
+    ok = isinstance(level, kinds) and not isinstance(level, (bool, np.bool_))
     if not ok or not 0 < float(level) < 1:
-        raise RagcovError(f"`{name}` must be in (0, 1), e.g. 0.95; got {level!r}.")
+        raise RagcovError(f"`level` must be {'a float ' if float_only else ''}in (0, 1), e.g. 0.95; got {level!r}.")
     return float(level)
 
 

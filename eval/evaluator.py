@@ -272,6 +272,11 @@ def evaluate(
 
     Notes
     -----
+    The per-query values come from the outcome stage, :func:`ragcov_data.eval.outcomes.outcomes`, as for
+    ``compare``, ``leaderboard`` and ``misses``: the same sample restriction and correction, missing-query
+    accounting (``info["missing_queries"]``: the ids scored 0) and tie notices (``info["all_tied_share"]``).
+    A ragcov run recording other task parameters than the task's (``chunk_words``...) is refused.
+
     Queries without any judgment are left out of every mean (as trec_eval), and documents outside a
     known-subset corpus (JurisTCU's shipped 3,022 documents) are scored as non-relevant: both are said
     in ``info["notices"]`` and printed by :meth:`EvaluationResult.summary`.

@@ -37,8 +37,13 @@ Design (every choice below is the documented default; the machinery is :mod:`._f
   not listed): judged@k would just be the share of relevant documents, so it is omitted (``None``)
   with a note.
 - **Missing queries.** ``on_missing="error"`` names every run lacking task queries and how many;
-  ``"zero"`` scores them 0 (counted); ``"intersect"`` keeps the queries every run covers (dropped
-  count in the result).
+  ``"zero"`` scores them 0 (counted per system and per group, and said: "run X lacked N of M queries
+  (scored 0); by group: ..."); ``"intersect"`` keeps the queries every run covers (dropped count in the
+  result).
+- **Inputs.** Every run goes through the outcome stage (:mod:`.outcomes`), as in ``evaluate``: a document
+  sample restricts the queries and its finite-population correction enters the per-system intervals (the
+  same interval ``evaluate`` prints; the pair tests stay uncorrected, which is conservative, and say so);
+  a run whose candidates share one score in most queries is named in a notice.
 
 References: Sakai, T. (2007). Alternatives to bpref. SIGIR '07, 71-78 (condensed lists).
 """

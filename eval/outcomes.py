@@ -217,6 +217,16 @@ def read_run(run: Any) -> pd.DataFrame:
     return load_run(run)
 
 
+def run_name(run: Any) -> str:
+    """How notices name a run: its file's name (a path, or a run read from a file), else ``"run"``."""
+    if isinstance(run, (str, Path)):
+        return Path(run).name
+    src = getattr(run, "attrs", {}).get("source") if isinstance(run, pd.DataFrame) else None
+    if isinstance(src, str) and src not in ("run", "DataFrame") and Path(src).is_file():
+        return Path(src).name
+    return "run"
+
+
 def default_cluster(columns: Iterable[str]) -> str:
     """The default sampled unit: ``source_key`` (JurisTCU: queries written from one source summary move
     together), else ``doc_id`` (self-retrieval: chunks of one document move together), else ``_id``."""
@@ -473,16 +483,20 @@ def zeroed_notice(name: str, n: int, total: int, groups: Mapping[str, tuple[int,
 
 
 # ============================================================================================ the stage
-def _sample_for_runs(task: Any, runs: Mapping[str, pd.DataFrame]) -> tuple[dict[str, Any] | None, Mapping]:
+def _sample_for_runs(task: Any, runs: Mapping[str, pd.DataFrame], notices: list[str]
+                     ) -> tuple[dict[str, Any] | None, Mapping]:
     """The one document sample behind the task and every run (None: a census), and the attrs to restrict by.
-    Runs made on different samples cannot share a table of queries: refused."""
+    Runs made on different samples cannot share a table of queries: refused. A census run beside runs of a
+    sample is scored on the sample's queries, said in a notice."""
     from ragcov_data.sampling import resolve_for_eval, sample_of
 
     task_sample = sample_of(task)
     chosen, attrs_of, first = None, {}, None
+    census = []
     for name, df in runs.items():
         rec = resolve_for_eval(task_sample, df.attrs, task)
         if rec is None:
+            census.append(name)
             continue
         if chosen is None:
             chosen, attrs_of, first = rec, df.attrs, name
@@ -490,6 +504,9 @@ def _sample_for_runs(task: Any, runs: Mapping[str, pd.DataFrame]) -> tuple[dict[
             raise QrelsRunMismatchError(
                 f"runs {first!r} and {name!r} were made on different document samples (k={chosen.get('k')}, seed="
                 f"{chosen.get('seed')}; k={rec.get('k')}, seed={rec.get('seed')}); rank runs of one sample together.")
+    if chosen is not None and census:
+        notices.append(f"runs {census} carry no document sample; they are scored on the queries of run {first!r}'s "
+                       f"sample ({chosen.get('k')} documents, seed {chosen.get('seed')}), as every run here.")
     return chosen, attrs_of
 
 
@@ -566,11 +583,11 @@ def outcomes_many(
         check_run_parameters(df, manifest, name)
         loaded[name] = df
 
-    sample, attrs = _sample_for_runs(task, loaded)
+    notices: list[str] = []
+    sample, attrs = _sample_for_runs(task, loaded, notices)
     if sample is not None:
         frames, sample = restrict_frames(task, attrs, frames)  # a document-sampled task: its queries only
     queries, qrels = frames["queries"], frames["qrels"]
-    notices: list[str] = []
     check_task_qrels(qrels, frames["corpus"], queries, notices)
     subset = known_subset_note(task, manifest)
     n_task = len(queries)
@@ -727,7 +744,7 @@ def outcomes(
     query's chunk position (for the within-document autocorrelation; None without one).
     """
     if name is None:
-        name = Path(run).name if isinstance(run, (str, Path)) else "run"
+        name = run_name(run)
     res = outcomes_many({name: run}, task, metric, tie_policy=tie_policy, relevance_threshold=relevance_threshold,
                         on_missing=on_missing, cluster=cluster, by=by, strata=strata, exclude_self=exclude_self,
                         fpc=fpc, population_sizes=population_sizes, query_columns=query_columns, single=True)
@@ -741,29 +758,79 @@ def outcomes(
 EVAL_JSON_FIELDS = ("query-id", "cluster", "value")
 
 
-def outcomes_from_eval_json(data: Mapping[str, Any], where: str) -> tuple[pd.DataFrame, list[str]]:
-    """The per-query outcome table an ``eval --json`` file holds (``query-id, cluster, value [, group]``)
-    and the notices its readers must repeat: queries scored 0 because the run lacked them (they are in
-    the table as zeros, not as the retriever's outcomes) and the sample the evaluation was made on."""
+def outcomes_from_eval_json(path: str | Path) -> tuple[pd.DataFrame, list[str]]:
+    """The per-query outcome table a ``.json`` file holds, for ``coverage`` and ``plan``, and its notices.
+
+    The JSON of ``ragcov eval --json`` (an object with ``per_query`` records ``query-id, cluster, value
+    [, group]``) gives its per-query values, the ``cluster`` becoming the ``doc_id`` that the coverage
+    study and the planner sample; a JSON list of records is read as a table. The notices repeat what the
+    evaluation recorded about those values: queries scored 0 because the run lacked them (in the values
+    as misses, not as the retriever's outcomes) and the document sample it scored.
+    """
+    import json
+
     from ragcov_data.errors import InputFileError
 
-    records = data.get("per_query")
-    if not isinstance(records, list) or not all(isinstance(r, Mapping) for r in records):
-        raise InputFileError(f"{where}: `per_query` must be a list of records (objects).")
+    p = Path(path)
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, ValueError, OSError) as exc:
+        raise InputFileError(f"cannot read population file {str(p)!r}: not valid UTF-8 JSON ({exc}).") from exc
+    if isinstance(data, list):
+        records, where = data, "the list"
+    elif isinstance(data, dict) and "per_query" in data:
+        records, where = data["per_query"], "`per_query`"
+    else:
+        keys = sorted(data)[:8] if isinstance(data, dict) else type(data).__name__
+        raise InputFileError(
+            f"population file {str(p)!r} is JSON without per-query values (found {keys}); pass the JSON that "
+            "`ragcov eval --json` writes (it holds `per_query` records: query-id, cluster, value) or a table of "
+            "per-query outcomes (query-id, doc_id, value) / per-document counts (doc_id, n, hits)."
+        )
+    if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
+        raise InputFileError(f"population file {str(p)!r}: {where} must be a list of records (objects).")
     df = pd.DataFrame.from_records(records)
+    if where == "the list":
+        for col in ("doc_id", "query-id"):
+            if col in df.columns:
+                df[col] = df[col].astype(str)
+        return df, []
     missing = [f for f in EVAL_JSON_FIELDS if f not in df.columns]
     if missing:
         raise InputFileError(
-            f"{where}: `per_query` records lack {missing} (found {sorted(map(str, df.columns))}); each record needs "
-            "query-id, cluster and value, as `ragcov eval --json` writes them.")
-    info = data.get("info") if isinstance(data.get("info"), Mapping) else {}
+            f"population file {str(p)!r}: `per_query` records lack {missing} (found {sorted(map(str, df.columns))}); "
+            "each record needs query-id, cluster and value, as `ragcov eval --json` writes them."
+        )
+    n_queries = data.get("n_queries")
+    if isinstance(n_queries, int) and n_queries != len(df):
+        raise InputFileError(
+            f"population file {str(p)!r} declares n_queries={n_queries} but holds {len(df)} `per_query` records; "
+            "the file is truncated or edited. Write it again with `ragcov eval --json`."
+        )
+    # the evaluation's cluster (document) is the unit the coverage study samples
+    df = df.rename(columns={"doc_id": "doc_id_recorded"}).rename(columns={"cluster": "doc_id"})
+    df["doc_id"] = df["doc_id"].astype(str)
+    df["query-id"] = df["query-id"].astype(str)
+    value = pd.to_numeric(df["value"], errors="coerce")
+    if value.isna().any():
+        i = int(np.flatnonzero(value.isna().to_numpy())[0])
+        raise InputFileError(
+            f"population file {str(p)!r}: `per_query` record {i} (query-id {df['query-id'].iloc[i]!r}) has value "
+            f"{records[i].get('value')!r}; every value must be a finite number (ragcov writes a non-finite one as "
+            "null); fix the run or metric behind it and write the file again."
+        )
+    df["value"] = value.astype(float)
+    df.attrs["source"] = {"file": str(p), "cluster": data.get("cluster"), "metric": data.get("metric")}
+    info = data.get("info") if isinstance(data.get("info"), dict) else {}
     notes: list[str] = []
     n_zero = info.get("n_missing_queries") or 0
     if n_zero:
-        notes.append(f"{where}: the run lacked {n_zero} of {len(df)} queries, recorded as 0 (on_missing='zero'); "
-                     "they are in the values as misses.")
+        name = info.get("run_name") or "the run"
+        notes.append(f"{p.name}: run {name!r} lacked {n_zero} of {len(df)} queries (scored 0): they are in these "
+                     "values as misses, not as the retriever's outcomes.")
     sample = info.get("sample")
-    if isinstance(sample, Mapping):
-        notes.append(f"{where}: the evaluation scored a sample of {sample.get('k')} documents of "
-                     f"{(sample.get('population') or {}).get('documents')} (seed {sample.get('seed')}).")
+    if isinstance(sample, dict):
+        notes.append(f"{p.name}: the evaluation scored the queries of a sample of {sample.get('k')} of "
+                     f"{(sample.get('population') or {}).get('documents')} documents (seed {sample.get('seed')}).")
+    df.attrs["notices"] = notes
     return df, notes

@@ -86,6 +86,21 @@ def metric_depth(metric: str | None) -> int | None:
     return None if metric is None else parse_metric(metric).k + 1
 
 
+def read_population_arg(path: str | None, twin: bool = False, seed: int = 0) -> Any:
+    """The population of ``coverage`` / ``plan``: an ``eval --json`` file through the outcome stage's reader
+    (its notices printed: zeroed queries, the sample scored), else any table or ``--twin``."""
+    if not twin and path is not None and Path(path).suffix.lower() == ".json" and Path(path).is_file():
+        from ragcov_data.eval.outcomes import outcomes_from_eval_json
+
+        pop, notes = outcomes_from_eval_json(path)
+        for n in notes:
+            print(f"note: {n}")
+        return pop
+    from ragcov_data.cli._common import read_population
+
+    return read_population(path, twin, seed)
+
+
 def methods_arg(text: str | None) -> list[str] | None:
     """``--methods a,b`` as a list (None: every method, also for ``--methods all``)."""
     if text is None or text.strip() == "all":

@@ -10,7 +10,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ragcov_data.cli._common import read_population, str_list
+from ragcov_data.cli._common import str_list
+from ragcov_data.cli._evalcommon import read_population_arg
 from ragcov_data.errors import InputFileError, RagcovError
 
 
@@ -96,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
     for flag, dest in {"--runs": "runs", "--json": "json_out", **_TASK_SOURCE}.items():
         if getattr(args, dest, None) is not None:
             raise RagcovError(f"{flag} applies to the power plan; add --difference D (or drop {flag}).")
-    pop = read_population(args.population, args.twin, args.seed)
+    pop = read_population_arg(args.population, args.twin, args.seed)
     res = plan(pop, 0.05 if args.halfwidth is None else args.halfwidth, level=args.level,
                estimators=args.estimators, confirm=not args.no_confirm, seed=args.seed,
                reps=1000 if args.reps is None else args.reps, n_resamples=args.n_resamples)
