@@ -73,7 +73,7 @@ COLUMN_NAMES: dict[str, tuple[str, ...]] = {
     "rank": ("rank",),
     "score": ("score", "sim", "similarity"),
 }
-__all__ = ["load_run", "save_run", "validate_run", "OwnChunkWarning", "RUN_COLUMNS", "FORMATS", "COLUMN_NAMES"]
+__all__ = ["load_run", "save_run", "validate_run", "OwnChunkWarning", "RUN_COLUMNS", "FORMATS", "COLUMN_NAMES", "ORDERS"]
 
 
 # ==================================================================================== public API
