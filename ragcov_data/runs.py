@@ -73,7 +73,7 @@ COLUMN_NAMES: dict[str, tuple[str, ...]] = {
     "rank": ("rank",),
     "score": ("score", "sim", "similarity"),
 }
-__all__ = ["load_run", "save_run", "validate_run", "OwnChunkWarning", "RUN_COLUMNS", "FORMATS", "COLUMN_NAMES"]
+__all__ = ["load_run", "save_run", "validate_run", "OwnChunkWarning", "RUN_COLUMNS", "FORMATS", "COLUMN_NAMES", "ORDERS"]
 
 
 # ==================================================================================== public API
@@ -753,8 +753,8 @@ def _read_streamed(path: Path, opener: Callable[..., Any] | None, fmt: str, colm
     dictionary codes (8 bytes a row, for the repeated-pair check) and the rows kept."""
     import pyarrow as pa
 
-    q_chunks: list[Any] = []
-    d_chunks: list[Any] = []
+    q_seen: list[Any] = []  # each block's query ids, in order of first appearance
+    pair_keys: list[np.ndarray] = []  # a 64-bit hash of every row's (query, document): 8 bytes a row
     kept: list[pd.DataFrame] = []
     tags: set[str] = set()
     chosen: dict[str, Any] | None = None
@@ -808,18 +808,19 @@ def _read_streamed(path: Path, opener: Callable[..., Any] | None, fmt: str, colm
             part["score"] = score[rows]
         part["_row"] = n_rows + rows
         kept.append(pd.DataFrame(part))
-        q_chunks.append(q)
-        d_chunks.append(d)
+        q_seen.append(q.dictionary)
+        pair_keys.append(_pair_keys(q, d))
         n_rows += table.num_rows
         del data, table, part, key, score, rank
     if n_rows == 0:
         raise InputFileError(f"{where}: no run lines found; expected {_TREC_FIELDS} lines." if fmt == "trec"
                              else f"{where}: no rows under the header.")
-    queries = _check_pairs(q_chunks, d_chunks, path, opener, where, header_line)
-    del q_chunks, d_chunks
+    _check_pairs(np.concatenate(pair_keys), path, opener, where, header_line, fmt, chosen)
+    del pair_keys
     frame = pd.concat(kept, ignore_index=True)
     # queries in order of first appearance in the file (as without depth), rows in file order within each
-    first_seen = pd.Index(queries.to_pandas()).get_indexer(frame["query-id"])
+    queries = pd.unique(np.concatenate([a.to_numpy(zero_copy_only=False) for a in q_seen]))
+    first_seen = pd.Index(queries).get_indexer(frame["query-id"])
     frame = frame.iloc[np.argsort(first_seen, kind="stable")].reset_index(drop=True)
     by_rank = "rank" in frame and ("score" not in frame or order == "rank")
     key = -frame["rank"].to_numpy(np.float64) if by_rank else frame["score"].to_numpy()
@@ -920,51 +921,80 @@ def _delimited_block(data: bytes, first_line: int, fmt: str, chosen: Mapping[str
     raise InputFileError(f"{where}: unreadable rows near line {first_line} ({msg}).")
 
 
-def _check_pairs(q_chunks: list[Any], d_chunks: list[Any], path: Path, opener: Callable[..., Any] | None,
-                 where: str, header_line: int) -> Any:
-    """A document listed twice for one query, over every row read (not only the rows kept). Returns the
-    query ids in order of first appearance."""
-    import pyarrow as pa
+def _hash_strings(values: Any) -> np.ndarray:
+    """64-bit hashes of an Arrow string array (pandas' SipHash, fixed key: the same string, the same hash)."""
+    return pd.util.hash_array(values.to_numpy(zero_copy_only=False), categorize=False)
 
-    qu = pa.chunked_array(q_chunks).unify_dictionaries()
-    du = pa.chunked_array(d_chunks).unify_dictionaries()
-    nd = np.int64(len(du.chunks[0].dictionary))
-    pair = np.concatenate([c.indices.to_numpy() for c in qu.chunks]).astype(np.int64)
-    pair *= nd
-    pair += np.concatenate([c.indices.to_numpy() for c in du.chunks])
-    ordered = np.sort(pair)  # 8 bytes a row; a hash table would take several times that
+
+def _pair_keys(q: Any, d: Any) -> np.ndarray:
+    """A 64-bit key of each row's (query id, document id), from the hashes of the block's dictionaries."""
+    hq = _hash_strings(q.dictionary)[q.indices.to_numpy()]
+    hd = _hash_strings(d.dictionary)[d.indices.to_numpy()]
+    hq *= np.uint64(0x9E3779B97F4A7C15)  # wraps mod 2**64: mixes the query's hash before the document's joins
+    hq ^= hd
+    return hq
+
+
+def _check_pairs(keys: np.ndarray, path: Path, opener: Callable[..., Any] | None, where: str, header_line: int,
+                 fmt: str, chosen: Mapping[str, Any] | None) -> None:
+    """A document listed twice for one query, over every row read (not only the rows kept): equal keys
+    are confirmed on the rows' text, so a hash collision never refuses a run."""
+    ordered = np.sort(keys)
     same = ordered[1:] == ordered[:-1]
     if not same.any():
-        return qu.chunks[0].dictionary
-    n_dup = int(same.sum())
-    repeated = np.isin(pair, ordered[1:][same])
+        return
+    rows = np.flatnonzero(np.isin(keys, ordered[1:][same]))
     del ordered, same
-    first = pair[int(np.argmax(repeated))]  # the first repeated pair in file order, as without depth
-    rows = np.flatnonzero(pair == first)
-    q = qu.chunks[0].dictionary[int(first // nd)].as_py()
-    d = du.chunks[0].dictionary[int(first % nd)].as_py()
-    lines = _lines_of(path, opener, [int(rows[0]), int(rows[1])], header_line)
+    text = _rows_text(path, opener, [int(r) for r in rows], header_line)
+    seen: dict[tuple[str, str], list[int]] = {}
+    for r in rows:
+        seen.setdefault(_ids_of(text[int(r)][1], fmt, chosen), []).append(int(r))
+    repeated = [v for v in seen.values() if len(v) > 1]
+    if not repeated:
+        return
+    first = min(repeated, key=lambda v: v[1])  # the first repetition in file order, as without depth
+    q, d = _ids_of(text[first[0]][1], fmt, chosen)
+    n_dup = sum(len(v) - 1 for v in repeated)
     raise InputFileError(
-        f"{where}: document {d!r} is listed {len(rows)} times for query {q!r} ({lines[0]} and {lines[1]}; "
-        f"{n_dup} repeated pair(s) in all); keep one line per (query, document) pair. A file holding "
-        "several systems' runs (e.g. an ENGINE column) must be split into one run each."
+        f"{where}: document {d!r} is listed {len(first)} times for query {q!r} (line {text[first[0]][0]} and line "
+        f"{text[first[1]][0]}; {n_dup} repeated pair(s) in all); keep one line per (query, document) pair. A file "
+        "holding several systems' runs (e.g. an ENGINE column) must be split into one run each."
     )
 
 
-def _lines_of(path: Path, opener: Callable[..., Any] | None, rows: list[int], header_line: int) -> list[str]:
-    """``"line N"`` of data rows (0-based, blank lines and the header not counted), by reading the file again."""
-    want = {r: f"row {r}" for r in rows}
-    n = -1
+def _ids_of(line: str, fmt: str, chosen: Mapping[str, Any] | None) -> tuple[str, str]:
+    """(query id, document id) of one data line, as the block reader parses it."""
+    if fmt == "trec":
+        f = line.split()
+        return f[0], f[2]
+    import csv
+
+    assert chosen is not None
+    names = [str(c) for c in chosen["_names"]]
+    f = next(csv.reader([line], delimiter="," if fmt == "csv" else "\t"))
+    return f[names.index(str(chosen["query-id"]))], f[names.index(str(chosen["corpus-id"]))]
+
+
+def _rows_text(path: Path, opener: Callable[..., Any] | None, rows: list[int], header_line: int
+               ) -> dict[int, tuple[int, str]]:
+    """``{row: (line number, text)}`` of data rows (0-based; blank lines and the header not counted)."""
+    want, out, n = set(rows), {}, -1
     for data, first_line in _iter_blocks(path, opener):
         for no, ln in enumerate(data.split(b"\n"), start=first_line):
             if no <= header_line or not ln.strip():
                 continue
             n += 1
             if n in want:
-                want[n] = f"line {no}"
+                out[n] = (no, ln.decode("utf-8").rstrip("\r"))
         if n >= max(rows):
             break
-    return [want[r] for r in rows]
+    return out
+
+
+def _lines_of(path: Path, opener: Callable[..., Any] | None, rows: list[int], header_line: int) -> list[str]:
+    """``"line N"`` of data rows (0-based, blank lines and the header not counted), by reading the file again."""
+    text = _rows_text(path, opener, rows, header_line)
+    return [f"line {text[r][0]}" if r in text else f"row {r}" for r in rows]
 
 
 # ==================================================================================== normal form

@@ -330,3 +330,17 @@ def test_depth_on_other_sources_and_bad_depth(tmp_path):
     for bad in (0, -1, 2.5, True):
         with pytest.raises(RagcovError, match="`depth` must be a positive integer"):
             load_run(frame, depth=bad)
+
+
+def test_depth_pair_check_confirms_hash_matches_on_the_text(tmp_path, monkeypatch):
+    """Repeated pairs are found by 64-bit keys and confirmed on the lines: a key collision never refuses a run."""
+    import ragcov_data.runs as runs
+
+    monkeypatch.setattr(runs, "_pair_keys", lambda q, d: np.zeros(len(q), dtype=np.uint64))  # every key collides
+    p = tmp_path / "r.trec"
+    p.write_text("".join(f"q{j % 3} Q0 d{j} {j} {j} t\n" for j in range(12)))
+    assert load_run(p, depth=2, order="score")["query-id"].nunique() == 3
+    c = tmp_path / "r.csv"
+    c.write_text("score,docid,qid\n" + "".join(f"{j},d{j},q{j % 3}\n" for j in range(12)) + "0.5,d4,q1\n")
+    with pytest.raises(InputFileError, match=r"document 'd4' is listed 2 times for query 'q1' \(line 6 and line 14"):
+        load_run(c, depth=2)
