@@ -98,7 +98,9 @@ class WildStats:
     def __init__(self, n: np.ndarray, s: np.ndarray, v: np.ndarray) -> None:
         n = np.atleast_2d(np.asarray(n, dtype=float))
         s = np.atleast_2d(np.asarray(s, dtype=float))
-        n = np.broadcast_to(n, s.shape)
+        s = np.ascontiguousarray(s)
+        n = np.ascontiguousarray(np.broadcast_to(n, s.shape))  # BLAS needs real strides (not a broadcast view)
+        v = np.ascontiguousarray(v, dtype=float)
         self.K = s.shape[1]
         self.N = n.sum(1)
         self.S = s.sum(1)
@@ -211,7 +213,16 @@ def _endpoint(w: WildStats, est: np.ndarray, se: np.ndarray, sign: float, alpha:
 
 
 def wild_family(n: Any, sd: Any, level: float, v: np.ndarray) -> dict[str, np.ndarray]:
-    """Max-|t| family of ``P`` paired differences sharing one set of cluster weights.
+    """Family of ``P`` paired differences tested by the WCR with one set of cluster weights.
+
+    Every pair's test imposes its own null ``d_p = 0``; all pairs use the same weights, so the bootstrap
+    carries their dependence. ``M_b = max_p |t*_pb|``, ``c`` = its ``level`` quantile, and the single-step
+    max-|t| adjusted p-value is ``P*(M >= |t_p|)`` (reported, never below ``min(1, P p)``). The intervals
+    use Bonferroni's per-comparison level ``alpha* = (1 - level) / P``: the union bound keeps the
+    family-wise error at most ``1 - level`` whenever the per-pair tests hold, whatever the dependence
+    (a max-|t| level converted pair by pair is not defined for pairs whose ``t*`` never reaches ``c``,
+    e.g. when only a few clusters differ). Each pair's simultaneous interval inverts its own WCR test at
+    ``alpha*`` (null imposed at every candidate value), so it excludes 0 exactly when ``p_p <= alpha*``.
 
     Parameters
     ----------
@@ -225,28 +236,31 @@ def wild_family(n: Any, sd: Any, level: float, v: np.ndarray) -> dict[str, np.nd
     Returns
     -------
     dict
-        ``diff, se, t`` (CR1), ``p`` (per-pair WCR p-value at 0), ``p_adj`` (single-step max-|t|),
-        ``low, high`` (simultaneous interval ``diff +- crit se``), ``crit`` (scalar).
+        ``diff, se, t`` (CR1), ``p`` (per-pair WCR p-value at 0), ``p_maxt`` (single-step max-|t|
+        adjusted p-value, never below ``min(1, P p)``), ``low, high`` (simultaneous intervals),
+        ``crit`` (``c``) and ``alpha_star``.
     """
     n = np.asarray(n, dtype=float)
     sd = np.atleast_2d(np.asarray(sd, dtype=float))
-    w = WildStats(np.broadcast_to(n, sd.shape), sd, v)
-    t, tb = w.tstats(np.zeros(sd.shape[0]))
-    at = np.abs(t)
+    P = sd.shape[0]
+    nn = np.broadcast_to(n, sd.shape)
+    w = WildStats(nn, sd, v)
+    t, tb = w.tstats(np.zeros(P))
     abst = np.abs(tb)
     live = np.isfinite(t) & (w.uu > 0)
-    M = abst[live].max(0) if live.any() else np.zeros(tb.shape[1])
-    M = np.sort(M)
+    M = np.sort(abst[live].max(0)) if live.any() else np.zeros(tb.shape[1])
     B = len(M)
-    # crit: smallest order statistic with at most (1 - level) B draws strictly above it
-    k = int(np.ceil(level * B)) - 1
-    crit = float(M[min(max(k, 0), B - 1)])
-    thr = at * (1.0 - _TIE)
+    alpha = 1.0 - level
+    crit = float(M[min(max(int(np.ceil(level * B)) - 1, 0), B - 1)])
+    alpha_star = alpha / P
+    thr = np.abs(t) * (1.0 - _TIE)
     p = (abst >= thr[:, None]).mean(1)
-    p_adj = (B - np.searchsorted(M, thr, side="left")) / B
-    se = w.se
-    half = np.where(live, crit * se, 0.0)
-    p = np.where(live, p, np.where(np.abs(w.est) > 0, 0.0, 1.0))
-    p_adj = np.where(live, p_adj, p)
-    return {"diff": w.est, "se": se, "t": t, "p": p, "p_adj": p_adj, "low": w.est - half, "high": w.est + half,
-            "crit": crit}
+    p_boot = (B - np.searchsorted(M, thr, side="left")) / B
+    p_maxt = np.maximum(p_boot, np.minimum(1.0, P * p))
+    est, se, low, high = wild_interval(nn, sd, 1.0 - alpha_star, v, chunk=max(P, 1))
+    dead = ~live
+    p = np.where(dead, np.where(np.abs(w.est) > 0, 0.0, 1.0), p)
+    p_maxt = np.where(dead, p, p_maxt)
+    low, high = np.where(dead, w.est, low), np.where(dead, w.est, high)
+    return {"diff": w.est, "se": w.se, "t": t, "p": p, "p_maxt": p_maxt, "low": low, "high": high,
+            "crit": crit, "alpha_star": alpha_star}

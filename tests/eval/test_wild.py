@@ -129,16 +129,20 @@ def test_family_coherent_and_one_pair_is_the_single_test():
     rng = np.random.default_rng(2)
     K = 40
     n = rng.integers(1, 20, K).astype(float)
-    sd = rng.normal(0.1, 1, (3, K)) * n
+    sd = rng.normal(0, 1, (3, K)) * np.sqrt(n)
+    sd[0] += 1.2 * n  # the first pair differs clearly, the others are null
     v = wild_weights(K, 1999, rng=1)
     f = wild_family(n, sd, 0.95, v)
+    assert f["alpha_star"] == pytest.approx(0.05 / 3)
     excl = (f["low"] > 0) | (f["high"] < 0)
-    assert np.array_equal(excl, np.abs(f["t"]) > f["crit"])
-    assert np.all(f["p_adj"] >= f["p"] - 1e-12)
-    assert np.array_equal(excl, f["p_adj"] <= 0.05) or np.all(np.abs(np.abs(f["t"]) - f["crit"]) > 0)
+    # the interval inverts each pair's own test at alpha*: it excludes 0 iff p <= alpha*
+    assert np.array_equal(excl, f["p"] <= f["alpha_star"])
+    assert excl.any() and not excl.all()
+    assert np.all(f["p_maxt"] >= np.minimum(1, 3 * f["p"]) - 1e-12)
     one = wild_family(n, sd[:1], 0.95, v)
-    assert one["p_adj"][0] == pytest.approx(one["p"][0])
     assert one["p"][0] == pytest.approx(wild_pvalue(n, sd[:1], 0.0, v)[0])
+    _, _, lo, hi = wild_interval(n, sd[:1], 0.95, v)
+    assert (one["low"][0], one["high"][0]) == pytest.approx((lo[0], hi[0]))
 
 
 def test_method_in_registry_and_interval_api():
@@ -152,3 +156,41 @@ def test_method_in_registry_and_interval_api():
     assert a.se == pytest.approx(cr1.se)
     with pytest.raises(ValueError, match="n_resamples"):
         interval(y, cl, method="wild_cluster", n_resamples=10)
+
+
+def test_family_hull_contains_cr2_and_rejects_only_when_both_do():
+    from ragcov_data.eval._family import family
+
+    rng = np.random.default_rng(5)
+    y, cl = _data(K=30, seed=9, big=300)
+    V = np.vstack([y, np.where(rng.random(len(y)) < 0.15, 1 - y, y), np.where(rng.random(len(y)) < 0.3, 1.0, y)])
+    a = family(V, cl, 30, estimator="micro", level=0.95, n_resamples=499, rng=np.random.default_rng(1))
+    b = family(V, cl, 30, estimator="micro", level=0.95, n_resamples=499, rng=np.random.default_rng(1),
+               pair_test="wild_cluster")
+    pa, pb = a["pairs"], b["pairs"]
+    assert b["pair_method"] == "wild_cluster+cr2" and a["pair_method"] == "cr2"
+    assert np.all(pb["low"] <= pa["low"]) and np.all(pb["high"] >= pa["high"])
+    assert np.all(pb["p"] >= pa["p"]) and np.all(pb["p_adj"] >= pb["p"])
+    assert ((pb["low"] > 0) | (pb["high"] < 0)).any()  # the clearly better third system is separated
+    with pytest.raises(ValueError, match="pair_test"):
+        family(V, cl, 30, estimator="micro", level=0.95, n_resamples=499, rng=rng, pair_test="holm")
+
+
+def test_null_pairs_with_a_dominant_document_hold_their_size():
+    """Two systems exchanged within documents, one document holding 40% of the queries: the CR2-only
+    family over-rejects; the wild_cluster family stays within nominal + 3 MC SE."""
+    from ragcov_data.eval import null_family_rates
+
+    rng = np.random.default_rng(3)
+    K = 25
+    sizes = rng.integers(2, 12, K)
+    sizes[0] = 120
+    cl = np.repeat(np.arange(K), sizes)
+    p = np.repeat(rng.uniform(0.2, 0.9, K), sizes)
+    y1 = (rng.random(len(cl)) < p).astype(float)
+    y2 = np.where(rng.random(len(cl)) < 0.35, (rng.random(len(cl)) < p).astype(float), y1)
+    F = 400
+    r = null_family_rates(np.vstack([y1, y2]), cl, n_families=F, n_resamples=199, seed=4, pair_test="wild_cluster")
+    se = np.sqrt(0.05 * 0.95 / F)
+    assert r["simultaneous"] <= 0.05 + 3 * se and r["holm"] <= 0.05 + 3 * se
+    assert r["pair_test"] == "wild_cluster"
