@@ -253,8 +253,8 @@ def leaderboard(
     rngs = [np.random.default_rng(s) for s in seq.spawn(len(parts))]
     sys_rows, pair_rows, group_info = [], [], {}
     for (label, mask), rng in zip(parts, rngs):
-        lacked = n_missing if label == ALL_GROUP else {n: int(sum(q not in run_ids[n] for q in qids[mask]))
-                                                         for n in names}  # each group's own count (zero policy)
+        lacked = n_missing if label == ALL_GROUP or not any(n_missing.values()) else {
+            n: int(sum(q not in run_ids[n] for q in qids[mask])) for n in names}  # each group's own count (zero)
         srows, prows, info = _one_group(label, V[:, mask], clusters[mask], names, estimator, level, int(n_resamples),
                                         rng, None if J is None else J[:, mask], None if C is None else C[:, mask],
                                         lacked)
