@@ -463,10 +463,16 @@ def pair_matrix_html(res: Any, g: str, table_class: str = "pairs") -> str:
         tds = "".join(cell.get((a, c), '<td class="diag">·</td>' if a == c else "<td></td>") for c in names)
         rows.append(f'<tr><th class="name">{_e(a)}</th>{tds}</tr>')
     pool = "; amber † = separable, but the order depends on the pool" if b.pool else ""
+    pr = b.pr(g)
+    odd = pr[pr["significant"].astype(bool) & (pr["low"] <= 0) & (pr["high"] >= 0)] if len(pr) else pr
+    caveat = (" Holm's step-down separates more than the single-step simultaneous intervals: "
+              f"{len(odd)} separable pair{'s' if len(odd) != 1 else ''} here still "
+              f"{'touch' if len(odd) != 1 else 'touches'} 0 in {'their' if len(odd) != 1 else 'its'} interval."
+              if len(odd) else "")
     n = len(b.pr(g))
     return (f'<table class="{table_class}"><caption>Family-wise over the {n} pair{"s" if n != 1 else ""}: row − column, '
             f'difference and simultaneous {b.level:.0%} interval; green = separable (Holm-adjusted p_adj &lt; '
-            f'{1 - b.level:g}){pool}; p-values on hover.</caption>'
+            f'{1 - b.level:g}){pool}; p-values on hover.{caveat}</caption>'
             f'<tr><th></th>{th}</tr>{"".join(rows)}</table>')
 
 
