@@ -186,7 +186,7 @@ def sentence(res: Any, group: str = ALL) -> str:
     if ps and b.pool_group(group).get("depends"):
         dep = [f"{a}–{c}" for a, c in b.pool_group(group)["depends"]]
         more = f" and {len(dep) - 6} more" if len(dep) > 6 else ""
-        out += f"; order depends on the pool: {', '.join(dep[:6])}{more}"
+        out += f"; but the order depends on the pool: {', '.join(dep[:6])}{more}"
     return out + "."
 
 

@@ -81,7 +81,7 @@ def retriever_panel(per_doc: Sequence[Mapping[str, Any]], name: str, metric: str
     g = df.groupby("doc_type").agg(n=("n", "sum"), hits=("hits", "sum"), docs=("doc_id", "size"))
     g["rate"] = g["hits"] / g["n"]
     g = g.sort_values("rate")
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(10.5, max(3.4, 0.34 * len(g) + 1.3)),
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(10.5, max(3.2, 0.25 * len(g) + 1.1)),
                                  gridspec_kw={"width_ratios": [1, 1.15]})
     a1.hist(rates, bins=np.linspace(0, 1, 11), color=DOC_COLOR, edgecolor="white")
     a1.axvline(micro, color="#e67e22", lw=2, label=f"micro {micro:.1%}")
@@ -90,9 +90,11 @@ def retriever_panel(per_doc: Sequence[Mapping[str, Any]], name: str, metric: str
     a1.set_ylabel("documents")
     a1.set_title(f"{len(df)} documents; {float((rates == 0).mean()):.0%} never hit")
     a1.legend(frameon=False)
-    a2.barh(g.index.astype(str), g["rate"], color=DOC_COLOR)
+    a2.barh(g.index.astype(str), g["rate"], color=DOC_COLOR, height=0.75)
+    a2.tick_params(axis="y", labelsize=9.5)
+    a2.set_ylim(-0.6, len(g) - 0.4)
     for i, (rate, docs) in enumerate(zip(g["rate"], g["docs"])):
-        a2.text(rate + 0.01, i, f"{rate:.0%} · {docs} docs", va="center", fontsize=9.5)
+        a2.text(rate + 0.01, i, f"{rate:.0%} · {docs} docs", va="center", fontsize=9)
     a2.set_xlim(0, 1.3)
     a2.set_xticks([0, 0.25, 0.5, 0.75, 1.0])
     a2.set_xlabel(f"{metric} (micro) by document type")

@@ -152,3 +152,20 @@ def test_default_metric_is_the_tasks_own(runs):
     b = leaderboard(runs, _task(), n_resamples=199)
     assert b.metric == "ndcg@10" and b.info["metric_default"] is True
     assert "ndcg@10 (the task's default metric)" in b.summary()
+
+
+def test_zero_policy_every_panel_says_how_many_queries_each_run_lacked(runs):
+    task = _task()
+    task["queries"]["group"] = ["G1" if i < 10 else "G2" for i in range(N)]
+    r = dict(runs)
+    r["B"] = r["B"][~r["B"]["query-id"].isin([f"q{i}" for i in range(7)])]  # 7 of G1's 10 queries missing
+    b = leaderboard(r, task, metric="p@10", by="group", on_missing="zero", n_resamples=199)
+    sy = b.systems.set_index(["group", "name"])
+    assert sy.loc[("__all__", "B"), "n_missing"] == 7 and sy.loc[("G1", "B"), "n_missing"] == 7
+    assert sy.loc[("G2", "B"), "n_missing"] == 0 and sy.loc[("G1", "A"), "n_missing"] == 0
+    text = b.summary()
+    assert "missing queries scored 0: B lacks 7 of 10." in text and "B lacks 7 of 30." in text
+    g2 = text[text.index("group G2"):]
+    assert "missing queries scored 0" not in g2.split("pairs (")[0]
+    page = b.to_html()
+    assert page.count("missing queries scored 0") == 2 and "__all__" not in page.replace('data-group="all queries"', "")
