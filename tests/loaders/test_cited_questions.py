@@ -221,3 +221,19 @@ def test_irpf_every_chunking_resolves(data_dir):
         unresolved = c["citations"] - c["citations_by_status"]["resolved"] - c["citations_by_status"]["dispositivo_not_found"]
         assert len(t.manifest["unresolved"]) == unresolved  # every one listed
         assert set(t.qrels["score"]) == {1, 2}
+
+
+def test_load_dataset_irpf_named_config(data_dir, tmp_path):
+    import ragcov_data
+    from ragcov_data.task import manifest_of
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ds = ragcov_data.load_dataset("irpf", "article-full", data_dir=str(data_dir), cache_dir=tmp_path / "cache",
+                                      show_progress=False)
+    assert ds["queries"].num_rows == 60 and not any(ds["queries"]["partial"])
+    m = manifest_of(ds)
+    assert m["dataset"] == "irpf" and m["config"]["coverage"] == "full" and m["config"]["chunking"] == "article"
+    assert len(m["sources"]) == 2  # the acts and the questions, with their sha256
+    with pytest.raises(InputFileError, match="irpf/ folder"):
+        ragcov_data.load_dataset("irpf", data_dir=str(tmp_path), cache_dir=tmp_path / "cache")
