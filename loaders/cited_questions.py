@@ -231,14 +231,14 @@ def chunk_act(text: str, chunking: str, *, chunk_words: int, query_words: int, m
     from ragcov_data.loaders.dispositivos import DEFAULT_MAX_WORDS, dispositivo_spans, words_and_line_starts
 
     words, starts = words_and_line_starts(text)
-    kw = dict(min_words=min_words or query_words, max_words=max_words or DEFAULT_MAX_WORDS,
-              chunk_words=chunk_words, query_words=query_words)
     if chunking == "dispositivo":
-        parts, _ = dispositivo_spans(words, starts, **kw)
+        parts, _ = dispositivo_spans(words, starts, min_words=min_words or query_words,
+                                     max_words=max_words or DEFAULT_MAX_WORDS, chunk_words=chunk_words,
+                                     query_words=query_words)
     else:
         from ragcov_data.loaders.articles import article_spans
 
-        parts, _ = article_spans(words, starts, **kw)
+        parts, _ = article_spans(words, starts, chunk_words=chunk_words, query_words=query_words)
     return [(p.start, p.stop, p.unit, p.continued) for p in parts], words
 
 
@@ -325,13 +325,13 @@ def build_cited_task(
 
     _check(chunking, granularity, gold, coverage)
     ch.validate_sizes(chunk_words, query_words)
-    if chunking != "words":
+    if chunking == "dispositivo":
         from ragcov_data.loaders.dispositivos import settings
 
         settings("dispositivo", min_words, max_words, query_words)
     elif min_words is not None or max_words is not None:
-        raise RagcovError("`min_words`/`max_words` apply to chunking='dispositivo' or 'article'; drop them for "
-                          "chunking='words'.")
+        raise RagcovError(f"`min_words`/`max_words` apply to chunking='dispositivo'; drop them for "
+                          f"chunking={chunking!r} (an article chunk is the whole artigo).")
     acervo = _read_acts(acts)
     qsource = None
     if isinstance(questions, (str, os.PathLike)):

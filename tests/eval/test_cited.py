@@ -132,7 +132,7 @@ def test_cited_chunking_study_pairs_by_question(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         tasks = {"words-10": build_cited_task(acts, questions, chunking="words", chunk_words=10, query_words=5),
-                 "article": build_cited_task(acts, questions, chunking="article", query_words=5, min_words=5)}
+                 "article": build_cited_task(acts, questions, chunking="article", query_words=5)}
     makers = {"bm25": lambda: BM25(show_progress=False), "tfidf": lambda: TfIdf(show_progress=False)}
     res = cited_chunking_study(tasks, makers, cluster="query", n_resamples=199)
     assert list(res.values.index) == [f"q{i}" for i in range(1, 9)]

@@ -237,3 +237,24 @@ def test_load_dataset_irpf_named_config(data_dir, tmp_path):
     assert len(m["sources"]) == 2  # the acts and the questions, with their sha256
     with pytest.raises(InputFileError, match="irpf/ folder"):
         ragcov_data.load_dataset("irpf", data_dir=str(tmp_path), cache_dir=tmp_path / "cache")
+
+
+def test_article_chunks_and_resolution_by_overlap(tmp_path):
+    from ragcov_data.loaders.articles import article_spans
+    from ragcov_data.loaders.dispositivos import words_and_line_starts
+
+    words, starts = words_and_line_starts(ACT)
+    spans, structured = article_spans(words, starts, chunk_words=100, query_words=20)
+    assert structured and [s.unit for s in spans][:3] == ["preâmbulo", "art. 1", "art. 2"]
+    assert all(not s.continued for s in spans)
+    assert spans[0].start == 0 and spans[-1].stop == len(words)
+    assert all(a.stop == b.start for a, b in zip(spans, spans[1:]))  # every word kept, in order
+    # whatever artigos the chunker joins, a cited artigo resolves to the chunk holding its text
+    acts = tmp_path / "acts.jsonl"
+    acts.write_text(json.dumps({"doc_id": "lei-1234-2000", "text": ACT}, ensure_ascii=False) + "\n", encoding="utf-8")
+    q = tmp_path / "q.jsonl"
+    q.write_text(json.dumps({"qid": "a", "question": "alteração", "references": [
+        {"doc_id": "lei-1234-2000", "article": "4"}]}) + "\n", encoding="utf-8")
+    task = build_cited_task(acts, q, chunking="article")
+    (cid,) = task.qrels["corpus-id"]
+    assert "rt. 4. A Lei nº 8.888" in task.corpus.set_index("_id").loc[cid, "text"]
