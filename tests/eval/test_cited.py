@@ -152,3 +152,33 @@ def test_cited_chunking_study_pairs_by_question(tmp_path):
         cited_chunking_study(tasks, makers, cluster="doc")
     with pytest.raises(RagcovError, match="at least two systems"):
         cited_chunking_study({"article": tasks["article"]}, {"bm25": makers["bm25"]})
+
+
+def test_ndcg_equals_pytrec_eval_on_irpf(data_dir):
+    """nDCG@10 of a real run on the graded qrels of both granularities equals trec_eval's (pytrec_eval)."""
+    import warnings
+
+    import pytrec_eval
+
+    from ragcov_data.baselines import BM25
+    from ragcov_data.loaders.cited_questions import build_cited_task, irpf_dir
+
+    folder = irpf_dir(data_dir)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        task = build_cited_task(folder / "laws.jsonl", folder / "questions.jsonl", chunking="words", chunk_words=200)
+    run = BM25(show_progress=False).index(task.corpus).search(task.queries[["_id", "text"]], k=10,
+                                                              show_progress=False)
+    trec_run = {}
+    for q, d, s in zip(run["query-id"], run["corpus-id"], run["score"]):
+        trec_run.setdefault(str(q), {})[str(d)] = float(s)
+    for gran in ("dispositivo", "article"):
+        qrels = granularity_qrels(task.citations, gran)
+        trec_qrels = {}
+        for q, d, g in zip(qrels["query-id"], qrels["corpus-id"], qrels["score"]):
+            trec_qrels.setdefault(q, {})[d] = int(g)
+        ref = pytrec_eval.RelevanceEvaluator(trec_qrels, {"ndcg_cut_10"}).evaluate(trec_run)
+        ours = per_query_values(run, task, metrics=["ndcg@10"], granularity=gran)
+        assert len(ours) == 174
+        for q, v in ours["ndcg@10"].items():
+            assert v == pytest.approx(ref[q]["ndcg_cut_10"], abs=1e-9)
