@@ -75,7 +75,7 @@ def _provisions(citations: pd.DataFrame, granularity: str) -> dict[str, list[fro
     out: dict[str, dict[frozenset, None]] = {}
     if granularity == "article":
         ok = citations[citations["status"].isin(["resolved", "dispositivo_not_found"])]
-        for qid, doc, art, chunks in zip(ok["query-id"], ok["doc_id"], ok["article"], ok["article_chunks"]):
+        for qid, chunks in zip(ok["query-id"], ok["article_chunks"]):
             if len(chunks):
                 out.setdefault(str(qid), {})[frozenset(chunks)] = None  # one per (doc, artigo)
     else:

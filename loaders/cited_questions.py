@@ -40,13 +40,12 @@ overlapping its artigo) — what provision-level recall (:mod:`ragcov_data.eval.
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import os
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import datasets
 import numpy as np
@@ -184,7 +183,7 @@ def _parse_raw(raw: str, table_items: tuple) -> tuple:
     return tuple(cit.parse(raw, table=dict(table_items)))
 
 
-def gold_citations(question: Mapping[str, Any], gold: str, table: dict, known: set[str]) -> list[_Cited]:
+def gold_citations(question: Mapping[str, Any], gold: str, table: dict) -> list[_Cited]:
     """The cited provisions of one question (distinct, in order) under the ``gold`` rule."""
     refs = question["references"]
     has_raw = any(r.get("raw") for r in refs)
@@ -469,7 +468,7 @@ def resolve_citations(questions: Sequence[Mapping[str, Any]], *, index: Mapping[
         partial = cov == "partial"
         if coverage == "full" and partial:
             continue
-        cited = gold_citations(q, gold, table, known)
+        cited = gold_citations(q, gold, table)
         n_res = 0
         for c in cited:
             status, chunks, art_chunks = _resolve(c, index, bounds, ids, known)

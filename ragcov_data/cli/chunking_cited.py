@@ -130,7 +130,6 @@ def run_cited(args: argparse.Namespace, retrievers: list[str]) -> int:
         def make():
             a = copy.copy(args)
             a.retriever = name
-            a.quiet = True
             return make_retriever(a)
         return make
 
