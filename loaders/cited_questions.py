@@ -32,7 +32,8 @@ Splits
 ------
 corpus: ``_id, doc_id, chunk_index, text, unit, continued, start_char, end_char`` (the chunk's
 character span in its act) and the acts' metadata. queries: ``_id, text, coverage, partial,
-question_summary, n_citations, n_resolved``. qrels: ``query-id, corpus-id, score``. citations: one row
+question_summary, topic`` (the summary up to its first dash, else the question id: a cluster for
+``evaluate(..., cluster="topic")``), ``n_citations, n_resolved``. qrels: ``query-id, corpus-id, score``. citations: one row
 per (question, cited provision): ``query-id, citation, doc_id, article, paragraph, inciso, alinea, item,
 caput, raw, status, chunks`` (the chunks overlapping the provision itself) and ``article_chunks`` (those
 overlapping its artigo) — what provision-level recall (:mod:`ragcov_data.eval.cited`) reads.
@@ -56,7 +57,16 @@ from ragcov_data.errors import InputFileError, RagcovError
 from ragcov_data.loaders.base import TaskBuilder
 from ragcov_data.task import Task
 
-__all__ = ["CitedQuestionsConfig", "CitedQuestionsBuilder", "IRPFBuilder", "CitedTask", "build_cited_task",
+
+def topic_of(summary: Any) -> str | None:
+    """The topic of a question: its ``question_summary`` up to the first dash (``"DOENÇA GRAVE - ..."``)."""
+    import re
+
+    if not isinstance(summary, str) or not summary.strip():
+        return None
+    return re.split(r"\s+[-–—]\s+", summary.strip())[0].strip()
+
+__all__ = ["CitedQuestionsConfig", "CitedQuestionsBuilder", "IRPFBuilder", "CitedTask", "build_cited_task", "topic_of",
            "resolve_citations", "chunk_act",
            "read_questions", "CHUNKINGS", "GRANULARITIES", "RESOLUTION_RULE", "STATUSES"]
 
@@ -486,9 +496,10 @@ def resolve_citations(questions: Sequence[Mapping[str, Any]], *, index: Mapping[
                            "article": c.article, "paragraph": c.paragraph, "inciso": c.inciso, "alinea": c.alinea,
                            "item": c.item, "caput": bool(c.caput), "raw": c.raw, "status": status,
                            "chunks": list(chunks), "article_chunks": list(art_chunks)})
+        summary = q.get("question_summary")
         q_rows.append({"_id": q["qid"], "text": q["question"], "coverage": cov, "partial": partial,
-                       "question_summary": q.get("question_summary"), "n_citations": len(cited),
-                       "n_resolved": n_res})
+                       "question_summary": summary, "topic": topic_of(summary) or q["qid"],
+                       "n_citations": len(cited), "n_resolved": n_res})
     return q_rows, c_rows, qrels, unresolved, coarse
 
 
@@ -636,7 +647,7 @@ def _features(meta_cols: Sequence[str]) -> dict[str, datasets.Features]:
                                      "start_char": V("int64"), "end_char": V("int64"),
                                      **{c: V("string") for c in meta_cols}}),
         "queries": datasets.Features({"_id": V("string"), "text": V("string"), "coverage": V("string"),
-                                      "partial": V("bool"), "question_summary": V("string"),
+                                      "partial": V("bool"), "question_summary": V("string"), "topic": V("string"),
                                       "n_citations": V("int64"), "n_resolved": V("int64")}),
         "qrels": datasets.Features({"query-id": V("string"), "corpus-id": V("string"), "score": V("int64")}),
         "citations": datasets.Features({"query-id": V("string"), "citation": V("string"), "doc_id": V("string"),

@@ -148,6 +148,8 @@ def test_partial_flag_and_full_restriction(files):
         full = build_cited_task(acts, questions, chunking="article", coverage="full")
     flags = dict(zip(task.queries["_id"], task.queries["partial"]))
     assert flags == {"q1": False, "q2": False, "q3": True, "q4": False, "q5": False}  # q5: no coverage -> full
+    topics = dict(zip(task.queries["_id"], task.queries["topic"]))
+    assert topics == {"q1": "ISENÇÕES", "q2": "PRAZO", "q3": "GANHO", "q4": "PRAZO", "q5": "q5"}  # q5: no summary
     assert list(full.queries["_id"]) == ["q1", "q2", "q4", "q5"]
     assert list(task.full().queries["_id"]) == ["q1", "q2", "q4", "q5"]
     assert set(task.full().qrels["query-id"]) == set(full.qrels["query-id"])
