@@ -9,8 +9,10 @@ The grammar
 -----------
 *Acts* (:data:`ACT_RE`): ``Lei nº 9.250, de 26 de dezembro de 1995``, ``Lei nº 7.713, de 1988``,
 ``Lei Complementar nº 109``, ``Decreto-Lei nº 5.844``, ``Decreto nº 9.580, de 2018``, ``Medida Provisória
-nº 2.158-35``, ``Instrução Normativa RFB nº 1.500, de 2014`` (issuer ``RFB``, ``SRF``, ``SRF/MF`` ...),
-``Solução de Consulta Cosit nº 63``, ``Ato Declaratório Interpretativo RFB nº 1`` ...; the ``nº`` may be
+nº 2.158-35``, ``Instrução Normativa RFB nº 1.500, de 2014`` (the issuer: any acronym, ``RFB``, ``SRF``,
+``CST``, ``PGFN/CRJ``, ``SRRF03/Disit``, or ``Cosit`` ...), ``Solução de Consulta Cosit nº 63``, ``Solução de
+Divergência``, ``Ato Declaratório Interpretativo RFB nº 1``, ``Parecer Normativo``, ``Parecer PGFN/CRJ Nº
+2271/2013``, ``Nota SEI`` ...; the ``nº`` may be
 ``n°``, ``no``, ``n.``, a bare ``º`` or absent, the date full, a year, ``/1995`` or ``12.4.90``; upper case
 (``LEI Nº 9.250, DE 26 DE DEZEMBRO DE 1995``) too. *Aliases* (:data:`ALIASES`): ``RIR/2018``,
 ``Regulamento do Imposto sobre a Renda``, ``CTN`` / ``Código Tributário Nacional``, ``Constituição
@@ -29,7 +31,9 @@ Two orders are read:
 - *list order* (ascending): ``art. 90, caput, incisos IV e V, § 1º, incisos I e II`` — a lower level
   refines the last value of the level above; a level equal or higher starts a sibling; a bare arabic
   number after a lower level starts a new article of an ``arts.`` list (``arts. 53, inciso II, § 4º, 54,
-  65, § 2º, e 81``), except inside an open ``§§`` list;
+  65, § 2º, e 81``), else continues a paragraph (``art. 3º, § 1º e 2º``); a singular ``§``, ``inciso`` or
+  ``alínea`` takes one value; a lower level joined by ``e`` cites the level above too (``art. 8º e § 1º``:
+  the caput and § 1º);
 - *running order* (descending): ``no inciso IV do § 2º do art. 458 do Decreto-Lei nº 5.452``,
   ``alínea “a” do inciso II do caput do art. 8º``.
 
@@ -50,8 +54,9 @@ Examples
 >>> from ragcov_data.citations import parse
 >>> [c.key for c in parse("Lei nº 7.713, de 22 de dezembro de 1988, arts. 3º, § 1º, e 6º, inciso XII")]
 [('lei-7713-1988', '3', '1', None, None, None), ('lei-7713-1988', '6', None, 'XII', None, None)]
->>> [c.key for c in parse("no inciso IV do § 2º do art. 458 do Decreto-Lei nº 5.452, de 1943")]
-[('decreto-lei-5452-1943', '458', '2', 'IV', None, None)]
+>>> [(c.act.type, c.act.number, c.article, c.paragraph, c.inciso)
+...  for c in parse("no inciso IV do § 2º do art. 458 do Decreto-Lei nº 5.452, de 1943")]
+[('decreto_lei', '5452', '458', '2', 'IV')]
 """
 from __future__ import annotations
 
@@ -785,22 +790,6 @@ def parse(text: str, *, table: dict | None = None, acts: bool = True) -> list[Ci
             out.append(Citation(act, None, start=a, end=b, doc_id=doc_id(act, table)))
         out.sort(key=lambda c: (c.start, c.end))
     return out
-
-
-def references(text: str, *, table: dict | None = None) -> list[dict]:
-    """``parse(text)`` as structured-reference dicts (see :meth:`Citation.to_dict`)."""
-    return [c.to_dict() for c in parse(text, table=table)]
-
-
-def iter_keys(citations: Iterable[Citation], level: str = "dispositivo") -> list[tuple]:
-    """Distinct keys of citations at ``level``: ``"article"`` -> ``(doc_id, article)``, ``"dispositivo"``
-    -> :attr:`Citation.key`; act-level citations are left out."""
-    seen: dict[tuple, None] = {}
-    for c in citations:
-        if c.article is None:
-            continue
-        seen[(c.doc_id, c.article) if level == "article" else c.key] = None
-    return list(seen)
 
 
 def agreement(questions: Iterable[dict], *, known: Iterable[str] | None = None, table: dict | None = None) -> dict:
