@@ -67,7 +67,7 @@ def topic_of(summary: Any) -> str | None:
     return re.split(r"\s+[-–—]\s+", summary.strip())[0].strip()
 
 __all__ = ["CitedQuestionsConfig", "CitedQuestionsBuilder", "IRPFBuilder", "CitedTask", "build_cited_task", "topic_of",
-           "resolve_citations", "chunk_act",
+           "resolve_citations", "chunk_act", "validate_questions",
            "read_questions", "CHUNKINGS", "GRANULARITIES", "RESOLUTION_RULE", "STATUSES"]
 
 CHUNKINGS = ("words", "dispositivo", "article")
@@ -112,41 +112,51 @@ def read_questions(path: str | os.PathLike) -> list[dict]:
     p = Path(path)
     if not p.is_file():
         raise InputFileError(f"questions file {str(p)!r} does not exist; pass a JSONL file of questions.")
-    out: list[dict] = []
-    seen: set[str] = set()
+    records: list[tuple[str, Any]] = []
     with open(p, encoding="utf-8") as fh:
         for n, line in enumerate(fh, 1):
             if not line.strip():
                 continue
             try:
-                rec = json.loads(line)
+                records.append((f"{p}: line {n}", json.loads(line)))
             except ValueError as exc:
                 raise InputFileError(f"{p}: line {n} is not valid JSON ({exc}); write one JSON object a line.") from None
-            qid = rec.get("qid", rec.get("_id", rec.get("id")))
-            text = rec.get("question", rec.get("text"))
-            if qid is None or not str(qid).strip():
-                raise InputFileError(f"{p}: line {n} has no question id; give each question a `qid`.")
-            if not isinstance(text, str) or not text.strip():
-                raise InputFileError(f"{p}: line {n} (qid {qid!r}) has no question text; give it a `question`.")
-            qid = str(qid)
-            if qid in seen:
-                raise InputFileError(f"{p}: line {n}: qid {qid!r} is used twice; question ids must be unique.")
-            seen.add(qid)
-            refs = rec.get("references")
-            if refs is None and "citations" in rec:
-                raws = rec["citations"]
-                raws = [raws] if isinstance(raws, str) else list(raws or [])
-                refs = [{"raw": r} for r in raws]
-            if not isinstance(refs, list) or not refs:
-                raise InputFileError(f"{p}: line {n} (qid {qid!r}) has no citations; give `references` (a list of "
-                                     "{doc_id, article, ...} and/or {raw}) or `citations` (strings).")
-            for r in refs:
-                if not isinstance(r, Mapping) or not (r.get("raw") or r.get("doc_id")):
-                    raise InputFileError(f"{p}: line {n} (qid {qid!r}): a reference needs `raw` (a citation "
-                                         f"string) or `doc_id` (+ `article` ...); got {r!r}.")
-            out.append({**rec, "qid": qid, "question": text, "references": refs, "_line": n})
-    if not out:
+    if not records:
         raise InputFileError(f"{p}: no questions; the file is empty.")
+    return validate_questions(records)
+
+
+def validate_questions(records: Sequence[tuple[str, Any]]) -> list[dict]:
+    """Check and normalise question records given as ``(where, record)`` pairs (``where`` names the file
+    and line, or the list index, in error messages); see :func:`read_questions` for the fields."""
+    out: list[dict] = []
+    seen: set[str] = set()
+    for where, rec in records:
+        if not isinstance(rec, Mapping):
+            raise InputFileError(f"{where} is not a JSON object; write one question object a line.")
+        qid = rec.get("qid", rec.get("_id", rec.get("id")))
+        text = rec.get("question", rec.get("text"))
+        if qid is None or not str(qid).strip():
+            raise InputFileError(f"{where} has no question id; give each question a `qid`.")
+        if not isinstance(text, str) or not text.strip():
+            raise InputFileError(f"{where} (qid {qid!r}) has no question text; give it a `question`.")
+        qid = str(qid)
+        if qid in seen:
+            raise InputFileError(f"{where}: qid {qid!r} is used twice; question ids must be unique.")
+        seen.add(qid)
+        refs = rec.get("references")
+        if refs is None and "citations" in rec:
+            raws = rec["citations"]
+            raws = [raws] if isinstance(raws, str) else list(raws or [])
+            refs = [{"raw": r} for r in raws]
+        if not isinstance(refs, list) or not refs:
+            raise InputFileError(f"{where} (qid {qid!r}) has no citations; give `references` (a list of "
+                                 "{doc_id, article, ...} and/or {raw}) or `citations` (strings).")
+        for r in refs:
+            if not isinstance(r, Mapping) or not (r.get("raw") or r.get("doc_id")):
+                raise InputFileError(f"{where} (qid {qid!r}): a reference needs `raw` (a citation string) or "
+                                     f"`doc_id` (+ `article` ...); got {r!r}.")
+        out.append({**rec, "qid": qid, "question": text, "references": refs})
     return out
 
 
@@ -347,7 +357,7 @@ def build_cited_task(
         qsource = Path(questions)
         qs = read_questions(questions)
     else:
-        qs = [dict(q) for q in questions]
+        qs = validate_questions([(f"`questions[{i}]`", q) for i, q in enumerate(questions)])
     # ---- corpus
     rows: dict[str, list] = {k: [] for k in ("_id", "doc_id", "chunk_index", "text", "unit", "continued",
                                              "start_char", "end_char")}

@@ -260,3 +260,14 @@ def test_article_chunks_and_resolution_by_overlap(tmp_path):
     task = build_cited_task(acts, q, chunking="article")
     (cid,) = task.qrels["corpus-id"]
     assert "rt. 4. A Lei nº 8.888" in task.corpus.set_index("_id").loc[cid, "text"]
+
+
+def test_question_records_are_validated(files):
+    acts, _ = files
+    with pytest.raises(InputFileError, match=r"`questions\[1\]` \(qid 'b'\) has no citations"):
+        build_cited_task(acts, [{"qid": "a", "question": "x", "citations": "Lei nº 1.234, de 2000, art. 1º"},
+                                {"qid": "b", "question": "y", "references": []}])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        t = build_cited_task(acts, [{"qid": "a", "question": "x", "citations": "Lei nº 1.234, de 2000, art. 2º"}])
+    assert list(t.qrels["query-id"]) == ["a"] * len(t.qrels) and len(t.qrels)
