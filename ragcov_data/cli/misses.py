@@ -25,7 +25,6 @@ def add_parser(sub) -> None:
     )
     p.add_argument("run", help="run file: TREC, CSV/TSV with a header, parquet or JSON; .gz/.bz2/.xz too")
     add_task_source(p)
-    from ragcov_data.runs import FORMATS
     from ragcov_data.ties import DEFAULT_TIE_POLICY, TIE_POLICIES, TIE_POLICY_ALIASES
 
     p.add_argument("--tie-policy", default=DEFAULT_TIE_POLICY, choices=[*TIE_POLICIES, *TIE_POLICY_ALIASES],
@@ -42,9 +41,9 @@ def add_parser(sub) -> None:
                    help="... and in at least N documents (default: 5)")
     p.add_argument("--boilerplate-share", type=float, default=None, metavar="S",
                    help="boilerplate: this share of the chunk's 5-grams or more are common (default: 0.5)")
-    p.add_argument("--columns", default=None, metavar="MAP",
-                   help="run columns with other names, e.g. query-id=QUERY,corpus-id=DOC,score=SIM")
-    p.add_argument("--run-format", default=None, choices=FORMATS, help="run file format (default: by suffix)")
+    from ragcov_data.cli._common import add_run_options
+
+    add_run_options(p)
     p.add_argument("--json", dest="json_out", default=None, metavar="OUT", help="also write the result as JSON")
     p.add_argument("--csv", dest="csv_out", default=None, metavar="OUT", help="also write the misses table as CSV")
     p.set_defaults(func=run)
@@ -59,7 +58,8 @@ def run(args: argparse.Namespace) -> int:
     task = load_task(args)  # checks --json first
     thresholds = {k: getattr(args, k) for k in ("near_duplicate", "boilerplate_doc_share", "boilerplate_min_docs",
                                                   "boilerplate_share") if getattr(args, k) is not None}
-    res = misses(read_run_arg(args.run, args), task, tie_policy=args.tie_policy, cluster=args.cluster,
+    res = misses(read_run_arg(args.run, args, 2),  # hit@1: the top row after the query's own chunk
+                 task, tie_policy=args.tie_policy, cluster=args.cluster,
                  level=args.level, on_missing=args.on_missing, **thresholds)  # unset: the documented defaults
     print(res.summary())
     if args.json_out:
