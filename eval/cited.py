@@ -49,9 +49,9 @@ _METRIC = re.compile(r"^\s*(recall|r|hit|ndcg)\s*@\s*(\d+)\s*$", re.I)
 
 def topic_of(summary: Any) -> str | None:
     """The topic of a question: its ``question_summary`` up to the first dash (``"DOENÇA GRAVE - ..."``)."""
-    if not isinstance(summary, str) or not summary.strip():
-        return None
-    return re.split(r"\s+[-–—]\s+", summary.strip())[0].strip()
+    from ragcov_data.loaders.cited_questions import topic_of as _topic
+
+    return _topic(summary)
 
 
 def _parse(metric: str) -> tuple[str, int]:
@@ -75,7 +75,7 @@ def _provisions(citations: pd.DataFrame, granularity: str) -> dict[str, list[fro
     out: dict[str, dict[frozenset, None]] = {}
     if granularity == "article":
         ok = citations[citations["status"].isin(["resolved", "dispositivo_not_found"])]
-        for qid, doc, art, chunks in zip(ok["query-id"], ok["doc_id"], ok["article"], ok["article_chunks"]):
+        for qid, chunks in zip(ok["query-id"], ok["article_chunks"]):
             if len(chunks):
                 out.setdefault(str(qid), {})[frozenset(chunks)] = None  # one per (doc, artigo)
     else:

@@ -37,8 +37,9 @@ LOCATE_RULE = (
     "LIVRO/ANEXO line ends the artigo; a provision ends where the next of its level or higher starts"
 )
 ARTICLE_RULE = (
-    "chunking='article': one chunk per artigo, the dispositivo units of one artigo joined (headings join the "
-    "artigo after them; the preâmbulo and an ANEXO's own text are chunks of their own; a document with no "
+    "chunking='article': one chunk per artigo, its dispositivo units joined (units taken as the parser cuts them, "
+    "neither merged by size nor split: a short artigo, e.g. a revoked stub, is a chunk of its own; headings join "
+    "the artigo after them; the preâmbulo and an ANEXO's own text are chunks of their own; a document with no "
     "artigo falls back to chunk_words windows)"
 )
 
@@ -251,36 +252,48 @@ def _slow_word_starts(text: str) -> np.ndarray:
     return np.asarray(out, dtype=np.int64)
 
 
-def article_spans(words: Sequence[str], line_starts: Sequence[int], *, min_words: int, max_words: int,
-                  chunk_words: int, query_words: int) -> tuple[list, bool]:
+def article_spans(words: Sequence[str], line_starts: Sequence[int], *, chunk_words: int, query_words: int
+                  ) -> tuple[list, bool]:
     """One chunk per artigo (see :data:`ARTICLE_RULE`).
 
-    Parameters are those of :func:`ragcov_data.loaders.dispositivos.dispositivo_spans`; its consecutive
-    units are joined while they belong to the same artigo (the unit label up to its first ``art.``).
+    Built from the dispositivo boundaries of :func:`ragcov_data.loaders.dispositivos.find_boundaries`:
+    the text from one boundary to the next is a unit; headings join the unit after them; consecutive
+    units of one artigo (the label up to its first ``art.``) form one chunk. ``chunk_words``/``query_words``
+    are the word windows of a document with no artigo.
 
     Returns
     -------
     (list of Span, bool)
-        Spans with ``unit`` the artigo's label (``"art. 12-A"``, ``"anexo I > art. 3"``), ``continued``
-        False; and whether the document has structure.
+        Spans with ``unit`` the artigo's label (``"art. 12-A"``, ``"anexo > art. 3"``) or ``"preâmbulo"``,
+        ``continued`` False; and whether the document has structure.
     """
-    from ragcov_data.loaders.dispositivos import Span, dispositivo_spans
+    from ragcov_data.loaders.chunking import chunk_spans
+    from ragcov_data.loaders.dispositivos import PREAMBLE, Span, find_boundaries
 
-    parts, structured = dispositivo_spans(words, line_starts, min_words=min_words, max_words=max_words,
-                                          chunk_words=chunk_words, query_words=query_words)
-    if not structured:
-        return parts, False
+    bounds = find_boundaries(words, line_starts)
+    if not any(b.kind == "art" for b in bounds):
+        return [Span(a, b, None, False) for a, b in chunk_spans(len(words), chunk_words, query_words)], False
+    units: list[tuple[int, int, tuple[str, ...] | None]] = []
+    if bounds[0].start > 0:
+        units.append((0, bounds[0].start, (PREAMBLE,)))
+    pending: int | None = None
+    for b, nxt in zip(bounds, bounds[1:] + [None]):
+        stop = len(words) if nxt is None else nxt.start
+        if b.kind == "heading":  # joins the unit after it
+            pending = b.start if pending is None else pending
+            continue
+        units.append((b.start if pending is None else pending, stop, _article_of(" > ".join(b.path))))
+        pending = None
+    if pending is not None:
+        units.append((pending, len(words), units[-1][2] if units else (PREAMBLE,)))
     out: list[Span] = []
-    last_key: tuple | None = None
-    for p in parts:
-        key = _article_of(p.unit)
-        if out and key is not None and key == last_key:
-            prev = out[-1]
-            out[-1] = Span(prev.start, p.stop, prev.unit, False)
+    last: tuple[str, ...] | None = None
+    for start, stop, key in units:
+        if out and key == last and key is not None and any(x.startswith("art. ") for x in key):
+            out[-1] = Span(out[-1].start, stop, out[-1].unit, False)
         else:
-            label = " > ".join(key) if key else p.unit
-            out.append(Span(p.start, p.stop, label, False))
-        last_key = key
+            out.append(Span(start, stop, " > ".join(key) if key else None, False))
+        last = key
     return out, True
 
 

@@ -32,7 +32,8 @@ Splits
 ------
 corpus: ``_id, doc_id, chunk_index, text, unit, continued, start_char, end_char`` (the chunk's
 character span in its act) and the acts' metadata. queries: ``_id, text, coverage, partial,
-question_summary, n_citations, n_resolved``. qrels: ``query-id, corpus-id, score``. citations: one row
+question_summary, topic`` (the summary up to its first dash, else the question id: a cluster for
+``evaluate(..., cluster="topic")``), ``n_citations, n_resolved``. qrels: ``query-id, corpus-id, score``. citations: one row
 per (question, cited provision): ``query-id, citation, doc_id, article, paragraph, inciso, alinea, item,
 caput, raw, status, chunks`` (the chunks overlapping the provision itself) and ``article_chunks`` (those
 overlapping its artigo) — what provision-level recall (:mod:`ragcov_data.eval.cited`) reads.
@@ -40,13 +41,12 @@ overlapping its artigo) — what provision-level recall (:mod:`ragcov_data.eval.
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import os
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import datasets
 import numpy as np
@@ -57,8 +57,17 @@ from ragcov_data.errors import InputFileError, RagcovError
 from ragcov_data.loaders.base import TaskBuilder
 from ragcov_data.task import Task
 
-__all__ = ["CitedQuestionsConfig", "CitedQuestionsBuilder", "IRPFBuilder", "CitedTask", "build_cited_task",
-           "resolve_citations", "chunk_act",
+
+def topic_of(summary: Any) -> str | None:
+    """The topic of a question: its ``question_summary`` up to the first dash (``"DOENÇA GRAVE - ..."``)."""
+    import re
+
+    if not isinstance(summary, str) or not summary.strip():
+        return None
+    return re.split(r"\s+[-–—]\s+", summary.strip())[0].strip()
+
+__all__ = ["CitedQuestionsConfig", "CitedQuestionsBuilder", "IRPFBuilder", "CitedTask", "build_cited_task", "topic_of",
+           "resolve_citations", "chunk_act", "validate_questions",
            "read_questions", "CHUNKINGS", "GRANULARITIES", "RESOLUTION_RULE", "STATUSES"]
 
 CHUNKINGS = ("words", "dispositivo", "article")
@@ -103,41 +112,51 @@ def read_questions(path: str | os.PathLike) -> list[dict]:
     p = Path(path)
     if not p.is_file():
         raise InputFileError(f"questions file {str(p)!r} does not exist; pass a JSONL file of questions.")
-    out: list[dict] = []
-    seen: set[str] = set()
+    records: list[tuple[str, Any]] = []
     with open(p, encoding="utf-8") as fh:
         for n, line in enumerate(fh, 1):
             if not line.strip():
                 continue
             try:
-                rec = json.loads(line)
+                records.append((f"{p}: line {n}", json.loads(line)))
             except ValueError as exc:
                 raise InputFileError(f"{p}: line {n} is not valid JSON ({exc}); write one JSON object a line.") from None
-            qid = rec.get("qid", rec.get("_id", rec.get("id")))
-            text = rec.get("question", rec.get("text"))
-            if qid is None or not str(qid).strip():
-                raise InputFileError(f"{p}: line {n} has no question id; give each question a `qid`.")
-            if not isinstance(text, str) or not text.strip():
-                raise InputFileError(f"{p}: line {n} (qid {qid!r}) has no question text; give it a `question`.")
-            qid = str(qid)
-            if qid in seen:
-                raise InputFileError(f"{p}: line {n}: qid {qid!r} is used twice; question ids must be unique.")
-            seen.add(qid)
-            refs = rec.get("references")
-            if refs is None and "citations" in rec:
-                raws = rec["citations"]
-                raws = [raws] if isinstance(raws, str) else list(raws or [])
-                refs = [{"raw": r} for r in raws]
-            if not isinstance(refs, list) or not refs:
-                raise InputFileError(f"{p}: line {n} (qid {qid!r}) has no citations; give `references` (a list of "
-                                     "{doc_id, article, ...} and/or {raw}) or `citations` (strings).")
-            for r in refs:
-                if not isinstance(r, Mapping) or not (r.get("raw") or r.get("doc_id")):
-                    raise InputFileError(f"{p}: line {n} (qid {qid!r}): a reference needs `raw` (a citation "
-                                         f"string) or `doc_id` (+ `article` ...); got {r!r}.")
-            out.append({**rec, "qid": qid, "question": text, "references": refs, "_line": n})
-    if not out:
+    if not records:
         raise InputFileError(f"{p}: no questions; the file is empty.")
+    return validate_questions(records)
+
+
+def validate_questions(records: Sequence[tuple[str, Any]]) -> list[dict]:
+    """Check and normalise question records given as ``(where, record)`` pairs (``where`` names the file
+    and line, or the list index, in error messages); see :func:`read_questions` for the fields."""
+    out: list[dict] = []
+    seen: set[str] = set()
+    for where, rec in records:
+        if not isinstance(rec, Mapping):
+            raise InputFileError(f"{where} is not a JSON object; write one question object a line.")
+        qid = rec.get("qid", rec.get("_id", rec.get("id")))
+        text = rec.get("question", rec.get("text"))
+        if qid is None or not str(qid).strip():
+            raise InputFileError(f"{where} has no question id; give each question a `qid`.")
+        if not isinstance(text, str) or not text.strip():
+            raise InputFileError(f"{where} (qid {qid!r}) has no question text; give it a `question`.")
+        qid = str(qid)
+        if qid in seen:
+            raise InputFileError(f"{where}: qid {qid!r} is used twice; question ids must be unique.")
+        seen.add(qid)
+        refs = rec.get("references")
+        if refs is None and "citations" in rec:
+            raws = rec["citations"]
+            raws = [raws] if isinstance(raws, str) else list(raws or [])
+            refs = [{"raw": r} for r in raws]
+        if not isinstance(refs, list) or not refs:
+            raise InputFileError(f"{where} (qid {qid!r}) has no citations; give `references` (a list of "
+                                 "{doc_id, article, ...} and/or {raw}) or `citations` (strings).")
+        for r in refs:
+            if not isinstance(r, Mapping) or not (r.get("raw") or r.get("doc_id")):
+                raise InputFileError(f"{where} (qid {qid!r}): a reference needs `raw` (a citation string) or "
+                                     f"`doc_id` (+ `article` ...); got {r!r}.")
+        out.append({**rec, "qid": qid, "question": text, "references": refs})
     return out
 
 
@@ -184,7 +203,7 @@ def _parse_raw(raw: str, table_items: tuple) -> tuple:
     return tuple(cit.parse(raw, table=dict(table_items)))
 
 
-def gold_citations(question: Mapping[str, Any], gold: str, table: dict, known: set[str]) -> list[_Cited]:
+def gold_citations(question: Mapping[str, Any], gold: str, table: dict) -> list[_Cited]:
     """The cited provisions of one question (distinct, in order) under the ``gold`` rule."""
     refs = question["references"]
     has_raw = any(r.get("raw") for r in refs)
@@ -231,14 +250,14 @@ def chunk_act(text: str, chunking: str, *, chunk_words: int, query_words: int, m
     from ragcov_data.loaders.dispositivos import DEFAULT_MAX_WORDS, dispositivo_spans, words_and_line_starts
 
     words, starts = words_and_line_starts(text)
-    kw = dict(min_words=min_words or query_words, max_words=max_words or DEFAULT_MAX_WORDS,
-              chunk_words=chunk_words, query_words=query_words)
     if chunking == "dispositivo":
-        parts, _ = dispositivo_spans(words, starts, **kw)
+        parts, _ = dispositivo_spans(words, starts, min_words=min_words or query_words,
+                                     max_words=max_words or DEFAULT_MAX_WORDS, chunk_words=chunk_words,
+                                     query_words=query_words)
     else:
         from ragcov_data.loaders.articles import article_spans
 
-        parts, _ = article_spans(words, starts, **kw)
+        parts, _ = article_spans(words, starts, chunk_words=chunk_words, query_words=query_words)
     return [(p.start, p.stop, p.unit, p.continued) for p in parts], words
 
 
@@ -325,20 +344,20 @@ def build_cited_task(
 
     _check(chunking, granularity, gold, coverage)
     ch.validate_sizes(chunk_words, query_words)
-    if chunking != "words":
+    if chunking == "dispositivo":
         from ragcov_data.loaders.dispositivos import settings
 
         settings("dispositivo", min_words, max_words, query_words)
     elif min_words is not None or max_words is not None:
-        raise RagcovError("`min_words`/`max_words` apply to chunking='dispositivo' or 'article'; drop them for "
-                          "chunking='words'.")
+        raise RagcovError(f"`min_words`/`max_words` apply to chunking='dispositivo'; drop them for "
+                          f"chunking={chunking!r} (an article chunk is the whole artigo).")
     acervo = _read_acts(acts)
     qsource = None
     if isinstance(questions, (str, os.PathLike)):
         qsource = Path(questions)
         qs = read_questions(questions)
     else:
-        qs = [dict(q) for q in questions]
+        qs = validate_questions([(f"`questions[{i}]`", q) for i, q in enumerate(questions)])
     # ---- corpus
     rows: dict[str, list] = {k: [] for k in ("_id", "doc_id", "chunk_index", "text", "unit", "continued",
                                              "start_char", "end_char")}
@@ -469,7 +488,7 @@ def resolve_citations(questions: Sequence[Mapping[str, Any]], *, index: Mapping[
         partial = cov == "partial"
         if coverage == "full" and partial:
             continue
-        cited = gold_citations(q, gold, table, known)
+        cited = gold_citations(q, gold, table)
         n_res = 0
         for c in cited:
             status, chunks, art_chunks = _resolve(c, index, bounds, ids, known)
@@ -487,9 +506,10 @@ def resolve_citations(questions: Sequence[Mapping[str, Any]], *, index: Mapping[
                            "article": c.article, "paragraph": c.paragraph, "inciso": c.inciso, "alinea": c.alinea,
                            "item": c.item, "caput": bool(c.caput), "raw": c.raw, "status": status,
                            "chunks": list(chunks), "article_chunks": list(art_chunks)})
+        summary = q.get("question_summary")
         q_rows.append({"_id": q["qid"], "text": q["question"], "coverage": cov, "partial": partial,
-                       "question_summary": q.get("question_summary"), "n_citations": len(cited),
-                       "n_resolved": n_res})
+                       "question_summary": summary, "topic": topic_of(summary) or q["qid"],
+                       "n_citations": len(cited), "n_resolved": n_res})
     return q_rows, c_rows, qrels, unresolved, coarse
 
 
@@ -637,7 +657,7 @@ def _features(meta_cols: Sequence[str]) -> dict[str, datasets.Features]:
                                      "start_char": V("int64"), "end_char": V("int64"),
                                      **{c: V("string") for c in meta_cols}}),
         "queries": datasets.Features({"_id": V("string"), "text": V("string"), "coverage": V("string"),
-                                      "partial": V("bool"), "question_summary": V("string"),
+                                      "partial": V("bool"), "question_summary": V("string"), "topic": V("string"),
                                       "n_citations": V("int64"), "n_resolved": V("int64")}),
         "qrels": datasets.Features({"query-id": V("string"), "corpus-id": V("string"), "score": V("int64")}),
         "citations": datasets.Features({"query-id": V("string"), "citation": V("string"), "doc_id": V("string"),

@@ -9,8 +9,10 @@ The grammar
 -----------
 *Acts* (:data:`ACT_RE`): ``Lei nº 9.250, de 26 de dezembro de 1995``, ``Lei nº 7.713, de 1988``,
 ``Lei Complementar nº 109``, ``Decreto-Lei nº 5.844``, ``Decreto nº 9.580, de 2018``, ``Medida Provisória
-nº 2.158-35``, ``Instrução Normativa RFB nº 1.500, de 2014`` (issuer ``RFB``, ``SRF``, ``SRF/MF`` ...),
-``Solução de Consulta Cosit nº 63``, ``Ato Declaratório Interpretativo RFB nº 1`` ...; the ``nº`` may be
+nº 2.158-35``, ``Instrução Normativa RFB nº 1.500, de 2014`` (the issuer: any acronym, ``RFB``, ``SRF``,
+``CST``, ``PGFN/CRJ``, ``SRRF03/Disit``, or ``Cosit`` ...), ``Solução de Consulta Cosit nº 63``, ``Solução de
+Divergência``, ``Ato Declaratório Interpretativo RFB nº 1``, ``Parecer Normativo``, ``Parecer PGFN/CRJ Nº
+2271/2013``, ``Nota SEI`` ...; the ``nº`` may be
 ``n°``, ``no``, ``n.``, a bare ``º`` or absent, the date full, a year, ``/1995`` or ``12.4.90``; upper case
 (``LEI Nº 9.250, DE 26 DE DEZEMBRO DE 1995``) too. *Aliases* (:data:`ALIASES`): ``RIR/2018``,
 ``Regulamento do Imposto sobre a Renda``, ``CTN`` / ``Código Tributário Nacional``, ``Constituição
@@ -29,7 +31,9 @@ Two orders are read:
 - *list order* (ascending): ``art. 90, caput, incisos IV e V, § 1º, incisos I e II`` — a lower level
   refines the last value of the level above; a level equal or higher starts a sibling; a bare arabic
   number after a lower level starts a new article of an ``arts.`` list (``arts. 53, inciso II, § 4º, 54,
-  65, § 2º, e 81``), except inside an open ``§§`` list;
+  65, § 2º, e 81``), else continues a paragraph (``art. 3º, § 1º e 2º``); a singular ``§``, ``inciso`` or
+  ``alínea`` takes one value; a lower level joined by ``e`` cites the level above too (``art. 8º e § 1º``:
+  the caput and § 1º);
 - *running order* (descending): ``no inciso IV do § 2º do art. 458 do Decreto-Lei nº 5.452``,
   ``alínea “a” do inciso II do caput do art. 8º``.
 
@@ -50,8 +54,9 @@ Examples
 >>> from ragcov_data.citations import parse
 >>> [c.key for c in parse("Lei nº 7.713, de 22 de dezembro de 1988, arts. 3º, § 1º, e 6º, inciso XII")]
 [('lei-7713-1988', '3', '1', None, None, None), ('lei-7713-1988', '6', None, 'XII', None, None)]
->>> [c.key for c in parse("no inciso IV do § 2º do art. 458 do Decreto-Lei nº 5.452, de 1943")]
-[('decreto-lei-5452-1943', '458', '2', 'IV', None, None)]
+>>> [(c.act.type, c.act.number, c.article, c.paragraph, c.inciso)
+...  for c in parse("no inciso IV do § 2º do art. 458 do Decreto-Lei nº 5.452, de 1943")]
+[('decreto_lei', '5452', '458', '2', 'IV')]
 """
 from __future__ import annotations
 
@@ -74,20 +79,24 @@ _ACT_TYPES = [
     (r"medida\s+provis[óo]ria", "medida_provisoria"),
     (r"instru[çc][ãa]o\s+normativa", "instrucao_normativa"),
     (r"emenda\s+constitucional", "emenda_constitucional"),
-    (r"solu[çc][ãa]o\s+de\s+consulta", "solucao_de_consulta"),
+    (r"solu[çc][ãa]o\s+de\s+consulta(?:\s+interna)?", "solucao_de_consulta"),
+    (r"solu[çc][ãa]o\s+de\s+diverg[êe]ncia", "solucao_de_divergencia"),
     (r"parecer\s+normativo", "parecer_normativo"),
+    (r"parecer(?:\s+SEI)?", "parecer"),
+    (r"nota(?:\s+SEI|\s+t[ée]cnica)?", "nota"),
     (r"ato\s+declarat[óo]rio(?:\s+(?:interpretativo|normativo|executivo))?", "ato_declaratorio"),
     (r"portaria", "portaria"),
     (r"resolu[çc][ãa]o(?:\s+normativa)?", "resolucao"),
 ]
-_ISSUERS = r"(?:RFB|SRF|Cosit|COSIT|MF|ME|PGFN|CMN|BCB|Bacen|ANEEL|Aneel|Conjunta|SRF/MF|RFB/MF|CGU|TCU)"
+#: An issuer: an acronym (RFB, SRF, CST, PGFN/CRJ, SRRF03/Disit) or a known name (Cosit, Conjunta).
+_ISSUERS = (r"(?-i:[A-Z][A-Za-z0-9]*[A-Z0-9](?:/[A-Z][A-Za-z0-9]+)*/?|Cosit|Cosar|Codac|Conjunta|Interna)")
 _MONTHS = r"(?:janeiro|fevereiro|mar[çc]o|abril|maio|junho|julho|agosto|setembro|outubro|novembro|dezembro)"
 #: A numbered act: type, issuer, number and date (case-insensitive).
 ACT_RE = re.compile(
     r"\b(?P<type>" + "|".join(f"(?:{p})" for p, _ in _ACT_TYPES) + r")"
     r"(?P<issuer>(?:\s+" + _ISSUERS + r")*)"
     r"\s*(?:n\.?\s*[º°o]\.?|n[º°o]\.?|n\.|[º°]|número)?\s*"
-    r"(?P<num>\d{1,3}(?:\.\d{3})+(?:-\d{1,3})?|\d{1,5}(?:-\d{1,3})?)(?![\d.,]\d)"
+    r"(?P<num>\d{1,3}(?:\.\d{3})+(?:-\s?\d{1,3})?|\d{1,5}(?:-\s?\d{1,3})?)(?![\d.,]\d)"
     r"(?P<date>,?\s+de\s+(?:\d{1,2}[º°o]?\s+de\s+" + _MONTHS + r"\s+de\s+)?(?P<y1>\d{4})\b"
     r"|\s*/\s*(?P<y2>\d{4}|\d{2})\b"
     r"|,?\s+de\s+\d{1,2}\.\d{1,2}\.(?P<y3>\d{4}|\d{2})\b)?",
@@ -102,7 +111,7 @@ ALIASES: list[tuple[str, tuple[str, str | None, int | None]]] = [
     (r"(?:C[óo]digo\s+Tribut[áa]rio\s+Nacional(?:\s*[-–—]\s*CTN\b)?|\bCTN\b)", ("lei", "5172", 1966)),
     (r"(?:Constitui[çc][ãa]o(?:\s+Federal|\s+da\s+Rep[úu]blica(?:\s+Federativa\s+do\s+Brasil)?)(?:\s+de\s+1988)?"
      r"|\bCF\s*/\s*(?:88|1988)\b)", ("constituicao", None, 1988)),
-    (r"C[óo]digo\s+de\s+Processo\s+Civil", ("lei", "13105", 2015)),
+    (r"(?:C[óo]digo\s+de\s+Processo\s+Civil|\bCPC\b)", ("lei", "13105", 2015)),
     (r"C[óo]digo\s+Civil", ("lei", "10406", 2002)),
     (r"(?:Consolida[çc][ãa]o\s+das\s+Leis\s+do\s+Trabalho|\bCLT\b)", ("decreto_lei", "5452", 1943)),
 ]
@@ -194,12 +203,9 @@ def _type_of(words: str) -> str:
 
 def _act_from_match(m: re.Match) -> Act:
     t = _type_of(m.group("type"))
-    issuers = m.group("issuer").split()
-    issuer = "/".join(i.upper() if i.upper() in ("RFB", "SRF", "MF", "ME", "PGFN", "CMN", "BCB", "CGU", "TCU")
-                      else i.capitalize() for i in issuers) or None
-    if issuer and issuer.upper() == "COSIT":
-        issuer = "Cosit"
-    number = m.group("num").replace(".", "")
+    issuers = [i.strip("/") for i in m.group("issuer").split()]
+    issuer = "/".join(i for i in issuers if i and i != "Interna") or None
+    number = re.sub(r"[.\s]", "", m.group("num"))
     year = _year(m.group("y1") or m.group("y2") or m.group("y3"))
     return Act(t, number, year, issuer, None, m.group(0))
 
@@ -574,6 +580,8 @@ def _chain(text: str, pos: int) -> tuple[list[_Comp], int]:
             break
         if prev is not None and c.level < prev.level and _DOWN.fullmatch(text, end, p):
             c.link = "up"  # running order: "inciso II do art. 8º"
+        elif prev is not None and c.level > prev.level and re.search(r"\be\b", text[end:p]):
+            c.link = "and"  # "art. 8º e § 1º": the artigo (its caput) and its paragraph
         comps.append(c)
         end = c.end
         if c.level == 1 and c.plural:
@@ -607,8 +615,9 @@ def _resolve(comps: list[_Comp]) -> list[dict]:
         while j + 1 < len(comps) and comps[j + 1].link == "up":
             j += 1
         group = comps[i:j + 1][::-1]
-        for k, c in enumerate(group):
-            c.link = "refine" if k else ("list" if i else "list")
+        if len(group) > 1:
+            for k, c in enumerate(group):
+                c.link = "refine" if k else "list"
         seq.extend(group)
         i = j + 1
     out: list[dict] = []
@@ -623,6 +632,11 @@ def _resolve(comps: list[_Comp]) -> list[dict]:
             out.append({**base, deepest: v})
 
     for c in seq:
+        if c.link == "and" and deepest and c.level > deepest:
+            n = len(out)
+            emit()  # the text before "e" is cited by itself too: an artigo, as its caput
+            if deepest == 1:
+                out[n:] = [{**x, 2: ("caput", False)} for x in out[n:]]
         if c.level > deepest:
             if deepest and len(cur[deepest]) > 1:  # only the last value of a list is refined
                 keep = cur[deepest]
@@ -727,13 +741,15 @@ def parse(text: str, *, table: dict | None = None, acts: bool = True) -> list[Ci
     bound: list[Act | None] = [None] * len(chains)
     used: set[int] = set()
     pending: list[int] = []
-    for ci, (a, b, _) in enumerate(chains):
+    for ci, (a, b, cits_) in enumerate(chains):
+        has_article = any(1 in c for c in cits_)
         fwd = _FORWARD.match(text, b)
         if fwd:
             k = bisect.bisect_left(act_starts, fwd.end())
             if k < len(act_starts) and act_starts[k] == fwd.end() and not act_spans[k][3]:
                 bound[ci] = act_spans[k][2]
-                used.add(k)
+                if has_article:
+                    used.add(k)
                 for pj in pending:
                     bound[pj] = bound[ci]
                 pending = []
@@ -743,7 +759,8 @@ def parse(text: str, *, table: dict | None = None, acts: bool = True) -> list[Ci
             prev -= 1
         if prev >= 0 and _ACT_BEFORE_GAP.fullmatch(text, reach[prev], a):
             bound[ci] = act_spans[prev][2]
-            used.add(prev)
+            if has_article:
+                used.add(prev)
             reach[prev] = b
             pending = []
             continue
@@ -773,22 +790,6 @@ def parse(text: str, *, table: dict | None = None, acts: bool = True) -> list[Ci
             out.append(Citation(act, None, start=a, end=b, doc_id=doc_id(act, table)))
         out.sort(key=lambda c: (c.start, c.end))
     return out
-
-
-def references(text: str, *, table: dict | None = None) -> list[dict]:
-    """``parse(text)`` as structured-reference dicts (see :meth:`Citation.to_dict`)."""
-    return [c.to_dict() for c in parse(text, table=table)]
-
-
-def iter_keys(citations: Iterable[Citation], level: str = "dispositivo") -> list[tuple]:
-    """Distinct keys of citations at ``level``: ``"article"`` -> ``(doc_id, article)``, ``"dispositivo"``
-    -> :attr:`Citation.key`; act-level citations are left out."""
-    seen: dict[tuple, None] = {}
-    for c in citations:
-        if c.article is None:
-            continue
-        seen[(c.doc_id, c.article) if level == "article" else c.key] = None
-    return list(seen)
 
 
 def agreement(questions: Iterable[dict], *, known: Iterable[str] | None = None, table: dict | None = None) -> dict:

@@ -267,3 +267,36 @@ def test_agreement_with_structured_references(data_dir):
     # the one article-level disagreement: the source gives Lei 9.250 art. 22 where its raw cites art. 23
     assert [(d["qid"], d["structured_only"]) for d in art["disagreements"]] == [
         ("irpf2024-q560", [["lei-9250-1995", "22"]])]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Parecer Normativo CST nº 2, de 15 de janeiro de 1980", ("parecer_normativo", "CST", "2", 1980)),
+    ("Parecer PGFN/CRJ Nº 2271/2013, de 10 de dezembro de 2013", ("parecer", "PGFN/CRJ", "2271", 2013)),
+    ("Parecer PGFN/PGA/Nº 2683/2008, de 28 de novembro de 2008", ("parecer", "PGFN/PGA", "2683", 2008)),
+    ("Solução de Consulta SRRF03/Disit nº 15, de 9 de março de 2009", ("solucao_de_consulta", "SRRF03/Disit", "15", 2009)),
+    ("Solução de Consulta Interna Cosit nº 11, de 28 de junho de 2012", ("solucao_de_consulta", "Cosit", "11", 2012)),
+    ("Solução de Divergência Cosit nº 10, de 14 de agosto de 2014", ("solucao_de_divergencia", "Cosit", "10", 2014)),
+    ("Ato Declaratório Executivo Codac nº 23, de 4 de dezembro de 2019", ("ato_declaratorio", "Codac", "23", 2019)),
+])
+def test_other_issuers_and_types(text, expected):
+    (c,) = parse(text)
+    assert (c.act.type, c.act.issuer, c.act.number, c.act.year) == expected
+
+
+def test_uncovered_reference_layouts():
+    # "2.158- 35": a space inside the number of a medida provisória; the artigo after it is still bound
+    cits = parse("Lei nº 9.532, de 10 de dezembro de 1997, art. 11, caput, e §§ 5º a 7º; Medida Provisória nº 2.158- 35, "
+                 "de 24 de agosto de 2001, art. 61")
+    assert [(c.act.number, c.article, c.paragraph, c.caput) for c in cits] == [
+        ("9532", "11", None, True), ("9532", "11", "5", False), ("9532", "11", "6", False), ("9532", "11", "7", False),
+        ("2158-35", "61", None, False)]
+    (c,) = parse("Lei nº 13.105, de 16 de março de 2015 - Código de Processo Civil - CPC, art. 369")
+    assert (c.act.number, c.article) == ("13105", "369")
+    # an artigo and its paragraph joined by "e": the artigo's caput and the paragraph
+    assert [(c.article, c.paragraph, c.caput) for c in parse("Instrução Normativa SRF nº 81, de 2001, art. 8º e § 1º")] \
+        == [("8", None, True), ("8", "1", False)]
+    # a chain with no artigo ("item 4" of an act) leaves the act cited as a whole
+    (c,) = parse("Instrução Normativa SRF nº 107, de 14 de julho de 1988, item 4")
+    assert c.level == "act" and c.act.number == "107"
+    # no act where none is named
+    assert parse("a Lei de 1995 e o Decreto que 10") == []

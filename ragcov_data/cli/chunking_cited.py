@@ -115,7 +115,7 @@ def run_cited(args: argparse.Namespace, retrievers: list[str]) -> int:
     tasks = {}
     query_words = args.query_words or 20
     for name, kw in _chunkings(args.chunking):
-        if kw["chunking"] != "words" and args.min_words is not None:
+        if kw["chunking"] == "dispositivo" and args.min_words is not None:
             kw["min_words"] = args.min_words
         if kw["chunking"] == "dispositivo" and kw.get("max_words") is None and args.max_words is not None:
             kw["max_words"] = args.max_words
@@ -130,7 +130,6 @@ def run_cited(args: argparse.Namespace, retrievers: list[str]) -> int:
         def make():
             a = copy.copy(args)
             a.retriever = name
-            a.quiet = True
             return make_retriever(a)
         return make
 

@@ -48,3 +48,24 @@ def test_chunking_irpf_two_chunkings_one_retriever(data_dir, tmp_path, capsys):
 def test_chunking_irpf_bad_options(data_dir, extra, match, capsys):
     assert main(["chunking", "--data-dir", str(data_dir), "--quiet", *extra]) == 2
     assert match in capsys.readouterr().err
+
+
+def test_chunking_cited_questions_files(tmp_path, capsys):
+    acts = tmp_path / "acts.jsonl"
+    arts = "\n".join(f"Art. {i}º O contribuinte deve declarar o rendimento {w} recebido no ano, com os seus "
+                     f"comprovantes e a indicação da fonte pagadora do rendimento {w}." for i, w in
+                     enumerate(["aluguel", "pensão", "doação", "herança", "salário", "juros"], 1))
+    acts.write_text(json.dumps({"doc_id": "lei-10-2000", "title": "Lei nº 10, de 2000", "text": arts},
+                               ensure_ascii=False) + "\n", encoding="utf-8")
+    qs = tmp_path / "q.jsonl"
+    qs.write_text("".join(json.dumps({"qid": f"q{i}", "question": f"Como declarar {w}?",
+                                      "citations": f"Lei nº 10, de 2000, art. {i}º"}, ensure_ascii=False) + "\n"
+                          for i, w in enumerate(["aluguel", "pensão", "doação", "herança", "salário", "juros"], 1)),
+                  encoding="utf-8")
+    assert main(["chunking", "--dataset", "cited_questions", "--data-files", str(acts), "--questions", str(qs),
+                 "--chunking", "words-20,article", "--retriever", "bm25,tfidf", "--n-resamples", "199",
+                 "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "Cited questions: 6 questions (all)" in out and "article/tfidf" in out
+    assert main(["chunking", "--dataset", "cited_questions", "--data-files", str(acts), "--quiet"]) == 2
+    assert "--questions FILE" in capsys.readouterr().err

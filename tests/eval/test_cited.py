@@ -100,3 +100,85 @@ def test_topic_of():
     assert topic_of("DOENÇA GRAVE - PENSÃO") == "DOENÇA GRAVE"
     assert topic_of("PREJUÍZO NA ATIVIDADE RURAL — DESCONTO SIMPLIFICADO") == "PREJUÍZO NA ATIVIDADE RURAL"
     assert topic_of(None) is None
+
+
+def _study_files(tmp_path):
+    import json
+
+    arts = [f"Art. {i}º O contribuinte {w} deve observar a regra número {i} sobre {w} e sobre o tributo devido "
+            f"no ano, conforme o regulamento próprio da matéria {w}." for i, w in
+            enumerate(["aluguel", "pensão", "doação", "herança", "salário", "juros", "dividendos", "poupança"], 1)]
+    text = "LEI Nº 10, DE 1º DE JANEIRO DE 2000.\n" + "\n".join(arts) + "\n"
+    acts = tmp_path / "acts.jsonl"
+    acts.write_text(json.dumps({"doc_id": "lei-10-2000", "title": "Lei nº 10, de 2000", "text": text},
+                               ensure_ascii=False) + "\n", encoding="utf-8")
+    words = ["aluguel", "pensão", "doação", "herança", "salário", "juros", "dividendos", "poupança"]
+    qs = [{"qid": f"q{i}", "question": f"Como declarar {w}?", "question_summary": ("RENDIMENTOS - " if i < 4 else
+          "BENS - ") + w.upper(), "references": [{"raw": f"Lei nº 10, de 2000, art. {i}º"}]}
+          for i, w in enumerate(words, 1)]
+    questions = tmp_path / "q.jsonl"
+    questions.write_text("".join(json.dumps(q, ensure_ascii=False) + "\n" for q in qs), encoding="utf-8")
+    return acts, questions
+
+
+def test_cited_chunking_study_pairs_by_question(tmp_path):
+    import warnings
+
+    from ragcov_data.baselines import BM25, TfIdf
+    from ragcov_data.eval.cited import cited_chunking_study
+    from ragcov_data.loaders.cited_questions import build_cited_task
+
+    acts, questions = _study_files(tmp_path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tasks = {"words-10": build_cited_task(acts, questions, chunking="words", chunk_words=10, query_words=5),
+                 "article": build_cited_task(acts, questions, chunking="article", query_words=5)}
+    makers = {"bm25": lambda: BM25(show_progress=False), "tfidf": lambda: TfIdf(show_progress=False)}
+    res = cited_chunking_study(tasks, makers, cluster="query", n_resamples=199)
+    assert list(res.values.index) == [f"q{i}" for i in range(1, 9)]
+    assert set(res.values["recall@10"].columns) == {"words-10/bm25", "words-10/tfidf", "article/bm25", "article/tfidf"}
+    lb = res.leaderboards["recall@10"]
+    assert lb.n_queries == 8 and lb.n_clusters == 8 and res.cluster == "question"
+    # every question names its own artigo: BM25 over one-artigo chunks finds each in the top 10
+    assert res.values[("recall@10", "article/bm25")].tolist() == [1.0] * 8
+    est = lb.systems.set_index("name")["estimate"]
+    assert est["article/bm25"] == pytest.approx(res.values[("recall@10", "article/bm25")].mean())
+    topic = cited_chunking_study(tasks, makers, cluster="topic", n_resamples=199)
+    assert topic.leaderboards["recall@10"].n_clusters == 2 and topic.cluster == "topic"
+    assert topic.icc["n_topics"] == 2 and topic.icc["decision"] == "topic"
+    assert "Cited questions: 8 questions (all)" in res.summary()
+    assert res.to_markdown().startswith("| system | recall@10 [95% CI] | rank | tier |")
+    with pytest.raises(RagcovError, match="`cluster` must be one of"):
+        cited_chunking_study(tasks, makers, cluster="doc")
+    with pytest.raises(RagcovError, match="at least two systems"):
+        cited_chunking_study({"article": tasks["article"]}, {"bm25": makers["bm25"]})
+
+
+def test_ndcg_equals_pytrec_eval_on_irpf(data_dir):
+    """nDCG@10 of a real run on the graded qrels of both granularities equals trec_eval's (pytrec_eval)."""
+    import warnings
+
+    import pytrec_eval
+
+    from ragcov_data.baselines import BM25
+    from ragcov_data.loaders.cited_questions import build_cited_task, irpf_dir
+
+    folder = irpf_dir(data_dir)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        task = build_cited_task(folder / "laws.jsonl", folder / "questions.jsonl", chunking="words", chunk_words=200)
+    run = BM25(show_progress=False).index(task.corpus).search(task.queries[["_id", "text"]], k=10,
+                                                              show_progress=False)
+    trec_run = {}
+    for q, d, s in zip(run["query-id"], run["corpus-id"], run["score"]):
+        trec_run.setdefault(str(q), {})[str(d)] = float(s)
+    for gran in ("dispositivo", "article"):
+        qrels = granularity_qrels(task.citations, gran)
+        trec_qrels = {}
+        for q, d, g in zip(qrels["query-id"], qrels["corpus-id"], qrels["score"]):
+            trec_qrels.setdefault(q, {})[d] = int(g)
+        ref = pytrec_eval.RelevanceEvaluator(trec_qrels, {"ndcg_cut_10"}).evaluate(trec_run)
+        ours = per_query_values(run, task, metrics=["ndcg@10"], granularity=gran)
+        assert len(ours) == 174
+        for q, v in ours["ndcg@10"].items():
+            assert v == pytest.approx(ref[q]["ndcg_cut_10"], abs=1e-9)

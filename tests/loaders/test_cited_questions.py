@@ -148,6 +148,8 @@ def test_partial_flag_and_full_restriction(files):
         full = build_cited_task(acts, questions, chunking="article", coverage="full")
     flags = dict(zip(task.queries["_id"], task.queries["partial"]))
     assert flags == {"q1": False, "q2": False, "q3": True, "q4": False, "q5": False}  # q5: no coverage -> full
+    topics = dict(zip(task.queries["_id"], task.queries["topic"]))
+    assert topics == {"q1": "ISENÇÕES", "q2": "PRAZO", "q3": "GANHO", "q4": "PRAZO", "q5": "q5"}  # q5: no summary
     assert list(full.queries["_id"]) == ["q1", "q2", "q4", "q5"]
     assert list(task.full().queries["_id"]) == ["q1", "q2", "q4", "q5"]
     assert set(task.full().qrels["query-id"]) == set(full.qrels["query-id"])
@@ -221,3 +223,51 @@ def test_irpf_every_chunking_resolves(data_dir):
         unresolved = c["citations"] - c["citations_by_status"]["resolved"] - c["citations_by_status"]["dispositivo_not_found"]
         assert len(t.manifest["unresolved"]) == unresolved  # every one listed
         assert set(t.qrels["score"]) == {1, 2}
+
+
+def test_load_dataset_irpf_named_config(data_dir, tmp_path):
+    import ragcov_data
+    from ragcov_data.task import manifest_of
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ds = ragcov_data.load_dataset("irpf", "article-full", data_dir=str(data_dir), cache_dir=tmp_path / "cache",
+                                      show_progress=False)
+    assert ds["queries"].num_rows == 60 and not any(ds["queries"]["partial"])
+    m = manifest_of(ds)
+    assert m["dataset"] == "irpf" and m["config"]["coverage"] == "full" and m["config"]["chunking"] == "article"
+    assert len(m["sources"]) == 2  # the acts and the questions, with their sha256
+    with pytest.raises(InputFileError, match="irpf/ folder"):
+        ragcov_data.load_dataset("irpf", data_dir=str(tmp_path), cache_dir=tmp_path / "cache")
+
+
+def test_article_chunks_and_resolution_by_overlap(tmp_path):
+    from ragcov_data.loaders.articles import article_spans
+    from ragcov_data.loaders.dispositivos import words_and_line_starts
+
+    words, starts = words_and_line_starts(ACT)
+    spans, structured = article_spans(words, starts, chunk_words=100, query_words=20)
+    assert structured and [s.unit for s in spans][:3] == ["preâmbulo", "art. 1", "art. 2"]
+    assert all(not s.continued for s in spans)
+    assert spans[0].start == 0 and spans[-1].stop == len(words)
+    assert all(a.stop == b.start for a, b in zip(spans, spans[1:]))  # every word kept, in order
+    # whatever artigos the chunker joins, a cited artigo resolves to the chunk holding its text
+    acts = tmp_path / "acts.jsonl"
+    acts.write_text(json.dumps({"doc_id": "lei-1234-2000", "text": ACT}, ensure_ascii=False) + "\n", encoding="utf-8")
+    q = tmp_path / "q.jsonl"
+    q.write_text(json.dumps({"qid": "a", "question": "alteração", "references": [
+        {"doc_id": "lei-1234-2000", "article": "4"}]}) + "\n", encoding="utf-8")
+    task = build_cited_task(acts, q, chunking="article")
+    (cid,) = task.qrels["corpus-id"]
+    assert "rt. 4. A Lei nº 8.888" in task.corpus.set_index("_id").loc[cid, "text"]
+
+
+def test_question_records_are_validated(files):
+    acts, _ = files
+    with pytest.raises(InputFileError, match=r"`questions\[1\]` \(qid 'b'\) has no citations"):
+        build_cited_task(acts, [{"qid": "a", "question": "x", "citations": "Lei nº 1.234, de 2000, art. 1º"},
+                                {"qid": "b", "question": "y", "references": []}])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        t = build_cited_task(acts, [{"qid": "a", "question": "x", "citations": "Lei nº 1.234, de 2000, art. 2º"}])
+    assert list(t.qrels["query-id"]) == ["a"] * len(t.qrels) and len(t.qrels)
