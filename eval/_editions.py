@@ -186,16 +186,30 @@ _GAP_OK = re.compile(r"^(?:\s*(?:n[o.]*|normativa|homologatoria|autorizativa|con
                      r"scr|rfb|srf|mf|me)\.?,?)*\s*$")
 
 
-def act_key(head: str, date: Any = None) -> tuple[str, int, int | None] | None:
+def act_key(head: str, date: Any = None, doc_type: Any = None) -> tuple[str, int, int | None] | None:
     """``(noun, number, year)`` of an act from its heading (``DESPACHO Nº 2.124, DE 9 DE AGOSTO DE 2016``
-    -> ``("despacho", 2124, 2016)``), the year from the heading or else ``date``; None without a number."""
+    -> ``("despacho", 2124, 2016)``), the year from the heading or else ``date``; None without a number.
+
+    With ``doc_type``, the heading's act must be of that type (``resolucao_homologatoria`` -> a resolução):
+    a voto, decisão or procedimento heads its text with the act it discusses, not with a number of its own,
+    and gets None."""
     keys = _cites_in(head, limit=1)
     if not keys:
         return None
     noun, num, year = keys[0]
+    if doc_type is not None and _text(doc_type) and noun != _type_noun(_text(doc_type)):
+        return None
     if year is None and _text(date)[:4].isdigit():
         year = int(_text(date)[:4])
     return noun, num, year
+
+
+def _type_noun(doc_type: str) -> str | None:
+    """The citation noun of a ``doc_type`` (``resolucao_autorizativa`` -> ``resolucao``), None for the types
+    that are not numbered acts (voto, decisão, nota técnica, procedimento ...)."""
+    head = _fold(doc_type).split("_")[0]
+    return _CITE_NOUNS.get(head) if head in ("lei", "decreto", "portaria", "resolucao", "despacho", "instrucao",
+                                             "deliberacao") else None
 
 
 def _cites_in(text: str, limit: int | None = None) -> list[tuple[str, int, int | None]]:

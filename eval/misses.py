@@ -459,9 +459,10 @@ def misses(
         chunk_out[has_r] = [not _truthy(inf[p]) for p in r_pos[has_r]]
     not_in_force = has_r & (chunk_out | np.array([s in vigencia_statuses for s in r_status], dtype=bool))
     # cites: the retrieved document cites the query's act, or the reverse
-    keys = {d: _editions.act_key(h, dt) for d, h, dt in zip(docs.index, docs["heading"],
-                                                             docs["date"] if "date" in docs.columns
-                                                             else [None] * len(docs))}
+    none = [None] * len(docs)
+    keys = {d: _editions.act_key(h, dt, ty) for d, h, dt, ty in zip(
+        docs.index, docs["heading"], docs["date"] if "date" in docs.columns else none,
+        docs["doc_type"] if "doc_type" in docs.columns else none)}
     cited_by: dict[Any, frozenset] = {}
 
     def cited(d: Any) -> frozenset:

@@ -459,3 +459,14 @@ def test_aneel_new_flags_measured(aneel):
     assert set(m.loc[m["retrieved_not_in_force"], "retrieved_status"]) == {"revoked"}
     assert m["other_edition"].sum() < m["same_type"].sum() / 10  # no longer "same type and issuer"
     assert (m.loc[m["other_edition"], "document_jaccard"] >= 0.5).all()
+
+
+def test_act_key_of_a_document_that_discusses_another_act():
+    """A decisão heads its text with the act it discusses: that is not its own number."""
+    from ragcov_data.eval._editions import act_key
+
+    head = "Resolução Homologatória nº 2.919, de 3 de agosto de 2021"
+    assert act_key(head) == ("resolucao", 2919, 2021)
+    assert act_key(head, doc_type="decisao") is None and act_key(head, doc_type="procedimento_anexo") is None
+    assert act_key(head, doc_type="resolucao_homologatoria") == ("resolucao", 2919, 2021)
+    assert act_key("DESPACHO Nº 24", "2021-01-07", "despacho") == ("despacho", 24, 2021)  # year from the date
