@@ -62,6 +62,7 @@ from ragcov_data.errors import RagcovError
 from ragcov_data.ties import DEFAULT_TIE_POLICY, check_tie_policy
 
 from . import _core, _editions
+from ._core import check_level
 from ._ngrams import ngram_sets
 from .results import _fmt, _JsonMixin
 
@@ -181,7 +182,7 @@ def _num(x: float) -> str:
 
 # ----------------------------------------------------------------------------------------- inputs
 def _frames(task: Any, cluster: str | None) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    from .evaluator import DEFAULT_CLUSTERS, _split_frame, load_task_frames
+    from .outcomes import DEFAULT_CLUSTERS, _split_frame, load_task_frames
 
     frames = load_task_frames(task, [c for c in (cluster, *DEFAULT_CLUSTERS) if c])
     queries, qrels = frames["queries"], frames["qrels"]
@@ -340,37 +341,30 @@ def misses(
         missing from the run (unless ``on_missing="zero"``), bad thresholds, plus everything
         :func:`~ragcov_data.eval.metrics.per_query` rejects.
     """
-    from .evaluator import (_check_run, _exclude_self, _missing_queries, _query_column, check_run_documents,
-                            check_task_qrels, default_cluster, judged_queries, read_run)
-    from .metrics import per_query
+    from .outcomes import outcomes
 
     tie_policy = check_tie_policy(tie_policy)
-    if not 0 < level < 1:
-        raise RagcovError(f"`level` must be in (0, 1); got {level!r}.")
+    check_level(level)
     for name, value in (("near_duplicate", near_duplicate), ("boilerplate_doc_share", boilerplate_doc_share),
                         ("boilerplate_share", boilerplate_share), ("edition_overlap", edition_overlap)):
         if not (isinstance(value, (int, float)) and 0 < value <= 1):
             raise RagcovError(f"`{name}` must be a share in (0, 1]; got {value!r}.")
     if not (isinstance(boilerplate_min_docs, (int, np.integer)) and boilerplate_min_docs >= 1):
         raise RagcovError(f"`boilerplate_min_docs` must be an integer >= 1; got {boilerplate_min_docs!r}.")
+    if on_missing not in ("error", "zero"):
+        raise RagcovError(f"`on_missing` must be one of ('error', 'zero'); got {on_missing!r}.")
 
-    queries, qrels, corpus = _frames(task, cluster)
-    run_df = read_run(run)
-    _check_run(run_df)
-    notices: list[str] = []
-    check_task_qrels(qrels, corpus, queries, notices)
-    check_run_documents(run_df, corpus, None, notices)
-    judged_ids = pd.DataFrame({"query-id": pd.unique(qrels["query-id"].astype(str).to_numpy(dtype=object))})
-    queries = queries.loc[judged_queries(queries, judged_ids, notices)].reset_index(drop=True)  # as evaluate
-    if queries.empty:
-        raise RagcovError("no query of the task has a judgment (qrels name none of its queries); check the task.")
-    qids = queries["_id"].astype(str).to_numpy()
-    cluster_name = cluster or default_cluster(queries.columns)
-    clusters = _query_column(queries, cluster_name, "cluster")
-    run_df, n_self = _exclude_self(run_df, queries, exclude_self)
-    n_no_run = _missing_queries(set(run_df["query-id"].astype(str).unique()), qids, on_missing)
-
-    values = per_query(run_df, qrels, "hit@1", tie_policy=tie_policy, query_ids=qids).to_numpy(dtype=float)
+    _, _, corpus = _frames(task, cluster)  # the chunk texts and metadata; checks the task is self-retrieval
+    # the outcome stage, as evaluate scores hit@1: sample, unjudged queries, own chunk, missing queries, ties
+    oc = outcomes(run, task, "hit@1", tie_policy=tie_policy, on_missing=on_missing, cluster=cluster,
+                  exclude_self=exclude_self)
+    notices = list(oc.notices)
+    queries, run_df, qrels = oc.queries, oc.run, oc.qrels
+    qids = oc.per_query["query-id"].to_numpy()
+    cluster_name, clusters = oc.cluster, oc.clusters
+    n_self, n_no_run = oc.info["n_self_rows_removed"], oc.n_missing
+    zeroed = oc.missing  # queries the run lacked: no retrieved chunk, so no flag can describe them
+    values = oc.values
     is_miss = values == 0
     top = _top1(run_df, qrels, qids, tie_policy)
 
@@ -441,7 +435,7 @@ def misses(
         key = pd.MultiIndex.from_frame(uniq)
         doc_jac[series] = jac_u[key.get_indexer(pd.MultiIndex.from_frame(pairs))]
     # contains_query: the query's words, in order and contiguous, inside the retrieved chunk
-    from .evaluator import _split_frame
+    from .outcomes import _split_frame
 
     q_frame = _split_frame(task, "queries", ["_id", "text"])
     q_text = None
@@ -497,15 +491,23 @@ def misses(
     })
 
     # ---- shares ------------------------------------------------------------------------------
-    ind = np.stack([flag_values[f] for f in available]) if available else np.zeros((0, len(mq)), bool)
-    sh = _shares(ind, clusters[mq], level)
+    # a query the run lacked (scored 0) is a miss with no retrieved chunk: no flag can describe it, so it
+    # is left out of every share (counted in info["n_zeroed_excluded"]) instead of diluting them
+    rated = ~zeroed[mq]
+    n_zeroed = int((~rated).sum())
+    if n_zeroed:
+        notices.append(f"{n_zeroed} of the {len(mq)} misses are queries run {oc.name!r} lacked (scored 0): they have "
+                       f"no retrieved chunk, so they are left out of the shares (over the other {int(rated.sum())}).")
+    ind = np.stack([flag_values[f][rated] for f in available]) if available else np.zeros((0, int(rated.sum())), bool)
+    sh = _shares(ind, clusters[mq][rated], level)
     flags = pd.DataFrame({
         "name": available, "share": sh["estimate"], "low": sh["low"], "high": sh["high"], "se": sh["se"],
-        "df": sh["df"], "n_flagged": ind.sum(1).astype(int), "n_misses": len(mq),
-        "n_documents": len(pd.unique(clusters[mq])), "method": "cr2",
+        "df": sh["df"], "n_flagged": ind.sum(1).astype(int), "n_misses": int(rated.sum()),
+        "n_documents": len(pd.unique(clusters[mq][rated])), "method": "cr2",
         "interval_flags": [_flag_text(b) for b in sh["flags"]],
     })
-    by_type, by_type_flags = _by_type(queries, values, is_miss, clusters, q_doc, docs, ind, available, level)
+    by_type, by_type_flags = _by_type(queries, values, is_miss & ~zeroed, clusters, q_doc, docs, ind, available,
+                                      level)
     n_partial = int(((values > 0) & (values < 1)).sum())  # only under tie_policy="expected"
     definitions = {
         "miss": "hit@1 = 0 under the tie policy, the query's own chunk excluded (as evaluate scores it)",
@@ -535,9 +537,11 @@ def misses(
         "boilerplate_common_docs": min_docs, "boilerplate_share": boilerplate_share,
     }
     info = {"n_documents": n_docs, "n_query_documents": int(len(pd.unique(clusters))),
-            "n_miss_documents": int(len(pd.unique(clusters[mq]))), "n_no_run": n_no_run, "on_missing": on_missing,
-            "n_self_rows_removed": n_self, "n_unjudged_queries": int(_n_queries(task) - len(qids)),
-            "n_partial": n_partial, "notices": notices}
+            "n_miss_documents": int(len(pd.unique(clusters[mq][rated]))), "n_no_run": n_no_run, "on_missing": on_missing,
+            "n_self_rows_removed": n_self, "n_unjudged_queries": oc.info["n_unjudged_queries"],
+            "n_partial": n_partial, "n_zeroed_excluded": n_zeroed, "missing_queries": oc.info["missing_queries"],
+            "top_tie_share": oc.info["top_tie_share"], "all_tied_share": oc.info["all_tied_share"],
+            "notices": notices, **{k: oc.info[k] for k in ("population_clusters", "sample") if k in oc.info}}
     return MissesResult(n_queries=len(qids), n_misses=len(mq), flags=flags, by_type=by_type,
                         by_type_flags=by_type_flags, misses=table, tie_policy=tie_policy, level=level,
                         cluster=cluster_name, definitions=definitions, info=info)
@@ -553,11 +557,6 @@ def _truthy(value: Any) -> bool:
     if isinstance(value, str):
         return value.strip().lower() not in ("false", "0", "", "none", "nan")
     return bool(value) if not (isinstance(value, float) and math.isnan(value)) else True
-
-
-def _n_queries(task: Any) -> int:
-    part = task["queries"]
-    return int(getattr(part, "num_rows", None) or len(part))
 
 
 def _by_type(queries: pd.DataFrame, values: np.ndarray, is_miss: np.ndarray, clusters: np.ndarray,

@@ -55,7 +55,7 @@ class SelfRetrievalConfig(datasets.BuilderConfig):
         Keep the superseded wording of text files in the index (corpus column ``in_force``).
     sample_docs, sample_seed, sample_strata : int or None, int, str or None
         Queries from ``sample_docs`` documents drawn without replacement (the corpus stays whole); see
-        :func:`ragcov_data.task.build_task`.
+        :func:`ragcov_data.loaders.build.build_task`.
     """
 
     chunk_words: int = 100
@@ -116,7 +116,7 @@ def _cached_task(paths: tuple[str, ...], fingerprint: tuple, chunk_words: int, q
                  id_column: str, text_column: str, name: str, sample: tuple = (None, 0, None),
                  cut: tuple = ("words", None, None), keep_superseded: bool = False) -> Any:
     """Build (once per process and source content) the task a builder serves."""
-    from ragcov_data.task import build_task
+    from ragcov_data.loaders.build import build_task
 
     return build_task(list(paths), chunk_words=chunk_words, query_words=query_words, id_column=id_column,
                       text_column=text_column, dataset="aneel_taesa", config_name=name,

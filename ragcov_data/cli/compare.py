@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from ragcov_data.cli._evalcommon import add_common, load_task, methods_arg, read_run_arg
+from ragcov_data.cli._evalcommon import add_common, load_task, methods_arg, metric_depth, read_run_arg
 
 
 def add_parser(sub) -> None:
@@ -27,7 +27,9 @@ def run(args: argparse.Namespace) -> int:
     from ragcov_data.eval import compare
 
     task = load_task(args)
-    res = compare(read_run_arg(args.run_a, args), read_run_arg(args.run_b, args), task, args.metric, tie_policy=args.tie_policy,
+    depth = metric_depth(args.metric)
+    res = compare(read_run_arg(args.run_a, args, depth), read_run_arg(args.run_b, args, depth), task, args.metric,
+                  tie_policy=args.tie_policy,
                   relevance_threshold=args.relevance_threshold, cluster=args.cluster, by=args.by,
                   methods=methods_arg(args.methods), level=args.level, seed=args.seed,
                   n_resamples=args.n_resamples, on_mismatch="intersect" if args.intersect else "error")

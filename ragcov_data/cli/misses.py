@@ -29,7 +29,6 @@ def add_parser(sub) -> None:
     )
     p.add_argument("run", help="run file: TREC, CSV/TSV with a header, parquet or JSON; .gz/.bz2/.xz too")
     add_task_source(p)
-    from ragcov_data.runs import FORMATS
     from ragcov_data.ties import DEFAULT_TIE_POLICY, TIE_POLICIES, TIE_POLICY_ALIASES
 
     p.add_argument("--tie-policy", default=DEFAULT_TIE_POLICY, choices=[*TIE_POLICIES, *TIE_POLICY_ALIASES],
@@ -49,9 +48,9 @@ def add_parser(sub) -> None:
     p.add_argument("--edition-overlap", type=float, default=None, metavar="J",
                    help="other_edition: Jaccard of the two documents' 5-gram sets from which a same-series "
                         "document is another edition (default: 0.5)")
-    p.add_argument("--columns", default=None, metavar="MAP",
-                   help="run columns with other names, e.g. query-id=QUERY,corpus-id=DOC,score=SIM")
-    p.add_argument("--run-format", default=None, choices=FORMATS, help="run file format (default: by suffix)")
+    from ragcov_data.cli._common import add_run_options
+
+    add_run_options(p)
     p.add_argument("--json", dest="json_out", default=None, metavar="OUT", help="also write the result as JSON")
     p.add_argument("--csv", dest="csv_out", default=None, metavar="OUT", help="also write the misses table as CSV")
     p.set_defaults(func=run)
@@ -67,7 +66,8 @@ def run(args: argparse.Namespace) -> int:
     thresholds = {k: getattr(args, k) for k in ("near_duplicate", "boilerplate_doc_share", "boilerplate_min_docs",
                                                   "boilerplate_share", "edition_overlap")
                   if getattr(args, k, None) is not None}
-    res = misses(read_run_arg(args.run, args), task, tie_policy=args.tie_policy, cluster=args.cluster,
+    res = misses(read_run_arg(args.run, args, 2),  # hit@1: the top row after the query's own chunk
+                 task, tie_policy=args.tie_policy, cluster=args.cluster,
                  level=args.level, on_missing=args.on_missing, **thresholds)  # unset: the documented defaults
     print(res.summary())
     if args.json_out:

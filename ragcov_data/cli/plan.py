@@ -67,7 +67,6 @@ def _add_difference(p: argparse.ArgumentParser) -> None:
                    help="pilot from two run files scored on the task source below (instead of a pilot file)")
     g.add_argument("--json", dest="json_out", default=None, metavar="OUT", help="also write the power plan as JSON")
     from ragcov_data.cli._task import add_task_source
-    from ragcov_data.runs import FORMATS
     from ragcov_data.ties import DEFAULT_TIE_POLICY, TIE_POLICIES, TIE_POLICY_ALIASES
 
     g.add_argument("--metric", default=None, help="with --runs: hit@k, ndcg@k, p@k, r@k, mrr@k (default: hit@1)")
@@ -76,8 +75,9 @@ def _add_difference(p: argparse.ArgumentParser) -> None:
                         "query)")
     g.add_argument("--tie-policy", default=None, choices=[*TIE_POLICIES, *TIE_POLICY_ALIASES],
                    help=f"with --runs: order of candidates with equal scores (default: {DEFAULT_TIE_POLICY})")
-    g.add_argument("--columns", default=None, metavar="MAP", help="with --runs: run columns with other names")
-    g.add_argument("--run-format", default=None, choices=FORMATS, help="with --runs: run file format")
+    from ragcov_data.cli._common import add_run_options
+
+    add_run_options(g, note="with --runs: ")
     add_task_source(p)
 
 
@@ -85,7 +85,7 @@ def _add_difference(p: argparse.ArgumentParser) -> None:
 _HALFWIDTH_ONLY = {"--halfwidth": "halfwidth", "--k": "k", "--twin": "twin"}
 _TASK_SOURCE = {"--data-dir": "data_dir", "--dataset": "dataset", "--data-files": "data_files", "--task": "task",
                 "--metric": "metric", "--cluster": "cluster", "--tie-policy": "tie_policy", "--columns": "columns",
-                "--run-format": "run_format"}
+                "--run-format": "run_format", "--order": "order"}
 
 
 def run(args: argparse.Namespace) -> int:
