@@ -42,7 +42,8 @@ STATUS_RULE = (
     "'(Suspenso/Suspensa ...)', '(Suspensos os efeitos ...)' or '(Suspensa a execução ...)' states the "
     "document's status when it stands before the act's first artigo (a page header) or after its last one "
     "(no artigo line between it and the end or the next ANEXO): revoked, else suspended; otherwise none "
-    "(an annotation inside the articulated text is about one provision)"
+    "(an annotation inside the articulated text is about one provision); a text without line breaks (a task's "
+    "joined chunks) is read with a line break before every such annotation, artigo and ANEXO"
 )
 IN_FORCE_RULE = (
     "a chunk is in force unless at least half of its words are superseded wording (kept with "
@@ -65,6 +66,7 @@ _HEADING_LINE = re.compile(r"^\s*(?:T[ÍI]TULO|CAP[ÍI]TULO|LIVRO|SE[ÇC][ÃA]O|
                            r"(?:[IVXLC]+|[ÚU]NIC[OA]|[Úú]nic[oa])\b")
 _ART_LINE = re.compile(r"^\s*(?:Art|ART)\.?\s*\d")
 _ANEXO_LINE = re.compile(r"^\s*ANEXOS?\b")
+_PSEUDO_LINES = re.compile(r"\s(?=[\(\[]\s*(?:Revogad|REVOGAD|Suspens|SUSPENS)|(?:Art|ART)\.?\s*\d|ANEXOS?\b)")
 _TILDES = re.compile(r"~~(?=\S)(.+?)(?<=\S)~~", re.S)
 
 
@@ -208,6 +210,8 @@ def document_status(text: str) -> str | None:
     None."""
     if "evogad" not in text and "uspens" not in text and "EVOGAD" not in text:
         return None
+    if "\n" not in text.strip():  # a chunk text joined with spaces: break before annotations and artigos
+        text = _PSEUDO_LINES.sub("\n", text)
     lines = _lines(text)
     arts = [k for k, (a, b) in enumerate(lines) if _ART_LINE.match(text[a:b])]
     annexes = [k for k, (a, b) in enumerate(lines) if _ANEXO_LINE.match(text[a:b])]

@@ -14,11 +14,15 @@ from ragcov_data.cli._task import add_task_source
 def add_parser(sub) -> None:
     p = sub.add_parser(
         "misses",
-        help="flag every hit@1 miss (same type, same issuer, near duplicate, boilerplate, other edition)",
+        help="flag every hit@1 miss (same type, same issuer, near duplicate, boilerplate, other edition, contains "
+             "the query, not in force, cites)",
         description="For every query RUN misses at hit@1 (as `ragcov eval` scores it: same tie policy, own chunk "
                     "excluded), compare the retrieved top-1 chunk with the query's own chunk and document and "
                     "flag it: same_type, same_issuer, near_duplicate (word 5-gram Jaccard >= 0.5), boilerplate "
-                    "(mostly 5-grams common across documents), other_edition (another act of the same series). "
+                    "(mostly 5-grams common across documents), other_edition (another act of the same series whose "
+                    "text overlaps the query document's), contains_query (the query's words in order in the "
+                    "retrieved chunk), retrieved_not_in_force (superseded wording or a revoked/suspended act), "
+                    "cites (one document cites the other's act). "
                     "Prints the share of misses under each flag with CR2 intervals clustered by the query's "
                     "document, and a table by doc_type.",
         epilog="example: ragcov misses bm25.trec --data-dir ../shared/data --json misses.json --csv misses.csv",
@@ -41,6 +45,9 @@ def add_parser(sub) -> None:
                    help="... and in at least N documents (default: 5)")
     p.add_argument("--boilerplate-share", type=float, default=None, metavar="S",
                    help="boilerplate: this share of the chunk's 5-grams or more are common (default: 0.5)")
+    p.add_argument("--edition-overlap", type=float, default=None, metavar="J",
+                   help="other_edition: Jaccard of the two documents' 5-gram sets from which a same-series "
+                        "document is another edition (default: 0.5)")
     from ragcov_data.cli._common import add_run_options
 
     add_run_options(p)
@@ -57,7 +64,8 @@ def run(args: argparse.Namespace) -> int:
         check_writable(args.csv_out)
     task = load_task(args)  # checks --json first
     thresholds = {k: getattr(args, k) for k in ("near_duplicate", "boilerplate_doc_share", "boilerplate_min_docs",
-                                                  "boilerplate_share") if getattr(args, k) is not None}
+                                                  "boilerplate_share", "edition_overlap")
+                  if getattr(args, k, None) is not None}
     res = misses(read_run_arg(args.run, args, 2),  # hit@1: the top row after the query's own chunk
                  task, tie_policy=args.tie_policy, cluster=args.cluster,
                  level=args.level, on_missing=args.on_missing, **thresholds)  # unset: the documented defaults
