@@ -212,9 +212,15 @@ def _type_noun(doc_type: str) -> str | None:
                                              "deliberacao") else None
 
 
+def _ascii_fold(text: str) -> str:
+    """Accents and ordinals folded to ASCII (``nº`` -> ``no``), casefolded; other non-ASCII characters
+    dropped (fast on whole documents; enough for the citation grammar)."""
+    return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii").casefold()
+
+
 def _cites_in(text: str, limit: int | None = None) -> list[tuple[str, int, int | None]]:
     out = []
-    for m in _CITE.finditer(_fold(text)):
+    for m in _CITE.finditer(_ascii_fold(text)):
         if not _GAP_OK.match(m.group("gap")):
             continue
         year = next((m.group(g) for g in ("y1", "y2", "y3", "y4") if m.group(g)), None)

@@ -43,6 +43,9 @@ Also (:data:`SPECIAL_RULES`):
   artigo falls back to word windows); an ANEXO after its last paragraph (a draft act) is read as an act;
 - a vetoed or revoked stub is a unit, and the next dispositivo may follow it on the same line
   (``Art. 19. (VETADO). Art. 20. ...``, ``§ 2º (Vetado). Art. 32.``, ``I - (Revogado ...); II - ...``);
+- a compilation printed as plain text gives the old and the new wording of one provision under the same
+  number, the new one carrying ``(Redação dada ...)``: that repeated number starts a unit of its own
+  (same label), so the new wording is not cut into the old one's unit;
 - source quirks: ``rt. 758.`` (the A lost) is an artigo when it is the very next number; ``Arts. 28 e 29
   (Revogados ...)`` and ``Arts. 52 a 58.`` are one unit (``arts. 28 e 29``) after which the numbering
   goes on from the last; ``§ 4o``, ``Art 31.`` and a quoted ``Art. 6º......`` parse.
@@ -77,7 +80,8 @@ SPECIAL_RULES = (
     "text an artigo inserts into another act after 'passa a vigorar ...:' or 'fica acrescido ...:' (quoted or "
     "not) is a unit of that artigo up to the closing quote, (NR) or the act's next artigo; the artigos a voto or "
     "nota técnica quotes between its own numbered paragraphs are not units; a vetoed or revoked stub is a unit "
-    "and the next dispositivo may follow it on its line; 'rt. 758.' as the next artigo, 'Arts. 28 e 29' as one "
+    "and the next dispositivo may follow it on its line; a repeated number whose unit carries '(Redação dada ...)' "
+    "is the provision's new wording, a unit of its own; 'rt. 758.' as the next artigo, 'Arts. 28 e 29' as one "
     "unit, '§ 4o', 'Art 31.' parse"
 )
 SIZE_RULE = (
@@ -215,6 +219,9 @@ def _closes_clause(words: Sequence[str], i: int) -> bool:
         return False
     if prev in ("Vigência", "Regulamento", "encerrada") and i >= 2 and _closes_clause(words, i - 1):
         return True  # planalto's annotation links after "(Incluído pela Lei ...)"
+    if prev.strip("()") == "efeitos" and i >= 4 and [w.strip("()") for w in words[i - 3:i]] == [
+            "Produção", "de", "efeitos"] and _closes_clause(words, i - 3):
+        return True  # "... (Redação dada pela ...) Produção de efeitos"
     if prev in ("e", "ou", "e/ou") and i >= 2 and _strip_close(words[i - 2])[-1:] in ";,":
         return True
     if prev in ("(NR)", "(NR).", "(...)", "(…)", "[...]"):
@@ -408,7 +415,8 @@ def find_boundaries(text_or_words: str | Sequence[str], line_starts: Sequence[in
             heading_at = i
             i = last_end = nxt
             continue
-        if not _plausible(frame, kind, key):
+        if not _plausible(frame, kind, key) and not (_same_number(frame, kind, key)
+                                                     and _new_wording(words, starts, nxt)):
             i += 1
             continue
         _advance(frame, kind, last, label)
@@ -599,6 +607,25 @@ def _plausible(frame: _Frame, kind: str, key: object) -> bool:
     if kind == "item":
         return frame.item is None or key > frame.item  # type: ignore[operator]
     return True
+
+
+def _same_number(frame: _Frame, kind: str, key: object) -> bool:
+    """The number of the current dispositivo of its level, again (a compilation's new wording)."""
+    return frame.art is not None and key is not None and key == {
+        "art": frame.art, "par": frame.par, "inc": frame.inc, "ali": frame.ali, "item": frame.item}.get(kind)
+
+
+def _new_wording(words: Sequence[str], starts: Sequence[int], j: int, span: int = 150) -> bool:
+    """Does the unit starting at word ``j`` carry ``(Redação dada ...)`` before the next line-start marker?
+    Then it is the new wording of the provision just before it, printed under the same number."""
+    for k in range(j, min(len(words), j + span)):
+        w = words[k]
+        if k > j and starts[k] and (w.startswith(("Art", "§", "Parágrafo")) or _ALINEA.match(w)
+                                    or (_INCISO.match(w) and k + 1 < len(words) and words[k + 1][:1] in _DASHES)):
+            return False
+        if w.lstrip("([").lower().startswith("redação") and k + 1 < len(words) and words[k + 1] == "dada":
+            return True
+    return False
 
 
 def _is_sequel(frame: _Frame, kind: str, key: object) -> bool:

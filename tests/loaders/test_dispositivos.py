@@ -585,7 +585,27 @@ def test_lei_14133_in_the_aneel_sample(aneel_records):
     words, starts = dv.words_and_line_starts(rec["text"])
     labels = [b.label for b in dv.find_boundaries(words, starts)]
     tops = [x for x in labels if " > " not in x and x.startswith("art.")]
+    assert tops.count("art. 191") == 2  # two wordings of art. 191 in a row, the second (Redação dada pela MP 1.167)
+    tops = [x for k, x in enumerate(tops) if k == 0 or x != tops[k - 1]]
     assert tops[-17:] == [f"art. {n}" for n in range(179, 185)] + ["art. 184-A"] + [
         f"art. {n}" for n in range(185, 195)]
     assert not any(x.startswith("art. 337") for x in labels)
     assert sum(x.startswith("art. 178 > art. 337-") and x.count(">") == 1 for x in labels) == 12
+
+
+def test_new_wording_under_the_same_number_is_its_own_unit():
+    """Planalto text without its strike marks: the 2010 alínea printed twice (Lei 9.250 art. 4º, VI, d), the
+    second carrying (Redação dada ...); a repeated number without it stays text of the unit before."""
+    text = ("Art. 4º Na determinação da base de cálculo poderão ser deduzidas:\n"
+            "VI - a quantia correspondente à parcela isenta, de:\n"
+            "c) R$ 1.434,59 por mês, para o ano-calendário de 2009; (Incluído pela Lei nº 11.482, de 2007)\n"
+            "d) R$ 1.499,15 por mês, para o ano-calendário de 2010; (Redação dada pela Medida Provisória nº 528, "
+            "de 2011) Produção de efeitos\n"
+            "d) R$ 1.499,15 por mês, para o ano-calendário de 2010; (Redação dada pela Lei nº 12.469, de 2011)\n"
+            "e) R$ 1.566,61 por mês, para o ano-calendário de 2011; (Incluído pela Lei nº 12.469, de 2011)\n"
+            "§ 1º O limite vale por mês.\n§ 1º O mesmo limite, repetido sem anotação.\nArt. 5º Outro.\n")
+    bounds = dv.find_boundaries(text)
+    assert [b.label for b in bounds] == ["art. 4", "art. 4 > VI", "art. 4 > VI > c", "art. 4 > VI > d",
+                                         "art. 4 > VI > d", "art. 4 > VI > e", "art. 4 > § 1", "art. 5"]
+    words = text.split()
+    assert words[bounds[4].start:bounds[4].start + 2] == ["d)", "R$"] and bounds[4].start > bounds[3].start
