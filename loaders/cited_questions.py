@@ -67,7 +67,7 @@ def topic_of(summary: Any) -> str | None:
     return re.split(r"\s+[-–—]\s+", summary.strip())[0].strip()
 
 __all__ = ["CitedQuestionsConfig", "CitedQuestionsBuilder", "IRPFBuilder", "CitedTask", "build_cited_task", "topic_of",
-           "resolve_citations", "chunk_act", "validate_questions",
+           "resolve_citations", "chunk_act", "validate_questions", "act_of",
            "read_questions", "CHUNKINGS", "GRANULARITIES", "RESOLUTION_RULE", "STATUSES"]
 
 CHUNKINGS = ("words", "dispositivo", "article")
@@ -183,18 +183,38 @@ class _Cited:
         return f"{self.doc_id or self.act or '?'}: " + (" > ".join(parts) or "(act)")
 
 
-def _table(acts: Sequence[Any]) -> dict:
-    """Alias table: the default one, plus each act's own title/id read as a citation."""
-    table = dict(cit.DOC_IDS)
-    for doc in acts:
-        for source in (doc.metadata.get("title"), doc.doc_id):
-            if not isinstance(source, str):
-                continue
-            hit = next((c.act for c in cit.parse(source.replace("-", " ") if source is doc.doc_id else source)
-                        if c.act is not None and c.act.number), None)
+def act_of(doc: Any) -> Any:
+    """The act a document is: read from its ``title``, its ``doc_id`` (``lei-9250-1995``) or the heading at
+    the top of its text (``LEI Nº 9.250, DE 26 DE DEZEMBRO DE 1995.``), in that order; None if none names a
+    numbered act."""
+    title = doc.metadata.get("title")
+    sources = [title if isinstance(title, str) else None, doc.doc_id.replace("-", " ").replace("_", " ")]
+    for source in sources:
+        if source:
+            hit = next((c.act for c in cit.parse(source) if c.act is not None and c.act.number), None)
             if hit is not None:
-                table.setdefault(cit.act_key(hit), doc.doc_id)
-                break
+                return hit
+    lines = [ln.strip() for ln in doc.text[:2000].splitlines() if ln.strip()][:8]
+    for line in lines:  # a heading: a line that starts with the act's own name
+        m = cit.ACT_RE.match(line)
+        if m is not None:
+            return cit.parse(line[:m.end()])[0].act
+    return None
+
+
+def _table(acts: Sequence[Any]) -> dict:
+    """Alias table: the default one, with each act of the corpus mapped to its own document (see
+    :func:`act_of`; a corpus act overrides the default entry, the first document naming an act wins)."""
+    table = dict(cit.DOC_IDS)
+    claimed: set = set()
+    for doc in acts:
+        hit = act_of(doc)
+        if hit is None:
+            continue
+        key = cit.act_key(hit)
+        if key not in claimed:
+            table[key] = doc.doc_id
+            claimed.add(key)
     return table
 
 

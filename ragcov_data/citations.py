@@ -89,7 +89,7 @@ _ACT_TYPES = [
     (r"resolu[çc][ãa]o(?:\s+normativa)?", "resolucao"),
 ]
 #: An issuer: an acronym (RFB, SRF, CST, PGFN/CRJ, SRRF03/Disit) or a known name (Cosit, Conjunta).
-_ISSUERS = (r"(?-i:[A-Z][A-Za-z0-9]*[A-Z0-9](?:/[A-Z][A-Za-z0-9]+)*/?|Cosit|Cosar|Codac|Conjunta|Interna)")
+_ISSUERS = (r"(?-i:[A-Z][A-Za-z0-9]*[A-Z0-9](?:[/-][A-Z][A-Za-z0-9]+)*/?|Cosit|Cosar|Codac|Conjunta|Interna)")
 _MONTHS = r"(?:janeiro|fevereiro|mar[çc]o|abril|maio|junho|julho|agosto|setembro|outubro|novembro|dezembro)"
 #: A numbered act: type, issuer, number and date (case-insensitive).
 ACT_RE = re.compile(

@@ -277,6 +277,7 @@ def test_agreement_with_structured_references(data_dir):
     ("Solução de Consulta Interna Cosit nº 11, de 28 de junho de 2012", ("solucao_de_consulta", "Cosit", "11", 2012)),
     ("Solução de Divergência Cosit nº 10, de 14 de agosto de 2014", ("solucao_de_divergencia", "Cosit", "10", 2014)),
     ("Ato Declaratório Executivo Codac nº 23, de 4 de dezembro de 2019", ("ato_declaratorio", "Codac", "23", 2019)),
+    ("Portaria Conjunta PGFN-RFB nº 1, de 12 de fevereiro de 2009", ("portaria", "Conjunta/PGFN-RFB", "1", 2009)),
 ])
 def test_other_issuers_and_types(text, expected):
     (c,) = parse(text)

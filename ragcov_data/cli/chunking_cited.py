@@ -111,6 +111,10 @@ def run_cited(args: argparse.Namespace, retrievers: list[str]) -> int:
     if args.json_out:
         check_writable(args.json_out)
     metrics = _split(args.metrics)
+    if getattr(args, "metric", "hit@1") != "hit@1":  # the acervo branch's --metric, given here: honoured
+        if args.metrics != "recall@10,ndcg@10":
+            raise RagcovError("give the metrics once: --metrics (a comma list) or --metric, not both.")
+        metrics = _split(args.metric)
     acts, questions = _sources(args)
     tasks = {}
     query_words = args.query_words or 20

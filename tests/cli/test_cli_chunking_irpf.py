@@ -69,3 +69,13 @@ def test_chunking_cited_questions_files(tmp_path, capsys):
     assert "Cited questions: 6 questions (all)" in out and "article/tfidf" in out
     assert main(["chunking", "--dataset", "cited_questions", "--data-files", str(acts), "--quiet"]) == 2
     assert "--questions FILE" in capsys.readouterr().err
+    assert main(["chunking", "--dataset", "cited_questions", "--data-files", str(acts), "--questions", str(qs),
+                 "--chunking", "words-20,article", "--metric", "hit@1", "--metrics", "recall@5", "--quiet"]) == 0
+    assert "recall@5" in capsys.readouterr().out
+    assert main(["chunking", "--dataset", "cited_questions", "--data-files", str(acts), "--questions", str(qs),
+                 "--chunking", "words-20,article", "--metric", "ndcg@5", "--n-resamples", "199", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "ndcg@5" in out and "recall@10" not in out
+    assert main(["chunking", "--dataset", "cited_questions", "--data-files", str(acts), "--questions", str(qs),
+                 "--metric", "ndcg@5", "--metrics", "recall@5", "--quiet"]) == 2
+    assert "give the metrics once" in capsys.readouterr().err

@@ -271,3 +271,19 @@ def test_question_records_are_validated(files):
         warnings.simplefilter("ignore")
         t = build_cited_task(acts, [{"qid": "a", "question": "x", "citations": "Lei nº 1.234, de 2000, art. 2º"}])
     assert list(t.qrels["query-id"]) == ["a"] * len(t.qrels) and len(t.qrels)
+
+
+def test_acts_identified_by_their_heading(tmp_path):
+    """An acts file with only ids and texts: each act is read from the heading atop its text."""
+    acts = tmp_path / "acts.jsonl"
+    acts.write_text(json.dumps({"doc_id": "a1", "text": ACT}, ensure_ascii=False) + "\n"
+                    + json.dumps({"doc_id": "lei-9250-1995", "text": "Art. 1º Outro texto qualquer.\nArt. 2º Fim."},
+                                 ensure_ascii=False) + "\n", encoding="utf-8")
+    q = tmp_path / "q.jsonl"
+    q.write_text(json.dumps({"qid": "x", "question": "prazo", "citations": "Lei nº 1.234, de 2000, art. 2º"},
+                            ensure_ascii=False) + "\n", encoding="utf-8")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        task = build_cited_task(acts, q, chunking="article")
+    (cid,) = task.qrels["corpus-id"]
+    assert cid.startswith("a1#") and "Art. 2º A pessoa física" in task.corpus.set_index("_id").loc[cid, "text"]
