@@ -66,8 +66,9 @@ def build_task(
         the next one; a unit longer than ``max_words`` (default 400) is split.
     sample_docs, sample_seed, sample_strata : int, int, str, optional
         Keep the queries and qrels of ``sample_docs`` documents drawn without replacement (seeded; within
-        the strata of a document column such as ``doc_type``, allocated proportionally); the corpus keeps
-        every eligible document, and ``manifest["sample"]`` records the population and the sample
+        the strata of a document column such as ``doc_type``, proportional quotas rounded at random from
+        the seed, so every document's inclusion probability is K/N); the corpus keeps every eligible
+        document, and ``manifest["sample"]`` records the population, the design and the sample
         (see :mod:`ragcov_data.sampling`).
     keep_superseded : bool, default: False
         Keep superseded wording of text files in the index (see :func:`read_acervo`); the corpus column

@@ -20,6 +20,7 @@ _LAZY = {
     "register_ir_datasets": "ragcov_data.irds",
     "build_task": "ragcov_data.loaders.build",
     "Task": "ragcov_data.task",
+    "resolve_task": "ragcov_data.sources",
     "read_acervo": "ragcov_data.acervo",
     "exclude_self": "ragcov_data.outside",
 }

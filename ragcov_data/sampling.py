@@ -356,11 +356,13 @@ def resolve_for_eval(task_sample: Mapping[str, Any] | None, run_attrs: Mapping[s
                           "it on the chunked task it was made on.")
     ids, labels = eligible_documents(pool, from_run.get("strata"), where)
     want = from_run.get("documents_sha256")
-    scheme = from_run.get("allocation_scheme") or (None if from_run.get("allocation") else ALLOCATION_SCHEME)
-    rec = draw(ids, from_run["k"], from_run["seed"], labels, scheme=scheme or "largest-remainder")
+    scheme = from_run.get("allocation_scheme")
+    if scheme is None and from_run.get("allocation"):  # the full record of an earlier version's stratified draw
+        scheme = "largest-remainder"
+    rec = draw(ids, from_run["k"], from_run["seed"], labels, scheme=scheme or ALLOCATION_SCHEME)
     if (labels is not None and from_run.get("allocation_scheme") is None and want
             and not rec["documents_sha256"].startswith(str(want))):
-        # a stratified sample drawn by an earlier version: its fixed allocation
+        # a run tag carries no scheme: an earlier version's stratified draw used the fixed allocation
         legacy = draw(ids, from_run["k"], from_run["seed"], labels, scheme="largest-remainder")
         if legacy["documents_sha256"].startswith(str(want)):
             rec = legacy

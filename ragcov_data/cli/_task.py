@@ -64,7 +64,8 @@ def add_sample_options(p: argparse.ArgumentParser) -> None:
                    help="documents whose chunks become queries (e.g. the K that `ragcov plan` prints)")
     g.add_argument("--seed", type=int, default=None, metavar="S", help="seed of the document draw (default: 0)")
     g.add_argument("--strata", default=None, metavar="COL",
-                   help="draw within strata of this document column (e.g. doc_type), allocated proportionally")
+                   help="draw within strata of this document column (e.g. doc_type): proportional quotas rounded at "
+                        "random from the seed, so every stratum can be drawn and every document has probability K/N")
 
 
 def _sample_args(args: argparse.Namespace) -> dict[str, Any]:

@@ -61,16 +61,38 @@ def add_engine_options(p: argparse.ArgumentParser) -> None:
                    help="ray: shards searched at once (default: the cluster's CPUs)")
     g.add_argument("--address", default=None, metavar="ADDR",
                    help="ray: an existing cluster (e.g. auto, ray://head:10001; default: a local one on 127.0.0.1)")
+    g.add_argument("--connect-timeout", type=float, default=None, metavar="S",
+                   help="ray --address: seconds to wait for the cluster (default: 30, or $RAGCOV_RAY_CONNECT_TIMEOUT)")
 
 
 def engine_kwargs(args: argparse.Namespace) -> dict[str, Any]:
-    """``engine``/``workers``/``address`` from the options, checked before any work."""
-    from ragcov_data.engine import check_engine, import_ray
+    """``engine``/``workers``/``address``/``connect_timeout`` from the options, checked before any work.
 
-    check_engine(args.engine, args.workers, args.address)
-    if args.engine == "ray":
-        import_ray()  # a missing extra fails at once, not after the task is built
-    return {"engine": args.engine, "workers": args.workers, "address": args.address}
+    With ``--engine ray``: a missing extra fails at once; ``--workers`` beyond the cores is warned about
+    in one line; a cluster named by ``--address`` is joined now (bounded by ``--connect-timeout``), so an
+    unreachable one fails before the task is built.
+    """
+    import warnings
+
+    from ragcov_data import engine
+
+    engine.check_engine(args.engine, args.workers, args.address)
+    timeout = getattr(args, "connect_timeout", None)
+    if args.engine != "ray":
+        if timeout is not None:
+            raise RagcovError("`--connect-timeout` applies to --engine ray --address only; drop it.")
+        return {"engine": args.engine, "workers": args.workers, "address": args.address}
+    timeout = engine.connect_timeout_s(timeout)
+    engine.import_ray()  # a missing extra fails at once, not after the task is built
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        if args.address is None:
+            engine.check_workers(args.workers)
+        else:
+            engine.ensure_ray(args.workers, args.address, timeout)
+    for w in caught:
+        print(f"ragcov {getattr(args, 'verb', None) or 'run'}: warning: {w.message}", file=sys.stderr)
+    return {"engine": args.engine, "workers": args.workers, "address": args.address, "connect_timeout": timeout}
 
 
 def make_retriever(args: argparse.Namespace) -> Any:

@@ -173,6 +173,13 @@ def test_a_legacy_stratified_sample_is_refused_unweighted_and_recognised_from_it
     sub.attrs = {"tag": f"bm25;sample:k=20,seed=0,strata=doc_type,docs={legacy['documents_sha256'][:12]}"}
     with pytest.raises(RagcovError, match="drawn within 'doc_type' by a fixed allocation of an earlier ragcov"):
         evaluate(sub, full, methods=["t"])
+    # a parquet run of an earlier version carries the whole record, without the new fields
+    old_record = {k: v for k, v in legacy.items() if k not in ("allocation_scheme", "design",
+                                                               "inclusion_probabilities")}
+    sub.attrs = {"sample": {**old_record, "strata": "doc_type"}}
+    with pytest.raises(RagcovError, match="drawn within 'doc_type' by a fixed allocation of an earlier ragcov"):
+        evaluate(sub, full, methods=["t"])
+    sub.attrs = {"tag": f"bm25;sample:k=20,seed=0,strata=doc_type,docs={legacy['documents_sha256'][:12]}"}
     rep = evaluate(sub, full, methods=["t"], strata="doc_type")  # stratified: the drawn strata only, said so
     assert any("got no document in the sample" in m for m in rep.info["notices"])
 
