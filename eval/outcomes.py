@@ -670,6 +670,12 @@ def outcomes_many(
     strata_arr = query_column(queries, strata, "strata") if strata else None
     if sample is not None and fpc and population_sizes is None:
         population_sizes = population_for_eval(sample, cluster_name, strata, notices)
+    elif sample is not None and not (strata is not None and strata == sample.get("strata")):
+        from ragcov_data.sampling import unequal_probabilities
+
+        problem = unequal_probabilities(sample)  # refused whatever the correction: an unweighted mean is biased
+        if problem:
+            raise RagcovError(problem)
     applied = population_sizes is not None
     pop_info = eval_info(sample, population_sizes, applied)
 

@@ -173,6 +173,8 @@ def test_a_legacy_stratified_sample_is_refused_unweighted_and_recognised_from_it
     sub.attrs = {"tag": f"bm25;sample:k=20,seed=0,strata=doc_type,docs={legacy['documents_sha256'][:12]}"}
     with pytest.raises(RagcovError, match="drawn within 'doc_type' by a fixed allocation of an earlier ragcov"):
         evaluate(sub, full, methods=["t"])
+    with pytest.raises(RagcovError, match="an unweighted mean over them is biased"):  # without the correction too
+        evaluate(sub, full, methods=["t"], fpc=False)
     # a parquet run of an earlier version carries the whole record, without the new fields
     old_record = {k: v for k, v in legacy.items() if k not in ("allocation_scheme", "design",
                                                                "inclusion_probabilities")}
