@@ -199,9 +199,9 @@ UNIT_NAMES = {"doc_id": "document", "source_key": "source", "_id": "query"}
 #: CR2 for micro, t for macro and for the singleton-design mean (the README and report conventions;
 #: ``ragcov_data.eval.recommend`` verifies a method by coverage at a given K).
 RECOMMENDED = {
-    "micro": ("cr2", "cr1", "bootstrap_t", "cluster_bootstrap", "t"),
-    "macro": ("t", "cr2", "cr1", "bootstrap_t", "cluster_bootstrap"),
-    "mean": ("t", "cr2", "cr1", "bootstrap_t", "cluster_bootstrap"),
+    "micro": ("cr2", "cr1", "bootstrap_t", "wild_cluster", "cluster_bootstrap", "t"),
+    "macro": ("t", "cr2", "cr1", "bootstrap_t", "wild_cluster", "cluster_bootstrap"),
+    "mean": ("t", "cr2", "cr1", "bootstrap_t", "wild_cluster", "cluster_bootstrap"),
 }
 
 
@@ -223,6 +223,9 @@ def recommended_rows(estimates: pd.DataFrame) -> pd.DataFrame:
     for _, sub in estimates.groupby(keys, sort=False):
         methods = list(sub["method"])
         pick = next((m for m in RECOMMENDED.get(sub["estimator"].iloc[0], ()) if m in methods), None)
+        if "verified" in sub.columns:  # the recommended method is the first one verified at this design
+            ok = set(sub.loc[sub["verified"].map(lambda x: x is True or x is np.True_), "method"])
+            pick = next((m for m in RECOMMENDED.get(sub["estimator"].iloc[0], ()) if m in ok), pick)
         keep.extend(sub.index if pick is None else sub.index[[m == pick for m in methods]][:1])
     return estimates.loc[sorted(keep)]
 
@@ -249,12 +252,20 @@ def _notes(shown: pd.DataFrame, full: pd.DataFrame, unit: str, methods: Any) -> 
     """Footnotes that apply to the rows shown: naive contrasts, the default selection, raw intervals."""
     out = []
     if methods == "recommended" and len(shown) < len(full):
-        out.append("shown: the recommended method per estimator (micro: cr2; macro, mean: t); every method is in "
+        out.append("shown: the recommended method per estimator (micro: cr2; macro, mean: t; else the first one "
+                   "verified at this design); every method is in "
                    "the JSON (CLI: --methods all).")
     if "naive" in shown.columns and shown["naive"].any():
         out.append(f"(naive) = ignores the {unit} clustering; shown only as a contrast.")
     if "mean" in set(shown.get("estimator", ())):
         out.append("mean = one query a cluster: micro and macro are the same number.")
+    if "verified" in shown.columns:  # each interval's measured coverage at this design (eval/verify.py)
+        low = shown[shown["verified"].map(lambda x: x is False or x is np.False_)]
+        for r in low.itertuples(index=False):
+            out.append(f"NOT VERIFIED: {r.estimator} {r.method} covers {r.verified_coverage:.1%} "
+                       f"(± {2 * r.verified_mc_se:.1%}) at this design, short of the nominal level.")
+        if shown["verified"].isna().all():
+            out.append("intervals not verified at this design (stratified or per-stratum population).")
     out.append("Intervals are raw (not clipped).")
     return out
 
