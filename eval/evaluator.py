@@ -486,10 +486,10 @@ def evaluate(
         "top_tie_share": _top_tie_share(run_df, len(qids)),
         **eval_info(sample, population_sizes, applied),
     }
-    # -- verification: each interval's measured coverage at this design (ragcov_data.eval.verify) --
-    from .verify import verify_for_evaluate
+    # -- each interval's measured coverage at this design, kept in bounds (ragcov_data.eval.verify) --
+    from .verify import finish_estimates  # + intervals cut to the values' range, zero-variance text
 
-    estimates = verify_for_evaluate(estimates, values, clusters, groups, population_sizes, strata_arr, level, seed)
+    estimates = finish_estimates(estimates, values, clusters, groups, population_sizes, strata_arr, level, seed)
     return EvaluationResult(per_query=pq, per_document=pdoc, estimates=estimates, diagnostics=diagnostics,
                             metric=scores.attrs.get("metric", metric), tie_policy=tie_policy,
                             relevance_threshold=relevance_threshold, level=level, cluster=cluster_name, info=info)

@@ -241,6 +241,12 @@ def _select(estimates: pd.DataFrame, methods: Any) -> pd.DataFrame:
 
 def _estimates_table(df: pd.DataFrame) -> str:
     show = df.copy()
+    if "clipped" in show.columns:  # print the interval cut to the values' range, marked (eval/_bounds.py)
+        show["low"], show["high"] = show["low_bounded"], show["high_bounded"]
+        show["width"] = show["high"] - show["low"]
+        if "flags" in show.columns:
+            show["flags"] = [(f + "," if f and c else f) + ("clipped" if c else "")
+                             for f, c in zip(show["flags"], show["clipped"])]
     show["method"] = [m + (" (naive)" if nv else "") for m, nv in zip(show["method"], show["naive"])]
     cols = [c for c in ("group", "estimator", "method", "estimate", "se", "df", "low", "high", "width",
                         "flags") if c in show.columns and not (c == "flags" and not show[c].astype(bool).any())]
@@ -266,7 +272,14 @@ def _notes(shown: pd.DataFrame, full: pd.DataFrame, unit: str, methods: Any) -> 
                        f"(± {2 * r.verified_mc_se:.1%}) at this design, short of the nominal level.")
         if shown["verified"].isna().all():
             out.append("intervals not verified at this design (stratified or per-stratum population).")
-    out.append("Intervals are raw (not clipped).")
+    if "no_variation" in shown.columns:
+        for r in shown[shown["no_variation"].astype(bool)].itertuples(index=False):
+            out.append(f"{r.estimator} {r.method}: {r.no_variation} (zero_variance: the interval is the point).")
+    if "clipped" in shown.columns:
+        out.append("Intervals are cut to the range of the values (flag clipped; raw endpoints: low, high in "
+                   "the JSON)." if shown["clipped"].any() else "Intervals are raw (none reaches the range of the values).")
+    else:
+        out.append("Intervals are raw (not clipped).")
     return out
 
 

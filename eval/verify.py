@@ -213,3 +213,25 @@ def verify_for_evaluate(estimates: pd.DataFrame, values: np.ndarray, clusters: n
         m = groups == g
         designs[str(g)] = design_of(values[m], clusters[m], population=None, level=level, seed=seed)
     return verify_intervals(estimates, designs)
+
+
+def finish_estimates(estimates: pd.DataFrame, values: np.ndarray, clusters: np.ndarray, groups: Any,
+                     population_sizes: Any, strata: Any, level: float, seed: int | None) -> pd.DataFrame:
+    """The evaluator's one hook: verification (:func:`verify_for_evaluate`), intervals cut to the range of
+    the values (:func:`._bounds.clip_table`) and a ``no_variation`` text on zero-variance rows."""
+    from ._bounds import clip_table, no_variation_text, value_range
+
+    out = verify_for_evaluate(estimates, values, clusters, groups, population_sizes, strata, level, seed)
+    out = clip_table(out, value_range(values))
+    if "flags" in out.columns:
+        zero = out["flags"].str.contains("zero_variance", regex=False)
+        texts = []
+        for i, z in zip(out.index, zero):
+            if not z:
+                texts.append("")
+                continue
+            g = out.at[i, "group"] if "group" in out.columns else None
+            v = values if groups is None or g is None or g == "__all__" else values[groups == g]
+            texts.append(no_variation_text(v))
+        out["no_variation"] = texts
+    return out
