@@ -22,11 +22,13 @@ Design (every choice below is the documented default; the machinery is :mod:`._f
   significance = Holm ``p_adj < 1 - level``; ``tier`` is the compact letter display of the same
   decisions (systems sharing a letter are not separable), so ranks and tiers never contradict.
 - **judged@k** (k = the metric's cutoff unless ``judged_k``): the share of each system's top-k
-  documents that carry any judgment for the query, divided by k as ``ir_measures``' ``Judged@k``
-  (P@k with every judged document relevant, under the same tie policy), averaged over queries. Below
-  :data:`JUDGED_THRESHOLD` (0.9) the row is flagged: for P@k the gap between reading unjudged documents
-  as non-relevant and as relevant is exactly 1 - judged@k, so a flagged system's score may owe ten
-  points or more to the pool. Beside nDCG the condensed-list nDCG (unjudged documents removed, Sakai
+  documents that carry any judgment for the query, as ``ir_measures``' ``Judged@k``: judged documents
+  among the first ``min(k, n_q)`` divided by ``min(k, n_q)``, ``n_q`` the documents the run retrieved
+  for the query (a query without any scores 0), under the same tie policy, averaged over queries. Below
+  :data:`JUDGED_THRESHOLD` (0.9) the row is flagged. For P@k the gap between reading unjudged documents
+  as non-relevant and as relevant is, per query, ``min(k, n_q) / k * (1 - judged@k)``: exactly
+  ``1 - judged@k`` when every query retrieves at least k documents, so a flagged system's score may owe
+  ten points or more to the pool. Beside nDCG the condensed-list nDCG (unjudged documents removed, Sakai
   2007) shows how much. On a self-retrieval task (queries carry ``chunk_id``) judgments are complete
   by construction (every same-document chunk is relevant, every other chunk is non-relevant and simply
   not listed): judged@k would just be the share of relevant documents, so it is omitted (``None``)
@@ -230,6 +232,10 @@ def leaderboard(
         jq = prepare_qrels(_judged_qrels(qrels))
         J = np.array([per_query(r, jq, f"p@{jk}", tie_policy=tie_policy, query_ids=qids).to_numpy(dtype=float)
                       for r in loaded.values()])
+        # ir_measures' Judged@k divides by the documents retrieved up to k, not by k (short runs)
+        n_ret = np.array([r.groupby(r["query-id"].astype(str)).size().reindex(qids, fill_value=0).to_numpy()
+                          for r in loaded.values()])
+        J = J * jk / np.maximum(np.minimum(n_ret, jk), 1)
     C = None
     if spec.name in ("ndcg", "ndcg_exp") and not self_retrieval:
         C = np.array([per_query(r, pq, spec, unjudged="skip", **kw).to_numpy(dtype=float)
