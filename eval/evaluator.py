@@ -314,6 +314,10 @@ def evaluate(
         "task": _task_record(task),
         **{k: tinfo[k] for k in ("population_clusters", "sample") if k in tinfo},
     }
+    # -- each interval's measured coverage at this design, kept in bounds (ragcov_data.eval.verify) --
+    from .verify import finish_estimates  # + intervals cut to the values' range, zero-variance text
+
+    estimates = finish_estimates(estimates, values, clusters, groups, population_sizes, strata_arr, level, seed)
     return EvaluationResult(per_query=pq, per_document=pdoc, estimates=estimates, diagnostics=diagnostics,
                             metric=table.metric, tie_policy=tie_policy,
                             relevance_threshold=relevance_threshold, level=level, cluster=cluster_name, info=info)
