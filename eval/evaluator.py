@@ -317,7 +317,8 @@ def evaluate(
     # -- each interval's measured coverage at this design, kept in bounds (ragcov_data.eval.verify) --
     from .verify import finish_estimates  # + intervals cut to the values' range, zero-variance text
 
-    estimates = finish_estimates(estimates, values, clusters, groups, population_sizes, strata_arr, level, seed)
+    estimates = finish_estimates(estimates, values, clusters, groups, table.population_sizes, table.strata_values,
+                                 level, seed)
     return EvaluationResult(per_query=pq, per_document=pdoc, estimates=estimates, diagnostics=diagnostics,
                             metric=table.metric, tie_policy=tie_policy,
                             relevance_threshold=relevance_threshold, level=level, cluster=cluster_name, info=info)
