@@ -78,3 +78,21 @@ def test_bad_arguments_give_one_line_error(task_dir, capsys):
     rc = main(["compare", str(task_dir / "a.trec"), str(task_dir / "missing.trec"), "--data-dir", str(task_dir)])
     err = capsys.readouterr().err
     assert rc != 0 and "missing.trec" in err and len(err.strip().splitlines()) == 1
+
+
+def test_zeroed_queries_are_stated_by_eval_and_compare(task_dir, capsys):
+    lines = (task_dir / "a.trec").read_text().splitlines(keepends=True)
+    (task_dir / "cut.trec").write_text("".join(x for x in lines if not x.startswith(("A#0000 ", "C#0001 "))))
+    out_json = task_dir / "cut.json"
+    assert main(["eval", str(task_dir / "cut.trec"), "--data-dir", str(task_dir), "--n-resamples", "200",
+                 "--on-missing", "zero", "--json", str(out_json)]) == 0
+    assert "notice: run 'cut.trec' lacked 2 of 17 queries (scored 0)." in capsys.readouterr().out
+    info = json.loads(out_json.read_text())["info"]
+    assert info["n_missing_queries"] == 2 and sorted(info["missing_queries"]) == ["A#0000", "C#0001"]
+    assert main(["compare", str(task_dir / "cut.trec"), str(task_dir / "cut.trec"), "--data-dir", str(task_dir),
+                 "--n-resamples", "200"]) == 2
+    assert "lacks 2 of 17" in capsys.readouterr().err
+    assert main(["compare", str(task_dir / "cut.trec"), str(task_dir / "cut.trec"), "--data-dir", str(task_dir),
+                 "--n-resamples", "200", "--on-missing", "zero"]) == 0
+    out = capsys.readouterr().out
+    assert "run 'run_a' lacked 2 of 17 queries (scored 0)" in out and "run 'run_b' lacked 2 of 17" in out
