@@ -47,6 +47,32 @@ def test_outcome_table_equals_evaluate_and_feeds_every_verb():
     assert est["a"] == pytest.approx(table.values.mean()) and est["b"] == pytest.approx(1.0)
 
 
+def test_task_frames_and_qrels_are_prepared_once_for_many_runs(monkeypatch):
+    import importlib
+
+    lists = importlib.import_module("ragcov_data.eval.metrics._lists")
+    stage = importlib.import_module("ragcov_data.eval.outcomes")  # the module (the package exports the function)
+
+    calls = {"frames": 0, "prepare": 0}
+    frames, prepare = stage.load_task_frames, lists.prepare_qrels
+
+    def count_frames(*a, **k):
+        calls["frames"] += 1
+        return frames(*a, **k)
+
+    def count_prepare(q):
+        if not isinstance(q, lists.PreparedQrels):
+            calls["prepare"] += 1
+        return prepare(q)
+
+    monkeypatch.setattr(stage, "load_task_frames", count_frames)
+    monkeypatch.setattr(lists, "prepare_qrels", count_prepare)
+    task = tiny_task()
+    runs = {f"r{i}": make_run(task, HITS, seed=i) for i in range(5)}
+    many = outcomes_many(runs, task, "ndcg@10")
+    assert calls == {"frames": 1, "prepare": 1} and many.matrix().shape == (5, 17)
+
+
 def test_sampled_run_gets_one_interval_from_eval_leaderboard_and_compare(tmp_path, data_dir, capsys):
     """A run made with --sample-docs: ``eval`` and ``leaderboard`` print the same interval for it (both
     restricted to the sample and corrected for the finite population), and ``compare`` corrects too."""
@@ -84,6 +110,8 @@ def test_sampled_run_gets_one_interval_from_eval_leaderboard_and_compare(tmp_pat
     se = fpc.estimates.set_index(["estimator", "method"]).loc[("micro", "cr2"), "se"]
     assert se == pytest.approx(raw.se * np.sqrt(1 - 25 / 147), rel=1e-10)
     assert len(fpc.per_query) == len(a) and fpc.info["population_clusters"] == 147
+    # misses scores the same sampled queries (it did not restrict to the sample before the outcome stage)
+    assert misses(str(runs["bm25"]), task).n_queries == len(a)
 
 
 # ---------------------------------------------------------------------------------- zeroed queries
