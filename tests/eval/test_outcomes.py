@@ -287,3 +287,12 @@ def test_tie_profile_by_hand_and_equal_to_the_run_module_share():
     # q1: best score shared; q3: every candidate shares one score (within the tie tolerance); q4: one candidate
     assert tie_profile(run, 4) == (0.5, 0.25)
     assert tie_profile(run, 8) == (0.25, 0.125)  # shares of the task's queries
+
+
+def test_unjudged_task_queries_in_a_run_are_not_taken_for_another_task():
+    task = tiny_task()
+    task["qrels"] = task["qrels"][task["qrels"]["query-id"] != "E#0002"]  # a task query without judgments
+    run = make_run(task, HITS)
+    part = run[run["query-id"] != "A#0000"]  # still holds E#0002's rows: a task query, not another task's
+    with pytest.raises(QrelsRunMismatchError, match=r"no rows for 1 of the task's 16 queries .*on_missing='zero'"):
+        evaluate(part, task)
