@@ -27,9 +27,11 @@ def load_task(args: argparse.Namespace) -> Any:
 
 def _check_population_size(task: Any, args: argparse.Namespace) -> None:
     """``--population-size`` below the number of sampled units is bad input, said before scoring."""
+    from ragcov_data.eval.outcomes import default_cluster  # the one choice of the default unit
+
     queries = task["queries"]
     names = list(getattr(queries, "column_names", None) or queries.columns)
-    col = args.cluster or ("doc_id" if "doc_id" in names else "_id")
+    col = args.cluster or default_cluster(names)
     if col not in names:
         return  # evaluate names the missing column
     values = queries[col]
