@@ -683,7 +683,8 @@ def outcomes_many(
         if strata_arr is not None:
             pq["stratum"] = strata_arr
         info = {
-            "n_missing_queries": n_miss, "missing_queries": [str(q) for q in qids[miss]] if on_missing == "zero" else [],
+            "n_missing_queries": n_miss,
+            "missing_queries": [str(q) for q in qids[miss]] if on_missing == "zero" else [],
             "on_missing": on_missing,
             "run_attrs": {k: (v if isinstance(v, (str, int, float, bool, type(None))) else str(v))
                           for k, v in getattr(df, "attrs", {}).items()},
