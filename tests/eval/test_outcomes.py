@@ -131,6 +131,7 @@ def test_zeroed_queries_are_counted_in_every_output():
     s = board.systems.set_index(["group", "name"])["n_missing"]
     assert s[("__all__", "cut")] == 3 and s[("res", "cut")] == 2 and s[("desp", "cut")] == 1
     assert s[("__all__", "full")] == 0
+    assert board.groups["res"]["n_missing"] == {"cut": 2} and board.groups["__all__"]["n_missing"] == {"cut": 3}
     note = next(n for n in board.info["notices"] if "lacked" in n)
     assert note == "run 'cut' lacked 3 of 17 queries (scored 0); by group: res 2 of 7, desp 1 of 10."
     assert note in board.summary() and note in board.to_markdown()
