@@ -324,7 +324,8 @@ def _one_group(label, V, clusters, names, estimator, level, B, rng, J, C, n_miss
     pair_rows.sort(key=lambda r: r.pop("_order"))
     info = {"n_queries": int(V.shape[1]), "n_clusters": K, "estimator": f["estimator"], "method": f["method"],
             "crit": f["crit"], "alpha_star": f["alpha_star"],
-            "best_set": [names[s] for s in order if rlow[s] == 1]}
+            "best_set": [names[s] for s in order if rlow[s] == 1],
+            "n_missing": {k: int(v) for k, v in n_missing.items() if v}}  # queries scored 0, per run
     return sys_rows, pair_rows, info
 
 
@@ -359,7 +360,9 @@ class LeaderboardResult(_JsonMixin):
         and tiers.
     groups : dict
         Per group: ``n_queries``, ``n_clusters``, ``estimator``, ``method``, ``crit`` (max-|t| quantile),
-        ``alpha_star`` (per-comparison level of the simultaneous intervals).
+        ``alpha_star`` (per-comparison level of the simultaneous intervals), ``n_missing`` (runs that lacked
+        queries of the group, scored 0: how many; under ``intersect`` only ``__all__`` holds the counts, of
+        the queries dropped before ranking).
     info : dict
         ``n_resamples``, ``seed``, ``on_missing``, ``n_dropped``, ``n_missing``, ``notices``.
     """

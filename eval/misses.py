@@ -537,7 +537,8 @@ def misses(
         "boilerplate_common_docs": min_docs, "boilerplate_share": boilerplate_share,
     }
     info = {"n_documents": n_docs, "n_query_documents": int(len(pd.unique(clusters))),
-            "n_miss_documents": int(len(pd.unique(clusters[mq][rated]))), "n_no_run": n_no_run, "on_missing": on_missing,
+            "n_miss_documents": int(len(pd.unique(clusters[mq][rated]))), "n_no_run": n_no_run,
+            "on_missing": on_missing,
             "n_self_rows_removed": n_self, "n_unjudged_queries": oc.info["n_unjudged_queries"],
             "n_partial": n_partial, "n_zeroed_excluded": n_zeroed, "missing_queries": oc.info["missing_queries"],
             "top_tie_share": oc.info["top_tie_share"], "all_tied_share": oc.info["all_tied_share"],

@@ -423,7 +423,7 @@ def outside_notice(counts: Mapping[str, int], subset_note: str | None) -> str | 
 
 def _check_query_normalisation(run_ids: Iterable[str], qids: np.ndarray, where: str) -> None:
     """Run query ids the task lacks but whose NFC form is a task query id: a normalisation error."""
-    task = pd.Index(qids)
+    task = set(qids)
     extra = [q for q in run_ids if q not in task]
     if not extra:
         return
@@ -452,7 +452,7 @@ def tie_profile(run: pd.DataFrame, n_queries: int) -> tuple[float, float]:
     return float(top_tied.sum() / n_queries), float(all_tied.sum() / n_queries)
 
 
-def _tie_notice(name: str, share: float, n_queries: int, tie_policy: str) -> str | None:
+def _tie_notice(name: str, share: float, tie_policy: str) -> str | None:
     if share < ALL_TIED_SHARE:
         return None
     how = "every query's" if share >= 1.0 - 1e-12 else f"{share:.0%} of the queries'"
@@ -584,6 +584,7 @@ def outcomes_many(
         loaded[name] = df
 
     notices: list[str] = []
+    task_ids = frames["queries"]["_id"].astype(str).to_numpy(dtype=object)  # every query of the task, any sample
     sample, attrs = _sample_for_runs(task, loaded, notices)
     if sample is not None:
         frames, sample = restrict_frames(task, attrs, frames)  # a document-sampled task: its queries only
@@ -609,7 +610,7 @@ def outcomes_many(
             notices += said
         df, n_self = exclude_self_rows(df, queries, exclude_self)
         ids = set(pd.Index(pd.factorize(df["query-id"])[1]).astype(str))
-        _check_query_normalisation(ids, qids_all, where)
+        _check_query_normalisation(ids, task_ids, where)
         loaded[name], run_ids[name] = df, ids
         per_run[name] = {"n_self_rows_removed": n_self, "n_unknown_document_rows": n_unknown}
 
@@ -646,7 +647,7 @@ def outcomes_many(
         if on_missing == "error":
             for name, m in lacks.items():
                 if m.any():
-                    run_only = len(run_ids[name] - set(qids_all))
+                    run_only = len(run_ids[name] - set(task_ids))
                     _missing_error(name, list(qids_kept[m]), qids_kept, run_only, single)
             raise QrelsRunMismatchError(
                 f"runs miss task queries: {said}. Pass on_missing='zero' to score them 0, or 'intersect' to keep "
@@ -696,7 +697,7 @@ def outcomes_many(
                 by_group = {str(g): (int(miss[groups == g].sum()), int((groups == g).sum())) for g in pd.unique(groups)}
             own.append(zeroed_notice(name, n_miss, len(qids), by_group))
         top_share, all_share = tie_profile(df, len(qids))
-        note = _tie_notice(name, all_share, len(qids), tie_policy)
+        note = _tie_notice(name, all_share, tie_policy)
         if note:
             own.append(note)
         pq = pd.DataFrame({"query-id": qids, "cluster": clusters, "value": scores.to_numpy(dtype=float)})
@@ -705,7 +706,8 @@ def outcomes_many(
         if strata_arr is not None:
             pq["stratum"] = strata_arr
         info = {
-            "n_missing_queries": n_miss, "missing_queries": [str(q) for q in qids[miss]] if on_missing == "zero" else [],
+            "n_missing_queries": n_miss,
+            "missing_queries": [str(q) for q in qids[miss]] if on_missing == "zero" else [],
             "on_missing": on_missing,
             "run_attrs": {k: (v if isinstance(v, (str, int, float, bool, type(None))) else str(v))
                           for k, v in getattr(df, "attrs", {}).items()},

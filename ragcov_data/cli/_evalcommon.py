@@ -27,10 +27,10 @@ def load_task(args: argparse.Namespace) -> Any:
 
 def _check_population_size(task: Any, args: argparse.Namespace) -> None:
     """``--population-size`` below the number of sampled units is bad input, said before scoring."""
+    from ragcov_data.eval.outcomes import default_cluster  # the one choice of the default unit
+
     queries = task["queries"]
     names = list(getattr(queries, "column_names", None) or queries.columns)
-    from ragcov_data.eval.evaluator import default_cluster  # the evaluator's rule: source_key, doc_id, _id
-
     col = args.cluster or default_cluster(names)
     if col not in names:
         return  # evaluate names the missing column

@@ -14,7 +14,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import test_misses as tm  # noqa: E402
 from test_evaluate import HITS, make_run, tiny_task  # noqa: E402
 
-from ragcov_data.errors import QrelsRunMismatchError, RagcovError  # noqa: E402
+from ragcov_data.errors import QrelsRunMismatchError  # noqa: E402
 from ragcov_data.eval import compare, evaluate, leaderboard, misses  # noqa: E402
 from ragcov_data.eval.outcomes import OutcomeTable, outcomes, outcomes_many  # noqa: E402
 from ragcov_data.task import Task  # noqa: E402
@@ -45,6 +45,32 @@ def test_outcome_table_equals_evaluate_and_feeds_every_verb():
     board = leaderboard({"a": run, "b": other}, task, metric="hit@1", n_resamples=199)
     est = board.systems.set_index("name")["estimate"]
     assert est["a"] == pytest.approx(table.values.mean()) and est["b"] == pytest.approx(1.0)
+
+
+def test_task_frames_and_qrels_are_prepared_once_for_many_runs(monkeypatch):
+    import importlib
+
+    lists = importlib.import_module("ragcov_data.eval.metrics._lists")
+    stage = importlib.import_module("ragcov_data.eval.outcomes")  # the module (the package exports the function)
+
+    calls = {"frames": 0, "prepare": 0}
+    frames, prepare = stage.load_task_frames, lists.prepare_qrels
+
+    def count_frames(*a, **k):
+        calls["frames"] += 1
+        return frames(*a, **k)
+
+    def count_prepare(q):
+        if not isinstance(q, lists.PreparedQrels):
+            calls["prepare"] += 1
+        return prepare(q)
+
+    monkeypatch.setattr(stage, "load_task_frames", count_frames)
+    monkeypatch.setattr(lists, "prepare_qrels", count_prepare)
+    task = tiny_task()
+    runs = {f"r{i}": make_run(task, HITS, seed=i) for i in range(5)}
+    many = outcomes_many(runs, task, "ndcg@10")
+    assert calls == {"frames": 1, "prepare": 1} and many.matrix().shape == (5, 17)
 
 
 def test_sampled_run_gets_one_interval_from_eval_leaderboard_and_compare(tmp_path, data_dir, capsys):
@@ -84,6 +110,8 @@ def test_sampled_run_gets_one_interval_from_eval_leaderboard_and_compare(tmp_pat
     se = fpc.estimates.set_index(["estimator", "method"]).loc[("micro", "cr2"), "se"]
     assert se == pytest.approx(raw.se * np.sqrt(1 - 25 / 147), rel=1e-10)
     assert len(fpc.per_query) == len(a) and fpc.info["population_clusters"] == 147
+    # misses scores the same sampled queries (it did not restrict to the sample before the outcome stage)
+    assert misses(str(runs["bm25"]), task).n_queries == len(a)
 
 
 # ---------------------------------------------------------------------------------- zeroed queries
@@ -103,6 +131,7 @@ def test_zeroed_queries_are_counted_in_every_output():
     s = board.systems.set_index(["group", "name"])["n_missing"]
     assert s[("__all__", "cut")] == 3 and s[("res", "cut")] == 2 and s[("desp", "cut")] == 1
     assert s[("__all__", "full")] == 0
+    assert board.groups["res"]["n_missing"] == {"cut": 2} and board.groups["__all__"]["n_missing"] == {"cut": 3}
     note = next(n for n in board.info["notices"] if "lacked" in n)
     assert note == "run 'cut' lacked 3 of 17 queries (scored 0); by group: res 2 of 7, desp 1 of 10."
     assert note in board.summary() and note in board.to_markdown()
@@ -205,8 +234,8 @@ def test_ids_in_another_unicode_normalisation_are_named_as_such():
     task, run = _accented_task()
     assert evaluate(run, task, n_resamples=199).per_query["value"].mean() == 1.0
     nfd = run.assign(**{"corpus-id": [unicodedata.normalize("NFD", x) for x in run["corpus-id"]]})
-    with pytest.raises(QrelsRunMismatchError, match=r"document ids differ from the task's only by Unicode "
-                                                    r"normalisation \(the run writes them in NFD, the task in NFC") as e:
+    msg = r"document ids differ from the task's only by Unicode normalisation \(the run writes them in NFD, the task in NFC"
+    with pytest.raises(QrelsRunMismatchError, match=msg) as e:
         evaluate(nfd, task)
     assert "normalise the run's ids to NFC" in str(e.value) and "another task" not in str(e.value)
     nfd_q = run.assign(**{"query-id": [unicodedata.normalize("NFD", x) for x in run["query-id"]]})
@@ -259,3 +288,12 @@ def test_tie_profile_by_hand_and_equal_to_the_run_module_share():
     # q1: best score shared; q3: every candidate shares one score (within the tie tolerance); q4: one candidate
     assert tie_profile(run, 4) == (0.5, 0.25)
     assert tie_profile(run, 8) == (0.25, 0.125)  # shares of the task's queries
+
+
+def test_unjudged_task_queries_in_a_run_are_not_taken_for_another_task():
+    task = tiny_task()
+    task["qrels"] = task["qrels"][task["qrels"]["query-id"] != "E#0002"]  # a task query without judgments
+    run = make_run(task, HITS)
+    part = run[run["query-id"] != "A#0000"]  # still holds E#0002's rows: a task query, not another task's
+    with pytest.raises(QrelsRunMismatchError, match=r"no rows for 1 of the task's 16 queries .*on_missing='zero'"):
+        evaluate(part, task)
