@@ -393,7 +393,8 @@ class LeaderboardResult(_JsonMixin):
                 "n_queries": self.n_queries, "family": self.family, "estimator": self.estimator,
                 "tie_policy": self.tie_policy, "relevance_threshold": self.relevance_threshold, "by": self.by,
                 "judged_k": self.judged_k, "judged_threshold": self.judged_threshold,
-                "best_set": self.best_set(), "systems": self.systems, "pairs": self.pairs, "groups": self.groups, "info": self.info}
+                "best_set": self.best_set(), "systems": self.systems, "pairs": self.pairs, "groups": self.groups,
+                "info": self.info}
 
     def to_frame(self) -> pd.DataFrame:
         return self.systems.copy()
