@@ -749,8 +749,8 @@ def _read_streamed(path: Path, opener: Callable[..., Any] | None, fmt: str, colm
                    depth: int, order: str | None) -> pd.DataFrame:
     """TREC / CSV / TSV read block by block into typed columns (ids dictionary-encoded, numbers float64),
     every row checked, each block cut to ``depth`` rows a query plus ties; then the kept rows are cut
-    again across blocks and put in normal form. Peak memory: one block, the ids of every row as
-    dictionary codes (8 bytes a row, for the repeated-pair check) and the rows kept."""
+    again across blocks and put in normal form. Peak memory: one block, a 64-bit key of every row's
+    (query, document) pair (8 bytes a row, for the repeated-pair check) and the rows kept."""
     import pyarrow as pa
 
     q_seen: list[Any] = []  # each block's query ids, in order of first appearance
@@ -811,7 +811,7 @@ def _read_streamed(path: Path, opener: Callable[..., Any] | None, fmt: str, colm
         q_seen.append(q.dictionary)
         pair_keys.append(_pair_keys(q, d))
         n_rows += table.num_rows
-        del data, table, part, key, score, rank
+        del data, table, part, key, score, rank, labels
     if n_rows == 0:
         raise InputFileError(f"{where}: no run lines found; expected {_TREC_FIELDS} lines." if fmt == "trec"
                              else f"{where}: no rows under the header.")
