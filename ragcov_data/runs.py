@@ -160,7 +160,27 @@ def load_run(
         frame, attrs = _read_delimited(data, "," if fmt == "csv" else "\t", colmap, where), {}
     else:
         frame, attrs = _read_json(data, fmt, colmap, where), {}
+    if fmt in ("trec", "csv", "tsv"):  # name lines by reading the file again, only if an error needs it,
+        header = 0 if fmt == "trec" else _first_line(data)  # so the file's bytes are freed before the checks
+        frame.attrs["_row_label"] = _file_labels(path, opener, header)
+    del data
     return _keep_depth(_normalise(frame, source=where, fmt=fmt, attrs=attrs, path=str(path), order=order), depth)
+
+
+def _first_line(data: bytes) -> int:
+    """Number of the first non-empty line (a table's header)."""
+    pos, no = 0, 1
+    while pos < len(data):
+        end = data.find(b"\n", pos)
+        end = len(data) if end < 0 else end
+        if data[pos:end].strip():
+            return no
+        pos, no = end + 1, no + 1
+    return 0
+
+
+def _file_labels(path: Path, opener: Callable[..., Any] | None, header_line: int) -> Callable[[int], str]:
+    return lambda row: _lines_of(path, opener, [int(row)], header_line)[0]
 
 
 def validate_run(run: pd.DataFrame, *, source: str = "run", columns: Mapping[str, str] | str | None = None,
