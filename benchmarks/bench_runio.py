@@ -91,8 +91,9 @@ def main() -> None:
     ap.add_argument("--rows", type=int, default=5_000_000)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--depth", type=int, default=10, help="cutoff of the bounded read (default: 10)")
-    ap.add_argument("--measure", default=None, help=argparse.SUPPRESS)  # internal: one case in this process
-    ap.add_argument("--path", default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--measure", default=None, choices=("ragcov", "ragcov-depth", "ir_measures", "pandas"),
+                    help="measure one reader on --path in this process and print JSON (what each case runs)")
+    ap.add_argument("--path", default=None, help="with --measure: the run file to read")
     args = ap.parse_args()
     if args.measure:
         depth = args.depth if args.measure.endswith("depth") else None

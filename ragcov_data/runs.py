@@ -160,7 +160,27 @@ def load_run(
         frame, attrs = _read_delimited(data, "," if fmt == "csv" else "\t", colmap, where), {}
     else:
         frame, attrs = _read_json(data, fmt, colmap, where), {}
+    if fmt in ("trec", "csv", "tsv"):  # name lines by reading the file again, only if an error needs it,
+        header = 0 if fmt == "trec" else _first_line(data)  # so the file's bytes are freed before the checks
+        frame.attrs["_row_label"] = _file_labels(path, opener, header)
+    del data
     return _keep_depth(_normalise(frame, source=where, fmt=fmt, attrs=attrs, path=str(path), order=order), depth)
+
+
+def _first_line(data: bytes) -> int:
+    """Number of the first non-empty line (a table's header)."""
+    pos, no = 0, 1
+    while pos < len(data):
+        end = data.find(b"\n", pos)
+        end = len(data) if end < 0 else end
+        if data[pos:end].strip():
+            return no
+        pos, no = end + 1, no + 1
+    return 0
+
+
+def _file_labels(path: Path, opener: Callable[..., Any] | None, header_line: int) -> Callable[[int], str]:
+    return lambda row: _lines_of(path, opener, [int(row)], header_line)[0]
 
 
 def validate_run(run: pd.DataFrame, *, source: str = "run", columns: Mapping[str, str] | str | None = None,
@@ -749,8 +769,8 @@ def _read_streamed(path: Path, opener: Callable[..., Any] | None, fmt: str, colm
                    depth: int, order: str | None) -> pd.DataFrame:
     """TREC / CSV / TSV read block by block into typed columns (ids dictionary-encoded, numbers float64),
     every row checked, each block cut to ``depth`` rows a query plus ties; then the kept rows are cut
-    again across blocks and put in normal form. Peak memory: one block, the ids of every row as
-    dictionary codes (8 bytes a row, for the repeated-pair check) and the rows kept."""
+    again across blocks and put in normal form. Peak memory: one block, a 64-bit key of every row's
+    (query, document) pair (8 bytes a row, for the repeated-pair check) and the rows kept."""
     import pyarrow as pa
 
     q_seen: list[Any] = []  # each block's query ids, in order of first appearance
@@ -811,7 +831,7 @@ def _read_streamed(path: Path, opener: Callable[..., Any] | None, fmt: str, colm
         q_seen.append(q.dictionary)
         pair_keys.append(_pair_keys(q, d))
         n_rows += table.num_rows
-        del data, table, part, key, score, rank
+        del data, table, part, key, score, rank, labels
     if n_rows == 0:
         raise InputFileError(f"{where}: no run lines found; expected {_TREC_FIELDS} lines." if fmt == "trec"
                              else f"{where}: no rows under the header.")

@@ -1,4 +1,5 @@
-"""Helpers shared by the coverage / plan / report / benchmark verbs."""
+"""Helpers shared by the verbs: list options, population tables, the output check every verb runs before any
+work, and the run-reading options (--columns, --run-format, --order) of every verb that reads runs."""
 from __future__ import annotations
 
 import argparse
