@@ -54,6 +54,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 import pandas as pd
 
+from ragcov_data._json import to_jsonable
 from ragcov_data.errors import InputFileError, RagcovError
 
 RUN_COLUMNS = ["query-id", "corpus-id", "rank", "score"]
@@ -212,7 +213,7 @@ def save_run(run: pd.DataFrame, path: str | os.PathLike, *, tag: str | None = No
 
         table = pa.Table.from_pandas(run, preserve_index=False)
         meta = dict(table.schema.metadata or {})
-        meta[_META_KEY] = json.dumps(_jsonable(run.attrs), sort_keys=True).encode()
+        meta[_META_KEY] = json.dumps(to_jsonable(run.attrs), sort_keys=True).encode()
         table = table.replace_schema_metadata(meta)
         atomic_write(path, lambda tmp: pq.write_table(table, tmp))
         return path
@@ -1238,15 +1239,3 @@ def _int_text(v: Any) -> str:
 def _plain(v: Any) -> Any:
     """A numpy scalar as the Python value, so messages show ``1.5``, not ``np.float64(1.5)``."""
     return v.item() if isinstance(v, np.generic) else v
-
-
-def _jsonable(x: Any) -> Any:
-    if isinstance(x, dict):
-        return {str(k): _jsonable(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_jsonable(v) for v in x]
-    if isinstance(x, np.generic):
-        return x.item()
-    if isinstance(x, float) and not math.isfinite(x):
-        return None
-    return x
