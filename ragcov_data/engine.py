@@ -35,7 +35,6 @@ import copy
 import logging
 import os
 import socket
-import sys
 import threading
 import time
 import warnings

@@ -45,7 +45,6 @@ import gzip
 import io
 import json
 import lzma
-import math
 import os
 import re
 from pathlib import Path

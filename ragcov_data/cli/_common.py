@@ -3,12 +3,10 @@ work, and the run-reading options (--columns, --run-format, --order) of every ve
 from __future__ import annotations
 
 import argparse
-import json
 import os
 from pathlib import Path
 from typing import Any, Iterable
 
-import numpy as np
 import pandas as pd
 
 from ragcov_data.errors import InputFileError, RagcovError
