@@ -1,6 +1,6 @@
 """Retrieval with and without superseded wording, on the real IRPF questions, paired by question.
 
-    python benchmarks/vigencia_irpf.py [--data-dir ../shared/data] [--k 10]
+    python benchmarks/bench_vigencia_irpf.py [--data-dir ../shared/data] [--k 10]
 
 Reads the seven compiled acts as published (``irpf/html/``: Planalto and SIJUT pages, the CTN Markdown
 clip) twice: superseded wording taken out (the default) and kept (``keep_superseded=True``). Each act is
