@@ -232,7 +232,7 @@ def coverage_sentence(results: Mapping[str, Any]) -> str | None:
             said.append(f"for {est}, no method reaches {level:.0%} (best {rec['method']} at "
                         f"{_pct(rec.get('coverage'))}): sample more documents")
     rows = [r for r in cov["rows"] if r["method"] in naive and (k is None or r["k"] == k)]
-    text = f"nominal {level:.0%} intervals"
+    text = f"Nominal {level:.0%} intervals"
     text += f" from K = {k} sampled documents: " if k else ": "
     text += "; ".join(said) if said else "see the table"
     if rows:
