@@ -1,22 +1,25 @@
 """Family-wise false-positive rate of the leaderboard's pair tests on null families built from real outcomes.
 
-Run by hand:  python benchmarks/bench_null_families.py --data-dir ../shared/data [--n-families 2000]
-              [--n-resamples 4999] [--level 0.95] [--seed 0]
+Run by hand:  OPENBLAS_NUM_THREADS=1 nice -n 10 python benchmarks/bench_null_families.py --data-dir ../shared/data
+              [--n-families 1000] [--n-resamples 999] [--systems 2 3 5 10] [--level 0.95] [--seed 0]
 
-Five real retrievers (BM25 okapi, BM25 lucene, BM25+, TF-IDF sublinear, TF-IDF raw tf; top 10) are run on
+Ten real retrievers (BM25 okapi, BM25 lucene, BM25+, TF-IDF sublinear, TF-IDF raw tf, and five BM25 / TF-IDF
+parameter variants; top 10) are run on
 
 - the ANEEL self-retrieval task (chunks-100, 2,312 queries in 147 documents, own chunk excluded; the
-  unit is the document): hit@1 and nDCG@10, micro (mean over queries, CR2) and macro (mean of document
-  means, t);
-- JurisTCU (150 queries, 3,022-document subset; the unit is ``source_key``, 100 clusters): nDCG@10 micro.
+  unit is the document; one document holds 18% of the queries): hit@1, micro (mean over queries) and
+  macro (mean of document means);
+- JurisTCU (150 queries, 3,022-document subset; the unit is ``source_key``, 100 clusters): nDCG@10, micro
+  and macro.
 
-Each null family permutes, independently in every cluster, which system's per-query results the cluster
-receives (:func:`ragcov_data.eval.null_family_rates`): the queries of a cluster keep their joint outcomes,
-but no system is better than another in expectation, so any pair declared different is a false positive.
-For each setting the script prints the share of families with at least one false positive for the
-Holm-adjusted p-values, the simultaneous max-|t| intervals, the max-|t| adjusted p-values and the
-unadjusted per-pair tests, each +- 1.96 Monte-Carlo SE, and the nominal level. ``--n-resamples`` is the
-B of the cluster bootstrap inside each family (the simultaneous intervals and max-|t|).
+For S = 2, 3, 5, 10 systems (the first S of the list), each null family permutes, independently in every
+cluster, which system's per-query results the cluster receives (:func:`ragcov_data.eval.null_family_rates`):
+the queries of a cluster keep their joint outcomes, but no system is better than another in expectation, so
+any pair declared different is a false positive. For each setting the script prints the share of families
+with at least one false positive for the Holm-adjusted p-values, the simultaneous intervals (the verdict),
+the max-|t| adjusted p-values and the unadjusted per-pair tests, each +- 1.96 Monte-Carlo SE, for the micro
+family with CR2 pair tests (``cr2``) and with the wild-cluster hull (``wild_cluster``), and for the macro
+family. ``--n-resamples`` is the B of the bootstraps inside each family.
 """
 from __future__ import annotations
 
@@ -44,15 +47,24 @@ RETRIEVERS = {
     "tfidf": lambda: TfIdf(show_progress=False),
     "tfidf-raw": lambda: TfIdf(sublinear_tf=False, show_progress=False),
 }
+#: Five more systems for the 10-system families (parameter variants of the same two families).
+MORE_RETRIEVERS = {
+    "bm25-k0.9-b0.4": lambda: BM25(k1=0.9, b=0.4, show_progress=False),
+    "bm25-k2-b0.9": lambda: BM25(k1=2.0, b=0.9, show_progress=False),
+    "bm25-lucene-b0.5": lambda: BM25(variant="lucene", b=0.5, show_progress=False),
+    "tfidf-nosmooth": lambda: TfIdf(smooth_idf=False, show_progress=False),
+    "tfidf-raw-nonorm": lambda: TfIdf(sublinear_tf=False, norm=None, show_progress=False),
+}
 RATES = ("holm", "simultaneous", "maxt", "unadjusted")
 
 
-def outcomes(ds, metrics: tuple[str, ...], exclude_self: bool) -> tuple[dict[str, np.ndarray], pd.DataFrame]:
-    """Per metric, the (5, N) matrix of per-query values of the five retrievers; and the queries."""
+def outcomes(ds, metrics: tuple[str, ...], exclude_self: bool, retrievers: dict | None = None
+             ) -> tuple[dict[str, np.ndarray], pd.DataFrame]:
+    """Per metric, the (S, N) matrix of per-query values of the retrievers (default: the five); and the queries."""
     queries, qrels = ds["queries"].to_pandas(), ds["qrels"].to_pandas()
     qids = queries["_id"].astype(str).to_numpy()
     runs = [make().index(ds["corpus"]).search(ds["queries"], k=10, exclude_self=exclude_self, show_progress=False)
-            for make in RETRIEVERS.values()]
+            for make in (retrievers or RETRIEVERS).values()]
     return {m: np.array([per_query(r, qrels, m, query_ids=qids).to_numpy(float) for r in runs])
             for m in metrics}, queries
 
@@ -60,41 +72,45 @@ def outcomes(ds, metrics: tuple[str, ...], exclude_self: bool) -> tuple[dict[str
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data-dir", default=os.environ.get("RAGCOV_DATA_DIR", "../shared/data"))
-    ap.add_argument("--n-families", type=int, default=2000)
-    ap.add_argument("--n-resamples", type=int, default=4999)
+    ap.add_argument("--n-families", type=int, default=1000)
+    ap.add_argument("--n-resamples", type=int, default=999)
+    ap.add_argument("--systems", type=int, nargs="+", default=[2, 3, 5, 10])
     ap.add_argument("--level", type=float, default=0.95)
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
     print(f"$ {command_line()}")
+    every = {**RETRIEVERS, **MORE_RETRIEVERS}
 
     aneel = ragcov_data.load_dataset("aneel_taesa", data_dir=args.data_dir, chunk_words=100, show_progress=False)
-    vals, q = outcomes(aneel, ("hit@1", "ndcg@10"), exclude_self=True)
-    settings = [(f"ANEEL {m} {est}", vals[m], q["doc_id"].to_numpy(), est)
-                for m in ("hit@1", "ndcg@10") for est in ("micro", "macro")]
+    vals, q = outcomes(aneel, ("hit@1",), exclude_self=True, retrievers=every)
+    tasks = [("ANEEL hit@1", vals["hit@1"], q["doc_id"].to_numpy())]
     jt_dir = Path(args.data_dir) / "juristcu"
     if jt_dir.is_dir():
         jt = ragcov_data.load_dataset("juristcu", data_dir=args.data_dir, show_progress=False)
-        jvals, jq = outcomes(jt, ("ndcg@10",), exclude_self=False)
-        settings.append(("JurisTCU ndcg@10 micro", jvals["ndcg@10"], jq["source_key"].to_numpy(), "micro"))
+        jvals, jq = outcomes(jt, ("ndcg@10",), exclude_self=False, retrievers=every)
+        tasks.append(("JurisTCU ndcg@10", jvals["ndcg@10"], jq["source_key"].to_numpy()))
     else:
         print(f"no {jt_dir}: JurisTCU skipped")
 
-    print(f"{len(RETRIEVERS)} systems ({', '.join(RETRIEVERS)}), 10 pairs a family; {args.n_families} null families "
-          f"per setting, B = {args.n_resamples} in each; level {args.level} (nominal FWER {1 - args.level:.2f}); "
-          f"margins are 1.96 Monte-Carlo SE")
+    print(f"systems in order: {', '.join(every)}; {args.n_families} null families per setting, B = "
+          f"{args.n_resamples} in each; level {args.level} (nominal FWER {1 - args.level:.2f}); margins are 1.96 "
+          "Monte-Carlo SE")
     rows = []
-    for label, V, clusters, est in settings:
-        t0 = time.perf_counter()
-        r = null_family_rates(V, clusters, n_families=args.n_families, level=args.level,
-                              n_resamples=args.n_resamples, estimator=est, seed=args.seed)
-        secs = time.perf_counter() - t0
-        means = " / ".join(f"{m:.3f}" for m in V.mean(1))
-        row = {"setting": label, "N": r["n_queries"], "K": r["n_clusters"], "system means": means}
-        row.update({k: f"{r[k]:.3f} ± {1.96 * r[k + '_se']:.3f}" for k in RATES})
-        row.update({"nominal": f"{r['nominal']:.2f}", "time": f"{secs:.1f} s"})
-        rows.append(row)
-        print(f"  {label}: " + ", ".join(f"{k} {row[k]}" for k in RATES) + f" (nominal {row['nominal']}; {secs:.1f} s)",
-              flush=True)
+    for label, V, clusters in tasks:
+        for S in args.systems:
+            for est, pt in (("micro", "cr2"), ("micro", "wild_cluster"), ("macro", "cr2")):
+                t0 = time.perf_counter()
+                r = null_family_rates(V[:S], clusters, n_families=args.n_families, level=args.level,
+                                      n_resamples=args.n_resamples, estimator=est, seed=args.seed, pair_test=pt)
+                secs = time.perf_counter() - t0
+                family = f"micro {pt}" if est == "micro" else "macro t"
+                row = {"task": label, "systems": S, "pairs": r["n_pairs"], "family": family, "K": r["n_clusters"]}
+                row.update({k: f"{r[k]:.3f} ± {1.96 * r[k + '_se']:.3f}" for k in RATES})
+                bound = r["nominal"] + 2 * r["simultaneous_se"]
+                row["verdict <= 5% + 2 SE"] = "yes" if r["simultaneous"] <= bound else "NO"
+                row["time"] = f"{secs:.0f} s"
+                rows.append(row)
+                print("  " + ", ".join(f"{k}: {v}" for k, v in row.items()), flush=True)
     print()
     print(table(rows))
     print(f"\npeak RSS {peak_rss_mb():.0f} MiB")

@@ -26,6 +26,10 @@ METHOD_WORDS = {
     "max_t_single_step_bonferroni_bounded": "single-step max-|t| adjusted p-value, bounded by Bonferroni's",
     "holm_separation": "ranks from the Holm decisions",
     "compact_letter_display_holm": "letters from the Holm decisions (a shared letter = not separable)",
+    "simultaneous_interval_excludes_0": "separable when the simultaneous interval excludes 0",
+    "simultaneous_interval_separation": "ranks from the simultaneous intervals",
+    "compact_letter_display_simultaneous": "letters from the simultaneous intervals (a shared letter = not separable)",
+    "not_separable_from_any_better_system": "systems no other system is separably above",
 }
 _UNITS = {"doc_id": "document", "source_key": "source summary", "_id": "query"}
 
@@ -162,7 +166,7 @@ def sentence(res: Any, group: str = ALL) -> str:
             tiers.setdefault(letter, []).append(name)
     tier_text = " · ".join(f"{k} = {', '.join(v)}" for k, v in sorted(tiers.items()))
     out = (f"{len(sig)} of {len(pr)} pairs of {len(sy)} systems are separable at the family-wise {_alpha(b)} "
-           f"level (Holm)")
+           f"level (their simultaneous {b.level:.0%} intervals exclude 0)")
     ps = pool_sentence(b, group)
     if ps:
         pg = b.pool_group(group)
@@ -176,7 +180,9 @@ def sentence(res: Any, group: str = ALL) -> str:
         else:
             shown = [f"{a}–{c}" for a, c in zip(ns["a"], ns["b"])]
             more = f" and {len(shown) - 6} more" if len(shown) > 6 else ""
-            out += f"; not separable: {', '.join(shown[:6])}{more} (tiers: {tier_text})"
+            best = getattr(res, "best_set", None)
+            could = f"; could be best: {', '.join(best(group))}" if callable(best) else ""
+            out += f"; not separable: {', '.join(shown[:6])}{more} (tiers: {tier_text}{could})"
     if ps and b.pool_group(group).get("depends"):
         dep = [f"{a}–{c}" for a, c in b.pool_group(group)["depends"]]
         more = f" and {len(dep) - 6} more" if len(dep) > 6 else ""
@@ -186,9 +192,11 @@ def sentence(res: Any, group: str = ALL) -> str:
 
 def family_words(b: Any) -> str:
     b = _b(b)
-    return (f"pairs: Holm-adjusted p-values; simultaneous {b.level:.0%} intervals from one cluster bootstrap "
-            f"(max-|t|, B = {b.info.get('n_resamples')}), never narrower than Bonferroni's; rank intervals and "
-            "tiers from the Holm decisions (a shared letter = not separable).")
+    return (f"pairs: simultaneous {b.level:.0%} intervals from one cluster bootstrap "
+            f"(max-|t|, B = {b.info.get('n_resamples')}), never narrower than Bonferroni's; a pair is separable "
+            "exactly when its interval excludes 0, and rank intervals, tiers (a shared letter = not separable) and "
+            "the could-be-best set all follow those decisions; Holm-adjusted p-values are shown as an extra column "
+            "and decide nothing.")
 
 
 def pool_words(b: Any) -> list[str]:
@@ -252,7 +260,7 @@ def text(res: Any) -> str:
         if ml:
             out.append(ml)
         out += [pd.DataFrame(rows, columns=cols).to_string(index=False), ""]
-        out.append(f"pairs (row − column; * = separable, Holm-adjusted p < {1 - b.level:g}"
+        out.append(f"pairs (row − column; * = separable: the simultaneous {b.level:.0%} interval excludes 0"
                    + ("; † = separable but the order depends on the pool" if b.pool else "")
                    + f"; simultaneous {b.level:.0%} intervals in the JSON):")
         out += [_matrix(b, g).to_string(), "", sentence(b, g), ""]
@@ -463,16 +471,10 @@ def pair_matrix_html(res: Any, g: str, table_class: str = "pairs") -> str:
         tds = "".join(cell.get((a, c), '<td class="diag">·</td>' if a == c else "<td></td>") for c in names)
         rows.append(f'<tr><th class="name">{_e(a)}</th>{tds}</tr>')
     pool = "; amber † = separable, but the order depends on the pool" if b.pool else ""
-    pr = b.pr(g)
-    odd = pr[pr["significant"].astype(bool) & (pr["low"] <= 0) & (pr["high"] >= 0)] if len(pr) else pr
-    caveat = (" Holm's step-down separates more than the single-step simultaneous intervals: "
-              f"{len(odd)} separable pair{'s' if len(odd) != 1 else ''} here still "
-              f"{'touch' if len(odd) != 1 else 'touches'} 0 in {'their' if len(odd) != 1 else 'its'} interval."
-              if len(odd) else "")
     n = len(b.pr(g))
     return (f'<table class="{table_class}"><caption>Family-wise over the {n} pair{"s" if n != 1 else ""}: row − column, '
-            f'difference and simultaneous {b.level:.0%} interval; green = separable (Holm-adjusted p_adj &lt; '
-            f'{1 - b.level:g}){pool}; p-values on hover.{caveat}</caption>'
+            f'difference and simultaneous {b.level:.0%} interval; green = separable (the interval excludes 0)'
+            f'{pool}; p-values on hover.</caption>'
             f'<tr><th></th>{th}</tr>{"".join(rows)}</table>')
 
 

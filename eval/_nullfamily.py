@@ -32,7 +32,8 @@ def permute_within_clusters(V: np.ndarray, codes: np.ndarray, K: int, rng: np.ra
 
 
 def null_family_rates(values: Any, clusters: Any, *, n_families: int = 300, level: float = 0.95,
-                      n_resamples: int = 199, estimator: str = "micro", seed: int = 0) -> dict[str, Any]:
+                      n_resamples: int = 199, estimator: str = "micro", seed: int = 0,
+                      pair_test: str = "cr2") -> dict[str, Any]:
     """Family-wise false-positive rates of the leaderboard's pair machinery on null families.
 
     Parameters
@@ -47,6 +48,9 @@ def null_family_rates(values: Any, clusters: Any, *, n_families: int = 300, leve
     level, n_resamples, estimator
         As in :func:`ragcov_data.eval.leaderboard` (``n_resamples`` is the B of each family).
     seed : int
+    pair_test : {"cr2", "wild_cluster"}
+        Micro pair test of the family (:func:`._family.family`): ``wild_cluster`` tests pairs by the wild
+        cluster restricted bootstrap and takes the simultaneous intervals from its max-|t|.
 
     Returns
     -------
@@ -73,7 +77,8 @@ def null_family_rates(values: Any, clusters: Any, *, n_families: int = 300, leve
     hits = {"holm": 0, "simultaneous": 0, "maxt": 0, "unadjusted": 0}
     for _ in range(int(n_families)):
         Vp = permute_within_clusters(V, codes, K, rng)
-        f = family(Vp, codes, K, estimator=estimator, level=level, n_resamples=n_resamples, rng=rng)
+        f = family(Vp, codes, K, estimator=estimator, level=level, n_resamples=n_resamples, rng=rng,
+                   pair_test=pair_test)
         pr = f["pairs"]
         hits["holm"] += bool((pr["p_adj"] < alpha).any())
         hits["unadjusted"] += bool((pr["p"] < alpha).any())
@@ -82,7 +87,7 @@ def null_family_rates(values: Any, clusters: Any, *, n_families: int = 300, leve
     out: dict[str, Any] = {"nominal": alpha, "level": level, "n_families": int(n_families),
                            "n_systems": int(V.shape[0]), "n_pairs": int(V.shape[0] * (V.shape[0] - 1) // 2),
                            "n_clusters": K, "n_queries": int(V.shape[1]), "n_resamples": int(n_resamples),
-                           "estimator": estimator}
+                           "estimator": estimator, "pair_test": pair_test}
     for k, h in hits.items():
         r = h / n_families
         out[k] = r

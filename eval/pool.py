@@ -30,6 +30,8 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from .outcomes import outside_notice  # re-exported: one notice for every run's out-of-corpus rows
+
 __all__ = ["READINGS", "pool_readings", "apply_pool", "pool_line", "outside_notice"]
 
 #: The three readings of an unjudged document, low to high (the first is the estimate's).
@@ -54,7 +56,8 @@ def pool_readings(runs: Sequence[pd.DataFrame], qrels: Any, spec: Any, V: np.nda
 
 def apply_pool(systems: pd.DataFrame, pairs: pd.DataFrame, readings: Mapping[str, np.ndarray] | None,
                names: Sequence[str], parts: Sequence[tuple[str, np.ndarray]], clusters: np.ndarray, *,
-               estimator: str, level: float) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, Any]]:
+               estimator: str, level: float, alpha_star: Mapping[str, float] | None = None
+               ) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, Any]]:
     """Add ``bound_high`` to ``systems`` and ``robust`` to ``pairs``; return them with the pool's summary.
 
     Parameters
@@ -94,9 +97,14 @@ def apply_pool(systems: pd.DataFrame, pairs: pd.DataFrame, readings: Mapping[str
                        rng=np.random.default_rng(0), bootstrap=False)
             est[reading] = f["systems"]["estimate"]
             # sep[reading][(i, j)]: +1 i separably above j, -1 below, 0 not separable; diff sign kept for flips
+            # one decision rule under every reading: the per-comparison level of the printed simultaneous
+            # intervals (alpha*, never above Bonferroni's), so "separable" means what the interval shows
+            a_star = (alpha_star or {}).get(label)
+            m = max(len(f["ia"]), 1)
+            a_star = alpha / m if a_star is None or not np.isfinite(a_star) else a_star
             d = {}
-            for i, j, diff, pa in zip(f["ia"], f["ib"], f["pairs"]["diff"], f["pairs"]["p_adj"]):
-                d[(i, j)] = (float(diff), bool(pa < alpha))
+            for i, j, diff, pv in zip(f["ia"], f["ib"], f["pairs"]["diff"], f["pairs"]["p"]):
+                d[(i, j)] = (float(diff), bool(pv < a_star))
             sep[reading] = d
         g = systems["group"] == label
         systems.loc[g, "bound_high"] = [float(est["relevant"][idx[n]]) for n in systems.loc[g, "name"]]
@@ -133,13 +141,3 @@ def pool_line(qrels: pd.DataFrame) -> str | None:
     tail = f"; {rest:,} without an engine" if rest else ""
     return (f"Judgments pooled from {len(counts)} engine{'s' if len(counts) != 1 else ''}: {said}{tail}. "
             "Runs of other systems meet unjudged documents; see the three readings.")
-
-
-def outside_notice(counts: Mapping[str, int], subset_note: str | None) -> str | None:
-    """One notice for every run naming documents outside a shipped subset corpus (was one per run)."""
-    hit = {k: v for k, v in counts.items() if v}
-    if not hit:
-        return None
-    said = ", ".join(f"{k!r} {v:,}" for k, v in hit.items())
-    return (f"run rows naming documents outside the shipped corpus (unjudged, scored as non-relevant): {said}. "
-            + (subset_note or ""))

@@ -13,6 +13,8 @@ from typing import Any, ClassVar, NamedTuple, Sequence
 import numpy as np
 import pandas as pd
 
+from ragcov_data._json import to_jsonable
+
 
 class ConfidenceInterval(NamedTuple):
     """Lower and upper bound of an interval (raw: may extend beyond [0, 1])."""
@@ -22,21 +24,8 @@ class ConfidenceInterval(NamedTuple):
 
 
 def _clean(obj: Any) -> Any:
-    """JSON-safe copy: numpy scalars to Python, non-finite floats to None, frames to records."""
-    if isinstance(obj, pd.DataFrame):
-        return [_clean(r) for r in obj.to_dict(orient="records")]
-    if isinstance(obj, dict):
-        return {str(k): _clean(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_clean(v) for v in obj]
-    if isinstance(obj, (np.integer,)):
-        return int(obj)
-    if isinstance(obj, (float, np.floating)):
-        x = float(obj)
-        return x if math.isfinite(x) else None
-    if isinstance(obj, np.bool_):
-        return bool(obj)
-    return obj
+    """JSON-safe copy (:func:`ragcov_data._json.to_jsonable`, the one JSON cleaning)."""
+    return to_jsonable(obj)
 
 
 def _fmt(x: float, nd: int = 4) -> str:
@@ -199,9 +188,9 @@ UNIT_NAMES = {"doc_id": "document", "source_key": "source", "_id": "query"}
 #: CR2 for micro, t for macro and for the singleton-design mean (the README and report conventions;
 #: ``ragcov_data.eval.recommend`` verifies a method by coverage at a given K).
 RECOMMENDED = {
-    "micro": ("cr2", "cr1", "bootstrap_t", "cluster_bootstrap", "t"),
-    "macro": ("t", "cr2", "cr1", "bootstrap_t", "cluster_bootstrap"),
-    "mean": ("t", "cr2", "cr1", "bootstrap_t", "cluster_bootstrap"),
+    "micro": ("cr2", "cr1", "bootstrap_t", "wild_cluster", "cluster_bootstrap", "t"),
+    "macro": ("t", "cr2", "cr1", "bootstrap_t", "wild_cluster", "cluster_bootstrap"),
+    "mean": ("t", "cr2", "cr1", "bootstrap_t", "wild_cluster", "cluster_bootstrap"),
 }
 
 
@@ -223,6 +212,9 @@ def recommended_rows(estimates: pd.DataFrame) -> pd.DataFrame:
     for _, sub in estimates.groupby(keys, sort=False):
         methods = list(sub["method"])
         pick = next((m for m in RECOMMENDED.get(sub["estimator"].iloc[0], ()) if m in methods), None)
+        if "verified" in sub.columns:  # the recommended method is the first one verified at this design
+            ok = set(sub.loc[sub["verified"].map(lambda x: x is True or x is np.True_), "method"])
+            pick = next((m for m in RECOMMENDED.get(sub["estimator"].iloc[0], ()) if m in ok), pick)
         keep.extend(sub.index if pick is None else sub.index[[m == pick for m in methods]][:1])
     return estimates.loc[sorted(keep)]
 
@@ -238,6 +230,12 @@ def _select(estimates: pd.DataFrame, methods: Any) -> pd.DataFrame:
 
 def _estimates_table(df: pd.DataFrame) -> str:
     show = df.copy()
+    if "clipped" in show.columns:  # print the interval cut to the values' range, marked (eval/_bounds.py)
+        show["low"], show["high"] = show["low_bounded"], show["high_bounded"]
+        show["width"] = show["high"] - show["low"]
+        if "flags" in show.columns:
+            show["flags"] = [(f + "," if f and c else f) + ("clipped" if c else "")
+                             for f, c in zip(show["flags"], show["clipped"])]
     show["method"] = [m + (" (naive)" if nv else "") for m, nv in zip(show["method"], show["naive"])]
     cols = [c for c in ("group", "estimator", "method", "estimate", "se", "df", "low", "high", "width",
                         "flags") if c in show.columns and not (c == "flags" and not show[c].astype(bool).any())]
@@ -249,13 +247,28 @@ def _notes(shown: pd.DataFrame, full: pd.DataFrame, unit: str, methods: Any) -> 
     """Footnotes that apply to the rows shown: naive contrasts, the default selection, raw intervals."""
     out = []
     if methods == "recommended" and len(shown) < len(full):
-        out.append("shown: the recommended method per estimator (micro: cr2; macro, mean: t); every method is in "
+        out.append("shown: the recommended method per estimator (micro: cr2; macro, mean: t; else the first one "
+                   "verified at this design); every method is in "
                    "the JSON (CLI: --methods all).")
     if "naive" in shown.columns and shown["naive"].any():
         out.append(f"(naive) = ignores the {unit} clustering; shown only as a contrast.")
     if "mean" in set(shown.get("estimator", ())):
         out.append("mean = one query a cluster: micro and macro are the same number.")
-    out.append("Intervals are raw (not clipped).")
+    if "verified" in shown.columns:  # each interval's measured coverage at this design (eval/verify.py)
+        low = shown[shown["verified"].map(lambda x: x is False or x is np.False_)]
+        for r in low.itertuples(index=False):
+            out.append(f"NOT VERIFIED: {r.estimator} {r.method} covers {r.verified_coverage:.1%} "
+                       f"(± {2 * r.verified_mc_se:.1%}) at this design, short of the nominal level.")
+        if shown["verified"].isna().all():
+            out.append("intervals not verified at this design (stratified or per-stratum population).")
+    if "no_variation" in shown.columns:
+        for r in shown[shown["no_variation"].astype(bool)].itertuples(index=False):
+            out.append(f"{r.estimator} {r.method}: {r.no_variation} (zero_variance: the interval is the point).")
+    if "clipped" in shown.columns:
+        out.append("Intervals are cut to the range of the values (flag clipped; raw endpoints: low, high in "
+                   "the JSON)." if shown["clipped"].any() else "Intervals are raw (none reaches the range of the values).")
+    else:
+        out.append("Intervals are raw (not clipped).")
     return out
 
 

@@ -153,7 +153,7 @@ def test_eval_juristcu_output_fits_the_design(bm25_run, data_dir, tmp_path):
     assert every.returncode == 0, every.stderr
     _clean_text(every.stdout)
     g1 = [ln.split()[2] for ln in every.stdout.splitlines() if ln.split()[:1] == ["G1"]]
-    assert g1 == ["cluster_bootstrap", "bootstrap_t", "t"]  # no naive, no deff_wald, t once (= cr1 = cr2)
+    assert g1 == ["cluster_bootstrap", "bootstrap_t", "t", "wild_cluster"]  # no naive, no deff_wald, t once (= cr1 = cr2)
 
 
 def test_compare_juristcu_output_fits_the_design(bm25_run, tfidf_path, data_dir, tmp_path):

@@ -211,7 +211,7 @@ def test_singleton_design_collapses_micro_macro_to_mean():
     e = rep.estimates
     assert set(e["estimator"]) == {"mean"}
     # naive methods, deff_wald and the copies of t (cr1, cr2) are left out; one row per method
-    assert list(e["method"]) == ["cluster_bootstrap", "bootstrap_t", "t"]
+    assert list(e["method"]) == ["cluster_bootstrap", "bootstrap_t", "t", "wild_cluster"]
     v = rep.per_query["value"].to_numpy()
     r = interval(v, rep.per_query["query-id"], "macro", "t")
     assert e.set_index("method").loc["t", ["estimate", "low", "high"]].tolist() == pytest.approx([r.estimate, r.low, r.high])

@@ -1,0 +1,134 @@
+"""Coverage of single and simultaneous intervals when K documents of the ANEEL census are sampled.
+
+Run by hand:  OPENBLAS_NUM_THREADS=1 nice -n 10 python benchmarks/bench_coverage_sampled.py --data-dir ../shared/data
+              [--reps 2000] [--reps-boot 1000] [--reps-family 500] [--seed 0]
+
+The census: five real retrievers (as in ``bench_null_families.py``) on the ANEEL self-retrieval task
+(2,312 queries in 147 documents; one document holds 18% of the queries). Its per-query outcomes are the
+population; the target is the census value.
+
+1. Single estimates, K = 20, 40, 80, 120 documents drawn *without* replacement (a ``--sample-docs`` task):
+   share of samples whose interval contains the census micro / macro value, for each method as
+   ``evaluate`` computes it on a sampled task (analytic methods with the correction ``1 - K/N``, named
+   ``+fpc``) and without the correction.
+2. Simultaneous intervals of the five systems' ten pairwise differences, K = 20, 40, 80 documents drawn
+   with and without replacement: share of samples in which all ten intervals contain the ten census
+   differences, for the micro family with CR2 pairs (``cr2``) and with the wild-cluster hull
+   (``wild_cluster``), and the macro family.
+
+Margins are 1.96 Monte-Carlo SE.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import command_line, peak_rss_mb, table  # noqa: E402
+from bench_null_families import RETRIEVERS, outcomes  # noqa: E402
+
+import ragcov_data  # noqa: E402
+from ragcov_data.eval import _core  # noqa: E402
+from ragcov_data.eval._family import family  # noqa: E402
+
+SINGLE = [("micro", "cr2", True), ("micro", "cr2", False), ("micro", "bootstrap_t", False),
+          ("micro", "wild_cluster", False), ("micro", "cluster_bootstrap", False),
+          ("macro", "t", True), ("macro", "t", False), ("macro", "bootstrap_t", False),
+          ("macro", "wild_cluster", False)]
+
+
+def _fmt(c: float, reps: int) -> str:
+    return f"{c:.3f} ± {1.96 * math.sqrt(c * (1 - c) / reps):.3f}"
+
+
+def single(V: np.ndarray, codes: np.ndarray, ks, reps: int, reps_boot: int, B: int, seed: int, label: str) -> list:
+    K0 = int(codes.max()) + 1
+    n = np.bincount(codes, minlength=K0).astype(float)
+    s = np.bincount(codes, weights=V, minlength=K0)
+    q = np.bincount(codes, weights=V * V, minlength=K0)
+    truth = {"micro": s.sum() / n.sum(), "macro": (s / n).mean()}
+    rows = []
+    for k in ks:
+        rng = np.random.default_rng([seed, k])
+        idx = np.argsort(rng.random((reps, K0)), axis=1)[:, :k]
+        row = {"outcome": label, "K": k}
+        for est, m, fpc in SINGLE:
+            R = reps if _core.METHODS[m]["kind"] == "analytic" else reps_boot
+            o = _core.interval_batch(n[idx[:R]], s[idx[:R]], q[idx[:R]], estimator=est, method=m, n_resamples=B,
+                                     rng=np.random.default_rng([seed, k, len(row)]),
+                                     population={"documents": K0} if fpc else None)
+            c = float(np.mean((o["low"] <= truth[est]) & (truth[est] <= o["high"])))
+            row[f"{est} {m}{' +fpc' if fpc else ''}"] = _fmt(c, R)
+        rows.append(row)
+        print("  " + ", ".join(f"{a}: {b}" for a, b in row.items()), flush=True)
+    return rows
+
+
+def simultaneous(V: np.ndarray, codes: np.ndarray, ks, reps: int, B: int, seed: int, label: str) -> list:
+    S = V.shape[0]
+    K0 = int(codes.max()) + 1
+    n = np.bincount(codes, minlength=K0).astype(float)
+    sums = np.array([np.bincount(codes, weights=v, minlength=K0) for v in V])
+    ia, ib = np.triu_indices(S, 1)
+    truth = {"micro": sums.sum(1) / n.sum(), "macro": (sums / n).mean(1)}
+    truth = {e: t[ia] - t[ib] for e, t in truth.items()}
+    members = [np.flatnonzero(codes == c) for c in range(K0)]
+    rows = []
+    for repl in (True, False):
+        for k in ks:
+            row = {"outcome": label, "draw": "with replacement" if repl else "without replacement", "K": k}
+            for est, pt in (("micro", "cr2"), ("micro", "wild_cluster"), ("macro", "cr2")):
+                rng = np.random.default_rng([seed, k, int(repl)])
+                hit = 0
+                for _ in range(reps):
+                    pick = rng.integers(0, K0, k) if repl else rng.permutation(K0)[:k]
+                    rows_ = np.concatenate([members[c] for c in pick])
+                    cc = np.repeat(np.arange(k), n[pick].astype(int))
+                    f = family(V[:, rows_], cc, k, estimator=est, level=0.95, n_resamples=B, rng=rng, pair_test=pt)
+                    pr = f["pairs"]
+                    hit += bool(np.all((pr["low"] <= truth[est] + 1e-12) & (truth[est] - 1e-12 <= pr["high"])))
+                name = f"{est} {pt}" if est == "micro" else "macro t"
+                row[name] = _fmt(hit / reps, reps)
+            rows.append(row)
+            print("  " + ", ".join(f"{a}: {b}" for a, b in row.items()), flush=True)
+    return rows
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data-dir", default=os.environ.get("RAGCOV_DATA_DIR", "../shared/data"))
+    ap.add_argument("--reps", type=int, default=2000)
+    ap.add_argument("--reps-boot", type=int, default=1000)
+    ap.add_argument("--reps-family", type=int, default=500)
+    ap.add_argument("--n-resamples", type=int, default=999)
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+    print(f"$ {command_line()}")
+    t0 = time.perf_counter()
+    aneel = ragcov_data.load_dataset("aneel_taesa", data_dir=args.data_dir, chunk_words=100, show_progress=False)
+    vals, q = outcomes(aneel, ("hit@1", "ndcg@10"), exclude_self=True)
+    codes = pd.factorize(q["doc_id"])[0]
+    print(f"ANEEL census: {len(codes)} queries in {codes.max() + 1} documents; systems {', '.join(RETRIEVERS)}")
+    print("\n1. single estimates (bm25), K of 147 documents without replacement; B =", args.n_resamples)
+    rows = []
+    for m in ("hit@1", "ndcg@10"):
+        rows += single(vals[m][0], codes, (20, 40, 80, 120), args.reps, args.reps_boot, args.n_resamples, args.seed,
+                       f"bm25 {m}")
+    print()
+    print(table(rows))
+    print("\n2. simultaneous intervals of the 10 differences of 5 systems (hit@1); B =", args.n_resamples)
+    rows = simultaneous(vals["hit@1"], codes, (20, 40, 80), args.reps_family, args.n_resamples, args.seed, "hit@1")
+    print()
+    print(table(rows))
+    print(f"\ntotal {time.perf_counter() - t0:.0f} s; peak RSS {peak_rss_mb():.0f} MiB")
+
+
+if __name__ == "__main__":
+    main()
