@@ -112,3 +112,9 @@ def test_reporting_only_renders_and_the_pipeline_builds_retrievers_in_one_place(
     src = Path(pipeline.__file__).read_text(encoding="utf-8")
     assert src.count("_retriever_class(name)") == 1  # only inside _make_retriever
     assert old_path is juristcu_section
+
+
+def test_study_sentence_never_prints_minus_zero():
+    m = {**MISSES, "flags": [_flag("other_edition", 0.03, -0.004, 0.06)]}
+    text = study_sentence(m, None)
+    assert "3% [0, 6] another edition of the same series" in text and "-0" not in text
