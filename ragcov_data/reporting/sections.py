@@ -46,7 +46,7 @@ def family_caption(n_pairs: int, level: float, unit: str, n_resamples: Any = Non
     which = f"{n_pairs} pairs" if n_pairs != 1 else "1 pair (a family of one)"
     return (f"Family-wise over the {which}: "
             f"simultaneous {level:.0%} intervals (max-|t|, one cluster bootstrap by {unit}{b}) and Holm-adjusted "
-            f"p-values (p_adj); a pair is separable when p_adj < {1 - level:.2g}.")
+            f"p-values (p_adj); a pair is separable when its simultaneous interval excludes 0.")
 
 
 def verdict_items(results: Mapping[str, Any]) -> list[tuple[str, str, str]]:
