@@ -10,8 +10,9 @@ which is one reading among three a reader should see (Buckley & Voorhees 2004; S
 - ``relevant`` -- unjudged retrieved documents are relevant at the lowest positive grade (at least the
   relevance threshold), the ideal ranking left as judged: the *high* reading (``bound_high``).
 
-Each reading is ranked family-wise by the same machinery as the estimate (:func:`._family.family`,
-Holm over the group's pairs, at the leaderboard's level). A separable pair is ``robust`` when it is
+Each reading is decided family-wise by the estimate's own rule (:func:`._family.family` tests, read at
+the per-comparison level of the printed simultaneous intervals, so "separable" means what an interval
+would show). A separable pair is ``robust`` when it is
 separable, in the same order, under all three readings; a separable pair that is not robust is one
 whose order depends on the pool, and the headline names it. A pair that is not separable is never
 robust (there is nothing to keep). On a self-retrieval task judgments are complete by construction,

@@ -90,9 +90,9 @@ GLOSSARY = {
     "share never hit": "the share of documents not one of whose chunks was found at rank 1.",
     "family-wise": "all pairs of a table are tested together, so the chance of any false separation stays at "
                    "the stated level.",
-    "Holm": "a step-down adjustment of p-values for a family of tests (p_adj).",
+    "Holm": "a step-down adjustment of p-values for a family of tests (p_adj), shown as an extra column.",
     "simultaneous interval": "intervals for every pair of a family that hold together at the stated level.",
-    "separable": "the Holm-adjusted p-value of the pair is below 1 − level: the data tell the two apart.",
+    "separable": "the pair's simultaneous interval excludes 0: the data tell the two apart, family-wise.",
     "tier": "letters from the separations: systems sharing a letter are not separable.",
     "rank interval": "the ranks a system could hold given which pairs are separable.",
     "judged@10": "the share of a system's top 10 documents that carry a judgment; below 0.9 its score may owe "
@@ -165,7 +165,7 @@ def figures(results: Mapping[str, Any]) -> dict[str, tuple[bytes, str]]:
     if S.is_family_wise(comps):
         ranked = as_ranked(comps, results.get("leaderboard"))
         out["paired"] = (F.paired_comparison(ranked), "Paired comparison of retrievers on the same queries, "
-                                                     "family-wise: simultaneous intervals over every pair, Holm p; "
+                                                     "family-wise: simultaneous intervals over every pair (separable when 0 is outside); "
                                                      "pairs oriented as in the leaderboard (a ranked above b).")
     ch = results.get("chunkings") or {}
     d = flip_difference(ch) if ch.get("per_document") else None
@@ -232,7 +232,7 @@ def coverage_sentence(results: Mapping[str, Any]) -> str | None:
             said.append(f"for {est}, no method reaches {level:.0%} (best {rec['method']} at "
                         f"{_pct(rec.get('coverage'))}): sample more documents")
     rows = [r for r in cov["rows"] if r["method"] in naive and (k is None or r["k"] == k)]
-    text = f"nominal {level:.0%} intervals"
+    text = f"Nominal {level:.0%} intervals"
     text += f" from K = {k} sampled documents: " if k else ": "
     text += "; ".join(said) if said else "see the table"
     if rows:

@@ -124,7 +124,10 @@ def misses_table(results: Mapping[str, Any]) -> pd.DataFrame:
 
 def _pp(x: float | None) -> str:
     """A share as whole percentage points, without the sign (``0.594`` -> ``"59"``)."""
-    return "–" if x is None or not np.isfinite(x) else f"{100 * x:.0f}"
+    if x is None or not np.isfinite(x):
+        return "–"
+    v = round(100 * x)
+    return "0" if v == 0 else f"{v:.0f}"  # never "-0" for a bound just below zero
 
 
 def flip_difference(chunkings: Mapping[str, Any], towards: str = "dispositivo") -> dict[str, Any] | None:
