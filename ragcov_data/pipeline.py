@@ -145,7 +145,7 @@ def run_benchmark(
         miss), which :func:`~ragcov_data.reporting.write_report` writes as ``misses.csv``, not into the JSON.
     """
     from ragcov_data import load_dataset
-    from ragcov_data.eval import _core, compare, evaluate
+    from ragcov_data.eval import _core, evaluate
     from ragcov_data.eval.coverage import coverage_study
     from ragcov_data.eval.planner import choose_methods
     from ragcov_data.paths import data_dir as _data_dir
@@ -264,7 +264,7 @@ def _juristcu(path: Path, names: Sequence[str], log: Any, show_progress: bool,
     """JurisTCU section: every retriever on the JurisTCU task, estimates by query group and paired comparisons."""
     from ragcov_data import load_dataset
     from ragcov_data.reporting.juristcu import juristcu_section
-    from ragcov_data.reporting import to_jsonable
+    from ragcov_data._json import to_jsonable
 
     log(f"JurisTCU section from {path}")
     ds = load_dataset("juristcu", data_dir=str(path.parent))
