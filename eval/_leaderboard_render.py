@@ -51,7 +51,7 @@ def sentence(res, group: str = ALL) -> str:
             tiers.setdefault(letter, []).append(name)
     tier_text = " · ".join(f"{k} = {', '.join(v)}" for k, v in sorted(tiers.items()))
     head = (f"{len(sig)} of {len(pr)} pairs of {len(sy)} systems are separable at the family-wise {_alpha(res)} "
-            f"level (Holm)")
+            f"level (simultaneous intervals excluding 0)")
     if sig.empty:
         return head + "; no system is separable from any other."
     ns = pr[~pr["significant"]]
@@ -90,15 +90,16 @@ def text(res) -> str:
                 row["condensed"] = f"{r.condensed:.4f}"
             rows.append(row)
         out += [_head(res, g), pd.DataFrame(rows).to_string(index=False), ""]
-        out.append(f"pairs (row − column; * = separable, Holm-adjusted p < {1 - res.level:g}; simultaneous "
-                   f"{res.level:.0%} intervals in the JSON):")
+        out.append(f"pairs (row − column; * = separable: its simultaneous {res.level:.0%} interval excludes 0; "
+                   "intervals in the JSON):")
         out += [_matrix(res, g).to_string(), "", sentence(res, g), ""]
     if jk:
         out.append(f"{jk}: share of the top {res.judged_k} documents with a judgment; ! = below "
                    f"{res.judged_threshold:g} (the score may owe much to the pool; see 'condensed').")
     out.append("family: p = " + res.family["p"] + "; p_adj = Holm; intervals = simultaneous max-|t| from one "
-               f"cluster bootstrap (B = {res.info.get('n_resamples')}), never narrower than Bonferroni's; rank interval "
-               "and tier from the Holm decisions.")
+               f"cluster bootstrap (B = {res.info.get('n_resamples')}), never narrower than Bonferroni's (micro: widened to "
+               "the wild cluster restricted bootstrap interval); a pair is separable iff its interval excludes 0, and "
+               "rank interval, tier and best set follow those decisions (Holm: extra column).")
     out += [f"notice: {n}" for n in res.info.get("notices", [])]
     return "\n".join(out)
 
@@ -228,8 +229,8 @@ def _pair_table(res, g: str) -> str:
     for a in names:
         tds = "".join(cell.get((a, b), '<td class="diag">·</td>' if a == b else "<td></td>") for b in names)
         rows.append(f'<tr><th class="name">{_e(a)}</th>{tds}</tr>')
-    return (f'<table class="pairs"><caption>row − column; green = separable (Holm-adjusted p &lt; '
-            f'{1 - res.level:g})</caption><tr><th></th>{head}</tr>{"".join(rows)}</table>')
+    return (f'<table class="pairs"><caption>row − column; green = separable (its simultaneous {res.level:.0%} '
+            f'interval excludes 0)</caption><tr><th></th>{head}</tr>{"".join(rows)}</table>')
 
 
 def _systems_table(res, sy: pd.DataFrame) -> str:
