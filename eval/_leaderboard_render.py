@@ -30,6 +30,10 @@ METHOD_WORDS = {
     "simultaneous_interval_separation": "ranks from the simultaneous intervals",
     "compact_letter_display_simultaneous": "letters from the simultaneous intervals (a shared letter = not separable)",
     "not_separable_from_any_better_system": "systems no other system is separably above",
+    "interval_separation": "ranks from the simultaneous intervals",
+    "compact_letter_display_interval": "letters from the simultaneous intervals (a shared letter = not separable)",
+    "not_separably_below_any": "systems no other system is separably above",
+    "hull_with_wild_cluster_restricted": "widened to cover the wild cluster restricted bootstrap interval (micro)",
 }
 _UNITS = {"doc_id": "document", "source_key": "source summary", "_id": "query"}
 

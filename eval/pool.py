@@ -114,7 +114,10 @@ def apply_pool(systems: pd.DataFrame, pairs: pd.DataFrame, readings: Mapping[str
             a, b = idx[pairs.at[k, "a"]], idx[pairs.at[k, "b"]]
             key, sgn = ((a, b), 1.0) if a < b else ((b, a), -1.0)
             signs = {r: np.sign(sgn * sep[r][key][0]) for r in readings}
-            ok = all(sep[r][key][1] and signs[r] > 0 for r in readings)
+            # robust: separable as printed (the estimate's own decision) and, in the same order, under the
+            # other readings at the printed intervals' per-comparison level
+            ok = bool(pairs.at[k, "significant"]) and all(sep[r][key][1] and signs[r] > 0 for r in readings
+                                                           if r != "irrelevant")
             robust.append(ok)
             if bool(pairs.at[k, "significant"]) and not ok:
                 depends.append([pairs.at[k, "a"], pairs.at[k, "b"]])
