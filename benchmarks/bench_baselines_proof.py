@@ -108,7 +108,7 @@ LOADERS = {"juristcu": juristcu_task, "irpf": irpf_task, "aneel": aneel_task}
 
 
 # ---- runs and leaderboards ------------------------------------------------------------------------------
-def make_runs(name: str, t: dict, systems: list[str], out: Path, show: bool) -> tuple[dict, dict]:
+def make_runs(name: str, t: dict, systems: list[str], out: Path, show: bool, reuse: bool = False) -> tuple[dict, dict]:
     from ragcov_data.baselines import save_run
     from ragcov_data.baselines.registry import make_retriever
 
@@ -116,6 +116,9 @@ def make_runs(name: str, t: dict, systems: list[str], out: Path, show: bool) -> 
     folder.mkdir(parents=True, exist_ok=True)
     runs, times = {}, {}
     for system in systems:
+        if reuse and (folder / f"{system}.trec").exists():
+            runs[system] = str(folder / f"{system}.trec")
+            continue
         t0 = time.perf_counter()
         r = make_retriever(system, show_progress=show)
         r.index(t["corpus"][["_id", "text"]])
@@ -159,6 +162,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--systems", nargs="+", default=None, help="registry names (default: every baseline)")
     ap.add_argument("--n-resamples", type=int, default=5000)
     ap.add_argument("--progress", action="store_true")
+    ap.add_argument("--reuse-runs", action="store_true", help="read runs already written under --out instead of running")
     args = ap.parse_args(argv)
     from ragcov_data.eval import leaderboard
 
@@ -177,8 +181,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"irpf: {len(t['corpus'])} chunks, {len(t['queries'])} questions citing articles, "
                   f"{len(t['task']['qrels'])} relevant chunks; cited articles not found in the chunks: "
                   f"{len(t['uncited'])}", file=sys.stderr)
-        runs, times = make_runs(name, t, systems, args.out, args.progress)
-        all_times[name] = times
+        runs, times = make_runs(name, t, systems, args.out, args.progress, args.reuse_runs)
+        all_times[name] = {**all_times.get(name, {}), **times}
         lb = leaderboard(runs, t["task"], metric=METRICS[name], by=BY[name], n_resamples=args.n_resamples, seed=0)
         lb.to_markdown(args.out / f"{name}-leaderboard.md")
         lb.to_json(args.out / f"{name}-leaderboard.json")
