@@ -18,7 +18,8 @@ which controls the family-wise error over all pairs:
 
 Writes, under ``--out``: ``runs/<task>/<system>.trec`` (and the IRPF ``queries.jsonl``/``qrels.tsv``),
 ``<task>-leaderboard.md`` / ``.json`` (the leaderboard's own markdown and JSON), ``times.json`` and
-``summary.md`` (every table, and which systems beat BM25 with the family-wise interval above 0).
+``<task>-summary.md`` / ``summary.md`` (the tables, and which systems beat BM25 with the family-wise
+interval above 0). ``--reuse-runs`` reads runs already written instead of running them again.
 Dense embeddings come from the embedding cache when present (a second run encodes nothing).
 
 Run by hand (not a test)::
@@ -187,11 +188,13 @@ def main(argv: list[str] | None = None) -> int:
         lb.to_markdown(args.out / f"{name}-leaderboard.md")
         lb.to_json(args.out / f"{name}-leaderboard.json")
         b = beats_bm25(lb)
-        summary += [f"## {name}: {METRICS[name]}" + (f" (by {BY[name]})" if BY[name] else ""), "",
-                    lb.to_markdown(), "", sentence(b), ""]
+        section = [f"## {name}: {METRICS[name]}" + (f" (by {BY[name]})" if BY[name] else ""), "",
+                   lb.to_markdown(), "", sentence(b), ""]
         if BY[name]:
             for g in sorted(set(lb.systems["group"]) - {"__all__"}):
-                summary += [f"{g}: " + sentence(beats_bm25(lb, group=g)), ""]
+                section += [f"{g}: " + sentence(beats_bm25(lb, group=g)), ""]
+        (args.out / f"{name}-summary.md").write_text("\n".join(section))
+        summary += section
         (args.out / f"{name}-vs-bm25.json").write_text(json.dumps(b, indent=1))
     times_path.write_text(json.dumps(all_times, indent=1))
     (args.out / "summary.md").write_text("\n".join(summary))
