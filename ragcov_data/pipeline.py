@@ -166,7 +166,9 @@ def run_benchmark(
         leaderboard's pairs, retriever order, each with ``family``), ``leaderboard`` (hit@1, one family of all
         pairs, with ``sentence``), ``chunkings`` (words vs dispositivo, paired by document), ``misses``
         (summary of BM25's hit@1 misses on both chunkings), ``study`` (the one-sentence answer), ``coverage``,
-        ``juristcu`` (with its own ``leaderboard`` and ``sentence``); plus ``_tables`` (``misses``: one row per
+        ``juristcu`` (with its own ``leaderboard`` and ``sentence``), ``irpf`` (real questions: ``leaderboard``
+        of every retriever on recall@10 over article chunks, ``chunkings``: the chunking x retriever family,
+        and ``sentence``, its answer; None without ``irpf/``); plus ``_tables`` (``misses``: one row per
         miss), which :func:`~ragcov_data.reporting.write_report` writes as ``misses.csv``, not into the JSON.
     """
     from ragcov_data import load_dataset
@@ -195,7 +197,7 @@ def run_benchmark(
                  "corpus_chunks": int(len(ds["corpus"])), "doc_types": int(queries["doc_type"].nunique())},
         "naive_methods": [m for m, spec in _core.METHODS.items() if spec["naive"]],
         "retrievers": [], "comparisons": [], "leaderboard": None, "coverage": None, "juristcu": None,
-        "chunkings": None, "misses": None, "study": None,
+        "chunkings": None, "misses": None, "study": None, "irpf": None,
     }
     try:
         from ragcov_data import __version__
@@ -262,6 +264,14 @@ def run_benchmark(
         results["juristcu"] = _juristcu(jt, names, log=log, show_progress=show_progress, engine=engine, level=level, seed=seed,
                                         n_resamples=n_resamples)
         timings["juristcu"] = round(time.perf_counter() - t1, 1)
+    t1 = time.perf_counter()
+    irpf = root / "irpf"
+    if irpf.is_dir():
+        results["irpf"] = _irpf(irpf, names, log=log, show_progress=show_progress, engine=engine, level=level,
+                                seed=seed, n_resamples=n_resamples)
+        timings["irpf"] = round(time.perf_counter() - t1, 1)
+    else:
+        log(f"IRPF section skipped: {irpf} does not exist")
     results["meta"]["elapsed_s"] = round(time.perf_counter() - t0, 1)
     return results
 
@@ -311,6 +321,78 @@ def _juristcu(path: Path, names: Sequence[str], log: Any, show_progress: bool,
     return {"note": note, "units": to_jsonable(units), "estimates": to_jsonable(est) if est is not None else [],
             "comparisons": to_jsonable(tables.get("comparisons")) if tables.get("comparisons") is not None else [],
             "leaderboard": board, "sentence": board["sentence"] if board else single_system_sentence(names[0])}
+
+
+#: The chunkings of the real-questions study and the retrievers it crosses them with.
+IRPF_CHUNKINGS: dict[str, dict[str, Any]] = {
+    "words-50": {"chunking": "words", "chunk_words": 50}, "words-100": {"chunking": "words", "chunk_words": 100},
+    "words-200": {"chunking": "words", "chunk_words": 200}, "dispositivo": {"chunking": "dispositivo"},
+    "article": {"chunking": "article"}}
+IRPF_STUDY_RETRIEVERS: tuple[str, ...] = ("bm25", "tfidf")
+IRPF_METRIC = "recall@10"
+
+
+def _irpf(path: Path, names: Sequence[str], log: Any, show_progress: bool, engine: Mapping[str, Any] | None = None,
+          *, level: float, seed: int, n_resamples: int,
+          chunkings: Mapping[str, Mapping[str, Any]] | None = None,
+          study_retrievers: Sequence[str] = IRPF_STUDY_RETRIEVERS) -> dict[str, Any]:
+    """Real questions (IRPF): the chunking x retriever family on recall@10 of the cited provisions
+    (:func:`ragcov_data.eval.cited.cited_chunking_study`, as ``ragcov chunking --dataset irpf``), then every
+    retriever of ``names`` ranked on the article chunks, clustered as the study decided (topic or question)."""
+    import warnings
+
+    from ragcov_data.eval.cited import cited_chunking_study, leaderboard_from_values, per_query_values, topic_of
+    from ragcov_data.loaders.cited_questions import IRPF_FILES, build_cited_task, irpf_dir
+    from ragcov_data.reporting.studies import irpf_sentence
+
+    folder = irpf_dir(path)
+    acts, questions = folder / IRPF_FILES["acts"], folder / IRPF_FILES["questions"]
+    chunkings = dict(IRPF_CHUNKINGS if chunkings is None else chunkings)
+    log(f"IRPF real questions from {folder}: chunkings {', '.join(chunkings)} x {', '.join(study_retrievers)}, "
+        f"{IRPF_METRIC}, one family")
+    tasks = {}
+    for cname, kw in chunkings.items():
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            tasks[cname] = build_cited_task(acts, questions, dataset="irpf", config_name=cname, **kw)
+        for w in caught:  # unresolved citations: said, never silent
+            log(f"IRPF {cname}: {w.message}")
+    study = cited_chunking_study(tasks, {r: (lambda r=r: _make_retriever(r, False)) for r in study_retrievers},
+                                 metrics=(IRPF_METRIC,), level=level, n_resamples=n_resamples, seed=seed)
+    family = study.leaderboards[IRPF_METRIC]
+    chunk_block = leaderboard_block(family, "irpf_chunkings")
+    chunk_block.update({"resolution": study.resolution.to_dict(orient="records"), "icc": study.icc,
+                        "chunkings": list(chunkings), "retrievers": list(study_retrievers)})
+    # every retriever on the article chunks, the same questions, the unit the study chose
+    art_name = "article" if "article" in tasks else next(iter(tasks))
+    task = tasks[art_name]
+    queries = task["queries"].to_pandas() if hasattr(task["queries"], "to_pandas") else task["queries"]
+    values = {}
+    order = None
+    for name in names:
+        log(f"IRPF: {name} on {art_name} chunks")
+        r = _make_retriever(name, show_progress)
+        _engine_index(r, task["corpus"], show_progress, engine)
+        run = _engine_search(r, queries[["_id", "text"]], False, show_progress, engine)
+        v = per_query_values(run, task, metrics=(IRPF_METRIC,))
+        order = list(v.index) if order is None else order
+        values[name] = v.loc[order, IRPF_METRIC]
+    board = None
+    if len(values) >= 2:
+        table = pd.DataFrame(values)
+        clusters = None
+        if study.icc.get("decision") == "topic":
+            q = queries.assign(_id=queries["_id"].astype(str)).set_index("_id")
+            summ = q["question_summary"] if "question_summary" in q.columns else pd.Series(None, index=q.index)
+            clusters = [topic_of(summ.get(i)) or i for i in table.index]
+        lb = leaderboard_from_values(table, metric=IRPF_METRIC, clusters=clusters, cluster_name=study.cluster,
+                                     level=level, n_resamples=n_resamples, seed=seed)
+        board = leaderboard_block(lb, "irpf")
+        board["chunking"] = art_name
+    sentence = irpf_sentence(family, study.icc)
+    return {"leaderboard": board, "chunkings": chunk_block, "sentence": sentence,
+            "leaderboard_sentence": board["sentence"] if board else single_system_sentence(names[0]),
+            "n_questions": int(len(queries)), "source": str(folder)}
 
 
 def _family(runs: Mapping[str, pd.DataFrame], evals: Mapping[str, Any], ds: Any, names: Sequence[str], log: Any,
