@@ -110,7 +110,8 @@ def test_reporting_only_renders_and_the_pipeline_builds_retrievers_in_one_place(
                 assert not any(n.startswith(("ragcov_data.baselines", "ragcov_data.pipeline")) for n in names), path
     assert isinstance(pipeline._make_retriever("bm25", show_progress=False), BM25)
     src = Path(pipeline.__file__).read_text(encoding="utf-8")
-    assert src.count("_retriever_class(name)") == 1  # only inside _make_retriever
+    assert src.count(" make_retriever(") == 1  # only inside _make_retriever, through the registry
+    assert "ragcov_data.baselines.registry import make_retriever" in src
     assert old_path is juristcu_section
 
 

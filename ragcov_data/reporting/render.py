@@ -73,6 +73,8 @@ GLOSSARY = {
     "hit@1": "1 when the first retrieved chunk is relevant (a chunk of the query's own document), else 0.",
     "nDCG@10": "normalised discounted cumulative gain of the top 10: graded relevance, discounted by position, "
                "divided by the best possible; 1 is a perfect ranking.",
+    "recall@10": "on the IRPF questions, the share of a question's cited provisions found in the top 10 retrieved "
+                 "chunks (a provision is found when a retrieved chunk contains it).",
     "micro": "the mean over all queries (trec_eval's number); documents with many chunks weigh more.",
     "macro": "the mean of per-document means; every document weighs the same.",
     "cluster": "the unit that was sampled (a document, or JurisTCU's source summary); queries of one cluster "
@@ -195,6 +197,8 @@ def answer_rows(results: Mapping[str, Any]) -> list[dict[str, Any]]:
     tasks = [("ANEEL self-retrieval", results.get("leaderboard"), meta.get("metric", "hit@1"))]
     jt = results.get("juristcu") or {}
     tasks.append(("JurisTCU", jt.get("leaderboard"), (jt.get("leaderboard") or {}).get("metric")))
+    ir = results.get("irpf") or {}
+    tasks.append(("IRPF questions", ir.get("leaderboard"), (ir.get("leaderboard") or {}).get("metric")))
     for task, lb, metric in tasks:
         if lb:
             for s in lb.get("systems") or []:
@@ -272,11 +276,12 @@ def _answer_html(results: Mapping[str, Any]) -> str:
     if pool.get("line"):
         verdicts += f'<p class="verdict pool" data-task="juristcu-pool"><b>JurisTCU pool:</b> {_e(pool["line"])}</p>'
     links = [("aneel", "ANEEL leaderboard"), ("retrievers", "Retrievers"), ("chunking", "Chunking and misses"),
-             ("coverage", "Coverage"), ("juristcu", "JurisTCU"), ("glossary", "Glossary")]
+             ("coverage", "Coverage"), ("juristcu", "JurisTCU"), ("irpf", "Real questions (IRPF)"), ("glossary", "Glossary")]
     present = {"aneel": bool(results.get("leaderboard") or results.get("retrievers")),
                "retrievers": bool(results.get("retrievers")), "chunking": bool(results.get("chunkings")
                                                                                 or results.get("misses")),
                "coverage": bool((results.get("coverage") or {}).get("rows")), "juristcu": bool(results.get("juristcu")),
+               "irpf": bool(results.get("irpf")),
                "glossary": True}
     toc = '<nav class="toc">' + "".join(f'<a href="#{k}">{_e(v)}</a>' for k, v in links if present[k]) + "</nav>"
     return f'<section id="verdicts">{table}{verdicts}{toc}</section>'
@@ -401,6 +406,37 @@ def _juristcu_html(jt: Mapping[str, Any], level: float, naive: set[str]) -> str:
     return "".join(parts) + "</section>"
 
 
+IRPF_SKIPPED = "Real questions (IRPF): skipped, the data folder has no irpf/ folder."
+
+
+def _resolution_table(rows: list[Mapping[str, Any]]) -> str:
+    return _generic_table(rows, ["chunking", "chunks", "article_citations", "resolved", "questions_scored"], set(),
+                          "irpf-resolution", "Citations resolved onto each chunking (article level); every "
+                          "unresolved one is listed in the task's manifest and was printed on the console.")
+
+
+def _irpf_html(ir: Mapping[str, Any]) -> str:
+    """Real questions: the chunking x retriever answer (sentence, forest plot, pair matrix), then every
+    retriever on the article chunks; the resolution table folded."""
+    parts = ['<section id="irpf"><h2>Real questions (IRPF)</h2>']
+    if ir.get("sentence"):
+        parts.append(f'<p class="study-answer"><b>{_e(ir["sentence"])}</b></p>')
+    ch = ir.get("chunkings")
+    if ch:
+        parts.append(f'<h3>Chunking × retriever ({_e(", ".join(ch.get("chunkings") or []))} × '
+                     f'{_e(", ".join(ch.get("retrievers") or []))})</h3>')
+        parts.append(LB.panels_html(ch, heading=4, systems_class="irpf-chunkings", matrix_class="pair-matrix"))
+    lb = ir.get("leaderboard")
+    if lb:
+        parts.append(f"<h3>Every retriever on {_e(lb.get('chunking', 'article'))} chunks</h3>")
+        parts.append(LB.panels_html(lb, heading=4, systems_class="irpf-systems", matrix_class="pair-matrix"))
+    if ch and ch.get("icc"):
+        parts.append(f"<p class=note>{_e(ch['icc'].get('sentence', ''))}</p>")
+    if ch and ch.get("resolution"):
+        parts.append(_fold("Citations resolved per chunking", _resolution_table(ch["resolution"])))
+    return "".join(parts) + "</section>"
+
+
 def render_html(results: Mapping[str, Any], figs: dict[str, tuple[bytes, str]] | None = None) -> str:
     """The self-contained HTML report."""
     figs = figures(results) if figs is None else figs
@@ -457,6 +493,10 @@ def render_html(results: Mapping[str, Any], figs: dict[str, tuple[bytes, str]] |
     jt = results.get("juristcu")
     if jt:
         parts.append(_juristcu_html(jt, level, naive))
+    if results.get("irpf"):
+        parts.append(_irpf_html(results["irpf"]))
+    elif "irpf" in results:
+        parts.append(f"<p class=note>{_e(IRPF_SKIPPED)}</p>")
     parts.append(_glossary_html())
     parts.append(f"<p class=note>Generated by ragcov {_e(meta.get('ragcov_version', ''))} on "
                  f"{_e(meta.get('created', ''))}; settings: {_e(_settings_words(meta))}. Every table is also in "
@@ -545,6 +585,22 @@ def render_markdown(results: Mapping[str, Any], figure_files: Mapping[str, str] 
                                                        "estimate", "low", "high", "p", "p_adj", "wins", "losses",
                                                        "ties"], {**text, **signed, "p": LB.p_text, "p_adj": LB.p_text}))
         lines.append("")
+    ir = results.get("irpf") or {}
+    if ir:
+        lines += ["## Real questions (IRPF)", ""]
+        if ir.get("sentence"):
+            lines += [ir["sentence"], ""]
+        if ir.get("chunkings"):
+            lines += ["### Chunking × retriever", ""] + LB.markdown_panels(ir["chunkings"], level=4)
+        if ir.get("leaderboard"):
+            lines += [f"### Every retriever on {ir['leaderboard'].get('chunking', 'article')} chunks", ""]
+            lines += LB.markdown_panels(ir["leaderboard"], level=4)
+        res = (ir.get("chunkings") or {}).get("resolution")
+        if res:
+            cols = ["chunking", "chunks", "article_citations", "resolved", "questions_scored"]
+            lines += [_md_table(res, cols, {c: str for c in cols}), ""]
+    elif "irpf" in results:
+        lines += [IRPF_SKIPPED, ""]
     lines += ["## Glossary", ""] + [f"- **{k}**: {v}" for k, v in GLOSSARY.items()] + [""]
     if figure_files:
         lines += ["## Figures", ""] + [f"![{k}]({v})" for k, v in figure_files.items()]

@@ -67,6 +67,12 @@ def verdict_items(results: Mapping[str, Any]) -> list[tuple[str, str, str]]:
                     jt["sentence"] + _pool_groups(jt.get("leaderboard") or {})))
     if results.get("study"):
         out.append(("study", "Chunking and misses", results["study"]))
+    ir = results.get("irpf") or {}
+    if ir.get("leaderboard_sentence"):
+        m = (ir.get("leaderboard") or {}).get("metric", "recall@10")
+        out.append(("irpf", f"IRPF questions ({m}, every retriever)", ir["leaderboard_sentence"]))
+    if ir.get("sentence"):
+        out.append(("irpf-chunking", "Chunking on real questions (IRPF)", ir["sentence"]))
     return out
 
 
