@@ -194,14 +194,16 @@ def _check_notes(res: "MissesResult") -> list[str]:
     out = []
     bt = res.by_type
     if len(bt) and "hit_verified" in bt:
-        for r in bt.itertuples(index=False):
-            for pre, what in (("hit_", "hit@1"), ("share_", "share of misses")):
-                if getattr(r, pre + "verified") is False or getattr(r, pre + "verified") is np.False_:
-                    out.append(f"NOT VERIFIED: {r.doc_type} {what} interval covers "
-                               f"{getattr(r, pre + 'verified_coverage'):.1%} at its design, short of the level.")
-            if "zero_variance" in str(r.hit_interval_flags):
-                out.append(f"{r.doc_type} hit@1: no variation between its documents (zero_variance: the interval "
-                           "is the point).")
+        for pre, what in (("hit_", "hit@1"), ("share_", "share of misses")):
+            bad = [f"{r.doc_type} {getattr(r, pre + 'verified_coverage'):.1%}" for r in bt.itertuples(index=False)
+                   if getattr(r, pre + "verified") is False or getattr(r, pre + "verified") is np.False_]
+            if bad:
+                out.append(f"NOT VERIFIED by doc_type, {what} (CR2 covers less than the level at the type's "
+                           f"design): " + ", ".join(bad) + ".")
+        flat = [str(r.doc_type) for r in bt.itertuples(index=False) if "zero_variance" in str(r.hit_interval_flags)]
+        if flat:
+            out.append("no variation between documents (zero_variance: the hit@1 interval is the point): "
+                       + ", ".join(flat) + ".")
     btf = res.by_type_flags
     n_bad = int(btf["verified"].map(lambda x: x is False or x is np.False_).sum()) if "verified" in btf else 0
     if n_bad:
