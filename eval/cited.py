@@ -224,10 +224,12 @@ def leaderboard_from_values(values: pd.DataFrame, *, metric: str, clusters: Sequ
     # every interval's check at this design: per system (as evaluate), the family's FWER on null families
     from .verify_family import check_leaderboard
 
+    check_said: list[str] = []
+
     systems, pairs = check_leaderboard(pd.DataFrame(srows, columns=SYSTEM_COLUMNS),
                                        pd.DataFrame(prows, columns=PAIR_COLUMNS), {"__all__": info}, V, cl, names,
                                        [("__all__", np.ones(V.shape[1], dtype=bool))], estimator=estimator,
-                                       level=level)
+                                       level=level, notices=check_said)
     return LeaderboardResult(
         systems=systems, pairs=pairs,
         metric=metric, level=level, cluster=cluster_name, n_clusters=info["n_clusters"], n_queries=int(V.shape[1]),
@@ -235,7 +237,8 @@ def leaderboard_from_values(values: pd.DataFrame, *, metric: str, clusters: Sequ
         judged_k=None, judged_threshold=JUDGED_THRESHOLD, groups={"__all__": info},
         info={"n_resamples": int(n_resamples), "seed": seed, "on_missing": "error", "n_dropped": 0,
               "n_missing": {}, "self_retrieval": False,
-              "notices": ["values computed per system against its own chunking's qrels (cited provisions)"]})
+              "notices": ["values computed per system against its own chunking's qrels (cited provisions)",
+                          *check_said]})
 
 
 @dataclass

@@ -267,7 +267,7 @@ def leaderboard(
     from .verify_family import check_leaderboard
 
     systems, pairs = check_leaderboard(systems, pairs, group_info, V, clusters, names, parts, estimator=estimator,
-                                       level=level, population_sizes=oc.population_sizes)
+                                       level=level, population_sizes=oc.population_sizes, notices=notices)
     return LeaderboardResult(
         systems=systems, pairs=pairs, metric=str(spec), level=level, cluster=cluster_name,
         n_clusters=group_info[ALL_GROUP]["n_clusters"], n_queries=int(len(qids)), family=dict(FAMILY),

@@ -41,7 +41,7 @@ from scipy import stats
 
 from .verify import VERIFY_FIELDS, VERIFY_REPS, VERIFY_REPS_RESAMPLING, VERIFY_RESAMPLES, default_cache_dir
 
-__all__ = ["family_check", "check_leaderboard", "check_family_rows", "verify_chunking_differences",
+__all__ = ["family_check", "check_leaderboard", "check_family_rows", "check_notices", "verify_chunking_differences",
            "FAMILY_REPS", "FAMILY_RESAMPLES"]
 
 #: Null families per family check (Monte-Carlo SE about 1.5 points at a 5% family-wise error).
@@ -162,8 +162,8 @@ def check_family_rows(systems: pd.DataFrame, pairs: pd.DataFrame, V: np.ndarray,
 
 def check_leaderboard(systems: pd.DataFrame, pairs: pd.DataFrame, group_info: dict[str, dict], V: np.ndarray,
                       clusters: np.ndarray, names: Sequence[str], parts: Sequence[tuple[str, np.ndarray]], *,
-                      estimator: str, level: float, seed: int | None = 0,
-                      population_sizes: Any = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+                      estimator: str, level: float, seed: int | None = 0, population_sizes: Any = None,
+                      notices: list[str] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The leaderboard's hook: :func:`check_family_rows`, each group's ``family_check`` written into
     ``group_info[label]`` (so the JSON's ``groups`` carry it).
 
@@ -173,7 +173,32 @@ def check_leaderboard(systems: pd.DataFrame, pairs: pd.DataFrame, group_info: di
                                                level=level, seed=seed, population_sizes=population_sizes)
     for label, c in checks.items():
         group_info.setdefault(label, {})["family_check"] = c
+    if notices is not None:
+        notices.extend(check_notices(systems, checks, level))
     return systems, pairs
+
+
+def check_notices(systems: pd.DataFrame, checks: Mapping[str, Mapping[str, Any]], level: float) -> list[str]:
+    """One line per group on what its checks found (the leaderboard prints its notices in every format):
+    the family-wise error measured, and the systems whose interval method is not verified at this design."""
+    out = []
+    for label, c in checks.items():
+        where = "" if label == "__all__" else f" (group {label})"
+        if c.get("fwer") is not None:
+            ok = (1 - c["fwer"]) + 2 * c["mc_se"] >= level
+            out.append(f"family check{where}: the simultaneous intervals' family-wise error on "
+                       f"{c['n_families']} null families of this design is {c['fwer']:.1%} ± {2 * c['mc_se']:.1%} "
+                       f"(nominal {1 - level:.0%}; B = {c['n_resamples']})"
+                       + ("." if ok else " — NOT VERIFIED: the pairs' verdicts may be false positives."))
+        sub = systems[(systems["group"] == label)]
+        bad = sub[sub["verified"].map(lambda x: x is False or x is np.False_)]
+        if len(bad):
+            cov = bad["verified_coverage"].astype(float)
+            out.append(f"NOT VERIFIED{where}: the per-system intervals ({bad['estimator'].iloc[0]} "
+                       f"{bad['method'].iloc[0]}) of {len(bad)} of {len(sub)} systems cover "
+                       f"{cov.min():.1%}–{cov.max():.1%} at this design, short of {level:.0%} "
+                       "(verified_coverage in the JSON; `ragcov eval --methods all` shows the verified methods).")
+    return out
 
 
 # ------------------------------------------------------------------------------------------ chunkings
