@@ -29,6 +29,7 @@ from ragcov_data.errors import RagcovError
 
 from . import _core
 from .interval import interval
+from .verify import VERIFY_FIELDS
 from .results import EvaluationResult, _JsonMixin, _fmt
 
 __all__ = ["compare_chunkings", "ChunkingComparison"]
@@ -100,12 +101,19 @@ class ChunkingComparison(_JsonMixin):
         lines = [f"{self.metric}: {a} vs {b}, paired by document ({self.difference['n_documents']} documents in "
                  f"both; only in {a}: {self.only_in[a]}, only in {b}: {self.only_in[b]}); level {self.level}"]
         for _, r in self.chunkings.iterrows():
-            lines.append(f"  {r['name']:<14} {r['estimator']:<5} {r['estimate']:.4f} [{r['low']:.4f}, {r['high']:.4f}] "
-                         f"({r['method']}; {int(r['n_queries'])} queries, {int(r['n_documents'])} documents)")
+            lo, hi = r.get("low_bounded", r["low"]), r.get("high_bounded", r["high"])
+            lines.append(f"  {r['name']:<14} {r['estimator']:<5} {r['estimate']:.4f} [{lo:.4f}, {hi:.4f}] "
+                         f"({r['method']}; {int(r['n_queries'])} queries, {int(r['n_documents'])} documents)"
+                         f"{_check_mark(r)}")
         for _, r in self.differences.iterrows():
-            flag = f" [{r['flags']}]" if r.get("flags") else ""
-            lines.append(f"  {a} - {b} {r['estimator']:<5} {r['estimate']:+.4f} [{r['low']:+.4f}, {r['high']:+.4f}] "
-                         f"({r['method']}){flag}")
+            marks = [m for m in (r.get("flags") or "", "clipped" if r.get("clipped") is True else "") if m]
+            flag = f" [{','.join(marks)}]" if marks else ""
+            lo, hi = r.get("low_bounded", r["low"]), r.get("high_bounded", r["high"])
+            lines.append(f"  {a} - {b} {r['estimator']:<5} {r['estimate']:+.4f} [{lo:+.4f}, {hi:+.4f}] "
+                         f"({r['method']}){flag}{_check_mark(r)}")
+        if "verified" in self.differences:
+            lines.append("  each interval's check (verified_coverage, verified_mc_se, verified in the JSON): its "
+                         "method's measured coverage at this design (the documents resampled).")
         lines += [f"notice: {n}" for n in (self.info or {}).get("notices", [])]
         return "\n".join(lines)
 
@@ -114,6 +122,14 @@ class ChunkingComparison(_JsonMixin):
         return (f"ChunkingComparison({self.names[0]!r} - {self.names[1]!r}, metric={self.metric!r}, "
                 f"{d['estimator']}={_fmt(d['estimate'])}, ci=({_fmt(d['low'])}, {_fmt(d['high'])}), "
                 f"K={d['n_documents']})\n{self.summary()}")
+
+
+def _check_mark(r: Any) -> str:
+    """`` NOT VERIFIED (covers 90.1% ± 1.9%)`` beside an interval whose method fell short here."""
+    ok = r.get("verified")
+    if ok is False or ok is np.False_:
+        return f"  NOT VERIFIED (covers {r['verified_coverage']:.1%} ± {2 * r['verified_mc_se']:.1%})"
+    return ""
 
 
 def _per_doc(result: EvaluationResult, name: str) -> pd.DataFrame:
@@ -125,6 +141,22 @@ def _per_doc(result: EvaluationResult, name: str) -> pd.DataFrame:
                           "document: evaluate with cluster='doc_id' (the self-retrieval default).")
     pd_ = result.per_document
     return pd.DataFrame({"doc_id": pd_["cluster"].astype(str), "n": pd_["n"].to_numpy(), "s": pd_["sum"].to_numpy()})
+
+
+def _checked(differences: pd.DataFrame, na: np.ndarray, sa: np.ndarray, nb: np.ndarray, sb: np.ndarray,
+             level: float) -> pd.DataFrame:
+    """The differences with each method's check at this design (:func:`.verify_family.verify_chunking_differences`:
+    the shared documents resampled) and the interval cut to [-1, 1] with the flag ``clipped``."""
+    from ._bounds import clip_table
+    from .verify_family import verify_chunking_differences
+
+    out = differences.copy()
+    pairs = list(zip(out["estimator"], out["method"]))
+    res = verify_chunking_differences(na, sa, nb, sb, pairs, level=level)
+    for k in VERIFY_FIELDS:
+        vals = [res.get(f"{e}/{m}", {}).get(k) for e, m in pairs]
+        out[k] = pd.Series(vals, index=out.index, dtype=object if k == "verified" else float)
+    return clip_table(out, (-1.0, 1.0))
 
 
 def _own_estimates(result: EvaluationResult, name: str) -> list[dict[str, Any]]:
@@ -141,7 +173,10 @@ def _own_estimates(result: EvaluationResult, name: str) -> list[dict[str, Any]]:
                 r = hit.iloc[0]
                 rows.append({"name": name, "estimator": est, "method": m, "estimate": float(r["estimate"]),
                              "low": float(r["low"]), "high": float(r["high"]),
-                             "n_queries": int(len(result.per_query)), "n_documents": int(len(result.per_document))})
+                             "n_queries": int(len(result.per_query)), "n_documents": int(len(result.per_document)),
+                             # its check and bounds, as evaluate printed them (absent: not checked there)
+                             **{k: r.get(k, np.nan if k != "verified" else None) for k in VERIFY_FIELDS},
+                             **{k: r[k] for k in ("low_bounded", "high_bounded", "clipped") if k in r.index}})
                 break
     return rows
 
@@ -212,10 +247,12 @@ def compare_chunkings(
     few = K < _core.FEW_CLUSTERS
     for r in rows:  # the core's rule: methods whose reference ignores K are flagged below FEW_CLUSTERS
         r["flags"] = "few_clusters" if few and r["method"] in _core._FEW_CLUSTER_METHODS else ""
-    differences = pd.DataFrame(rows)
+    differences = _checked(pd.DataFrame(rows), na, sa, nb, sb, level)
     head = differences[(differences["estimator"] == "macro")].iloc[0]
     difference = {"estimate": float(head["estimate"]), "low": float(head["low"]), "high": float(head["high"]),
-                  "method": "t", "estimator": "macro", "n_documents": K}
+                  "method": "t", "estimator": "macro", "n_documents": K,
+                  **{k: head[k] for k in ("low_bounded", "high_bounded", "clipped", *VERIFY_FIELDS)}}
+    difference = {k: (v.item() if isinstance(v, np.generic) else v) for k, v in difference.items()}
     per_document = pd.DataFrame({"doc_id": both["doc_id"], f"n_{a}": na.astype(int), f"rate_{a}": pa,
                                  f"n_{b}": nb.astype(int), f"rate_{b}": pb, "diff": diff})
     only_in = {a: int((~da["doc_id"].isin(db["doc_id"])).sum()), b: int((~db["doc_id"].isin(da["doc_id"])).sum())}

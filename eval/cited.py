@@ -221,14 +221,24 @@ def leaderboard_from_values(values: pd.DataFrame, *, metric: str, clusters: Sequ
     rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(1)[0])
     names = [str(c) for c in values.columns]
     srows, prows, info = _one_group("__all__", V, cl, names, estimator, level, int(n_resamples), rng, None, None, {})
+    # every interval's check at this design: per system (as evaluate), the family's FWER on null families
+    from .verify_family import check_leaderboard
+
+    check_said: list[str] = []
+
+    systems, pairs = check_leaderboard(pd.DataFrame(srows, columns=SYSTEM_COLUMNS),
+                                       pd.DataFrame(prows, columns=PAIR_COLUMNS), {"__all__": info}, V, cl, names,
+                                       [("__all__", np.ones(V.shape[1], dtype=bool))], estimator=estimator,
+                                       level=level, notices=check_said)
     return LeaderboardResult(
-        systems=pd.DataFrame(srows, columns=SYSTEM_COLUMNS), pairs=pd.DataFrame(prows, columns=PAIR_COLUMNS),
+        systems=systems, pairs=pairs,
         metric=metric, level=level, cluster=cluster_name, n_clusters=info["n_clusters"], n_queries=int(V.shape[1]),
         family=dict(FAMILY), estimator=estimator, tie_policy="trec_eval", relevance_threshold=1, by=None,
         judged_k=None, judged_threshold=JUDGED_THRESHOLD, groups={"__all__": info},
         info={"n_resamples": int(n_resamples), "seed": seed, "on_missing": "error", "n_dropped": 0,
               "n_missing": {}, "self_retrieval": False,
-              "notices": ["values computed per system against its own chunking's qrels (cited provisions)"]})
+              "notices": ["values computed per system against its own chunking's qrels (cited provisions)",
+                          *check_said]})
 
 
 @dataclass
@@ -279,6 +289,7 @@ class CitedChunkingResult(_JsonMixin):
                 row[f"{m} high"] = r["high"]
                 row[f"{m} rank"] = f"{r['rank']} [{r['rank_low']}, {r['rank_high']}]"
                 row[f"{m} tier"] = r["tier"]
+                row[f"{m} verified"] = r.get("verified")
         first = next(iter(self.leaderboards))
         return pd.DataFrame(list(rows.values())).sort_values(first, ascending=False).reset_index(drop=True)
 
@@ -314,9 +325,13 @@ class CitedChunkingResult(_JsonMixin):
         for _, r in t.iterrows():
             cells = [f"{r['system']:<22}"]
             for m in self.leaderboards:
-                cells.append(f"{m} {r[m]:.3f} [{r[m + ' low']:.3f}, {r[m + ' high']:.3f}] rank {r[m + ' rank']:<9} "
-                             f"{r[m + ' tier']:<4}")
+                bad = r.get(f"{m} verified") is False or r.get(f"{m} verified") is np.False_
+                cells.append(f"{m} {r[m]:.3f} [{r[m + ' low']:.3f}, {r[m + ' high']:.3f}]{'*' if bad else ''} "
+                             f"rank {r[m + ' rank']:<9} {r[m + ' tier']:<4}")
             out.append("  ".join(cells))
+        if any(c.endswith(" verified") and t[c].map(lambda x: x is False or x is np.False_).any() for c in t):
+            out.append("* NOT VERIFIED: the interval's method covers less than the nominal level at this design "
+                       "(verified_coverage in the JSON).")
         return "\n".join(out)
 
     def __repr__(self) -> str:

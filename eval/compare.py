@@ -14,9 +14,41 @@ from .evaluator import _grouped_estimates, _methods_iv
 from .outcomes import outcomes_many
 from .results import ComparisonResult
 
-__all__ = ["compare"]
+__all__ = ["compare", "finish_difference"]
 
 ON_MISMATCH = ("error", "intersect")
+
+
+def difference_bounds(a: np.ndarray, b: np.ndarray) -> tuple[float, float] | None:
+    """Range of a mean paired difference ``a - b``: ``(-1, 1)`` when both sides' values lie in [0, 1]
+    (hit rates, MRR, nDCG, P/R), else the range of the differences themselves (or None)."""
+    from ._bounds import value_range
+
+    if value_range(a) == (0.0, 1.0) and value_range(b) == (0.0, 1.0):
+        return (-1.0, 1.0)
+    return value_range(np.asarray(a, float) - np.asarray(b, float))
+
+
+def finish_difference(estimates: pd.DataFrame, a: np.ndarray, b: np.ndarray, clusters: np.ndarray, groups: Any,
+                      population_sizes: Any, level: float, seed: int | None) -> pd.DataFrame:
+    """The estimates of a mean paired difference, finished as ``evaluate``'s are: each interval's measured
+    coverage at this design (``verified_coverage``, ``verified_mc_se``, ``verified``; the design is the
+    per-query differences and their clusters, :mod:`.verify`), the interval cut to [-1, 1] with the flag
+    ``clipped`` (:mod:`._bounds`), and a ``no_variation`` text on zero-variance rows."""
+    from ._bounds import clip_table, no_variation_text
+    from .verify import verify_for_evaluate
+
+    d = np.asarray(a, float) - np.asarray(b, float)
+    out = verify_for_evaluate(estimates, d, clusters, groups, population_sizes, None, level, seed)
+    out = clip_table(out, difference_bounds(a, b))
+    if "flags" in out.columns:
+        texts = []
+        for i, z in zip(out.index, out["flags"].str.contains("zero_variance", regex=False)):
+            g = out.at[i, "group"] if "group" in out.columns else None
+            v = d if groups is None or g is None or g == "__all__" else d[groups == g]
+            texts.append(no_variation_text(v) if z else "")
+        out["no_variation"] = texts
+    return out
 
 
 def compare(
@@ -79,6 +111,7 @@ def compare(
     d = a - b
     estimates = _grouped_estimates(d, clusters, groups, methods_t, None, level=level, seed=seed,
                                    n_resamples=int(n_resamples), population_sizes=oc.population_sizes)
+    estimates = finish_difference(estimates, a, b, clusters, groups, oc.population_sizes, level, seed)
     pq = pd.DataFrame({"query-id": qids, "cluster": clusters, "value_a": a, "value_b": b, "diff": d})
     if groups is not None:
         pq["group"] = groups

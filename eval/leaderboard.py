@@ -94,10 +94,12 @@ FAMILY = {"p": "cr2 t (Satterthwaite df) for micro; t (K-1 df) for macro and mea
 #: Columns of ``systems`` (the JSON records carry the same fields).
 SYSTEM_COLUMNS = ["name", "group", "estimate", "low", "high", "rank", "rank_low", "rank_high", "tier", "judged",
                   "judged_flag", "condensed", "se", "df", "estimator", "method", "n_queries", "n_clusters",
-                  "n_missing", "bound_high"]
+                  "n_missing", "bound_high",
+                  "verified_coverage", "verified_mc_se", "verified"]  # each interval's check (eval/verify_family.py)
 #: Columns of ``pairs``.
 PAIR_COLUMNS = ["a", "b", "group", "diff", "low", "high", "p", "p_adj", "p_adj_maxt", "se", "df", "significant",
-                "wins", "losses", "ties", "robust", "significant_holm", "p_family"]
+                "wins", "losses", "ties", "robust", "significant_holm", "p_family",
+                "verified_coverage", "verified_mc_se", "verified"]  # the family's check (eval/verify_family.py)
 _SELF_RETRIEVAL_NOTE = ("judged@k not applicable: on a self-retrieval task every chunk of the query's document "
                         "is relevant and every other chunk is non-relevant by construction (judgments are complete), "
                         "so a pool bias cannot arise.")
@@ -272,6 +274,11 @@ def leaderboard(
                                                 estimator=estimator, level=level,
                                                 alpha_star={k: v["alpha_star"] for k, v in group_info.items()})
     pool_said = None if J is None else pool.pool_line(qrels)
+    # -- every interval's check at this design: per system (as evaluate), per family (eval/verify_family.py) --
+    from .verify_family import check_leaderboard
+
+    systems, pairs = check_leaderboard(systems, pairs, group_info, V, clusters, names, parts, estimator=estimator,
+                                       level=level, population_sizes=oc.population_sizes, notices=notices)
     return LeaderboardResult(
         systems=systems, pairs=pairs, metric=str(spec), level=level, cluster=cluster_name,
         n_clusters=group_info[ALL_GROUP]["n_clusters"], n_queries=int(len(qids)), family=dict(FAMILY),
@@ -405,6 +412,7 @@ class LeaderboardResult(_JsonMixin):
         and ``pairs`` records, ``groups`` and ``info``."""
         return {"metric": self.metric, "level": self.level, "cluster": self.cluster, "n_clusters": self.n_clusters,
                 "n_queries": self.n_queries, "family": self.family, "estimator": self.estimator,
+                "family_check": (self.groups.get(ALL_GROUP) or {}).get("family_check"),  # eval/verify_family.py
                 "tie_policy": self.tie_policy, "relevance_threshold": self.relevance_threshold, "by": self.by,
                 "judged_k": self.judged_k, "judged_threshold": self.judged_threshold,
                 "best_set": self.best_set(), "systems": self.systems, "pairs": self.pairs, "groups": self.groups,

@@ -155,16 +155,21 @@ class MissesResult(_JsonMixin):
                  f"share of misses by flag ({self.level:.0%} CR2 intervals clustered by {self.cluster}, "
                  f"{self.info.get('n_miss_documents', 0)} documents with misses):"]
         for r in self.flags.itertuples(index=False):
-            note = f"  [{r.interval_flags}]" if r.interval_flags else ""
-            lines.append(f"  {r.name:<15} {_num(r.share)} [{_num(r.low)}, {_num(r.high)}]  "
-                         f"({r.n_flagged} of {r.n_misses}){note}")
+            marks = [m for m in (r.interval_flags, "clipped" if getattr(r, "clipped", False) else "") if m]
+            note = f"  [{','.join(marks)}]" if marks else ""
+            lo, hi = getattr(r, "low_bounded", r.low), getattr(r, "high_bounded", r.high)
+            lines.append(f"  {r.name:<15} {_num(r.share)} [{_num(lo)}, {_num(hi)}]  "
+                         f"({r.n_flagged} of {r.n_misses}){note}{_check_text(r)}")
         if len(self.by_type):
             show = self.by_type[["doc_type", "n_documents", "n_queries", "n_misses", "hit_at_1", "hit_low",
                                  "hit_high", "share_of_misses"]
                                 + [f"share_{f}" for f in self.flag_names if f"share_{f}" in self.by_type]]
             show = show.rename(columns={f"share_{f}": f for f in self.flag_names})
+            if "hit_low_bounded" in self.by_type:  # printed in bounds (raw endpoints in the JSON)
+                show["hit_low"], show["hit_high"] = self.by_type["hit_low_bounded"], self.by_type["hit_high_bounded"]
             lines.append("by doc_type (hit@1 with CR2 over the type's documents; flag shares within its misses):")
             lines.append(show.to_string(index=False, na_rep="-", float_format=lambda x: f"{x:.3f}"))
+        lines.extend(_check_notes(self))
         lines.append("definitions: " + "; ".join(f"{k}: {v}" for k, v in self.definitions.items()
                                                   if k in FLAG_NAMES))
         lines.extend(f"note: {n}" for n in self.info.get("notices", []))
@@ -174,6 +179,42 @@ class MissesResult(_JsonMixin):
         shares = ", ".join(f"{r.name}={_fmt(r.share, 3)}" for r in self.flags.itertuples(index=False))
         return (f"MissesResult(n_queries={self.n_queries}, n_misses={self.n_misses}, tie_policy="
                 f"{self.tie_policy!r}, {shares})")
+
+
+def _check_text(r: Any) -> str:
+    """`` NOT VERIFIED (covers 91.0%)`` beside an interval whose method fell short of the level here."""
+    ok = getattr(r, "verified", None)
+    if ok is False or ok is np.False_:
+        return f"  NOT VERIFIED (covers {r.verified_coverage:.1%} ± {2 * r.verified_mc_se:.1%})"
+    return ""
+
+
+def _check_notes(res: "MissesResult") -> list[str]:
+    """Footnotes on the checks and bounds of every interval printed (flags, by type)."""
+    out = []
+    bt = res.by_type
+    if len(bt) and "hit_verified" in bt:
+        for pre, what in (("hit_", "hit@1"), ("share_", "share of misses")):
+            bad = [f"{r.doc_type} {getattr(r, pre + 'verified_coverage'):.1%}" for r in bt.itertuples(index=False)
+                   if getattr(r, pre + "verified") is False or getattr(r, pre + "verified") is np.False_]
+            if bad:
+                out.append(f"NOT VERIFIED by doc_type, {what} (CR2 covers less than the level at the type's "
+                           f"design): " + ", ".join(bad) + ".")
+        flat = [str(r.doc_type) for r in bt.itertuples(index=False) if "zero_variance" in str(r.hit_interval_flags)]
+        if flat:
+            out.append("no variation between documents (zero_variance: the hit@1 interval is the point): "
+                       + ", ".join(flat) + ".")
+    btf = res.by_type_flags
+    n_bad = int(btf["verified"].map(lambda x: x is False or x is np.False_).sum()) if "verified" in btf else 0
+    if n_bad:
+        out.append(f"NOT VERIFIED: {n_bad} of the {len(btf)} flag-within-type intervals (by_type_flags in the JSON).")
+    clipped = bool(res.flags.get("clipped", pd.Series(dtype=bool)).any()) or \
+        any(bool(bt.get(c, pd.Series(dtype=bool)).any()) for c in ("hit_clipped", "share_clipped"))
+    if clipped:
+        out.append("intervals are cut to [0, 1] (flag clipped; raw endpoints low, high in the JSON).")
+    out.append("each interval's check (verified_coverage, verified_mc_se, verified in the JSON): the measured "
+               "coverage of CR2 micro at its design (its documents resampled).")
+    return out
 
 
 def _num(x: float) -> str:
@@ -278,6 +319,37 @@ def _shares(indicators: np.ndarray, clusters: np.ndarray, level: float) -> dict[
         return {"estimate": nan, "se": nan, "df": nan, "low": nan, "high": nan, "flags": np.zeros(R, np.int64)}
     # 0/1 values: the sum of squares equals the sum
     return _core.interval_batch(np.broadcast_to(n, (R, K)), s, s, estimator="micro", method="cr2", level=level)
+
+
+def _checks(indicators: np.ndarray, clusters: np.ndarray, level: float, seed: int | None) -> list[dict[str, Any]]:
+    """Each share's check at its design (:mod:`.verify`): the measured coverage of micro CR2 on the 0/1 values
+    of its row of ``indicators`` clustered by ``clusters`` (census design: documents drawn with replacement).
+
+    Returns one ``{"verified_coverage", "verified_mc_se", "verified"}`` per row; empty (NaN, None) under two
+    clusters or with no values, where there is no interval to check."""
+    from .verify import design_of, verify_design
+
+    out = []
+    n_clusters = len(pd.unique(pd.Series(clusters))) if len(clusters) else 0
+    for row in indicators:
+        rec = {"verified_coverage": np.nan, "verified_mc_se": np.nan, "verified": None}
+        if n_clusters >= 2:
+            r = verify_design(design_of(np.asarray(row, float), clusters, level=level, seed=seed),
+                              [("micro", "cr2")]).get("micro/cr2")
+            if r is not None:
+                rec = {k: r[k] for k in ("verified_coverage", "verified_mc_se", "verified")}
+        out.append(rec)
+    return out
+
+
+def _bounded(low: Any, high: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``low``/``high`` cut to [0, 1] and whether an endpoint moved (:mod:`._bounds`: a share lies in [0, 1])."""
+    from ._bounds import clip_table
+
+    t = clip_table(pd.DataFrame({"low": np.asarray(low, float), "high": np.asarray(high, float)}), (0.0, 1.0))
+    if t.empty:
+        return np.zeros(0), np.zeros(0), np.zeros(0, bool)
+    return t["low_bounded"].to_numpy(), t["high_bounded"].to_numpy(), t["clipped"].to_numpy(bool)
 
 
 def _flag_text(bits: int) -> str:
@@ -506,8 +578,9 @@ def misses(
         "n_documents": len(pd.unique(clusters[mq][rated])), "method": "cr2",
         "interval_flags": [_flag_text(b) for b in sh["flags"]],
     })
+    flags = _finish(flags, ind, clusters[mq][rated], level, 0)  # the check's seed: fixed, reproducible
     by_type, by_type_flags = _by_type(queries, values, is_miss & ~zeroed, clusters, q_doc, docs, ind, available,
-                                      level)
+                                      level, 0)
     n_partial = int(((values > 0) & (values < 1)).sum())  # only under tie_policy="expected"
     definitions = {
         "miss": "hit@1 = 0 under the tie policy, the query's own chunk excluded (as evaluate scores it)",
@@ -560,9 +633,22 @@ def _truthy(value: Any) -> bool:
     return bool(value) if not (isinstance(value, float) and math.isnan(value)) else True
 
 
+def _finish(table: pd.DataFrame, indicators: np.ndarray, clusters: np.ndarray, level: float,
+            seed: int | None) -> pd.DataFrame:
+    """A share table (``share, low, high`` per row of ``indicators``) with its checks and bounds: the three
+    ``verified_*`` fields, ``low_bounded``/``high_bounded`` (cut to [0, 1]) and ``clipped``."""
+    out = table.copy()
+    checks = _checks(indicators, clusters, level, seed)
+    for k in ("verified_coverage", "verified_mc_se"):
+        out[k] = [c[k] for c in checks] if len(out) else pd.Series(dtype=float)
+    out["verified"] = pd.Series([c["verified"] for c in checks], index=out.index, dtype=object)
+    out["low_bounded"], out["high_bounded"], out["clipped"] = _bounded(out["low"], out["high"])
+    return out
+
+
 def _by_type(queries: pd.DataFrame, values: np.ndarray, is_miss: np.ndarray, clusters: np.ndarray,
              q_doc: np.ndarray, docs: pd.DataFrame, ind: np.ndarray, flag_names: Sequence[str],
-             level: float) -> tuple[pd.DataFrame, pd.DataFrame]:
+             level: float, seed: int | None = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Per query doc_type: hit@1 with CR2 over its documents, its share of all misses, flag shares."""
     if "doc_type" not in docs.columns:
         return pd.DataFrame(), pd.DataFrame()
@@ -571,18 +657,33 @@ def _by_type(queries: pd.DataFrame, values: np.ndarray, is_miss: np.ndarray, clu
     mq = np.flatnonzero(is_miss)
     mtype = qtype[mq]
     types = sorted(pd.unique(qtype))
-    share_all = _shares(np.stack([mtype == t for t in types]), clusters[mq], level) if len(mq) else None
+    type_ind = np.stack([mtype == t for t in types]) if len(mq) else None
+    share_all = _shares(type_ind, clusters[mq], level) if len(mq) else None
+    share_chk = _checks(type_ind, clusters[mq], level, seed) if len(mq) else None
     rows, frows = [], []
     for i, t in enumerate(types):
         sel = qtype == t
         hit = _shares(values[sel][None, :], clusters[sel], level)
+        hit_chk = _checks(values[sel][None, :], clusters[sel], level, seed)[0]
         msel = mtype == t
         row = {"doc_type": t, "n_documents": int(len(pd.unique(clusters[sel]))), "n_queries": int(sel.sum()),
                "n_misses": int(msel.sum()), "hit_at_1": float(hit["estimate"][0]), "hit_low": float(hit["low"][0]),
                "hit_high": float(hit["high"][0]),
                "share_of_misses": float(share_all["estimate"][i]) if share_all else np.nan,
                "share_low": float(share_all["low"][i]) if share_all else np.nan,
-               "share_high": float(share_all["high"][i]) if share_all else np.nan}
+               "share_high": float(share_all["high"][i]) if share_all else np.nan,
+               "hit_interval_flags": _flag_text(hit["flags"][0]),
+               "share_interval_flags": _flag_text(share_all["flags"][i]) if share_all else ""}
+        # each of the row's two intervals with its check; the row's own fields are the weaker of the two
+        share_c = share_chk[i] if share_chk else {"verified_coverage": np.nan, "verified_mc_se": np.nan,
+                                                  "verified": None}
+        for pre, c in (("hit_", hit_chk), ("share_", share_c)):
+            row.update({pre + k: v for k, v in c.items()})
+        row.update(_weaker(hit_chk, share_c))
+        for pre in ("hit_", "share_"):
+            lo, hi, cl = _bounded([row[pre + "low"]], [row[pre + "high"]])
+            row[pre + "low_bounded"], row[pre + "high_bounded"], row[pre + "clipped"] = \
+                float(lo[0]), float(hi[0]), bool(cl[0])
         if msel.any():
             fs = _shares(ind[:, msel], clusters[mq][msel], level)
         for j, f in enumerate(flag_names):
@@ -591,7 +692,34 @@ def _by_type(queries: pd.DataFrame, values: np.ndarray, is_miss: np.ndarray, clu
                           "low": float(fs["low"][j]) if msel.any() else np.nan,
                           "high": float(fs["high"][j]) if msel.any() else np.nan,
                           "n_misses": int(msel.sum()),
-                          "n_documents": int(len(pd.unique(clusters[mq][msel])))})
+                          "n_documents": int(len(pd.unique(clusters[mq][msel]))),
+                          "interval_flags": _flag_text(fs["flags"][j]) if msel.any() else ""})
         rows.append(row)
+    by_type_flags = pd.DataFrame(frows)
+    if len(by_type_flags):  # each flag-within-type share checked at its own design
+        by_type_flags = _finish_rows(by_type_flags, ind, mtype, clusters[mq], level, seed)
     by_type = pd.DataFrame(rows).sort_values(["n_misses", "doc_type"], ascending=[False, True], kind="stable")
-    return by_type.reset_index(drop=True), pd.DataFrame(frows)
+    return by_type.reset_index(drop=True), by_type_flags
+
+
+def _weaker(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+    """The check of a record holding two intervals: the one with the lower coverage (a missing check
+    makes the record's ``verified`` None unless the other one failed)."""
+    have = [c for c in (a, b) if c["verified"] is not None]
+    if not have:
+        return {"verified_coverage": np.nan, "verified_mc_se": np.nan, "verified": None}
+    w = min(have, key=lambda c: c["verified_coverage"])
+    ok = False if any(c["verified"] is False for c in have) else (True if len(have) == 2 else None)
+    return {"verified_coverage": w["verified_coverage"], "verified_mc_se": w["verified_mc_se"], "verified": ok}
+
+
+def _finish_rows(table: pd.DataFrame, ind: np.ndarray, mtype: np.ndarray, clusters: np.ndarray, level: float,
+                 seed: int | None) -> pd.DataFrame:
+    """``by_type_flags`` finished as the flags table: each (type, flag) share checked on the type's misses."""
+    parts = []
+    for t, sub in table.groupby("doc_type", sort=False):
+        msel = mtype == t
+        names = list(sub["name"])
+        rows = ind[:, msel] if msel.any() else np.zeros((len(names), 0))
+        parts.append(_finish(sub, rows[: len(names)], clusters[msel], level, seed))
+    return pd.concat(parts).loc[table.index]
