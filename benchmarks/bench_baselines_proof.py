@@ -81,7 +81,7 @@ def article_of(unit: str) -> str | None:
 
 def irpf_task(data_dir: Path) -> dict:
     """Chunks of the IRPF acts (dispositivo), the questions citing articles, and article-level qrels."""
-    from ragcov_data.task import build_task
+    from ragcov_data import build_task
 
     built = build_task(str(data_dir / "irpf" / "laws.jsonl"), chunking="dispositivo", dataset="irpf")
     corpus = built["corpus"]
