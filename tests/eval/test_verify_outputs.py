@@ -313,3 +313,21 @@ def test_leaderboard_notices_say_what_the_checks_found():
     ok = check_notices(systems.assign(verified=True), {"__all__": {"fwer": 0.04, "mc_se": 0.014,
                                                                    "n_families": 200, "n_resamples": 499}}, 0.95)
     assert len(ok) == 1 and "NOT VERIFIED" not in ok[0]
+
+
+def test_chunking_own_rows_are_evaluates_recommended_rows():
+    from ragcov_data.eval.results import recommended_rows
+
+    rng = np.random.default_rng(9)
+    sizes = {"D0": 90, **{f"D{i}": int(rng.integers(2, 5)) for i in range(1, 12)}}  # micro CR2 may fail here
+    p = {d: rng.beta(1, 1) for d in sizes}
+    ta, ra = _task_and_run(sizes, _random_hits(sizes, p, rng))
+    tb, rb = _task_and_run(sizes, _random_hits(sizes, p, rng))
+    a, b = evaluate(ra, ta, n_resamples=199), evaluate(rb, tb, n_resamples=199)
+    c = compare_chunkings({"A": a, "B": b}, n_resamples=999)
+    for name, res in (("A", a), ("B", b)):
+        rec = recommended_rows(res.estimates).set_index("estimator")
+        own = c.chunkings[c.chunkings["name"] == name].set_index("estimator")
+        for est in ("micro", "macro"):
+            assert own.loc[est, "method"] == rec.loc[est, "method"]
+            assert own.loc[est, "verified_coverage"] == pytest.approx(rec.loc[est, "verified_coverage"])
