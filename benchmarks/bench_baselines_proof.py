@@ -18,7 +18,8 @@ which controls the family-wise error over all pairs:
 
 Writes, under ``--out``: ``runs/<task>/<system>.trec`` (and the IRPF ``queries.jsonl``/``qrels.tsv``),
 ``<task>-leaderboard.md`` / ``.json`` (the leaderboard's own markdown and JSON), ``times.json`` and
-``summary.md`` (every table, and which systems beat BM25 with the family-wise interval above 0).
+``<task>-summary.md`` / ``summary.md`` (the tables, and which systems beat BM25 with the family-wise
+interval above 0). ``--reuse-runs`` reads runs already written instead of running them again.
 Dense embeddings come from the embedding cache when present (a second run encodes nothing).
 
 Run by hand (not a test)::
@@ -108,7 +109,7 @@ LOADERS = {"juristcu": juristcu_task, "irpf": irpf_task, "aneel": aneel_task}
 
 
 # ---- runs and leaderboards ------------------------------------------------------------------------------
-def make_runs(name: str, t: dict, systems: list[str], out: Path, show: bool) -> tuple[dict, dict]:
+def make_runs(name: str, t: dict, systems: list[str], out: Path, show: bool, reuse: bool = False) -> tuple[dict, dict]:
     from ragcov_data.baselines import save_run
     from ragcov_data.baselines.registry import make_retriever
 
@@ -116,6 +117,9 @@ def make_runs(name: str, t: dict, systems: list[str], out: Path, show: bool) -> 
     folder.mkdir(parents=True, exist_ok=True)
     runs, times = {}, {}
     for system in systems:
+        if reuse and (folder / f"{system}.trec").exists():
+            runs[system] = str(folder / f"{system}.trec")
+            continue
         t0 = time.perf_counter()
         r = make_retriever(system, show_progress=show)
         r.index(t["corpus"][["_id", "text"]])
@@ -159,6 +163,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--systems", nargs="+", default=None, help="registry names (default: every baseline)")
     ap.add_argument("--n-resamples", type=int, default=5000)
     ap.add_argument("--progress", action="store_true")
+    ap.add_argument("--reuse-runs", action="store_true", help="read runs already written under --out instead of running")
     args = ap.parse_args(argv)
     from ragcov_data.eval import leaderboard
 
@@ -177,17 +182,19 @@ def main(argv: list[str] | None = None) -> int:
             print(f"irpf: {len(t['corpus'])} chunks, {len(t['queries'])} questions citing articles, "
                   f"{len(t['task']['qrels'])} relevant chunks; cited articles not found in the chunks: "
                   f"{len(t['uncited'])}", file=sys.stderr)
-        runs, times = make_runs(name, t, systems, args.out, args.progress)
-        all_times[name] = times
+        runs, times = make_runs(name, t, systems, args.out, args.progress, args.reuse_runs)
+        all_times[name] = {**all_times.get(name, {}), **times}
         lb = leaderboard(runs, t["task"], metric=METRICS[name], by=BY[name], n_resamples=args.n_resamples, seed=0)
         lb.to_markdown(args.out / f"{name}-leaderboard.md")
         lb.to_json(args.out / f"{name}-leaderboard.json")
         b = beats_bm25(lb)
-        summary += [f"## {name}: {METRICS[name]}" + (f" (by {BY[name]})" if BY[name] else ""), "",
-                    lb.to_markdown(), "", sentence(b), ""]
+        section = [f"## {name}: {METRICS[name]}" + (f" (by {BY[name]})" if BY[name] else ""), "",
+                   lb.to_markdown(), "", sentence(b), ""]
         if BY[name]:
             for g in sorted(set(lb.systems["group"]) - {"__all__"}):
-                summary += [f"{g}: " + sentence(beats_bm25(lb, group=g)), ""]
+                section += [f"{g}: " + sentence(beats_bm25(lb, group=g)), ""]
+        (args.out / f"{name}-summary.md").write_text("\n".join(section))
+        summary += section
         (args.out / f"{name}-vs-bm25.json").write_text(json.dumps(b, indent=1))
     times_path.write_text(json.dumps(all_times, indent=1))
     (args.out / "summary.md").write_text("\n".join(summary))

@@ -117,7 +117,9 @@ def family(V: np.ndarray, codes: np.ndarray, K: int, *, estimator: str, level: f
     dict
         ``method`` (of the system intervals), ``systems`` (dict of arrays ``estimate, se, df, low, high``),
         ``ia, ib`` (pair indices, ``a < b``), ``pairs`` (dict of arrays ``diff, se, df, p, p_adj, low, high,
-        p_maxt, wins, losses, ties``), ``crit`` (``c``), ``alpha_star``.
+        p_maxt, p_cr2, p_adj_cr2, wins, losses, ties``; ``p_cr2``/``p_adj_cr2`` are the CR2/t test and its Holm
+        adjustment, equal to ``p``/``p_adj`` unless ``pair_test="wild_cluster"``), ``crit`` (``c``),
+        ``alpha_star``, ``pair_method``.
     """
     if pair_test not in ("cr2", "wild_cluster"):
         raise ValueError(f"`pair_test` must be 'cr2' or 'wild_cluster'; got {pair_test!r}.")
@@ -155,6 +157,7 @@ def family(V: np.ndarray, codes: np.ndarray, K: int, *, estimator: str, level: f
         low[live], high[live], p_maxt[live] = lo_, hi_, pm
     if bootstrap:  # pairs without variation: the interval is the point, p_maxt is p (0 or 1)
         low, high, p_maxt = np.where(live, low, diff), np.where(live, high, diff), np.where(live, p_maxt, p)
+    p_cr2, p_adj_cr2 = p, np.minimum(p_adj, 1.0)
     if core_est == "micro" and bootstrap and K >= 2 and pair_test == "wild_cluster" and live.any():
         p, p_adj, low, high, p_maxt = _wild_hull(n, sd, live, level, n_resamples, rng, p, low, high, p_maxt)
         pair_method = "wild_cluster+cr2"
@@ -164,7 +167,8 @@ def family(V: np.ndarray, codes: np.ndarray, K: int, *, estimator: str, level: f
         "systems": {k: sys_out[k] for k in ("estimate", "se", "df", "low", "high")},
         "ia": ia, "ib": ib, "crit": crit, "alpha_star": alpha_star,
         "pairs": {"diff": diff, "se": se, "df": df, "p": p, "p_adj": np.minimum(p_adj, 1.0), "low": low,
-                  "high": high, "p_maxt": p_maxt, "wins": (D > EPS).sum(1), "losses": (D < -EPS).sum(1),
+                  "high": high, "p_maxt": p_maxt, "p_cr2": p_cr2, "p_adj_cr2": p_adj_cr2,
+                  "wins": (D > EPS).sum(1), "losses": (D < -EPS).sum(1),
                   "ties": (np.abs(D) <= EPS).sum(1)},
     }
 

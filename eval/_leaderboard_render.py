@@ -30,6 +30,10 @@ METHOD_WORDS = {
     "simultaneous_interval_separation": "ranks from the simultaneous intervals",
     "compact_letter_display_simultaneous": "letters from the simultaneous intervals (a shared letter = not separable)",
     "not_separable_from_any_better_system": "systems no other system is separably above",
+    "interval_separation": "ranks from the simultaneous intervals",
+    "compact_letter_display_interval": "letters from the simultaneous intervals (a shared letter = not separable)",
+    "not_separably_below_any": "systems no other system is separably above",
+    "hull_with_wild_cluster_restricted": "widened to cover the wild cluster restricted bootstrap interval (micro)",
 }
 _UNITS = {"doc_id": "document", "source_key": "source summary", "_id": "query"}
 
@@ -333,7 +337,7 @@ table.leaderboard-systems th{border:1px solid #ddd;padding:.2rem .45rem;text-ali
 table.pairs th,table.systems th{background:#f4f4f4}td.name,th.name{text-align:left;white-space:nowrap}
 td.sig{background:#c7e9c0}td.sig[data-robust="no"]{background:#fde2b8}table.pair-matrix{border-collapse:collapse;font-size:.85rem}td.ns{background:#f0f0f0;color:#666}
 td.diag{background:#fff}table.systems td,table.leaderboard-systems td{white-space:nowrap}
-table.pairs,table.pair-matrix{min-width:26em}table.pair-matrix td,table.pair-matrix th{border:1px solid #ddd;padding:.2rem .45rem;text-align:right}.flag{color:#b30000;font-weight:600}.note{font-size:.85rem;color:#444}
+table.pairs,table.pair-matrix{min-width:26em}table.pairs caption,table.pair-matrix caption{caption-side:top;text-align:left;font-size:.8rem;color:#555}table.pair-matrix td,table.pair-matrix th{border:1px solid #ddd;padding:.2rem .45rem;text-align:right}.flag{color:#b30000;font-weight:600}.note{font-size:.85rem;color:#444}
 .pool{background:#fff8e6;border-left:4px solid #e0a030;padding:.3rem .6rem;font-size:.9rem}
 .figs{display:flex;flex-wrap:wrap;gap:1.5rem;align-items:flex-start}
 svg text{font-size:12px;font-family:system-ui,sans-serif}small{font-size:.75rem}"""

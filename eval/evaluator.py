@@ -17,14 +17,12 @@ from .results import EvaluationResult
 __all__ = ["evaluate", "load_task_frames", "read_run", "estimates_table", "default_cluster", "ALL_GROUP",
            "SINGLETON_ESTIMATOR"]
 
-#: Label of the overall row group in ``estimates`` when ``by=`` is used.
-ALL_GROUP = "__all__"
 ON_MISSING = ("error", "zero")
 
 
 # ----------------------------------------------------------------------------------------- inputs
 # The task + run -> per-query outcome step lives in :mod:`.outcomes`; these names stay importable here.
-from .outcomes import (DEFAULT_CLUSTERS, _split_frame, check_run_documents, check_task_qrels,  # noqa: E402
+from .outcomes import (ALL_GROUP, DEFAULT_CLUSTERS, _split_frame, check_run_documents, check_task_qrels,  # noqa: E402
                        default_cluster, judged_queries, load_task_frames, outcomes, read_run)
 from .outcomes import check_run as _check_run  # noqa: E402
 from .outcomes import exclude_self_rows as _exclude_self  # noqa: E402

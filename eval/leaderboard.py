@@ -16,22 +16,30 @@ Design (every choice below is the documented default; the machinery is :mod:`._f
   counts (K x B) are shared by every system and pair, never narrower than Bonferroni's on the same CR2/t
   tests (see :mod:`._family`); ``p_adj_maxt`` = the adjusted p-value coherent with the intervals;
   ``p`` = the CR2 (micro) / t (macro, mean) test of ``compare``; ``p_adj`` = Holm step-down over the
-  family, an extra, more powerful column that never decides anything printed; per-query wins/losses/ties.
-- **One procedure decides.** A pair is ``significant`` (separable) exactly when its printed simultaneous
-  interval excludes 0, so no verdict contradicts the interval beside it. Ranks, tiers, the pair matrix's
-  colours and the "could be best" set all read that one decision matrix: ``rank_low = 1 + #systems
-  separably above``, ``rank_high = S - #systems separably below``; ``tier`` is the compact letter display
-  of the same decisions (systems sharing a letter are not separable); ``best_set`` = the systems no other
-  system is separably above (``rank_low == 1``). Since the intervals hold simultaneously with probability
-  ``level``, the truly best system is in ``best_set`` with at least that probability (a confidence set for
-  the best, in the spirit of Hansen's model confidence set).
-- **judged@k** (k = the metric's cutoff unless ``judged_k``): per query, the number of the system's top-k
-  documents that carry any judgment for the query divided by the number of documents retrieved up to k
-  (``min(k, retrieved)``), as ``ir_measures``' ``Judged@k``; a query without run rows scores 0 (it has no
-  result to judge). Averaged over queries. Below :data:`JUDGED_THRESHOLD` (0.9) the row is flagged: a
-  flagged system's score may owe ten points or more to the pool (for P@k over queries that retrieve at
-  least k documents, reading unjudged documents as non-relevant or as relevant differs by exactly
-  1 - judged@k). Beside nDCG the condensed-list nDCG (unjudged documents removed, Sakai
+  family (an extra column: ``significant_holm``); ``low, high`` = simultaneous interval at ``level``:
+  max-|t| from one cluster bootstrap whose resampling counts (K x B) are shared by every system and pair,
+  never narrower than Bonferroni's on the same CR2/t tests; for micro (:data:`PAIR_TEST`) widened to the
+  hull with the wild cluster restricted bootstrap interval at Bonferroni's level, whose test keeps its
+  size when one document dominates (see :mod:`._family`); ``p_family`` = the p-value of that hull test
+  (the larger of the two); ``p_adj_maxt`` = the single-step max-|t| adjusted p-value; per-query
+  wins/losses/ties.
+- **One procedure.** ``significant`` (a pair is separable) is exactly "its printed simultaneous interval
+  excludes 0"; rank intervals, tiers, colours and ``best_set`` use those decisions and nothing else, so
+  no verdict contradicts the interval beside it. Holm (``p_adj``, ``significant_holm``) is shown as a
+  named extra column, never as the verdict.
+- **Ranks.** ``rank`` by estimate (ties share the best rank). The rank interval is the coherent one:
+  ``rank_low = 1 + #systems separably above``, ``rank_high = S - #systems separably below``; ``tier``
+  is the compact letter display of the same decisions (systems sharing a letter are not separable), so
+  ranks and tiers never contradict. ``best_set`` (in each group's info) = the systems that could be best:
+  none is separably above them (``rank_low = 1``).
+- **judged@k** (k = the metric's cutoff unless ``judged_k``): the share of each system's top-k
+  documents that carry any judgment for the query, as ``ir_measures``' ``Judged@k``: judged documents
+  among the first ``min(k, n_q)`` divided by ``min(k, n_q)``, ``n_q`` the documents the run retrieved
+  for the query (a query without any scores 0), under the same tie policy, averaged over queries. Below
+  :data:`JUDGED_THRESHOLD` (0.9) the row is flagged. For P@k the gap between reading unjudged documents
+  as non-relevant and as relevant is, per query, ``min(k, n_q) / k * (1 - judged@k)``: exactly
+  ``1 - judged@k`` when every query retrieves at least k documents, so a flagged system's score may owe
+  ten points or more to the pool. Beside nDCG the condensed-list nDCG (unjudged documents removed, Sakai
   2007) shows how much. On a self-retrieval task (queries carry ``chunk_id``) judgments are complete
   by construction (every same-document chunk is relevant, every other chunk is non-relevant and simply
   not listed): judged@k would just be the share of relevant documents, so it is omitted (``None``)
@@ -71,15 +79,18 @@ __all__ = ["leaderboard", "LeaderboardResult", "null_family_rates", "JUDGED_THRE
 
 ON_MISSING = ("error", "zero", "intersect")
 ESTIMATORS = ("micro", "macro")
+#: Pair test of the micro family (:func:`._family.family`): the wild-cluster hull holds its size where
+#: one document holds a large share of the queries (CR2 alone rejects 7.5-9% of ANEEL null pairs at 5%).
+PAIR_TEST = "wild_cluster"
 #: judged@k below this is flagged (see the module docstring).
 JUDGED_THRESHOLD = 0.9
 #: Names of the family-wise methods, recorded in ``family``.
 FAMILY = {"p": "cr2 t (Satterthwaite df) for micro; t (K-1 df) for macro and mean",
           "p_adj": "holm", "interval": "max_t_cluster_bootstrap_bonferroni_bounded",
           "p_adj_maxt": "max_t_single_step_bonferroni_bounded",
-          "decision": "simultaneous_interval_excludes_0",
-          "rank_interval": "simultaneous_interval_separation", "tier": "compact_letter_display_simultaneous",
-          "best_set": "not_separable_from_any_better_system"}
+          "rank_interval": "interval_separation", "tier": "compact_letter_display_interval",
+          "decision": "simultaneous_interval_excludes_0", "micro_interval": "hull_with_wild_cluster_restricted",
+          "best_set": "not_separably_below_any"}
 #: Columns of ``systems`` (the JSON records carry the same fields).
 SYSTEM_COLUMNS = ["name", "group", "estimate", "low", "high", "rank", "rank_low", "rank_high", "tier", "judged",
                   "judged_flag", "condensed", "se", "df", "estimator", "method", "n_queries", "n_clusters",
@@ -87,7 +98,7 @@ SYSTEM_COLUMNS = ["name", "group", "estimate", "low", "high", "rank", "rank_low"
                   "verified_coverage", "verified_mc_se", "verified"]  # each interval's check (eval/verify_family.py)
 #: Columns of ``pairs``.
 PAIR_COLUMNS = ["a", "b", "group", "diff", "low", "high", "p", "p_adj", "p_adj_maxt", "se", "df", "significant",
-                "wins", "losses", "ties", "robust",
+                "wins", "losses", "ties", "robust", "significant_holm", "p_family",
                 "verified_coverage", "verified_mc_se", "verified"]  # the family's check (eval/verify_family.py)
 _SELF_RETRIEVAL_NOTE = ("judged@k not applicable: on a self-retrieval task every chunk of the query's document "
                         "is relevant and every other chunk is non-relevant by construction (judgments are complete), "
@@ -287,19 +298,20 @@ def _one_group(label, V, clusters, names, estimator, level, B, rng, J, C, n_miss
     """Rows of ``systems`` and ``pairs`` of one group (one family)."""
     codes, uniq = pd.factorize(pd.Series(clusters), sort=False)
     K = len(uniq)
-    f = family(V, codes, K, estimator=estimator, level=level, n_resamples=B, rng=rng)
+    f = family(V, codes, K, estimator=estimator, level=level, n_resamples=B, rng=rng, pair_test=PAIR_TEST)
     st, pr = f["systems"], f["pairs"]
     if population_sizes is not None:
         st = _corrected_systems(V, codes, K, f, estimator, level, population_sizes)
+    # one procedure: a pair is separable iff its printed simultaneous interval excludes 0 (Holm: extra column)
+    sep = (pr["low"] > 0) | (pr["high"] < 0)
     S = len(names)
     est = st["estimate"]
     rank = pd.Series(-est).rank(method="min").astype(int).to_numpy()
     order = list(np.argsort(-est, kind="stable"))
-    # one decision: the printed simultaneous interval excludes 0 (Holm's p_adj is shown, never decides)
-    separated = (pr["low"] > 0) | (pr["high"] < 0)
-    better = np.zeros((S, S), dtype=bool)  # better[i, j]: i separably above j
-    for i, j, d, sep in zip(f["ia"], f["ib"], pr["diff"], separated):
-        if sep:
+    alpha = 1.0 - level
+    better = np.zeros((S, S), dtype=bool)  # better[i, j]: i's simultaneous interval over j excludes 0
+    for i, j, d, sp in zip(f["ia"], f["ib"], pr["diff"], sep):
+        if sp:
             better[(i, j) if d > 0 else (j, i)] = True
     rlow, rhigh = rank_bounds(better)
     tiers = letters(order, better | better.T)
@@ -324,13 +336,15 @@ def _one_group(label, V, clusters, names, estimator, level, B, rng, J, C, n_miss
         w, l_ = (pr["losses"][k], pr["wins"][k]) if flip else (pr["wins"][k], pr["losses"][k])
         pair_rows.append({
             "a": names[a], "b": names[b], "group": label, "diff": float(sgn * pr["diff"][k]),
-            "low": float(min(lo, hi)), "high": float(max(lo, hi)), "p": float(pr["p"][k]),
-            "p_adj": float(pr["p_adj"][k]), "p_adj_maxt": float(pr["p_maxt"][k]), "se": float(pr["se"][k]),
-            "df": float(pr["df"][k]), "significant": bool(separated[k]), "wins": int(w),
+            "low": float(min(lo, hi)), "high": float(max(lo, hi)), "p": float(pr["p_cr2"][k]),
+            "p_adj": float(pr["p_adj_cr2"][k]), "p_adj_maxt": float(pr["p_maxt"][k]), "se": float(pr["se"][k]),
+            "df": float(pr["df"][k]), "significant": bool(sep[k]),
+            "significant_holm": bool(pr["p_adj_cr2"][k] < alpha), "p_family": float(pr["p"][k]), "wins": int(w),
             "losses": int(l_), "ties": int(pr["ties"][k]), "_order": (pos[a], pos[b])})
     pair_rows.sort(key=lambda r: r.pop("_order"))
     info = {"n_queries": int(V.shape[1]), "n_clusters": K, "estimator": f["estimator"], "method": f["method"],
-            "crit": f["crit"], "alpha_star": f["alpha_star"],
+            "crit": f["crit"], "alpha_star": f["alpha_star"], "pair_method": f.get("pair_method", f["method"]),
+            # could be best: no system separably above it (rank_low = 1), by the same intervals
             "best_set": [names[s] for s in order if rlow[s] == 1],
             "n_missing": {k: int(v) for k, v in n_missing.items() if v}}  # queries scored 0, per run
     return sys_rows, pair_rows, info

@@ -41,6 +41,8 @@ __all__ = ["outcomes", "outcomes_many", "OutcomeTable", "OutcomeSet", "read_run"
            "outcomes_from_eval_json"]
 
 #: Policies for task queries a run lacks (``intersect``: several runs only).
+#: Label of the overall row group (estimates, leaderboard panels) when ``by=`` is used.
+ALL_GROUP = "__all__"
 ON_MISSING = ("error", "zero", "intersect")
 #: Queries columns tried, in order, as the sampled unit when ``cluster`` is not given (then the query id).
 DEFAULT_CLUSTERS = ("source_key", "doc_id")

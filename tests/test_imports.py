@@ -116,22 +116,9 @@ def test_cycle_finder_finds_a_planted_cycle():
     assert cycles({"a": {"b"}, "b": set()}) == []
 
 
-#: The one circle known when this test was written, outside the task/loaders rooms: modules of the report
-#: package import ``to_jsonable`` from the package ``__init__``, whose ``write_report`` imports ``render``,
-#: which imports them back. Tolerated only while every module of such a circle is in ``reporting`` and the
-#: package ``__init__`` is one of them; set to False once ``to_jsonable`` has a module of its own.
-TOLERATE_REPORTING_INIT_CYCLE = True
-
-
-def _tolerated(cycle: list[str]) -> bool:
-    return (TOLERATE_REPORTING_INIT_CYCLE and "ragcov_data.reporting" in cycle
-            and all(m.startswith("ragcov_data.reporting") for m in cycle))
-
-
 def test_no_import_cycle_among_the_package_modules():
     found = cycles(graph())
-    new = [c for c in found if not _tolerated(c)]
-    assert new == [], f"import cycles: {new}"
+    assert found == [], f"import cycles: {found}"
     assert not any(m.startswith(("ragcov_data.task", "ragcov_data.sampling", "ragcov_data.loaders"))
                    for c in found for m in c)
 

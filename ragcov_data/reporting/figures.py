@@ -72,6 +72,11 @@ def _png(fig) -> PNG:
     return out
 
 
+def _p(x: float) -> str:
+    """A p-value as everywhere in the report: ``< 0.0001``, else ``= 0.xxxx``."""
+    return "< 0.0001" if x < 1e-4 else f"= {x:.4f}"
+
+
 def retriever_panel(per_doc: Sequence[Mapping[str, Any]], name: str, metric: str = "hit@1") -> PNG:
     """One compact figure per retriever: per-document rates (histogram, micro and macro means) and the rate
     by document type."""
@@ -277,7 +282,7 @@ def paired_comparison(comparisons: Sequence[Mapping[str, Any]]) -> bytes:
             tie = c.get("tie_share")
             padj = est.get("p_adj")
             ax.annotate(f"{est['estimate']:+.4f} [{est['low']:+.4f}, {est['high']:+.4f}]"
-                        + (f", Holm p = {padj:.3g}" if padj is not None else "")
+                        + (f", Holm p {_p(padj)}" if padj is not None else "")
                         + (f"; {tie:.0%} of documents tied" if tie is not None else ""),
                         (0.01, i + 0.32), xycoords=("axes fraction", "data"), fontsize=9.5, color=DOC_COLOR)
     ax.axvline(0, color="black", lw=0.8)

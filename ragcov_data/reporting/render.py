@@ -73,6 +73,8 @@ GLOSSARY = {
     "hit@1": "1 when the first retrieved chunk is relevant (a chunk of the query's own document), else 0.",
     "nDCG@10": "normalised discounted cumulative gain of the top 10: graded relevance, discounted by position, "
                "divided by the best possible; 1 is a perfect ranking.",
+    "recall@10": "on the IRPF questions, the share of a question's cited provisions found in the top 10 retrieved "
+                 "chunks (a provision is found when a retrieved chunk contains it).",
     "micro": "the mean over all queries (trec_eval's number); documents with many chunks weigh more.",
     "macro": "the mean of per-document means; every document weighs the same.",
     "cluster": "the unit that was sampled (a document, or JurisTCU's source summary); queries of one cluster "
@@ -90,9 +92,9 @@ GLOSSARY = {
     "share never hit": "the share of documents not one of whose chunks was found at rank 1.",
     "family-wise": "all pairs of a table are tested together, so the chance of any false separation stays at "
                    "the stated level.",
-    "Holm": "a step-down adjustment of p-values for a family of tests (p_adj).",
+    "Holm": "a step-down adjustment of p-values for a family of tests (p_adj), shown as an extra column.",
     "simultaneous interval": "intervals for every pair of a family that hold together at the stated level.",
-    "separable": "the Holm-adjusted p-value of the pair is below 1 − level: the data tell the two apart.",
+    "separable": "the pair's simultaneous interval excludes 0: the data tell the two apart, family-wise.",
     "tier": "letters from the separations: systems sharing a letter are not separable.",
     "rank interval": "the ranks a system could hold given which pairs are separable.",
     "judged@10": "the share of a system's top 10 documents that carry a judgment; below 0.9 its score may owe "
@@ -165,7 +167,7 @@ def figures(results: Mapping[str, Any]) -> dict[str, tuple[bytes, str]]:
     if S.is_family_wise(comps):
         ranked = as_ranked(comps, results.get("leaderboard"))
         out["paired"] = (F.paired_comparison(ranked), "Paired comparison of retrievers on the same queries, "
-                                                     "family-wise: simultaneous intervals over every pair, Holm p; "
+                                                     "family-wise: simultaneous intervals over every pair (separable when 0 is outside); "
                                                      "pairs oriented as in the leaderboard (a ranked above b).")
     ch = results.get("chunkings") or {}
     d = flip_difference(ch) if ch.get("per_document") else None
@@ -195,6 +197,8 @@ def answer_rows(results: Mapping[str, Any]) -> list[dict[str, Any]]:
     tasks = [("ANEEL self-retrieval", results.get("leaderboard"), meta.get("metric", "hit@1"))]
     jt = results.get("juristcu") or {}
     tasks.append(("JurisTCU", jt.get("leaderboard"), (jt.get("leaderboard") or {}).get("metric")))
+    ir = results.get("irpf") or {}
+    tasks.append(("IRPF questions", ir.get("leaderboard"), (ir.get("leaderboard") or {}).get("metric")))
     for task, lb, metric in tasks:
         if lb:
             for s in lb.get("systems") or []:
@@ -232,7 +236,7 @@ def coverage_sentence(results: Mapping[str, Any]) -> str | None:
             said.append(f"for {est}, no method reaches {level:.0%} (best {rec['method']} at "
                         f"{_pct(rec.get('coverage'))}): sample more documents")
     rows = [r for r in cov["rows"] if r["method"] in naive and (k is None or r["k"] == k)]
-    text = f"nominal {level:.0%} intervals"
+    text = f"Nominal {level:.0%} intervals"
     text += f" from K = {k} sampled documents: " if k else ": "
     text += "; ".join(said) if said else "see the table"
     if rows:
@@ -272,11 +276,12 @@ def _answer_html(results: Mapping[str, Any]) -> str:
     if pool.get("line"):
         verdicts += f'<p class="verdict pool" data-task="juristcu-pool"><b>JurisTCU pool:</b> {_e(pool["line"])}</p>'
     links = [("aneel", "ANEEL leaderboard"), ("retrievers", "Retrievers"), ("chunking", "Chunking and misses"),
-             ("coverage", "Coverage"), ("juristcu", "JurisTCU"), ("glossary", "Glossary")]
+             ("coverage", "Coverage"), ("juristcu", "JurisTCU"), ("irpf", "Real questions (IRPF)"), ("glossary", "Glossary")]
     present = {"aneel": bool(results.get("leaderboard") or results.get("retrievers")),
                "retrievers": bool(results.get("retrievers")), "chunking": bool(results.get("chunkings")
                                                                                 or results.get("misses")),
                "coverage": bool((results.get("coverage") or {}).get("rows")), "juristcu": bool(results.get("juristcu")),
+               "irpf": bool(results.get("irpf")),
                "glossary": True}
     toc = '<nav class="toc">' + "".join(f'<a href="#{k}">{_e(v)}</a>' for k, v in links if present[k]) + "</nav>"
     return f'<section id="verdicts">{table}{verdicts}{toc}</section>'
@@ -401,6 +406,37 @@ def _juristcu_html(jt: Mapping[str, Any], level: float, naive: set[str]) -> str:
     return "".join(parts) + "</section>"
 
 
+IRPF_SKIPPED = "Real questions (IRPF): skipped, the data folder has no irpf/ folder."
+
+
+def _resolution_table(rows: list[Mapping[str, Any]]) -> str:
+    return _generic_table(rows, ["chunking", "chunks", "article_citations", "resolved", "questions_scored"], set(),
+                          "irpf-resolution", "Citations resolved onto each chunking (article level); every "
+                          "unresolved one is listed in the task's manifest and was printed on the console.")
+
+
+def _irpf_html(ir: Mapping[str, Any]) -> str:
+    """Real questions: the chunking x retriever answer (sentence, forest plot, pair matrix), then every
+    retriever on the article chunks; the resolution table folded."""
+    parts = ['<section id="irpf"><h2>Real questions (IRPF)</h2>']
+    if ir.get("sentence"):
+        parts.append(f'<p class="study-answer"><b>{_e(ir["sentence"])}</b></p>')
+    ch = ir.get("chunkings")
+    if ch:
+        parts.append(f'<h3>Chunking × retriever ({_e(", ".join(ch.get("chunkings") or []))} × '
+                     f'{_e(", ".join(ch.get("retrievers") or []))})</h3>')
+        parts.append(LB.panels_html(ch, heading=4, systems_class="irpf-chunkings", matrix_class="pair-matrix"))
+    lb = ir.get("leaderboard")
+    if lb:
+        parts.append(f"<h3>Every retriever on {_e(lb.get('chunking', 'article'))} chunks</h3>")
+        parts.append(LB.panels_html(lb, heading=4, systems_class="irpf-systems", matrix_class="pair-matrix"))
+    if ch and ch.get("icc"):
+        parts.append(f"<p class=note>{_e(ch['icc'].get('sentence', ''))}</p>")
+    if ch and ch.get("resolution"):
+        parts.append(_fold("Citations resolved per chunking", _resolution_table(ch["resolution"])))
+    return "".join(parts) + "</section>"
+
+
 def render_html(results: Mapping[str, Any], figs: dict[str, tuple[bytes, str]] | None = None) -> str:
     """The self-contained HTML report."""
     figs = figures(results) if figs is None else figs
@@ -457,6 +493,10 @@ def render_html(results: Mapping[str, Any], figs: dict[str, tuple[bytes, str]] |
     jt = results.get("juristcu")
     if jt:
         parts.append(_juristcu_html(jt, level, naive))
+    if results.get("irpf"):
+        parts.append(_irpf_html(results["irpf"]))
+    elif "irpf" in results:
+        parts.append(f"<p class=note>{_e(IRPF_SKIPPED)}</p>")
     parts.append(_glossary_html())
     parts.append(f"<p class=note>Generated by ragcov {_e(meta.get('ragcov_version', ''))} on "
                  f"{_e(meta.get('created', ''))}; settings: {_e(_settings_words(meta))}. Every table is also in "
@@ -545,6 +585,22 @@ def render_markdown(results: Mapping[str, Any], figure_files: Mapping[str, str] 
                                                        "estimate", "low", "high", "p", "p_adj", "wins", "losses",
                                                        "ties"], {**text, **signed, "p": LB.p_text, "p_adj": LB.p_text}))
         lines.append("")
+    ir = results.get("irpf") or {}
+    if ir:
+        lines += ["## Real questions (IRPF)", ""]
+        if ir.get("sentence"):
+            lines += [ir["sentence"], ""]
+        if ir.get("chunkings"):
+            lines += ["### Chunking × retriever", ""] + LB.markdown_panels(ir["chunkings"], level=4)
+        if ir.get("leaderboard"):
+            lines += [f"### Every retriever on {ir['leaderboard'].get('chunking', 'article')} chunks", ""]
+            lines += LB.markdown_panels(ir["leaderboard"], level=4)
+        res = (ir.get("chunkings") or {}).get("resolution")
+        if res:
+            cols = ["chunking", "chunks", "article_citations", "resolved", "questions_scored"]
+            lines += [_md_table(res, cols, {c: str for c in cols}), ""]
+    elif "irpf" in results:
+        lines += [IRPF_SKIPPED, ""]
     lines += ["## Glossary", ""] + [f"- **{k}**: {v}" for k, v in GLOSSARY.items()] + [""]
     if figure_files:
         lines += ["## Figures", ""] + [f"![{k}]({v})" for k, v in figure_files.items()]

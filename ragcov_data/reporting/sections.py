@@ -46,7 +46,7 @@ def family_caption(n_pairs: int, level: float, unit: str, n_resamples: Any = Non
     which = f"{n_pairs} pairs" if n_pairs != 1 else "1 pair (a family of one)"
     return (f"Family-wise over the {which}: "
             f"simultaneous {level:.0%} intervals (max-|t|, one cluster bootstrap by {unit}{b}) and Holm-adjusted "
-            f"p-values (p_adj); a pair is separable when p_adj < {1 - level:.2g}.")
+            f"p-values (p_adj); a pair is separable when its simultaneous interval excludes 0.")
 
 
 def verdict_items(results: Mapping[str, Any]) -> list[tuple[str, str, str]]:
@@ -63,10 +63,25 @@ def verdict_items(results: Mapping[str, Any]) -> list[tuple[str, str, str]]:
     jt = results.get("juristcu") or {}
     if jt.get("sentence"):
         m = (jt.get("leaderboard") or {}).get("metric", "")
-        out.append(("juristcu", f"JurisTCU ({m}, all queries)" if m else "JurisTCU", jt["sentence"]))
+        out.append(("juristcu", f"JurisTCU ({m}, all queries)" if m else "JurisTCU",
+                    jt["sentence"] + _pool_groups(jt.get("leaderboard") or {})))
     if results.get("study"):
         out.append(("study", "Chunking and misses", results["study"]))
+    ir = results.get("irpf") or {}
+    if ir.get("leaderboard_sentence"):
+        m = (ir.get("leaderboard") or {}).get("metric", "recall@10")
+        out.append(("irpf", f"IRPF questions ({m}, every retriever)", ir["leaderboard_sentence"]))
+    if ir.get("sentence"):
+        out.append(("irpf-chunking", "Chunking on real questions (IRPF)", ir["sentence"]))
     return out
+
+
+def _pool_groups(lb: Mapping[str, Any]) -> str:
+    """The groups whose separations depend on the pool, named (the overall sentence names its own)."""
+    groups = (((lb.get("info") or {}).get("pool") or {}).get("groups") or {})
+    said = [f"{g} " + ", ".join(f"{a}–{b}" for a, b in p["depends"]) for g, p in groups.items()
+            if g != ALL and p.get("depends")]
+    return f" By group, the order depends on the pool for {'; '.join(said)}." if said else ""
 
 
 def verdicts(results: Mapping[str, Any]) -> str:

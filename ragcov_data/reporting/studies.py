@@ -30,7 +30,7 @@ FLAG_PHRASES = {"same_type": "retrieved a chunk of a document of the same type",
 
 def leaderboard_block(lb: Any, task: str) -> dict[str, Any]:
     """``lb.to_dict()`` plus ``task``, ``sentence`` (overall separability) and ``separable`` by group."""
-    from ragcov_data.reporting import to_jsonable
+    from ragcov_data._json import to_jsonable
 
     groups = list(pd.unique(lb.systems["group"]))
     out = to_jsonable(lb.to_dict())
@@ -99,7 +99,7 @@ def as_ranked(comparisons: Sequence[Mapping[str, Any]], board: Mapping[str, Any]
 
 def chunking_block(cmp_: Any, retriever: str) -> dict[str, Any]:
     """``ChunkingComparison.to_dict()`` plus the retriever that ran on both chunkings."""
-    from ragcov_data.reporting import to_jsonable
+    from ragcov_data._json import to_jsonable
 
     out = to_jsonable(cmp_.to_dict())
     out["retriever"] = retriever
@@ -108,7 +108,7 @@ def chunking_block(cmp_: Any, retriever: str) -> dict[str, Any]:
 
 def misses_block(res: Any, retriever: str, chunking: str) -> dict[str, Any]:
     """The summary of a :class:`~ragcov_data.eval.misses.MissesResult`, without the per-miss list."""
-    from ragcov_data.reporting import to_jsonable
+    from ragcov_data._json import to_jsonable
 
     return to_jsonable({"retriever": retriever, "chunking": chunking, "n_queries": res.n_queries,
                         "n_misses": res.n_misses, "flags": res.flags, "by_type": res.by_type,
@@ -124,7 +124,10 @@ def misses_table(results: Mapping[str, Any]) -> pd.DataFrame:
 
 def _pp(x: float | None) -> str:
     """A share as whole percentage points, without the sign (``0.594`` -> ``"59"``)."""
-    return "–" if x is None or not np.isfinite(x) else f"{100 * x:.0f}"
+    if x is None or not np.isfinite(x):
+        return "–"
+    v = round(100 * x)
+    return "0" if v == 0 else f"{v:.0f}"  # never "-0" for a bound just below zero
 
 
 def flip_difference(chunkings: Mapping[str, Any], towards: str = "dispositivo") -> dict[str, Any] | None:
@@ -160,3 +163,62 @@ def study_sentence(misses: Mapping[str, Any] | None, chunkings: Mapping[str, Any
                  f"{d['estimate']:+.3f} [{d['low']:+.3f}, {d['high']:+.3f}] over the {d['n_documents']} documents "
                  "in both")
     return text + f" ({level:.0%} intervals: CR2 by document for the shares, t over documents for the change)."
+
+
+def _pair(pairs: pd.DataFrame, x: str, y: str) -> tuple[float, float, float, bool]:
+    """``x − y`` from a family's pair rows (either orientation): diff, simultaneous low, high, separable."""
+    row = pairs[(pairs["a"] == x) & (pairs["b"] == y)]
+    if len(row):
+        r = row.iloc[0]
+        return float(r["diff"]), float(r["low"]), float(r["high"]), bool(r["significant"])
+    r = pairs[(pairs["a"] == y) & (pairs["b"] == x)].iloc[0]
+    return -float(r["diff"]), -float(r["high"]), -float(r["low"]), bool(r["significant"])
+
+
+def irpf_sentence(family: Any, icc: Mapping[str, Any] | None = None, reference: str = "dispositivo") -> str:
+    """The real-questions answer in one sentence: under each retriever, which chunking brings a cited provision
+    into the top 10 most often, its difference from the runner-up chunking and from ``reference`` chunks, each
+    with the family's simultaneous interval (systems are named ``chunking/retriever``)."""
+    sy = family.systems[family.systems["group"] == ALL]
+    pr = family.pairs[family.pairs["group"] == ALL]
+    by_ret: dict[str, list[tuple[str, float]]] = {}
+    for name, est in zip(sy["name"], sy["estimate"]):
+        chunking, _, ret = str(name).rpartition("/")
+        by_ret.setdefault(ret, []).append((chunking, float(est)))
+    said, runner_up, vs_ref = [], [], []
+    for ret, rows in by_ret.items():
+        rows = sorted(rows, key=lambda t: -t[1])
+        if len(rows) < 2:
+            continue
+        (c1, e1), (c2, e2) = rows[0], rows[1]
+        d, lo, hi, sep = _pair(pr, f"{c1}/{ret}", f"{c2}/{ret}")
+        runner_up.append((ret, sep))
+        text = (f"with {ret}, {c1} {e1:.2f}, next {c2} {e2:.2f} ({c1} − {c2} {_signed(d)} "
+                f"[{_signed(lo)}, {_signed(hi)}])")
+        ref = next(((c, e) for c, e in rows[2:] if c == reference), None)
+        if ref is not None:
+            d, lo, hi, sep = _pair(pr, f"{c1}/{ret}", f"{reference}/{ret}")
+            vs_ref.append((ret, sep))
+            text += f", {reference} {ref[1]:.2f} ({c1} − {reference} {_signed(d)} [{_signed(lo)}, {_signed(hi)}])"
+        said.append(text)
+    best_c = {max(rows, key=lambda t: t[1])[0] for rows in by_ret.values()}
+    unit = "clustered by topic" if getattr(family, "cluster", "") == "topic" else "paired by question"
+    lead = (f"On {family.n_queries} real IRPF questions ({unit}), the cut that brings a cited provision into the "
+            f"top 10 most often ({family.metric}) is ")
+    lead += (f"{next(iter(best_c))} under every retriever: " if len(best_c) == 1 else
+             "not the same under every retriever: ")
+
+    def who(found: list[tuple[str, bool]]) -> str:
+        yes = [r for r, sep in found if sep]
+        return "no retriever" if not yes else ("every retriever" if len(yes) == len(found) else ", ".join(yes))
+
+    verdict = f"the lead over the next cut is separable under {who(runner_up)}"
+    if vs_ref:
+        verdict += f", the lead over {reference} chunks under {who(vs_ref)}"
+    return (lead + "; ".join(said) + f" (simultaneous {family.level:.0%} intervals over the family's {len(pr)} "
+            f"pairs): {verdict}.")
+
+
+def _signed(x: float) -> str:
+    s = f"{x:+.3f}"
+    return s.replace("-0.000", "+0.000").replace("-", "−")

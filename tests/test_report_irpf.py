@@ -1,0 +1,118 @@
+"""The real-questions (IRPF) part of the benchmark on the shared questions: every retriever ranked on recall@10
+of the cited provisions over article chunks, the chunking x retriever family, and the one-sentence answer
+whose intervals and verdicts are the family's own; the section leads with its figure and reaches the first
+screen."""
+from __future__ import annotations
+
+import html as _html
+import json
+import re
+
+import numpy as np
+import pytest
+
+from ragcov_data import pipeline
+from ragcov_data.reporting import to_jsonable
+from ragcov_data.reporting.render import IRPF_SKIPPED, render_html, render_markdown
+
+CHUNKINGS = {k: pipeline.IRPF_CHUNKINGS[k] for k in ("words-100", "dispositivo", "article")}
+NAMES = ["bm25", "tfidf", "bm25-pt"]
+
+
+@pytest.fixture(scope="module")
+def irpf(data_dir):
+    log: list[str] = []
+    out = pipeline._irpf(data_dir / "irpf", NAMES, log=log.append, show_progress=False, level=0.95, seed=0,
+                         n_resamples=99, chunkings=CHUNKINGS)
+    return json.loads(json.dumps(to_jsonable(out))), log
+
+
+@pytest.fixture(scope="module")
+def page(irpf):
+    results = {"meta": {"level": 0.95}, "task": {}, "retrievers": [], "irpf": irpf[0]}
+    return render_html(results), render_markdown(results)
+
+
+def _overall(board):
+    return {s["name"]: s for s in board["systems"] if s["group"] == "__all__"}
+
+
+def test_json_holds_the_leaderboard_the_family_and_the_sentence(irpf):
+    ir, log = irpf
+    assert {"leaderboard", "chunkings", "sentence"} <= set(ir)
+    assert set(_overall(ir["leaderboard"])) == set(NAMES) and ir["leaderboard"]["metric"] == "recall@10"
+    fam = _overall(ir["chunkings"])
+    assert set(fam) == {f"{c}/{r}" for c in CHUNKINGS for r in pipeline.IRPF_STUDY_RETRIEVERS}
+    assert ir["chunkings"]["n_pairs"] == len(fam) * (len(fam) - 1) // 2
+    assert any("resolved to their artigo only" in m or "not in the corpus" in m for m in log)  # said, not dropped
+
+
+def test_leaderboard_equals_an_independent_recall(irpf, data_dir):
+    """bm25's recall@10 on article chunks, recomputed here from the run and the citations."""
+    from ragcov_data.baselines import BM25
+    from ragcov_data.loaders.cited_questions import IRPF_FILES, build_cited_task
+
+    folder = data_dir / "irpf"
+    task = build_cited_task(folder / IRPF_FILES["acts"], folder / IRPF_FILES["questions"], dataset="irpf",
+                            chunking="article")
+    q = task["queries"].to_pandas() if hasattr(task["queries"], "to_pandas") else task["queries"]
+    run = BM25(show_progress=False).index(task["corpus"]).search(q[["_id", "text"]], k=10, show_progress=False)
+    cits = task.citations.to_pandas() if hasattr(task.citations, "to_pandas") else task.citations
+    top = {str(qid): set(g.sort_values(["score", "corpus-id"], ascending=[False, False])["corpus-id"].astype(str)[:10])
+           for qid, g in run.groupby("query-id")}
+    rec = []
+    for qid, g in cits[cits["status"] == "resolved"].groupby("query-id"):
+        provisions = {frozenset(map(str, c)) for c in g["chunks"] if len(c)}  # distinct cited provisions
+        if provisions:
+            rec.append(np.mean([bool(top.get(str(qid), set()) & p) for p in provisions]))
+    assert len(rec) == irpf[0]["leaderboard"]["n_queries"]
+    assert _overall(irpf[0]["leaderboard"])["bm25"]["estimate"] == pytest.approx(np.mean(rec), abs=1e-9)
+
+
+def test_sentence_prints_the_family_intervals_and_never_contradicts_them(irpf):
+    ir = irpf[0]
+    text = ir["sentence"]
+    pairs = {(p["a"], p["b"]): p for p in ir["chunkings"]["pairs"] if p["group"] == "__all__"}
+    num = lambda s: float(s.replace("−", "-"))  # noqa: E731
+    sep_by: dict[str, list[bool]] = {}
+    for seg in re.split(r"; (?=with )", text.split(": ", 1)[1]):
+        ret = re.match(r"with (\S+), ", seg).group(1)
+        found = re.findall(r"([\w-]+) − ([\w-]+) ([+−]\d\.\d{3}) \[([+−]\d\.\d{3}), ([+−]\d\.\d{3})\]", seg)
+        assert found, seg
+        for a, b, d, lo, hi in found:
+            x, y = f"{a}/{ret}", f"{b}/{ret}"
+            s = 1 if (x, y) in pairs else -1
+            p = pairs[(x, y)] if s == 1 else pairs[(y, x)]
+            assert num(d) == pytest.approx(s * p["diff"], abs=6e-4)
+            assert sorted((num(lo), num(hi))) == pytest.approx(sorted((s * p["low"], s * p["high"])), abs=6e-4)
+            assert (num(lo) > 0 or num(hi) < 0) == bool(p["significant"])  # the verdict is the interval's
+            sep_by.setdefault(ret, []).append(bool(p["significant"]))
+    assert set(sep_by) == set(pipeline.IRPF_STUDY_RETRIEVERS)
+    lead = re.search(r"the lead over the next cut is separable under ([^,.]+)", text).group(1)
+    yes = [r for r, s in sep_by.items() if s[0]]
+    assert lead == ("no retriever" if not yes else "every retriever" if len(yes) == len(sep_by) else ", ".join(yes))
+
+
+def test_section_leads_with_its_figure_and_reaches_the_first_screen(irpf, page):
+    html, md = page
+    ir = irpf[0]
+    sec = html[html.index('<section id="irpf">'):]
+    sec = sec[:sec.index('<section id="glossary">')]
+    assert "<h2>Real questions (IRPF)</h2>" in sec
+    first_svg, first_table = sec.find("<svg"), sec.find("<table")
+    assert 0 < first_svg < first_table
+    assert sec.count("<svg") >= 2  # a forest plot for the family and one for the leaderboard
+    assert _html.escape(ir["sentence"]) in sec
+    top = html[html.index('<section id="verdicts">'):html.index("<h2>Task</h2>")]
+    assert 'data-task="irpf-chunking"' in top and _html.escape(ir["sentence"]) in top
+    answer = re.search(r'<table class="answer">(.*?)</table>', top, flags=re.S).group(1)
+    for s in _overall(ir["leaderboard"]).values():
+        assert "IRPF questions" in answer and f"[{s['low']:.4f}, {s['high']:.4f}]" in answer
+    assert 'href="#irpf"' in top
+    assert "## Real questions (IRPF)" in md and ir["sentence"] in md
+
+
+def test_missing_irpf_folder_is_one_line():
+    results = {"meta": {"level": 0.95}, "task": {}, "retrievers": [], "irpf": None}
+    assert IRPF_SKIPPED in render_html(results) and IRPF_SKIPPED in render_markdown(results)
+    assert '<section id="irpf">' not in render_html(results)
