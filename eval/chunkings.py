@@ -166,8 +166,15 @@ def _own_estimates(result: EvaluationResult, name: str) -> list[dict[str, Any]]:
     e = result.estimates
     if "group" in e.columns:
         e = e[e["group"] == "__all__"]
+    if "verified" in e.columns:  # evaluate's recommended row: the first of RECOMMENDED verified at this design
+        verified = set(zip(e.loc[e["verified"].map(lambda x: x is True or x is np.True_), "estimator"],
+                           e.loc[e["verified"].map(lambda x: x is True or x is np.True_), "method"]))
+    else:
+        verified = set()
     for est in ("micro", "macro"):
-        for m in RECOMMENDED.get(est, ()):
+        order = list(RECOMMENDED.get(est, ()))
+        order = [m for m in order if (est, m) in verified] + [m for m in order if (est, m) not in verified]
+        for m in order:
             hit = e[(e["estimator"] == est) & (e["method"] == m)]
             if len(hit):
                 r = hit.iloc[0]

@@ -210,11 +210,13 @@ def test_leaderboard_records_and_family_check(monkeypatch):
 
 
 def test_family_check_is_the_null_family_simultaneous_rate():
-    """Same seed stream as null_family_rates: the check's FWER is its ``simultaneous`` rate."""
+    """Same seed stream and pair test as null_family_rates: the check's FWER is its ``simultaneous`` rate."""
     vals, cl = _values(S=3, K=20, seed=4)
     Vm = vals.to_numpy().T
     got = VF.family_check(Vm, cl, n_families=40, n_resamples=199, seed=0, use_cache=False)
-    ref = null_family_rates(Vm, cl, n_families=40, n_resamples=199, seed=[0, 104729])
+    from ragcov_data.eval.leaderboard import PAIR_TEST
+
+    ref = null_family_rates(Vm, cl, n_families=40, n_resamples=199, seed=[0, 104729], pair_test=PAIR_TEST)
     assert got["fwer"] == pytest.approx(ref["simultaneous"]) and got["mc_se"] == pytest.approx(ref["simultaneous_se"])
     assert got["verified"] is (got["verified_coverage"] + 2 * got["verified_mc_se"] >= 0.95)
 
@@ -313,3 +315,36 @@ def test_leaderboard_notices_say_what_the_checks_found():
     ok = check_notices(systems.assign(verified=True), {"__all__": {"fwer": 0.04, "mc_se": 0.014,
                                                                    "n_families": 200, "n_resamples": 499}}, 0.95)
     assert len(ok) == 1 and "NOT VERIFIED" not in ok[0]
+
+
+def test_chunking_own_rows_are_evaluates_recommended_rows():
+    from ragcov_data.eval.results import recommended_rows
+
+    rng = np.random.default_rng(9)
+    sizes = {"D0": 90, **{f"D{i}": int(rng.integers(2, 5)) for i in range(1, 12)}}  # micro CR2 may fail here
+    p = {d: rng.beta(1, 1) for d in sizes}
+    ta, ra = _task_and_run(sizes, _random_hits(sizes, p, rng))
+    tb, rb = _task_and_run(sizes, _random_hits(sizes, p, rng))
+    a, b = evaluate(ra, ta, n_resamples=199), evaluate(rb, tb, n_resamples=199)
+    c = compare_chunkings({"A": a, "B": b}, n_resamples=999)
+    for name, res in (("A", a), ("B", b)):
+        rec = recommended_rows(res.estimates).set_index("estimator")
+        own = c.chunkings[c.chunkings["name"] == name].set_index("estimator")
+        for est in ("micro", "macro"):
+            assert own.loc[est, "method"] == rec.loc[est, "method"]
+            assert own.loc[est, "verified_coverage"] == pytest.approx(rec.loc[est, "verified_coverage"])
+
+
+def test_large_micro_family_is_bounded_by_its_cr2_part():
+    """Beyond EXACT_MAX_PAIRS the null families run the CR2 part of the hull (an upper bound on its FWER),
+    said in the record; up to it, the leaderboard's own pair test."""
+    vals, cl = _values(S=7, K=15, seed=10)
+    Vm = vals.to_numpy().T
+    big = VF.family_check(Vm, cl, n_families=20, n_resamples=199, use_cache=False)
+    assert big["upper_bound"] is True and big["pair_test"] == "cr2"
+    ref = null_family_rates(Vm, cl, n_families=20, n_resamples=199, seed=[0, 104729], pair_test="cr2")
+    assert big["fwer"] == pytest.approx(ref["simultaneous"])
+    small = VF.family_check(Vm[:3], cl, n_families=5, n_resamples=199, use_cache=False)
+    from ragcov_data.eval.leaderboard import PAIR_TEST
+
+    assert small["upper_bound"] is False and small["pair_test"] == PAIR_TEST
