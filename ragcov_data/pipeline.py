@@ -390,9 +390,11 @@ def _irpf(path: Path, names: Sequence[str], log: Any, show_progress: bool, engin
         board = leaderboard_block(lb, "irpf")
         board["chunking"] = art_name
     sentence = irpf_sentence(family, study.icc)
-    return {"leaderboard": board, "chunkings": chunk_block, "sentence": sentence,
-            "leaderboard_sentence": board["sentence"] if board else single_system_sentence(names[0]),
-            "n_questions": int(len(queries)), "source": str(folder)}
+    from ragcov_data._json import to_jsonable
+
+    return to_jsonable({"leaderboard": board, "chunkings": chunk_block, "sentence": sentence,
+                        "leaderboard_sentence": board["sentence"] if board else single_system_sentence(names[0]),
+                        "n_questions": int(len(queries)), "source": str(folder)})
 
 
 def _family(runs: Mapping[str, pd.DataFrame], evals: Mapping[str, Any], ds: Any, names: Sequence[str], log: Any,

@@ -138,7 +138,8 @@ def test_first_screen_is_the_answer(dom, results):
 
 
 def test_juristcu_states_its_pool_and_robust_verdicts(dom, results):
-    part = dom[dom.index('<section id="juristcu">'):]
+    start = dom.index('<section id="juristcu">')
+    part = dom[start:dom.index('<section id="', start + 1)]  # up to the next section
     assert "Judgments pooled from 2 engines: (BM25|STS)+Reranker+LLM (1,500), BM25+LLM (750)" in _html.unescape(part)
     assert "robust to the pool" in part and "bound_high" in part
     assert part.count('<svg class="forest"') == 4  # one forest plot a group: all queries, G1, G2, G3

@@ -119,3 +119,18 @@ def test_study_sentence_never_prints_minus_zero():
     m = {**MISSES, "flags": [_flag("other_edition", 0.03, -0.004, 0.06)]}
     text = study_sentence(m, None)
     assert "3% [0, 6] another edition of the same series" in text and "-0" not in text
+
+
+def test_paired_figure_keeps_its_size_with_many_retrievers():
+    """Eight retrievers make 28 pairs: the figure draws the 7 pairs of rank neighbours (all pairs stay in the
+    pair matrix), and its caption says which of the family's pairs it shows."""
+    from ragcov_data.reporting.render import MAX_PAIRS_DRAWN, neighbour_pairs
+
+    names = [f"r{i}" for i in range(8)]
+    board = {"systems": [{"name": n, "group": "__all__", "rank": i + 1, "estimate": 1 - i / 10}
+                         for i, n in enumerate(names[::-1])]}  # r7 ranked first
+    ranked = [{"a": a, "b": b} for i, a in enumerate(names) for b in names[i + 1:]]
+    shown = neighbour_pairs(ranked, board)
+    assert len(ranked) == 28 and len(shown) == 7
+    assert {frozenset((c["a"], c["b"])) for c in shown} == {frozenset((f"r{i}", f"r{i + 1}")) for i in range(7)}
+    assert neighbour_pairs(ranked[:MAX_PAIRS_DRAWN], board) == ranked[:MAX_PAIRS_DRAWN]

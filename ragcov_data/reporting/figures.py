@@ -263,10 +263,12 @@ def autocorrelation(acf: Mapping[str, Sequence[float]]) -> bytes:
     return _png(fig)
 
 
-def paired_comparison(comparisons: Sequence[Mapping[str, Any]]) -> bytes:
+def paired_comparison(comparisons: Sequence[Mapping[str, Any]], n_family: int | None = None) -> bytes:
     """Paired differences between retrievers: per-document differences (dots) and the family-wise
-    (simultaneous) interval of each pair, with its Holm-adjusted p."""
+    (simultaneous) interval of each pair, with its Holm-adjusted p. ``n_family``: the pairs of the family
+    when only some of them are drawn (default: those drawn)."""
     n = len(comparisons)
+    n_fam = n if n_family is None else int(n_family)
     fig, ax = plt.subplots(figsize=(6.4, 0.9 * n + 1.4))
     rng = np.random.default_rng(0)
     level = None
@@ -290,7 +292,7 @@ def paired_comparison(comparisons: Sequence[Mapping[str, Any]]) -> bytes:
     ax.set_ylim(-0.6, n - 0.2 + 0.3)
     lv = f"{level:.0%} " if level else ""
     ax.set_xlabel(f"difference in hit@1 (dots: per-document rate differences; bar: simultaneous {lv}interval "
-                  f"over the {n} pair{'s' if n != 1 else ''})")
+                  f"over the {n_fam} pair{'s' if n_fam != 1 else ''})")
     ax.set_title("Paired comparison of retrievers, family-wise (max-|t| intervals, Holm p)")
     return _png(fig)
 

@@ -166,9 +166,14 @@ def figures(results: Mapping[str, Any]) -> dict[str, tuple[bytes, str]]:
     comps = results.get("comparisons") or []
     if S.is_family_wise(comps):
         ranked = as_ranked(comps, results.get("leaderboard"))
-        out["paired"] = (F.paired_comparison(ranked), "Paired comparison of retrievers on the same queries, "
-                                                     "family-wise: simultaneous intervals over every pair (separable when 0 is outside); "
-                                                     "pairs oriented as in the leaderboard (a ranked above b).")
+        shown, which = neighbour_pairs(ranked, results.get("leaderboard")), "every pair"
+        if len(shown) < len(ranked):
+            which = (f"the {len(shown)} pairs of neighbours in rank (of the family's {len(ranked)}; every pair is in "
+                     "the leaderboard's pair matrix)")
+        out["paired"] = (F.paired_comparison(shown, n_family=len(ranked)),
+                         "Paired comparison of retrievers on the same queries, family-wise: simultaneous intervals "
+                         f"over the family's {len(ranked)} pair{'s' if len(ranked) != 1 else ''} (separable when 0 is "
+                         f"outside), shown for {which}; pairs oriented as in the leaderboard (a ranked above b).")
     ch = results.get("chunkings") or {}
     d = flip_difference(ch) if ch.get("per_document") else None
     if d:
@@ -189,6 +194,21 @@ def figures(results: Mapping[str, Any]) -> dict[str, tuple[bytes, str]]:
 
 
 # ------------------------------------------------------------------------------------------ the answer
+#: Above this many pairs the paired figure shows the neighbours in rank only (the pair matrix has them all).
+MAX_PAIRS_DRAWN = 6
+
+
+def neighbour_pairs(ranked: list[dict[str, Any]], board: Mapping[str, Any] | None) -> list[dict[str, Any]]:
+    """``ranked`` itself when short; else the pairs of systems next to each other in the leaderboard's order."""
+    if len(ranked) <= MAX_PAIRS_DRAWN or not board:
+        return ranked
+    order = [s["name"] for s in sorted((s for s in board.get("systems") or [] if s.get("group") == LB.ALL),
+                                       key=lambda s: (s["rank"], -s["estimate"]))]
+    nxt = {frozenset(p) for p in zip(order, order[1:])}
+    kept = [c for c in ranked if frozenset((c["a"], c["b"])) in nxt]
+    return kept or ranked
+
+
 def answer_rows(results: Mapping[str, Any]) -> list[dict[str, Any]]:
     """One row per task and system (overall group): task, metric, system, score, interval, tier, rank, and on
     pooled judgments judged@k and bound_high."""
@@ -464,7 +484,7 @@ def render_html(results: Mapping[str, Any], figs: dict[str, tuple[bytes, str]] |
         parts.append('<section id="retrievers"><h2>Retrievers</h2>')
         parts.append("".join(img(f"retriever_{r['name']}") for r in rets))
         parts.append(img("methods"))
-        parts.append(_diagnostics_table(rets))
+        parts.append(_fold("Design diagnostics of each retriever (table)", _diagnostics_table(rets)))
         parts.append(_fold("Every interval method, every retriever (table)", _estimates_table(rets, naive)))
         if "acf" in figs:
             parts.append("<h3>Within-document autocorrelation</h3>" + img("acf"))
