@@ -10,21 +10,27 @@ from __future__ import annotations
 
 from typing import Any
 
-from ragcov_data.baselines.analyzer import PT_STOPWORDS, Analyzer
+from ragcov_data.baselines.analyzer import ANALYZER_PRESETS, PT_STOPWORDS, Analyzer
 from ragcov_data.baselines.base import RUN_COLUMNS, Retriever
 from ragcov_data.baselines.bm25 import BM25, VARIANTS
+from ragcov_data.baselines.hybrid import Hybrid, fuse
+from ragcov_data.baselines.prf import RM3
 from ragcov_data.baselines.runs import load_run, save_run, top_tie_share, top_tie_sizes, validate_run
 from ragcov_data.baselines.tfidf import TfIdf
 
 __all__ = [
+    "ANALYZER_PRESETS",
     "Analyzer",
     "BM25",
     "Dense",
+    "Hybrid",
     "PT_STOPWORDS",
+    "RM3",
     "RUN_COLUMNS",
     "Retriever",
     "TfIdf",
     "VARIANTS",
+    "fuse",
     "load_run",
     "save_run",
     "top_tie_share",

@@ -13,7 +13,7 @@ import scipy.sparse as sp
 
 from ragcov_data.baselines._counter import TermCounter
 from ragcov_data.baselines._sparse import BlockScorer
-from ragcov_data.baselines.analyzer import Analyzer
+from ragcov_data.baselines.analyzer import ANALYZER_PRESETS, Analyzer
 from ragcov_data.baselines.base import Retriever
 from ragcov_data.errors import RagcovError
 
@@ -26,10 +26,15 @@ class LexicalRetriever(Retriever):
     #: Texts tokenised at a time while indexing (one progress step each).
     index_batch: int = 20_000
 
-    def __init__(self, *, analyzer: Analyzer | None, show_progress: bool, n_jobs: int | None) -> None:
+    def __init__(self, *, analyzer: Analyzer | str | None, show_progress: bool, n_jobs: int | None) -> None:
         super().__init__()
+        if isinstance(analyzer, str):  # a named preset, e.g. "pt"
+            analyzer = Analyzer.preset(analyzer)
         if analyzer is not None and not isinstance(analyzer, Analyzer):
-            raise RagcovError(f"`analyzer` must be a ragcov_data.baselines.Analyzer or None; got {type(analyzer)!r}.")
+            raise RagcovError(
+                f"`analyzer` must be a ragcov_data.baselines.Analyzer, a preset name {sorted(ANALYZER_PRESETS)} "
+                f"or None; got {type(analyzer)!r}."
+            )
         if n_jobs is not None and (isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs < 1):
             raise RagcovError(f"`n_jobs` must be a positive integer or None; got {n_jobs!r}.")
         self.analyzer = analyzer if analyzer is not None else Analyzer()

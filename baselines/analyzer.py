@@ -17,6 +17,15 @@ Steps, in order:
 
 5. Optional Portuguese stop-word removal (``stopwords="pt"``, the list :data:`PT_STOPWORDS`; with
    ``fold_accents`` the list is folded too) and a minimum token length (``min_token_len``).
+6. Optional stemming (``stem="pt"``): the Snowball Portuguese stemmer (PyStemmer, the C build of the
+   Snowball reference implementation). Snowball's Portuguese rules are written for accented input
+   (``"-ção"``, ``"-ões"``), so with ``stem`` set accents are folded *after* stemming, on the stems:
+   ``"resolução"`` -> ``"resolu"`` (folded before, it would give ``"resoluca"`` and no longer meet
+   ``"resoluções"`` -> ``"resolu"``). Stop words are still compared accent-folded when
+   ``fold_accents`` is on, so ``"nao"`` is removed like ``"não"``.
+
+:data:`ANALYZER_PRESETS` names ready-made settings: ``"pt"`` is stop words + accent folding + stemming
+(``Analyzer.preset("pt")``; the lexical retrievers take ``analyzer="pt"``).
 
 Calling the analyzer on one text gives its token list. :meth:`Analyzer.count_terms` gives the token
 counts of many texts at once, equal to counting each call's tokens (tested on real and random text)
@@ -33,6 +42,8 @@ Examples
 ['agencia', 'nacional', 'energia', 'eletrica', 'aneel']
 >>> Analyzer(min_token_len=3)("O valor é de R$ 2,5 mil")
 ['valor', '2,5', 'mil']
+>>> Analyzer.preset("pt")("As resoluções e a Resolução Normativa não são tarifárias")
+['resolu', 'resolu', 'normat', 'tarifar']
 >>> tc = Analyzer().count_terms(["Art. 1º A tarifa", "tarifa, tarifa"])
 >>> tc.terms, tc.counts.toarray().tolist()
 (['art', '1o', 'a', 'tarifa'], [[1.0, 1.0, 1.0, 1.0], [0.0, 0.0, 0.0, 2.0]])
@@ -40,6 +51,7 @@ Examples
 from __future__ import annotations
 
 import re
+import threading
 import unicodedata
 from itertools import chain
 from typing import Any, NamedTuple, Sequence
@@ -84,6 +96,16 @@ PT_STOPWORDS: frozenset[str] = frozenset(
 
 _STOPWORD_LISTS: dict[str, frozenset[str]] = {"pt": PT_STOPWORDS}
 
+#: Stemmers by ``stem=`` name -> the Snowball (PyStemmer) algorithm.
+STEMMERS: dict[str, str] = {"pt": "portuguese"}
+
+#: Named analyzer settings (``Analyzer.preset(name)``, ``BM25(analyzer=name)``, ``TfIdf(analyzer=name)``).
+#: ``"default"`` is ``Analyzer()``; ``"pt"`` adds Portuguese stop words, accent folding and Snowball stemming.
+ANALYZER_PRESETS: dict[str, dict[str, Any]] = {
+    "default": {},
+    "pt": {"stopwords": "pt", "fold_accents": True, "stem": "pt"},
+}
+
 
 def _tokenize(text: str, _findall=_TOKEN_RE.findall) -> list[str]:
     """``TOKEN_PATTERN.findall(text)``, faster: no token spans whitespace, and a word made only of
@@ -119,6 +141,20 @@ def _indptr(lengths: np.ndarray) -> np.ndarray:
     return out
 
 
+def _fold_case(text: str, fold: bool) -> str:
+    """NFKC, case folding and (``fold``) accent folding."""
+    text = unicodedata.normalize("NFKC", text).casefold()
+    return fold_accents(text) if fold else text
+
+
+def _load_stemmer(algorithm: str) -> Any:
+    try:
+        import Stemmer
+    except ImportError as e:  # pragma: no cover - a default dependency
+        raise ImportError("stemming needs the PyStemmer package: `pip install PyStemmer`.") from e
+    return Stemmer.Stemmer(algorithm)
+
+
 def fold_accents(text: str) -> str:
     """Remove combining diacritics: ``"ação"`` -> ``"acao"`` (NFKD, drop marks, NFC)."""
     return unicodedata.normalize("NFC", _COMBINING_RE.sub("", unicodedata.normalize("NFKD", text)))
@@ -146,7 +182,10 @@ class Analyzer:
         Remove these words (compared after normalisation, case and accent folding). ``"pt"`` is
         :data:`PT_STOPWORDS`.
     min_token_len : int, default: 1
-        Drop tokens shorter than this many characters.
+        Drop tokens shorter than this many characters (measured before stemming).
+    stem : {None, "pt"}, default: None
+        ``"pt"``: reduce each kept token to its Snowball Portuguese stem (PyStemmer); with
+        ``fold_accents`` the stem is then accent-folded (see the module notes for why after).
 
     Notes
     -----
@@ -167,7 +206,10 @@ class Analyzer:
         fold_accents: bool = False,
         stopwords: str | None | Any = None,
         min_token_len: int = 1,
+        stem: str | None = None,
     ) -> None:
+        if stem is not None and stem not in STEMMERS:
+            raise RagcovError(f"`stem` must be None or one of {sorted(STEMMERS)}; got {stem!r}.")
         if not isinstance(min_token_len, int) or isinstance(min_token_len, bool) or min_token_len < 1:
             raise RagcovError(f"`min_token_len` must be a positive integer; got {min_token_len!r}.")
         if isinstance(stopwords, str):
@@ -186,14 +228,34 @@ class Analyzer:
             self._stopwords_name = "custom"
         self.fold_accents = bool(fold_accents)
         self.min_token_len = min_token_len
-        # The stop list goes through the same normalisation as the text, so it always matches.
-        norm = {self._normalise(w) for w in words}
+        self.stem = stem
+        # The stop list goes through the same normalisation as the text (accent folding included), so
+        # it always matches.
+        norm = {_fold_case(w, self.fold_accents) for w in words}
         self.stopwords: frozenset[str] = frozenset(t for w in norm for t in _TOKEN_RE.findall(w))
         self._memo: dict[str, tuple[str, ...]] = {}
+        self._stemmers: dict[int, Any] = {}  # one Snowball stemmer per thread (they are not thread-safe)
+
+    @classmethod
+    def preset(cls, name: str) -> "Analyzer":
+        """The analyzer of a named preset (:data:`ANALYZER_PRESETS`), e.g. ``Analyzer.preset("pt")``."""
+        if not isinstance(name, str) or name not in ANALYZER_PRESETS:
+            raise RagcovError(f"unknown analyzer preset {name!r}; the presets are {sorted(ANALYZER_PRESETS)}.")
+        return cls(**ANALYZER_PRESETS[name])
 
     def _normalise(self, text: str) -> str:
-        text = unicodedata.normalize("NFKC", text).casefold()
-        return fold_accents(text) if self.fold_accents else text
+        # Stemming wants accented words: then accents are folded on the stems (``_stem_words``) instead.
+        return _fold_case(text, self.fold_accents and self.stem is None)
+
+    def _stem_words(self, tokens: list[str]) -> list[str]:
+        """Stems of ``tokens`` (then accent-folded if ``fold_accents``); tokens unchanged without ``stem``."""
+        if self.stem is None:
+            return tokens
+        stemmer = self._stemmers.get(threading.get_ident())
+        if stemmer is None:
+            stemmer = self._stemmers[threading.get_ident()] = _load_stemmer(STEMMERS[self.stem])
+        stems = stemmer.stemWords(tokens)
+        return [fold_accents(t) for t in stems] if self.fold_accents else stems
 
     def __call__(self, text: str) -> list[str]:
         """Tokens of ``text``, in order, repeats kept."""
@@ -269,12 +331,17 @@ class Analyzer:
             kept = keep[term_ids]
             word_of, term_ids = word_of[kept], new_id[term_ids[kept]]
             terms = [t for t, k in zip(terms, keep) if k]
+        if self.stem is not None and terms:  # stem each distinct token once; tokens sharing a stem merge
+            stem_ids, stems = pd.factorize(np.array(self._stem_words(terms), dtype=object))
+            term_ids, terms = stem_ids[term_ids], stems.tolist()
         n_tokens = np.bincount(word_of, minlength=len(words))  # word_of is sorted
         return terms, sp.csr_matrix((np.ones(len(term_ids)), term_ids, _indptr(n_tokens)), shape=(len(words), len(terms)))
 
     def _word_tokens(self, word: str) -> tuple[str, ...]:
         tokens = _tokenize(self._normalise(word))
-        return tuple(filter(self._is_term, tokens) if self._filters else tokens)
+        if self._filters:
+            tokens = list(filter(self._is_term, tokens))
+        return tuple(self._stem_words(tokens) if self.stem is not None and tokens else tokens)
 
     @property
     def _filters(self) -> bool:
@@ -283,11 +350,16 @@ class Analyzer:
 
     def _is_term(self, token: str) -> bool:
         """Does a token survive the stop-word list and the minimum length?"""
-        return len(token) >= self.min_token_len and token not in self.stopwords
+        if len(token) < self.min_token_len:
+            return False
+        if self.stem is not None and self.fold_accents:  # tokens kept their accents for the stemmer
+            token = fold_accents(token)
+        return token not in self.stopwords
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
         state["_memo"] = {}  # a cache, not state: never pickled
+        state["_stemmers"] = {}  # C objects, rebuilt on first use
         return state
 
     def params(self) -> dict[str, Any]:
@@ -296,6 +368,7 @@ class Analyzer:
             "fold_accents": self.fold_accents,
             "stopwords": self._stopwords_name,
             "min_token_len": self.min_token_len,
+            "stem": self.stem,
             "token_pattern": TOKEN_PATTERN,
             "normalization": "NFKC+casefold",
         }
@@ -308,11 +381,12 @@ class Analyzer:
         )
 
     def __hash__(self) -> int:
-        return hash((self.fold_accents, self.min_token_len, self.stopwords))
+        return hash((self.fold_accents, self.min_token_len, self.stopwords, self.stem))
 
     def __repr__(self) -> str:
         sw = self._stopwords_name
         return (
             f"Analyzer(fold_accents={self.fold_accents}, "
-            f"stopwords={sw if sw == 'custom' else repr(sw)}, min_token_len={self.min_token_len})"
+            f"stopwords={sw if sw == 'custom' else repr(sw)}, min_token_len={self.min_token_len}"
+            + (f", stem={self.stem!r})" if self.stem is not None else ")")
         )

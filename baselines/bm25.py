@@ -141,8 +141,10 @@ class BM25(LexicalRetriever):
         A key of :data:`VARIANTS` (see the module notes for formulas).
     delta : float or None, default: None
         ``bm25l`` / ``bm25+`` only; ``None`` takes the variant's default (0.5 / 1.0, as rank-bm25).
-    analyzer : Analyzer or None, default: None
-        Tokeniser for corpus and queries; ``None`` is ``Analyzer()``.
+    analyzer : Analyzer, str or None, default: None
+        Tokeniser for corpus and queries; ``None`` is ``Analyzer()``; a name is a preset of
+        :data:`~ragcov_data.baselines.analyzer.ANALYZER_PRESETS` (``"pt"``: stop words, accent folding,
+        Snowball Portuguese stemming).
     show_progress : bool, default: True
         Progress bars while indexing and searching.
     n_jobs : int or None, default: None
@@ -174,6 +176,9 @@ class BM25(LexicalRetriever):
     """
 
     name = "bm25"
+    #: Keep the corpus term counts after indexing (``counts_``, documents x terms); pseudo-relevance
+    #: feedback (:class:`~ragcov_data.baselines.prf.RM3`) reads feedback documents from them.
+    keep_counts: bool = False
 
     def __init__(
         self,
@@ -183,7 +188,7 @@ class BM25(LexicalRetriever):
         variant: str = "okapi",
         *,
         delta: float | None = None,
-        analyzer: Analyzer | None = None,
+        analyzer: Analyzer | str | None = None,
         show_progress: bool = True,
         n_jobs: int | None = None,
     ) -> None:
@@ -204,6 +209,7 @@ class BM25(LexicalRetriever):
         self.variant = variant
         self._p = BM25Params(float(k1), float(b), float(epsilon), float(delta))
         self.idf_: np.ndarray | None = None
+        self.counts_: Any = None
         self.doc_len_: np.ndarray | None = None
         self.avgdl_: float | None = None
 
@@ -255,6 +261,7 @@ class BM25(LexicalRetriever):
             postings.data, doc_len[postings.indices] / avgdl, self._p)
         self.vocabulary_ = self._counter.vocabulary_
         self.idf_, self.doc_len_, self.avgdl_ = idf, doc_len, float(avgdl)
+        self.counts_ = counts if self.keep_counts else None
         self._scorer = BlockScorer(weights.T)
 
     def _score_block(self, texts: list[str]) -> np.ndarray:

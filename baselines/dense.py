@@ -1,8 +1,8 @@
 """Dense retrieval: cosine similarity of sentence embeddings, exact, in query blocks.
 
 Texts are embedded by an :class:`~ragcov_data.baselines.encoders.Encoder` (any sentence-transformers
-model, or one of the packaged offline models ``"minilm"``, ``"use-multilingual"``, ``"e5-small"``),
-L2-normalised, and scored by a matrix product, so the score is the cosine similarity. Search is
+model, or one of the packaged offline models ``"minilm"``, ``"use-multilingual"``, ``"e5-small"``,
+``"wordllama"``), L2-normalised, and scored by a matrix product, so the score is the cosine similarity. Search is
 exhaustive (no approximate index): the top-k is exact, ties included (see :mod:`.base`).
 
 Identical texts get one embedding (computed once, cached once), so duplicated chunks (boilerplate,
@@ -32,8 +32,9 @@ class Dense(Retriever):
     ----------
     model : str, path or Encoder, optional
         ``"minilm"`` (all-MiniLM-L6-v2, English), ``"use-multilingual"`` (USE multilingual v3),
-        ``"e5-small"`` (multilingual-e5-small, 4-bit, slow), any sentence-transformers model name or
-        local folder, or an :class:`~ragcov_data.baselines.encoders.Encoder`.
+        ``"e5-small"`` (multilingual-e5-small, 4-bit, slow), ``"wordllama"`` (static embeddings, fast),
+        any sentence-transformers model name or local folder, or an
+        :class:`~ragcov_data.baselines.encoders.Encoder`.
         Default: :data:`~ragcov_data.baselines.encoders.DEFAULT_MODEL` (``"use-multilingual"``, chosen
         by measurement on the ANEEL self-retrieval task).
     cache : bool, default: True

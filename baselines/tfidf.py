@@ -42,8 +42,10 @@ class TfIdf(LexicalRetriever):
         Vector normalisation; ``"l2"`` makes the score the cosine similarity.
     min_df, max_df : int or float, default: 1, 1.0
         Vocabulary pruning, as in ``TfidfVectorizer`` (the defaults keep every term).
-    analyzer : Analyzer or None, default: None
-        Tokeniser for corpus and queries; ``None`` is ``Analyzer()``.
+    analyzer : Analyzer, str or None, default: None
+        Tokeniser for corpus and queries; ``None`` is ``Analyzer()``; a name is a preset of
+        :data:`~ragcov_data.baselines.analyzer.ANALYZER_PRESETS` (``"pt"``: stop words, accent folding,
+        Snowball Portuguese stemming).
     show_progress : bool, default: True
         Progress bars while indexing and searching.
     n_jobs : int or None, default: None
@@ -70,7 +72,7 @@ class TfIdf(LexicalRetriever):
         *,
         min_df: int | float = 1,
         max_df: int | float = 1.0,
-        analyzer: Analyzer | None = None,
+        analyzer: Analyzer | str | None = None,
         show_progress: bool = True,
         n_jobs: int | None = None,
     ) -> None:

@@ -1,4 +1,4 @@
-"""hit@1 and wall time of the baselines (BM25, TF-IDF, dense models) on the ANEEL self-retrieval task.
+"""Wall time of every baseline (registry names), texts/s of the dense models, and hit@1 on ANEEL self-retrieval.
 
 The task: the full-text ANEEL sample cut into 100-word non-overlapping chunks (a final chunk under
 20 words merged into the previous one), one query per chunk (its first 20 words), documents with a
@@ -7,12 +7,18 @@ broken by corpus order) belongs to the query's document; micro = share of querie
 documents of each document's share.
 
 Wall time is index + search, with a cold embedding cache (a fresh temporary folder) unless
-``--cache-dir`` is given, so dense timings include encoding every text once.
+``--cache-dir`` is given, so dense timings include encoding every text once; ``texts/s`` is the number
+of texts encoded (corpus + queries) over that time. With ``--warm`` each dense or hybrid baseline runs a
+second time on the same cache (``warm s``): the cache makes it (nearly) free.
+
+``--task juristcu`` times the same baselines on JurisTCU (3,022 documents, 150 queries; no hit@1 there:
+its quality figures come from ``bench_baselines_proof.py``).
 
 Run by hand (not a test), e.g.::
 
     python benchmarks/bench_baselines.py --data-dir ../shared/data
     python benchmarks/bench_baselines.py --retrievers e5-small --subset-docs 40 --seed 0
+    python benchmarks/bench_baselines.py --task juristcu --retrievers bm25,bm25-pt,wordllama --warm
 
 ``--subset-docs N`` restricts the task to N documents drawn at random (seeded) from those with two or
 more chunks, for slow models; compare models on the same subset only.
@@ -32,14 +38,14 @@ import numpy as np
 import pandas as pd
 
 REPO = Path(__file__).resolve().parents[1]
-DENSE_MODELS = ("minilm", "use-multilingual", "e5-small")
+DENSE_MODELS = ("minilm", "use-multilingual", "e5-small", "wordllama")
 
 
-def build_task(data_dir: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(corpus, queries) of the default self-retrieval task (``chunks-100``, queries of 20 words)."""
+def build_task(data_dir: Path, task: str = "aneel") -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(corpus, queries) of the default self-retrieval task (``chunks-100``, queries of 20 words), or JurisTCU."""
     import ragcov_data
 
-    ds = ragcov_data.load_dataset("aneel_taesa", data_dir=str(data_dir))
+    ds = ragcov_data.load_dataset("aneel_taesa" if task == "aneel" else "juristcu", data_dir=str(data_dir))
     return ds["corpus"].to_pandas(), ds["queries"].to_pandas()
 
 
@@ -69,21 +75,29 @@ def hit_at_1(run: pd.DataFrame, corpus: pd.DataFrame, queries: pd.DataFrame) -> 
 
 
 def make(name: str, cache_dir: str):
-    from ragcov_data import baselines
+    """A baseline by registry name (any other name: a dense model), its embeddings cached in ``cache_dir``."""
+    from ragcov_data.baselines.registry import RETRIEVERS, make_retriever
 
-    if name == "bm25":
-        return baselines.BM25(show_progress=False)
-    if name == "tfidf":
-        return baselines.TfIdf(show_progress=False)
-    from ragcov_data.baselines.dense import Dense
+    if name not in RETRIEVERS:
+        from ragcov_data.baselines.dense import Dense
 
-    return Dense(name, cache_dir=cache_dir, show_progress=False)
+        return Dense(name, cache_dir=cache_dir, show_progress=False)
+    kw = {"cache_dir": cache_dir} if "cache_dir" in RETRIEVERS[name].options else {}
+    return make_retriever(name, show_progress=False, **kw)
+
+
+def default_retrievers() -> str:
+    from ragcov_data.baselines.registry import RETRIEVER_NAMES
+
+    return ",".join(n for n in RETRIEVER_NAMES if n != "dense")
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--data-dir", default=os.environ.get("RAGCOV_DATA_DIR") or str(REPO.parent / "shared" / "data"))
-    p.add_argument("--retrievers", default="bm25,tfidf," + ",".join(DENSE_MODELS), help="comma-separated: bm25, tfidf, dense model names")
+    p.add_argument("--task", choices=("aneel", "juristcu"), default="aneel")
+    p.add_argument("--retrievers", default=None, help="comma-separated registry names (default: every baseline)")
+    p.add_argument("--warm", action="store_true", help="run dense and hybrid baselines again on the same cache")
     p.add_argument("--subset-docs", type=int, default=None, help="random seeded subset of documents (for slow models)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--k", type=int, default=10)
@@ -91,31 +105,41 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json", default=None, help="also write the results table to this JSON file")
     args = p.parse_args(argv)
 
-    corpus, queries = build_task(Path(args.data_dir))
-    source = "ragcov_data.load_dataset('aneel_taesa')"
+    corpus, queries = build_task(Path(args.data_dir), args.task)
+    source = f"ragcov_data.load_dataset({'aneel_taesa' if args.task == 'aneel' else 'juristcu'!r})"
+    self_retrieval = args.task == "aneel"
     if args.subset_docs:
         corpus, queries = subset(corpus, queries, args.subset_docs, args.seed)
-    n_docs = corpus["doc_id"].nunique()
+    n_docs = corpus["doc_id"].nunique() if "doc_id" in corpus else len(corpus)
     print(f"task: {source}; {len(corpus)} chunks, {len(queries)} queries, {n_docs} documents"
           + (f" (subset: {args.subset_docs} documents, seed {args.seed})" if args.subset_docs else ""))
     print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, load avg {os.getloadavg()[0]:.2f} at start")
     cache_dir = args.cache_dir or tempfile.mkdtemp(prefix="ragcov-bench-emb-")
     rows = []
-    for name in [r.strip() for r in args.retrievers.split(",") if r.strip()]:
+    from ragcov_data.baselines.registry import RETRIEVERS
+
+    for name in [r.strip() for r in (args.retrievers or default_retrievers()).split(",") if r.strip()]:
+        dense = name not in RETRIEVERS or RETRIEVERS[name].dense
         t0 = time.perf_counter()
         r = make(name, cache_dir)
         r.index(corpus)
         t1 = time.perf_counter()
-        run = r.search(queries, k=args.k, exclude_self=True, show_progress=False)
+        run = r.search(queries, k=args.k, exclude_self=self_retrieval, show_progress=False)
         t2 = time.perf_counter()
-        if (run["query-id"] == run["corpus-id"]).any():
+        if self_retrieval and (run["query-id"] == run["corpus-id"]).any():
             raise SystemExit(f"{name}: exclude_self violated")
-        h = hit_at_1(run, corpus, queries)
-        n_texts = len(corpus) + len(queries)
+        h = hit_at_1(run, corpus, queries) if self_retrieval else {"micro": float("nan"), "macro": float("nan"),
+                                                                  "tied_top": float("nan")}
+        n_texts = len(set(corpus["text"])) + len(set(queries["text"]))
+        warm = float("nan")
+        if args.warm and dense:
+            t3 = time.perf_counter()
+            make(name, cache_dir).index(corpus).search(queries, k=args.k, exclude_self=self_retrieval, show_progress=False)
+            warm = time.perf_counter() - t3
         rows.append({
             "retriever": name, "hit@1 micro": h["micro"], "hit@1 macro": h["macro"], "top tied": h["tied_top"],
-            "index s": t1 - t0, "search s": t2 - t1, "total s": t2 - t0,
-            "texts/s": n_texts / (t2 - t0) if name not in ("bm25", "tfidf") else float("nan"),
+            "index s": t1 - t0, "search s": t2 - t1, "total s": t2 - t0, "warm s": warm,
+            "texts/s": n_texts / (t2 - t0) if dense and name in DENSE_MODELS else float("nan"),
             "load avg": os.getloadavg()[0],
         })
         print(f"# {name}: " + ", ".join(f"{k}={v:.4f}" if isinstance(v, float) else f"{k}={v}" for k, v in rows[-1].items()), flush=True)

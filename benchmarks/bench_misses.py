@@ -42,7 +42,7 @@ def main() -> None:
         times.append(time.perf_counter() - t0)
     print(f"{res.n_queries} queries, {res.n_misses} misses, {len(run):,} run rows")
     for r in res.flags.itertuples(index=False):
-        print(f"  {r.name:<15} {r.share:.3f} [{r.low:.3f}, {r.high:.3f}]")
+        print(f"  {r.name:<22} {r.share:.3f} [{r.low:.3f}, {r.high:.3f}]  ({r.n_flagged} of {r.n_misses})")
     print(f"misses(run, task): best {min(times):.3f} s, median {np.median(times):.3f} s over {args.repeats} runs; "
           f"peak RSS {peak_rss_mb():.0f} MiB")
     if args.cli:

@@ -8,6 +8,7 @@ Public API::
     d = design_effect(values, clusters)          # icc, deff, cv, mean_size, n_eff
     report = evaluate(run, task, metric="hit@1") # per_query, per_document, estimates, diagnostics
     diff = compare(run_a, run_b, task)           # paired differences, tied documents
+    table = outcomes(run, task, "hit@1")         # the per-query outcomes every verb scores from
 
 Every interval goes through one vectorised core, :mod:`ragcov_data.eval._core`.
 """
@@ -57,3 +58,6 @@ __all__ += ["leaderboard", "LeaderboardResult", "null_family_rates"]
 from .misses import MissesResult, misses  # noqa: E402
 
 __all__ += ["misses", "MissesResult"]
+from .outcomes import OutcomeSet, OutcomeTable, outcomes, outcomes_many  # noqa: E402
+
+__all__ += ["outcomes", "outcomes_many", "OutcomeTable", "OutcomeSet"]

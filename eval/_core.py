@@ -153,6 +153,7 @@ __all__ = [
     "decode_flags",
     "min_resamples",
     "check_resamples",
+    "check_level",
     "FEW_CLUSTERS",
     "anova_icc",
     "cr2_df",
@@ -247,6 +248,19 @@ def min_resamples(level: float) -> int:
     """
     # the tolerance keeps 2 / 0.05 = 39.999... (float) from rounding up to a 41st replicate
     return max(1, math.ceil(2.0 / (1.0 - level) - 1e-9) - 1)
+
+
+def check_level(level: Any, *, float_only: bool = False) -> float:
+    """``level`` (the confidence level of an interval, e.g. 0.95) as a float in (0, 1), else the one error
+    every caller gives: a :class:`~ragcov_data.errors.RagcovError` (a ``ValueError``). ``float_only``: the
+    planning functions take a float only (an int there is a typo for a percentage)."""
+    from ragcov_data.errors import RagcovError
+
+    kinds = (float, np.floating) if float_only else (int, float, np.integer, np.floating)
+    ok = isinstance(level, kinds) and not isinstance(level, (bool, np.bool_))
+    if not ok or not 0 < float(level) < 1:
+        raise RagcovError(f"`level` must be {'a float ' if float_only else ''}in (0, 1), e.g. 0.95; got {level!r}.")
+    return float(level)
 
 
 def check_resamples(n_resamples: Any, level: float, methods: Any = None, stratified: bool = False) -> int:
@@ -438,8 +452,7 @@ def interval_batch(
     """
     stratified = strata is not None
     _check_pair(estimator, method, stratified)
-    if not 0 < level < 1:
-        raise ValueError(f"`level` must be in (0, 1); got {level!r}.")
+    check_level(level)
     n, s, q = _as_2d(n, "n"), _as_2d(s, "s"), _as_2d(q, "q")
     if not (n.shape == s.shape == q.shape):
         raise ValueError(f"`n`, `s`, `q` must have one shape; got {n.shape}, {s.shape}, {q.shape}.")

@@ -1,162 +1,360 @@
-"""Text, markdown and self-contained HTML (inline SVG) views of a :class:`LeaderboardResult`."""
+"""Text, markdown and self-contained HTML (inline SVG) views of a leaderboard — the one rendering.
+
+Every function takes a :class:`~ragcov_data.eval.leaderboard.LeaderboardResult` or its JSON form
+(``to_dict()`` / the report's ``results.json`` block: ``systems`` and ``pairs`` as records), so the
+``leaderboard`` page and the benchmark report draw a leaderboard with the same code. Internal ids of
+methods stay in the JSON; the views name them in words (:data:`METHOD_WORDS`), and the overall group
+is "all queries".
+"""
 from __future__ import annotations
 
 import html as _html
 import math
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 import pandas as pd
 
 ALL = "__all__"
 
+#: Internal method ids -> words a reader knows (the ids stay in the JSON).
+METHOD_WORDS = {
+    "cr2": "CR2 cluster-robust t interval", "t": "t interval", "micro": "mean over queries",
+    "macro": "mean of cluster means", "mean": "mean over queries",
+    "holm": "Holm step-down", "max_t_cluster_bootstrap_bonferroni_bounded":
+        "simultaneous max-|t| intervals from one cluster bootstrap, never narrower than Bonferroni's",
+    "max_t_single_step_bonferroni_bounded": "single-step max-|t| adjusted p-value, bounded by Bonferroni's",
+    "holm_separation": "ranks from the Holm decisions",
+    "compact_letter_display_holm": "letters from the Holm decisions (a shared letter = not separable)",
+    "simultaneous_interval_excludes_0": "separable when the simultaneous interval excludes 0",
+    "simultaneous_interval_separation": "ranks from the simultaneous intervals",
+    "compact_letter_display_simultaneous": "letters from the simultaneous intervals (a shared letter = not separable)",
+    "not_separable_from_any_better_system": "systems no other system is separably above",
+    "interval_separation": "ranks from the simultaneous intervals",
+    "compact_letter_display_interval": "letters from the simultaneous intervals (a shared letter = not separable)",
+    "not_separably_below_any": "systems no other system is separably above",
+    "hull_with_wild_cluster_restricted": "widened to cover the wild cluster restricted bootstrap interval (micro)",
+}
+_UNITS = {"doc_id": "document", "source_key": "source summary", "_id": "query"}
+
+
+def words(x: Any) -> str:
+    """The reader's words for a method id (the id itself when unknown)."""
+    return METHOD_WORDS.get(str(x), str(x))
+
+
+def group_label(g: str) -> str:
+    """``"all queries"`` for the overall group, ``"group G1"`` otherwise."""
+    return "all queries" if g == ALL else f"group {g}"
+
+
+# ------------------------------------------------------------------------------------------ input
+class Board:
+    """A leaderboard in one form for every view: ``systems`` / ``pairs`` DataFrames and the settings."""
+
+    def __init__(self, res: Any):
+        d = res.to_dict() if hasattr(res, "to_dict") and not isinstance(res, Mapping) else dict(res)
+        self.d = d
+        self.systems = d["systems"] if isinstance(d["systems"], pd.DataFrame) else pd.DataFrame(d["systems"])
+        self.pairs = d["pairs"] if isinstance(d["pairs"], pd.DataFrame) else pd.DataFrame(d.get("pairs") or [])
+        for col, frame in (("bound_high", self.systems), ("robust", self.pairs)):
+            if col not in frame.columns:
+                frame[col] = None
+        self.metric = str(d.get("metric", ""))
+        self.level = float(d.get("level", 0.95))
+        self.info = d.get("info") or {}
+        self.groups = d.get("groups") or {}
+        self.judged_k = d.get("judged_k")
+        self.judged_threshold = d.get("judged_threshold", 0.9)
+        self.cluster = d.get("cluster")
+        self.pool = self.info.get("pool") or None
+
+    def group_names(self) -> list[str]:
+        return list(pd.unique(self.systems["group"])) if len(self.systems) else []
+
+    def sy(self, g: str) -> pd.DataFrame:
+        return self.systems[self.systems["group"] == g]
+
+    def pr(self, g: str) -> pd.DataFrame:
+        return self.pairs[self.pairs["group"] == g] if len(self.pairs) else self.pairs
+
+    def pool_group(self, g: str) -> dict:
+        return ((self.pool or {}).get("groups") or {}).get(g) or {}
+
+
+def _b(res: Any) -> Board:
+    return res if isinstance(res, Board) else Board(res)
+
+
+def _fin(x: Any) -> bool:
+    return x is not None and not (isinstance(x, float) and not math.isfinite(x)) and not pd.isna(x)
+
 
 def _num(x: Any, nd: int = 4, sign: bool = False) -> str:
-    if x is None or (isinstance(x, float) and not math.isfinite(x)):
-        return "-"
+    if not _fin(x):
+        return "–"
     return f"{x:+.{nd}f}" if sign else f"{x:.{nd}f}"
 
 
-def _p(x: Any) -> str:
-    if x is None or not math.isfinite(x):
-        return "-"
-    return "<0.0001" if x < 1e-4 else f"{x:.4f}"
+def p_text(x: Any) -> str:
+    """A p-value, one way everywhere: ``< 0.0001`` below it, else 4 decimals."""
+    if not _fin(x):
+        return "–"
+    return "< 0.0001" if x < 1e-4 else f"{x:.4f}"
 
 
-def _groups(res) -> list[str]:
-    return list(pd.unique(res.systems["group"]))
+def _alpha(b: Board) -> str:
+    a = 1 - b.level
+    return f"{a:.0%}" if round(a * 100, 6).is_integer() else f"{a:g}"
 
 
-def _alpha(res) -> str:
-    return f"{1 - res.level:.0%}" if round((1 - res.level) * 100, 6).is_integer() else f"{1 - res.level:g}"
+def unit_words(b: Board, g: str) -> str:
+    info = b.groups.get(g, {})
+    if info.get("estimator") == "mean":
+        return "each query its own cluster"
+    return f"{info.get('n_clusters', '?')} clusters ({_UNITS.get(b.cluster, b.cluster)})"
 
 
-def _head(res, g: str) -> str:
-    info = res.groups[g]
-    unit = "each its own cluster" if info["estimator"] == "mean" else f"{info['n_clusters']} clusters ({res.cluster})"
-    return (f"{res.metric} · group {g} · {info['n_queries']} queries, {unit} · "
-            f"{info['estimator']} estimate, {info['method']} interval · level {res.level:g}")
+def head(b: Any, g: str) -> str:
+    """One line: metric, group, queries, clusters, estimator and interval in words, level."""
+    b = _b(b)
+    info = b.groups.get(g, {})
+    return (f"{b.metric} · {group_label(g)} · {info.get('n_queries', '?')} queries, {unit_words(b, g)} · "
+            f"{words(info.get('estimator'))}, {words(info.get('method'))} · level {b.level:g}")
 
 
-def sentence(res, group: str = ALL) -> str:
-    """Which systems are separable at the family-wise level, and which are not, in one sentence."""
-    pr = res.pairs[res.pairs["group"] == group]
-    sy = res.systems[res.systems["group"] == group]
+def metric_line(b: Any) -> str:
+    """The metric, and whether it is the task's default."""
+    b = _b(b)
+    return f"{b.metric} (the task's default metric)" if b.info.get("metric_default") else b.metric
+
+
+def missing_line(b: Any, g: str) -> str | None:
+    """With ``on_missing="zero"``: how many of the group's queries each run lacked (scored 0)."""
+    b = _b(b)
+    if b.info.get("on_missing") != "zero":
+        return None
+    sy = b.sy(g)
+    lack = [(n, int(m)) for n, m in zip(sy["name"], sy["n_missing"]) if _fin(m) and int(m)]
+    if not lack:
+        return None
+    n = b.groups.get(g, {}).get("n_queries", "?")
+    return "missing queries scored 0: " + ", ".join(f"{name} lacks {m} of {n}" for name, m in lack) + "."
+
+
+def pool_sentence(b: Any, g: str) -> str | None:
+    """How many separations hold under all three readings of unjudged documents, and which do not."""
+    b = _b(b)
+    pg = b.pool_group(g)
+    if not pg:
+        return None
+    dep = [f"{a}–{c}" for a, c in pg.get("depends") or []]
+    text = f"{pg['n_robust']} of {pg['n_separable']} separations robust to the pool"
+    if dep:
+        more = f" and {len(dep) - 6} more" if len(dep) > 6 else ""
+        text += f"; order depends on the pool: {', '.join(dep[:6])}{more}"
+    return text
+
+
+def sentence(res: Any, group: str = ALL) -> str:
+    """Which systems are separable at the family-wise level, and which are not, in one sentence; on pooled
+    judgments, how many separations are robust to the pool and which pairs' order depends on it."""
+    b = _b(res)
+    pr, sy = b.pr(group), b.sy(group)
     if pr.empty:
-        return f"group {group!r}: no pairs."
-    sig = pr[pr["significant"]]
-    tiers = {}
+        return f"{group_label(group)}: no pairs."
+    sig = pr[pr["significant"].astype(bool)]
+    tiers: dict[str, list[str]] = {}
     for name, tier in zip(sy["name"], sy["tier"]):
-        for letter in tier:
+        for letter in str(tier):
             tiers.setdefault(letter, []).append(name)
     tier_text = " · ".join(f"{k} = {', '.join(v)}" for k, v in sorted(tiers.items()))
-    head = (f"{len(sig)} of {len(pr)} pairs of {len(sy)} systems are separable at the family-wise {_alpha(res)} "
-            f"level (simultaneous intervals excluding 0)")
+    out = (f"{len(sig)} of {len(pr)} pairs of {len(sy)} systems are separable at the family-wise {_alpha(b)} "
+           f"level (their simultaneous {b.level:.0%} intervals exclude 0)")
+    ps = pool_sentence(b, group)
+    if ps:
+        pg = b.pool_group(group)
+        out += f", {pg['n_robust']} robust to the pool"
     if sig.empty:
-        return head + "; no system is separable from any other."
-    ns = pr[~pr["significant"]]
-    if ns.empty:
-        return head + f"; every pair is separable (tiers: {tier_text})."
-    shown = [f"{a}–{b}" for a, b in zip(ns["a"], ns["b"])]
-    more = f" and {len(shown) - 6} more" if len(shown) > 6 else ""
-    return head + f"; not separable: {', '.join(shown[:6])}{more} (tiers: {tier_text})."
+        out += "; no system is separable from any other"
+    else:
+        ns = pr[~pr["significant"].astype(bool)]
+        if ns.empty:
+            out += f"; every pair is separable (tiers: {tier_text})"
+        else:
+            shown = [f"{a}–{c}" for a, c in zip(ns["a"], ns["b"])]
+            more = f" and {len(shown) - 6} more" if len(shown) > 6 else ""
+            best = getattr(res, "best_set", None)
+            could = f"; could be best: {', '.join(best(group))}" if callable(best) else ""
+            out += f"; not separable: {', '.join(shown[:6])}{more} (tiers: {tier_text}{could})"
+    if ps and b.pool_group(group).get("depends"):
+        dep = [f"{a}–{c}" for a, c in b.pool_group(group)["depends"]]
+        more = f" and {len(dep) - 6} more" if len(dep) > 6 else ""
+        out += f"; but the order depends on the pool: {', '.join(dep[:6])}{more}"
+    return out + "."
+
+
+def family_words(b: Any) -> str:
+    b = _b(b)
+    return (f"pairs: simultaneous {b.level:.0%} intervals from one cluster bootstrap "
+            f"(max-|t|, B = {b.info.get('n_resamples')}), never narrower than Bonferroni's; a pair is separable "
+            "exactly when its interval excludes 0, and rank intervals, tiers (a shared letter = not separable) and "
+            "the could-be-best set all follow those decisions; Holm-adjusted p-values are shown as an extra column "
+            "and decide nothing.")
+
+
+def pool_words(b: Any) -> list[str]:
+    """The pool line (engines) and what the three readings are, when judgments can be incomplete."""
+    b = _b(b)
+    if not b.pool:
+        return []
+    out = [b.pool["line"]] if b.pool.get("line") else []
+    out.append("Unjudged documents read three ways: non-relevant (trec_eval's number, the estimate and low "
+               "bound), removed (condensed lists) and relevant at the lowest positive grade (bound_high). A "
+               "separation is robust when it holds, in the same order, under all three.")
+    return out
 
 
 # ------------------------------------------------------------------------------------------ text
-def _matrix(res, g: str) -> pd.DataFrame:
-    sy = res.systems[res.systems["group"] == g]
-    names = list(sy["name"])
+def _matrix(b: Board, g: str) -> pd.DataFrame:
+    names = list(b.sy(g)["name"])
     m = pd.DataFrame("", index=names, columns=names)
-    for r in res.pairs[res.pairs["group"] == g].itertuples(index=False):
-        m.loc[r.a, r.b] = _num(r.diff, 3, sign=True) + ("*" if r.significant else " ")
+    for r in b.pr(g).itertuples(index=False):
+        mark = " "
+        if r.significant:
+            mark = "*" if r.robust is not False else "†"
+        m.loc[r.a, r.b] = _num(r.diff, 3, sign=True) + mark
     for n in names:
         m.loc[n, n] = "·"
     return m
 
 
-def text(res) -> str:
-    """Per group: rank [interval], system, estimate [interval], tier, judged@k; the pair matrix."""
-    out = []
-    jk = f"judged@{res.judged_k}" if res.judged_k else None
-    for g in _groups(res):
-        sy = res.systems[res.systems["group"] == g]
-        rows = []
-        for r in sy.itertuples(index=False):
-            row = {"rank": f"{r.rank} [{r.rank_low}, {r.rank_high}]", "system": r.name,
-                   "estimate": f"{r.estimate:.4f} [{_num(r.low)}, {_num(r.high)}]", "tier": r.tier}
-            if jk:
-                row[jk] = f"{r.judged:.2f}" + (" !" if r.judged_flag else "")
-            if r.condensed is not None and not pd.isna(r.condensed):
-                row["condensed"] = f"{r.condensed:.4f}"
-            rows.append(row)
-        out += [_head(res, g), pd.DataFrame(rows).to_string(index=False), ""]
-        out.append(f"pairs (row − column; * = separable: its simultaneous {res.level:.0%} interval excludes 0; "
-                   "intervals in the JSON):")
-        out += [_matrix(res, g).to_string(), "", sentence(res, g), ""]
+def _rows(b: Board, g: str, html: bool = False) -> tuple[list[str], list[list[str]]]:
+    sy = b.sy(g)
+    jk = f"judged@{b.judged_k}" if b.judged_k else None
+    cols = ["rank", "system", "estimate", "interval", "tier"]
     if jk:
-        out.append(f"{jk}: share of the top {res.judged_k} documents with a judgment; ! = below "
-                   f"{res.judged_threshold:g} (the score may owe much to the pool; see 'condensed').")
-    out.append("family: p = " + res.family["p"] + "; p_adj = Holm; intervals = simultaneous max-|t| from one "
-               f"cluster bootstrap (B = {res.info.get('n_resamples')}), never narrower than Bonferroni's (micro: widened to "
-               "the wild cluster restricted bootstrap interval); a pair is separable iff its interval excludes 0, and "
-               "rank interval, tier and best set follow those decisions (Holm: extra column).")
-    out += [f"notice: {n}" for n in res.info.get("notices", [])]
+        cols.append(jk)
+    if sy["condensed"].notna().any():
+        cols.append("condensed")
+    if sy["bound_high"].notna().any():
+        cols.append("bound_high")
+    rows = []
+    for r in sy.itertuples(index=False):
+        row = [f"{r.rank} [{r.rank_low}, {r.rank_high}]", str(r.name), _num(r.estimate),
+               f"[{_num(r.low)}, {_num(r.high)}]", str(r.tier)]
+        if jk:
+            row.append("–" if not _fin(r.judged) else f"{r.judged:.2f}" + (" !" if r.judged_flag else ""))
+        if "condensed" in cols:
+            row.append(_num(r.condensed))
+        if "bound_high" in cols:
+            row.append(_num(r.bound_high))
+        rows.append(row)
+    return cols, rows
+
+
+def text(res: Any) -> str:
+    """Per group: rank [interval], system, estimate [interval], tier, judged@k, readings; the pair matrix."""
+    b = _b(res)
+    out = [f"metric: {metric_line(b)}"] + pool_words(b) + [""]
+    for g in b.group_names():
+        cols, rows = _rows(b, g)
+        out += [head(b, g)]
+        ml = missing_line(b, g)
+        if ml:
+            out.append(ml)
+        out += [pd.DataFrame(rows, columns=cols).to_string(index=False), ""]
+        out.append(f"pairs (row − column; * = separable: the simultaneous {b.level:.0%} interval excludes 0"
+                   + ("; † = separable but the order depends on the pool" if b.pool else "")
+                   + f"; simultaneous {b.level:.0%} intervals in the JSON):")
+        out += [_matrix(b, g).to_string(), "", sentence(b, g), ""]
+    if b.judged_k:
+        out.append(f"judged@{b.judged_k}: share of the top {b.judged_k} documents with a judgment; ! = below "
+                   f"{b.judged_threshold:g} (the score may owe much to the pool; see condensed and bound_high).")
+    out.append("family: " + family_words(b) + " p = " + str((b.d.get("family") or {}).get("p", "")))
+    out += [f"notice: {n}" for n in b.info.get("notices", [])]
     return "\n".join(out)
 
 
 # ------------------------------------------------------------------------------------------ markdown
-def _md_table(df: pd.DataFrame) -> str:
-    cols = list(df.columns)
+def md_table(cols: list[str], rows: list[list[str]]) -> str:
     lines = ["| " + " | ".join(cols) + " |", "|" + "|".join("---" for _ in cols) + "|"]
-    for row in df.itertuples(index=False):
-        lines.append("| " + " | ".join(str(v).replace("|", "\\|") for v in row) + " |")
+    lines += ["| " + " | ".join(str(v).replace("|", "\\|") for v in row) + " |" for row in rows]
     return "\n".join(lines)
 
 
-def markdown(res) -> str:
+def _pair_rows(b: Board, g: str) -> tuple[list[str], list[list[str]]]:
+    cols = ["a − b", "diff", "simultaneous interval", "p", "p (Holm)", "separable"]
+    if b.pool:
+        cols.append("robust to the pool")
+    cols.append("wins/losses/ties")
+    rows = []
+    for r in b.pr(g).itertuples(index=False):
+        row = [f"{r.a} − {r.b}", _num(r.diff, sign=True), f"[{_num(r.low, sign=True)}, {_num(r.high, sign=True)}]",
+               p_text(r.p), p_text(r.p_adj), "yes" if r.significant else "no"]
+        if b.pool:
+            row.append("yes" if r.robust is True else "no")
+        row.append(f"{r.wins}/{r.losses}/{r.ties}")
+        rows.append(row)
+    return cols, rows
+
+
+def markdown_panels(res: Any, level: int = 2, pairs: bool = True) -> list[str]:
+    """Per group a heading, the head line, the systems table, the pairs table and the sentence."""
+    b = _b(res)
+    out = []
+    for g in b.group_names():
+        out += [f"{'#' * level} {'All queries' if g == ALL else g}", "", head(b, g), ""]
+        ml = missing_line(b, g)
+        if ml:
+            out += [ml, ""]
+        cols, rows = _rows(b, g)
+        out += [md_table(cols, rows), ""]
+        if pairs and len(b.pr(g)):
+            out += [md_table(*_pair_rows(b, g)), ""]
+        out += [sentence(b, g), ""]
+    return out
+
+
+def markdown(res: Any) -> str:
     """Systems and pairs tables per group, with the one-sentence verdict."""
-    out = [f"# Leaderboard: {res.metric}", "",
-           f"{res.n_queries} queries, {res.n_clusters} clusters ({res.cluster}); level {res.level:g}; "
-           f"estimator {res.estimator}; tie policy {res.tie_policy}; p_adj: Holm; intervals of pairs: "
-           f"simultaneous max-|t| (cluster bootstrap, B = {res.info.get('n_resamples')}), never narrower than "
-           "Bonferroni's.", ""]
-    jk = f"judged@{res.judged_k}" if res.judged_k else None
-    for g in _groups(res):
-        sy = res.systems[res.systems["group"] == g]
-        t = pd.DataFrame({
-            "rank": [f"{r} [{lo}, {hi}]" for r, lo, hi in zip(sy["rank"], sy["rank_low"], sy["rank_high"])],
-            "system": sy["name"], "estimate": [_num(x) for x in sy["estimate"]],
-            "interval": [f"[{_num(a)}, {_num(b)}]" for a, b in zip(sy["low"], sy["high"])], "tier": sy["tier"]})
-        if jk:
-            t[jk] = [f"{j:.2f}" + (" ⚠" if f else "") for j, f in zip(sy["judged"], sy["judged_flag"])]
-        if sy["condensed"].notna().any():
-            t["condensed"] = [_num(x) for x in sy["condensed"]]
-        pr = res.pairs[res.pairs["group"] == g]
-        pt = pd.DataFrame({"a − b": [f"{a} − {b}" for a, b in zip(pr["a"], pr["b"])],
-                           "diff": [_num(x, sign=True) for x in pr["diff"]],
-                           "simultaneous interval": [f"[{_num(a, sign=True)}, {_num(b, sign=True)}]"
-                                                     for a, b in zip(pr["low"], pr["high"])],
-                           "p": [_p(x) for x in pr["p"]], "p (Holm)": [_p(x) for x in pr["p_adj"]],
-                           "wins/losses/ties": [f"{w}/{l}/{t_}" for w, l, t_ in zip(pr["wins"], pr["losses"], pr["ties"])]})
-        out += [f"## {g}", "", _head(res, g), "", _md_table(t), "", _md_table(pt), "", sentence(res, g), ""]
-    out += [f"- {n}" for n in res.info.get("notices", [])]
+    b = _b(res)
+    out = [f"# Leaderboard: {b.metric}", "",
+           f"{b.d.get('n_queries')} queries, {b.d.get('n_clusters')} clusters "
+           f"({_UNITS.get(b.cluster, b.cluster)}); metric {metric_line(b)}; level {b.level:g}; tie policy "
+           f"{b.d.get('tie_policy')}; {family_words(b)}", ""]
+    out += [*(x for w in pool_words(b) for x in (w, ""))]
+    out += markdown_panels(b)
+    out += [f"- {n}" for n in b.info.get("notices", [])]
     return "\n".join(out).rstrip() + "\n"
 
 
 # ------------------------------------------------------------------------------------------ html
-_CSS = """body{font-family:system-ui,sans-serif;margin:1.5rem;color:#222;max-width:72rem}
-h1{font-size:1.4rem}h2{font-size:1.15rem;margin-top:2rem}section.panel{border-top:1px solid #ccc;padding-top:.5rem}
-table{border-collapse:collapse;font-size:.85rem;margin:.5rem 0}td,th{border:1px solid #ddd;padding:.2rem .45rem;text-align:right}
-th{background:#f4f4f4}td.name,th.name{text-align:left}td.sig{background:#c7e9c0}td.ns{background:#f0f0f0;color:#666}
-td.diag{background:#fff}.flag{color:#b30000;font-weight:600}.note{font-size:.85rem;color:#444}
-.figs{display:flex;flex-wrap:wrap;gap:1.5rem;align-items:flex-start}svg text{font-size:11px;font-family:system-ui,sans-serif}"""
+CSS = """section.panel{border-top:1px solid #ccc;padding-top:.5rem}
+table.systems,table.pairs,table.leaderboard-systems{border-collapse:collapse;font-size:.85rem;margin:.5rem 0}
+table.systems td,table.systems th,table.pairs td,table.pairs th,table.leaderboard-systems td,
+table.leaderboard-systems th{border:1px solid #ddd;padding:.2rem .45rem;text-align:right}
+table.pairs th,table.systems th{background:#f4f4f4}td.name,th.name{text-align:left;white-space:nowrap}
+td.sig{background:#c7e9c0}td.sig[data-robust="no"]{background:#fde2b8}table.pair-matrix{border-collapse:collapse;font-size:.85rem}td.ns{background:#f0f0f0;color:#666}
+td.diag{background:#fff}table.systems td,table.leaderboard-systems td{white-space:nowrap}
+table.pairs,table.pair-matrix{min-width:26em}table.pairs caption,table.pair-matrix caption{caption-side:top;text-align:left;font-size:.8rem;color:#555}table.pair-matrix td,table.pair-matrix th{border:1px solid #ddd;padding:.2rem .45rem;text-align:right}.flag{color:#b30000;font-weight:600}.note{font-size:.85rem;color:#444}
+.pool{background:#fff8e6;border-left:4px solid #e0a030;padding:.3rem .6rem;font-size:.9rem}
+.figs{display:flex;flex-wrap:wrap;gap:1.5rem;align-items:flex-start}
+svg text{font-size:12px;font-family:system-ui,sans-serif}small{font-size:.75rem}"""
+
+_PAGE_CSS = "body{font-family:system-ui,sans-serif;margin:1.5rem;color:#222;max-width:80rem}h1{font-size:1.4rem}" \
+            "h2{font-size:1.15rem;margin-top:2rem}"
 
 _SCRIPT = """<script>
-(function(){var panels=document.querySelectorAll('section.panel');var ok=0;
+(function(){var panels=document.querySelectorAll('section.panel');var ok=0,clipped=[];
 panels.forEach(function(p){var svgs=p.querySelectorAll('svg');var good=svgs.length>0;
-svgs.forEach(function(s){var b=s.getBBox();if(!(b.width>0&&b.height>0))good=false;});
+svgs.forEach(function(s){var b=s.getBBox();if(!(b.width>0&&b.height>0))good=false;
+var W=s.viewBox.baseVal.width,H=s.viewBox.baseVal.height;
+s.querySelectorAll('text').forEach(function(t){var r=t.getBBox();
+if(r.x<-0.5||r.y<-0.5||r.x+r.width>W+0.5||r.y+r.height>H+0.5){clipped.push(t.textContent);good=false;}});});
 if(p.querySelector('table.pairs')===null)good=false;if(good)ok++;});
 document.body.setAttribute('data-panels',String(panels.length));document.body.setAttribute('data-panels-ok',String(ok));
+document.body.setAttribute('data-clipped',clipped.join(' | '));
 document.body.setAttribute('data-leaderboard',ok===panels.length&&ok>0?'ok':'broken');})();
 </script>"""
 
@@ -165,108 +363,174 @@ def _e(x: Any) -> str:
     return _html.escape(str(x), quote=True)
 
 
-def _forest(sy: pd.DataFrame, metric: str) -> str:
-    """SVG forest plot: one row per system (best first), point estimate and interval."""
-    W, left, right, rowh, top = 520, 150, 20, 22, 24
-    H = top + rowh * len(sy) + 30
-    lo = np.nanmin(sy["low"].to_numpy(float)) if sy["low"].notna().any() else sy["estimate"].min()
-    hi = np.nanmax(sy["high"].to_numpy(float)) if sy["high"].notna().any() else sy["estimate"].max()
+def _text_width(s: str, px: float = 12.0) -> float:
+    """A safe upper estimate of a label's width in pixels (proportional font, ``px`` high)."""
+    return 0.62 * px * len(s) + 4
+
+
+def nice_ticks(lo: float, hi: float, n: int = 5) -> np.ndarray:
+    """Round tick values covering ``[lo, hi]`` (matplotlib's MaxNLocator: steps 1, 2, 2.5, 5, 10)."""
+    from matplotlib.ticker import MaxNLocator
+
+    t = MaxNLocator(nbins=n, steps=[1, 2, 2.5, 5, 10]).tick_values(lo, hi)
+    return t[(t >= lo - 1e-12) & (t <= hi + 1e-12)] if len(t) > 2 else t
+
+
+def _decimals(ticks: np.ndarray) -> int:
+    """Fewest decimals that print every tick exactly (0.25 -> 2, 0.2 -> 1)."""
+    step = float(np.min(np.diff(ticks))) if len(ticks) > 1 else 0.1
+    for d in range(6):
+        if abs(round(step * 10 ** d) - step * 10 ** d) < 1e-6:
+            return d
+    return 4
+
+
+def forest_svg(sy: pd.DataFrame, metric: str, readings: Mapping[str, Mapping[str, float]] | None = None) -> str:
+    """SVG forest plot: one row per system (best first), estimate and interval; with the pool's readings a
+    grey band from the lowest to the highest reading behind each interval. Labels never clipped: the
+    left margin is the longest label's width."""
+    labels = [f"{r.rank}. {r.name} ({r.tier})" for r in sy.itertuples(index=False)]
+    left = int(max(_text_width(s) for s in labels) + 14) if labels else 60
+    plot_w, right, rowh, top = 380, 24, 24, 26
+    W = left + plot_w + right
+    H = top + rowh * len(sy) + 40
+    vals = list(sy["estimate"]) + [v for v in list(sy["low"]) + list(sy["high"]) if _fin(v)]
+    if readings:
+        vals += [float(v) for r in readings.values() for n, v in r.items() if n in set(sy["name"]) and _fin(v)]
+    lo, hi = float(np.nanmin(vals)), float(np.nanmax(vals))
     pad = (hi - lo) * 0.05 or 0.05
-    lo, hi = lo - pad, hi + pad
+    ticks = nice_ticks(lo - pad, hi + pad)
+    lo, hi = min(lo - pad, float(ticks[0])), max(hi + pad, float(ticks[-1]))
+    nd = _decimals(ticks)
 
     def x(v: float) -> float:
-        return left + (v - lo) / (hi - lo) * (W - left - right)
+        return left + (v - lo) / (hi - lo) * plot_w
 
+    title = f"{metric}: estimate and interval" + ("; grey: range over the pool's three readings" if readings else "")
     parts = [f'<svg class="forest" width="{W}" height="{H}" viewBox="0 0 {W} {H}" role="img" '
-             f'aria-label="forest plot of {_e(metric)}">',
-             f'<text x="{left}" y="14">{_e(metric)} with {len(sy)} intervals</text>']
-    for k, r in enumerate(sy.itertuples(index=False)):
+             f'aria-label="forest plot of {_e(metric)}">', f'<text x="4" y="16">{_e(title)}</text>']
+    for k, (r, lab) in enumerate(zip(sy.itertuples(index=False), labels)):
         y = top + rowh * k + rowh / 2
-        parts.append(f'<text x="{left - 8}" y="{y + 4}" text-anchor="end">{_e(r.rank)}. {_e(r.name)} ({_e(r.tier)})</text>')
-        if math.isfinite(r.low) and math.isfinite(r.high):
-            parts.append(f'<line x1="{x(r.low):.1f}" x2="{x(r.high):.1f}" y1="{y}" y2="{y}" stroke="#1f5fa8" stroke-width="2"/>')
+        parts.append(f'<text x="{left - 8}" y="{y + 4}" text-anchor="end">{_e(lab)}</text>')
+        if readings:
+            rv = [float(readings[m][r.name]) for m in readings if _fin(readings[m].get(r.name))]
+            if rv:
+                parts.append(f'<rect x="{x(min(rv)):.1f}" y="{y - 7}" width="{max(x(max(rv)) - x(min(rv)), 1):.1f}" '
+                             f'height="14" fill="#ddd"><title>{_e(r.name)}: '
+                             + _e(", ".join(f"{m} {float(readings[m][r.name]):.4f}" for m in readings))
+                             + "</title></rect>")
+        if _fin(r.low) and _fin(r.high):
+            parts.append(f'<line x1="{x(r.low):.1f}" x2="{x(r.high):.1f}" y1="{y}" y2="{y}" stroke="#1f5fa8" '
+                         'stroke-width="2"/>')
         parts.append(f'<circle cx="{x(r.estimate):.1f}" cy="{y}" r="4" fill="#1f5fa8"><title>{_e(r.name)}: '
                      f'{r.estimate:.4f} [{_num(r.low)}, {_num(r.high)}]</title></circle>')
     ya = top + rowh * len(sy) + 4
-    parts.append(f'<line x1="{left}" x2="{W - right}" y1="{ya}" y2="{ya}" stroke="#888"/>')
-    for t in np.linspace(lo, hi, 5):
+    parts.append(f'<line x1="{left}" x2="{left + plot_w}" y1="{ya}" y2="{ya}" stroke="#888"/>')
+    for t in ticks:
         parts.append(f'<line x1="{x(t):.1f}" x2="{x(t):.1f}" y1="{ya}" y2="{ya + 4}" stroke="#888"/>'
-                     f'<text x="{x(t):.1f}" y="{ya + 16}" text-anchor="middle">{t:.3f}</text>')
+                     f'<text x="{x(t):.1f}" y="{ya + 18}" text-anchor="middle">{t:.{nd}f}</text>')
     return "".join(parts) + "</svg>"
 
 
-def _judged_bars(sy: pd.DataFrame, k: int, threshold: float) -> str:
-    """SVG bars of judged@k with the flag threshold as a dashed line."""
-    W, left, right, rowh, top = 360, 150, 40, 22, 24
+def judged_svg(sy: pd.DataFrame, k: int, threshold: float) -> str:
+    """SVG bars of judged@k with the flag threshold as a dashed line (full names, never clipped)."""
+    left = int(max(_text_width(str(n)) for n in sy["name"]) + 14)
+    span, right, rowh, top = 200, 44, 24, 26
+    W = left + span + right
     H = top + rowh * len(sy) + 10
-    span = W - left - right
     parts = [f'<svg class="judged" width="{W}" height="{H}" viewBox="0 0 {W} {H}" role="img" '
-             f'aria-label="judged at {k}">', f'<text x="{left}" y="14">judged@{k} (flag below {threshold:g})</text>']
+             f'aria-label="judged at {k}">', f'<text x="4" y="16">judged@{k} (flag below {threshold:g})</text>']
     for i, r in enumerate(sy.itertuples(index=False)):
         y = top + rowh * i
+        j = float(r.judged) if _fin(r.judged) else 0.0
         colour = "#d9534f" if r.judged_flag else "#5cb85c"
-        parts.append(f'<text x="{left - 8}" y="{y + 14}" text-anchor="end">{_e(r.name)}</text>'
-                     f'<rect x="{left}" y="{y + 3}" width="{max(r.judged * span, 1):.1f}" height="{rowh - 8}" '
-                     f'fill="{colour}"><title>{r.judged:.3f}</title></rect>'
-                     f'<text x="{left + r.judged * span + 4:.1f}" y="{y + 14}">{r.judged:.2f}</text>')
+        parts.append(f'<text x="{left - 8}" y="{y + 15}" text-anchor="end">{_e(r.name)}</text>'
+                     f'<rect x="{left}" y="{y + 4}" width="{max(j * span, 1):.1f}" height="{rowh - 8}" '
+                     f'fill="{colour}"><title>{j:.3f}</title></rect>'
+                     f'<text x="{left + j * span + 4:.1f}" y="{y + 15}">{j:.2f}</text>')
     xt = left + threshold * span
     parts.append(f'<line x1="{xt:.1f}" x2="{xt:.1f}" y1="{top - 4}" y2="{H - 4}" stroke="#333" stroke-dasharray="4 3"/>')
     return "".join(parts) + "</svg>"
 
 
-def _pair_table(res, g: str) -> str:
-    sy = res.systems[res.systems["group"] == g]
-    names = list(sy["name"])
+def pair_matrix_html(res: Any, g: str, table_class: str = "pairs") -> str:
+    """Row − column: the difference and its simultaneous interval in each cell (p-values on hover); green =
+    separable, amber = separable but the order depends on the pool, grey = not separable."""
+    b = _b(res)
+    names = list(b.sy(g)["name"])
     cell = {}
-    for r in res.pairs[res.pairs["group"] == g].itertuples(index=False):
+    for r in b.pr(g).itertuples(index=False):
         cls = "sig" if r.significant else "ns"
+        rob = "" if not r.significant or r.robust is None else f' data-robust="{"yes" if r.robust else "no"}"'
         title = (f"{r.a} − {r.b}: {r.diff:+.4f} [{_num(r.low, sign=True)}, {_num(r.high, sign=True)}], "
-                 f"p = {_p(r.p)}, Holm p = {_p(r.p_adj)}")
-        cell[(r.a, r.b)] = (f'<td class="{cls}" title="{_e(title)}">{r.diff:+.3f}<br><small>p<sub>adj</sub> '
-                            f'{_e(_p(r.p_adj))}</small></td>')
-    head = "".join(f'<th>{_e(n)}</th>' for n in names)
+                 f"p = {p_text(r.p)}, Holm p = {p_text(r.p_adj)}"
+                 + ("" if r.robust is None or not r.significant else
+                    ("; robust to the pool" if r.robust else "; order depends on the pool")))
+        cell[(r.a, r.b)] = (f'<td class="{cls}"{rob} title="{_e(title)}">{r.diff:+.3f}'
+                            f'{"†" if rob and not r.robust else ""}<br><small>[{_num(r.low, 3, True)}, '
+                            f'{_num(r.high, 3, True)}]</small></td>')
+    th = "".join(f"<th>{_e(n)}</th>" for n in names)
     rows = []
     for a in names:
-        tds = "".join(cell.get((a, b), '<td class="diag">·</td>' if a == b else "<td></td>") for b in names)
+        tds = "".join(cell.get((a, c), '<td class="diag">·</td>' if a == c else "<td></td>") for c in names)
         rows.append(f'<tr><th class="name">{_e(a)}</th>{tds}</tr>')
-    return (f'<table class="pairs"><caption>row − column; green = separable (its simultaneous {res.level:.0%} '
-            f'interval excludes 0)</caption><tr><th></th>{head}</tr>{"".join(rows)}</table>')
+    pool = "; amber † = separable, but the order depends on the pool" if b.pool else ""
+    n = len(b.pr(g))
+    return (f'<table class="{table_class}"><caption>Family-wise over the {n} pair{"s" if n != 1 else ""}: row − column, '
+            f'difference and simultaneous {b.level:.0%} interval; green = separable (the interval excludes 0)'
+            f'{pool}; p-values on hover.</caption>'
+            f'<tr><th></th>{th}</tr>{"".join(rows)}</table>')
 
 
-def _systems_table(res, sy: pd.DataFrame) -> str:
-    jk = f"judged@{res.judged_k}" if res.judged_k else None
-    cols = ["rank", "system", "estimate", "interval", "tier"] + ([jk] if jk else []) + \
-        (["condensed"] if sy["condensed"].notna().any() else [])
-    rows = []
-    for r in sy.itertuples(index=False):
-        tds = [f"{r.rank} [{r.rank_low}, {r.rank_high}]", f'<td class="name">{_e(r.name)}</td>', _num(r.estimate),
-               f"[{_num(r.low)}, {_num(r.high)}]", _e(r.tier)]
-        if jk:
-            tds.append(f'<span class="flag">{r.judged:.2f} ⚠</span>' if r.judged_flag else f"{r.judged:.2f}")
-        if "condensed" in cols:
-            tds.append(_num(r.condensed))
-        rows.append("<tr>" + "".join(t if t.startswith("<td") else f"<td>{t}</td>" for t in tds) + "</tr>")
-    head = "".join(f'<th class="name">{c}</th>' if c == "system" else f"<th>{_e(c)}</th>" for c in cols)
-    return f'<table class="systems"><tr>{head}</tr>{"".join(rows)}</table>'
+def systems_table_html(res: Any, g: str, cls: str = "systems") -> str:
+    b = _b(res)
+    cols, rows = _rows(b, g)
+    words_ = {"bound_high": "bound_high", "condensed": "condensed", "estimate": "estimate"}
+    th = "".join(f'<th class="name">{c}</th>' if c == "system" else f"<th>{_e(words_.get(c, c))}</th>" for c in cols)
+    body = []
+    for row in rows:
+        tds = []
+        for c, v in zip(cols, row):
+            if c == "system":
+                tds.append(f'<td class="name">{_e(v)}</td>')
+            elif c.startswith("judged@") and v.endswith("!"):
+                tds.append(f'<td><span class="flag">{_e(v[:-2])} ⚠</span></td>')
+            else:
+                tds.append(f"<td>{_e(v)}</td>")
+        body.append("<tr>" + "".join(tds) + "</tr>")
+    return f'<table class="{cls}"><tr>{th}</tr>{"".join(body)}</table>'
 
 
-def html(res) -> str:
-    """Self-contained page: per group a forest plot, the pair matrix, judged@k bars and the table."""
-    panels = []
-    for g in _groups(res):
-        sy = res.systems[res.systems["group"] == g]
-        figs = [_forest(sy, res.metric)]
-        if res.judged_k:
-            figs.append(_judged_bars(sy, res.judged_k, res.judged_threshold))
-        panels.append(
-            f'<section class="panel" data-group="{_e(g)}"><h2>{"Overall" if g == ALL else "Group " + _e(g)}</h2>'
-            f'<p class="note">{_e(_head(res, g))}</p><p><strong>{_e(sentence(res, g))}</strong></p>'
-            f'<div class="figs">{"".join(figs)}</div>{_systems_table(res, sy)}{_pair_table(res, g)}</section>')
-    notes = "".join(f"<li>{_e(n)}</li>" for n in res.info.get("notices", []))
-    family = "; ".join(f"{k}: {v}" for k, v in res.family.items())
-    return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Leaderboard {_e(res.metric)}</title>'
-            f"<style>{_CSS}</style></head><body><h1>Leaderboard: {_e(res.metric)}</h1>"
-            f'<p class="note">{res.n_queries} queries, {res.n_clusters} clusters ({_e(res.cluster)}); level '
-            f"{res.level:g}; tie policy {_e(res.tie_policy)}; B = {_e(res.info.get('n_resamples'))}. "
-            f"Methods — {_e(family)}.</p>{''.join(panels)}"
+def panels_html(res: Any, *, heading: int = 2, pairs: bool = True, systems_class: str = "systems",
+                matrix_class: str = "pairs") -> str:
+    """One panel per group: heading, head line, missing-query line, sentence, figures, tables."""
+    b = _b(res)
+    out = []
+    for g in b.group_names():
+        sy = b.sy(g)
+        readings = b.pool_group(g).get("readings")
+        figs = [forest_svg(sy, b.metric, readings)]
+        if b.judged_k:
+            figs.append(judged_svg(sy, b.judged_k, b.judged_threshold))
+        ml = missing_line(b, g)
+        title = "All queries" if g == ALL else f"Group {g}"
+        out.append(
+            f'<section class="panel" data-group="{_e(group_label(g))}"><h{heading}>{_e(title)}</h{heading}>'
+            f'<p class="note">{_e(head(b, g))}</p>' + (f'<p class="note flag">{_e(ml)}</p>' if ml else "")
+            + f'<p class="verdict"><strong>{_e(sentence(b, g))}</strong></p><div class="figs">{"".join(figs)}</div>'
+            + systems_table_html(b, g, systems_class) + (pair_matrix_html(b, g, matrix_class) if pairs else "") + "</section>")
+    return "".join(out)
+
+
+def html(res: Any) -> str:
+    """Self-contained page: the pool line, then per group a forest plot, judged@k bars, the systems table and
+    the pair matrix."""
+    b = _b(res)
+    notes = "".join(f"<li>{_e(n)}</li>" for n in b.info.get("notices", []))
+    pool = "".join(f'<p class="pool">{_e(w)}</p>' for w in pool_words(b))
+    return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Leaderboard {_e(b.metric)}</title>'
+            f"<style>{_PAGE_CSS}{CSS}</style></head><body><h1>Leaderboard: {_e(metric_line(b))}</h1>"
+            f'<p class="note">{b.d.get("n_queries")} queries, {b.d.get("n_clusters")} clusters '
+            f"({_e(_UNITS.get(b.cluster, b.cluster))}); level {b.level:g}; tie policy {_e(b.d.get('tie_policy'))}. "
+            f"{_e(family_words(b))}</p>{pool}{panels_html(b)}"
             + (f'<ul class="note">{notes}</ul>' if notes else "") + f"{_SCRIPT}</body></html>\n")

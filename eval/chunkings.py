@@ -27,6 +27,7 @@ from scipy import stats
 
 from ragcov_data.errors import RagcovError
 
+from . import _core
 from .interval import interval
 from .results import EvaluationResult, _JsonMixin, _fmt
 
@@ -102,8 +103,10 @@ class ChunkingComparison(_JsonMixin):
             lines.append(f"  {r['name']:<14} {r['estimator']:<5} {r['estimate']:.4f} [{r['low']:.4f}, {r['high']:.4f}] "
                          f"({r['method']}; {int(r['n_queries'])} queries, {int(r['n_documents'])} documents)")
         for _, r in self.differences.iterrows():
+            flag = f" [{r['flags']}]" if r.get("flags") else ""
             lines.append(f"  {a} - {b} {r['estimator']:<5} {r['estimate']:+.4f} [{r['low']:+.4f}, {r['high']:+.4f}] "
-                         f"({r['method']})")
+                         f"({r['method']}){flag}")
+        lines += [f"notice: {n}" for n in (self.info or {}).get("notices", [])]
         return "\n".join(lines)
 
     def __repr__(self) -> str:
@@ -152,6 +155,13 @@ def compare_chunkings(
 ) -> ChunkingComparison:
     """Compare two chunkings of the same documents, paired by document (``A - B``, in ``results`` order).
 
+    Each chunking's per-document outcomes are those of its :class:`EvaluationResult` (the outcome stage,
+    :mod:`ragcov_data.eval.outcomes`). What the comparison can and cannot say is stated in ``notices``
+    (``info["notices"]``) and in the summary: a dispositivo task whose every document fell back to word
+    windows (an acervo with no artigo) compares word windows with word windows (``info["fallback"]``);
+    with fewer than :data:`~ragcov_data.eval._core.FEW_CLUSTERS` shared documents the document bootstrap,
+    whose reference ignores K, is flagged ``few_clusters`` (column ``flags``), as ``evaluate`` flags it.
+
     Parameters
     ----------
     results : mapping of two names to EvaluationResult
@@ -163,8 +173,9 @@ def compare_chunkings(
     -------
     ChunkingComparison
     """
-    from ._core import check_resamples
+    from ._core import check_level, check_resamples
 
+    check_level(level)
     if not isinstance(results, Mapping) or len(results) != 2:
         raise RagcovError("`results` must map exactly two chunking names to their EvaluationResult.")
     check_resamples(n_resamples, level, ["cluster_bootstrap"])
@@ -198,6 +209,9 @@ def compare_chunkings(
     lo, hi = np.quantile(reps, [0.5 - level / 2, 0.5 + level / 2])
     rows.append({"estimator": "micro", "method": "cluster_bootstrap", "estimate": est, "se": float(reps.std(ddof=1)),
                  "df": float("nan"), "low": float(lo), "high": float(hi), "n_documents": K})
+    few = K < _core.FEW_CLUSTERS
+    for r in rows:  # the core's rule: methods whose reference ignores K are flagged below FEW_CLUSTERS
+        r["flags"] = "few_clusters" if few and r["method"] in _core._FEW_CLUSTER_METHODS else ""
     differences = pd.DataFrame(rows)
     head = differences[(differences["estimator"] == "macro")].iloc[0]
     difference = {"estimate": float(head["estimate"]), "low": float(head["low"]), "high": float(head["high"]),
@@ -206,6 +220,43 @@ def compare_chunkings(
                                  f"n_{b}": nb.astype(int), f"rate_{b}": pb, "diff": diff})
     only_in = {a: int((~da["doc_id"].isin(db["doc_id"])).sum()), b: int((~db["doc_id"].isin(da["doc_id"])).sum())}
     chunk_rows = pd.DataFrame(_own_estimates(ra, a) + _own_estimates(rb, b))
+    notices, fallback = _fallback_notices({a: ra, b: rb})
+    if few:
+        notices.append(f"only {K} documents are shared (fewer than {_core.FEW_CLUSTERS}): the document bootstrap "
+                       "interval is flagged few_clusters (its reference ignores how few documents there are); "
+                       "read the t intervals.")
+    for r in (ra, rb):
+        notices += [n for n in (r.info or {}).get("notices", []) if n not in notices]
     return ChunkingComparison(names=(a, b), chunkings=chunk_rows, differences=differences, difference=difference,
                               per_document=per_document, only_in=only_in, metric=ra.metric, level=level,
-                              info={"n_resamples": int(n_resamples), "seed": seed})
+                              info={"n_resamples": int(n_resamples), "seed": seed, "fallback": fallback,
+                                    "few_clusters": bool(few), "notices": notices,
+                                    "chunking": {n: (r.info or {}).get("task") for n, r in ((a, ra), (b, rb))}})
+
+
+def _word_windows(result: EvaluationResult) -> tuple[bool, int, int]:
+    """``(all word windows, documents fallen back, documents read)`` of the task behind ``result``: a word
+    chunking, or a dispositivo chunking where no document had an artigo to cut at."""
+    task = (result.info or {}).get("task") or {}
+    if (task.get("chunking") or "words") != "dispositivo":
+        return bool(task), 0, 0
+    fell, read = int(task.get("documents_fallback") or 0), int(task.get("documents_read") or 0)
+    return bool(read) and task.get("documents_structured", read - fell) == 0, fell, read
+
+
+def _fallback_notices(results: Mapping[str, EvaluationResult]) -> tuple[list[str], dict[str, Any]]:
+    """Notices on chunkings that fell back to word windows, and ``{name: fell back everywhere}``."""
+    notes: list[str] = []
+    state = {}
+    for name, r in results.items():
+        words, fell, read = _word_windows(r)
+        state[name] = words
+        task = (r.info or {}).get("task") or {}
+        if task.get("chunking") == "dispositivo" and fell:
+            notes.append(f"{name}: {fell} of {read} documents have no artigo and fell back to word windows"
+                         + (" (every document)" if words else "") + ".")
+    if len(state) == 2 and all(state.values()) and any(((r.info or {}).get("task") or {}).get("chunking") ==
+                                                       "dispositivo" for r in results.values()):
+        notes.insert(0, "both sides fell back to word windows: the comparison is words vs words (no document has "
+                        "an artigo to cut at), so it says nothing about dispositivo chunking.")
+    return notes, state

@@ -43,11 +43,6 @@ def _core():
 DEGENERATE_FLAGS = ("k_lt_2", "zero_variance", "boot_t_unstable")
 
 
-def methods_for(estimator: str, design: str = "srs") -> list[str]:
-    """Interval methods the core offers for ``estimator`` under ``design`` (in the core's order)."""
-    return list(_core().valid_methods(estimator, stratified=design == "two-stage"))
-
-
 def _call_core(core, n, s, q, *, estimator, method, level, n_resamples, rng, extra) -> dict[str, np.ndarray]:
     res = core.interval_batch(n, s, q, estimator=estimator, method=method, level=level,
                               n_resamples=n_resamples, rng=rng, **extra)
@@ -405,8 +400,7 @@ def _coverage_iv(pop, k, reps, methods, estimators, design, level, n_resamples, 
             )
     if not isinstance(reps, (int, np.integer)) or reps < 10:
         raise RagcovError(f"`reps` must be an integer >= 10; got {reps!r}.")
-    if not (isinstance(level, float) and 0 < level < 1):
-        raise RagcovError(f"`level` must be a float in (0, 1); got {level!r}.")
+    _core().check_level(level, float_only=True)
     known = list(_core().METHODS)
     n_resamples = _core().check_resamples(n_resamples, level, methods, stratified=design == "two-stage")
     req = None

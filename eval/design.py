@@ -10,28 +10,55 @@ from . import _core
 from .interval import _interval_iv, sufficient_stats
 from .results import DesignEffectResult
 
-__all__ = ["design_effect", "lag1_autocorr", "QUANTILES"]
+__all__ = ["design_effect", "autocorrelation", "lag1_autocorr", "QUANTILES"]
 
 #: Quantiles of the per-document rates reported beside the mean.
 QUANTILES = (0.0, 0.1, 0.25, 0.5, 0.75, 0.9, 1.0)
 
 
-def lag1_autocorr(values: np.ndarray, clusters: np.ndarray, order: Any = None) -> float:
-    """Pooled within-document lag-1 autocorrelation of residuals from document means.
+def autocorrelation(values: Any, clusters: Any, order: Any = None, max_lag: int = 1) -> np.ndarray:
+    """Pooled within-cluster autocorrelation of residuals from cluster means at lags ``1..max_lag``.
 
-    ``r_i = y_i - mean_d(i)``; queries are ordered within each document by ``order`` (e.g. the chunk
-    index) or by their position. ``rho_1 = sum_d sum_t r_dt r_d(t+1) / sum_d sum_t r_dt^2``.
-    Returns nan when every residual is 0 (no within-document variation).
+    ``r_i = y_i - mean_d(i)``; queries are ordered within each cluster (document) by ``order`` (e.g. the
+    chunk index) or by their position. ``rho_l = sum_d sum_t r_dt r_d(t+l) / sum_d sum_t r_dt^2``: pairs
+    ``l`` apart in the same document over the total within-document variation. Every lag is nan when
+    every residual is 0 (no within-document variation). The one implementation: the design diagnostics
+    (lag 1), the twin's calibration and the benchmark report's correlogram use it.
+
+    Returns
+    -------
+    ndarray of float, shape (max_lag,)
     """
-    df = pd.DataFrame({"c": clusters, "y": values, "o": np.arange(len(values)) if order is None else np.asarray(order)})
-    df["pos"] = np.arange(len(df))
-    df = df.sort_values(["c", "o", "pos"], kind="stable")
-    r = (df["y"] - df.groupby("c", sort=False)["y"].transform("mean")).to_numpy()
-    same = (df["c"].to_numpy()[1:] == df["c"].to_numpy()[:-1])
+    if not isinstance(max_lag, (int, np.integer)) or max_lag < 1:
+        raise ValueError(f"`max_lag` must be a positive integer; got {max_lag!r}.")
+    y = np.asarray(values, dtype=float)
+    codes, _ = pd.factorize(pd.Series(np.asarray(clusters)), sort=True)
+    pos = np.arange(len(y))
+    o = pos if order is None else np.asarray(order)
+    if order is not None and o.dtype == object:  # mixed or missing positions: pandas' rank puts NaN last
+        o = pd.Series(o).rank(method="first", na_option="bottom").to_numpy()
+    idx = np.lexsort((pos, o, codes))  # by cluster, then order, then input position
+    c, y = codes[idx], y[idx]
+    K = int(c.max()) + 1 if len(c) else 0
+    means = np.bincount(c, weights=y, minlength=K) / np.maximum(np.bincount(c, minlength=K), 1)
+    r = y - means[c]
     den = float((r * r).sum())
+    out = np.full(int(max_lag), np.nan)
     if den <= 0:
-        return float("nan")
-    return float((r[1:] * r[:-1])[same].sum() / den)
+        return out
+    for lag in range(1, int(max_lag) + 1):
+        if lag >= len(r):
+            out[lag - 1] = 0.0
+            continue
+        same = c[lag:] == c[:-lag]
+        out[lag - 1] = float((r[lag:] * r[:-lag])[same].sum() / den)
+    return out
+
+
+def lag1_autocorr(values: np.ndarray, clusters: np.ndarray, order: Any = None) -> float:
+    """Pooled within-document lag-1 autocorrelation of residuals from document means (lag 1 of
+    :func:`autocorrelation`). Returns nan when every residual is 0 (no within-document variation)."""
+    return float(autocorrelation(values, clusters, order, 1)[0])
 
 
 def design_effect(values: Any, clusters: Any, *, order: Any = None) -> DesignEffectResult:

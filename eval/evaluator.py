@@ -1,14 +1,13 @@
 """``evaluate``: score a run on a task and infer at the document level."""
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
 
-from ragcov_data.errors import QrelsRunMismatchError, RagcovError
-from ragcov_data.ties import DEFAULT_TIE_POLICY, check_tie_policy, tied
+from ragcov_data.errors import RagcovError
+from ragcov_data.ties import DEFAULT_TIE_POLICY, check_tie_policy
 
 from . import _core
 from .design import design_effect
@@ -18,174 +17,16 @@ from .results import EvaluationResult
 __all__ = ["evaluate", "load_task_frames", "read_run", "estimates_table", "default_cluster", "ALL_GROUP",
            "SINGLETON_ESTIMATOR"]
 
-#: Label of the overall row group in ``estimates`` when ``by=`` is used.
-ALL_GROUP = "__all__"
 ON_MISSING = ("error", "zero")
 
 
 # ----------------------------------------------------------------------------------------- inputs
-def _split_frame(task: Any, split: str, columns: Sequence[str] | None = None) -> pd.DataFrame | None:
-    try:
-        part = task[split]
-    except (KeyError, TypeError):
-        return None
-    if isinstance(part, pd.DataFrame):
-        return part if columns is None else part[[c for c in columns if c in part.columns]]
-    names = getattr(part, "column_names", None)
-    if names is not None:  # datasets.Dataset: convert only the columns needed
-        keep = [c for c in (columns or names) if c in names]
-        return part.select_columns(keep).to_pandas()
-    return pd.DataFrame(part)
-
-
-def _top_tie_share(run: pd.DataFrame, n_queries: int) -> float:
-    """Share of the task's queries whose top score is tied (see :func:`ragcov_data.ties.tied`)."""
-    if run.empty or "score" not in run.columns or n_queries == 0:
-        return 0.0
-    top = run.groupby("query-id", sort=False)["score"].transform("max").to_numpy(dtype=float)
-    in_top = tied(run["score"].to_numpy(dtype=float), top)
-    sizes = pd.Series(in_top, index=run["query-id"].to_numpy()).groupby(level=0, sort=False).sum()
-    return float((sizes > 1).sum() / n_queries)
-
-
-def load_task_frames(task: Any, query_columns: Iterable[str] = ()) -> dict[str, pd.DataFrame | None]:
-    """``queries``, ``qrels`` (and corpus ``_id, chunk_index`` when present) as DataFrames."""
-    if not isinstance(task, Mapping) and not hasattr(task, "keys"):
-        raise RagcovError(f"`task` must be a DatasetDict or a dict of DataFrames with 'queries' and 'qrels'; "
-                          f"got {type(task).__name__}.")
-    qcols = list(dict.fromkeys(["_id", "doc_id", "chunk_id", "chunk_index", *query_columns]))
-    queries = _split_frame(task, "queries", qcols)
-    qrels = _split_frame(task, "qrels")
-    for name, frame in (("queries", queries), ("qrels", qrels)):
-        if frame is None:
-            raise RagcovError(f"`task` has no '{name}' split; expected splits 'corpus', 'queries', 'qrels'.")
-    if "_id" not in queries.columns:
-        raise RagcovError("`task['queries']` needs an '_id' column (the query id).")
-    corpus = _split_frame(task, "corpus", ["_id", "chunk_index"])
-    return {"queries": queries, "qrels": qrels, "corpus": corpus}
-
-
-def read_run(run: Any) -> pd.DataFrame:
-    """A run in normal form, through the one run reader (:func:`ragcov_data.runs.load_run`): a path
-    (TREC, CSV/TSV, parquet, JSON; compressed or not), a DataFrame or a ``{qid: {docid: score}}`` dict."""
-    from ragcov_data.runs import load_run
-
-    return load_run(run)
-
-
-def _known_subset_note(task: Any) -> str | None:
-    """The manifest's note when the shipped corpus is a known subset of the real one (JurisTCU), else None."""
-    from ragcov_data.task import manifest_of
-
-    try:
-        man = manifest_of(task) if hasattr(task, "get") else None
-    except Exception:  # a plain dict of DataFrames has no manifest
-        man = None
-    return (man or {}).get("corpus_note")
-
-
-def check_run_documents(run: pd.DataFrame, corpus: pd.DataFrame | None, subset_note: str | None,
-                        notices: list[str], name: str = "run") -> int:
-    """Run rows naming documents outside the task's corpus: an error where the corpus is complete (the run
-    was made on another task, e.g. another chunk size), a notice where the corpus is a known subset (those
-    documents are unjudged: scored as non-relevant). Returns the number of such rows."""
-    if corpus is None or "_id" not in corpus.columns:
-        return 0
-    ids = run["corpus-id"]
-    unknown = ~ids.isin(pd.Index(corpus["_id"].astype(str)))
-    n = int(unknown.sum())
-    if not n:
-        return 0
-    first = list(pd.unique(ids[unknown.to_numpy()])[:5])
-    where = run.attrs.get("source") or f"`{name}`"
-    if subset_note is None:
-        raise QrelsRunMismatchError(
-            f"{where}: {n:,} of {len(run):,} rows name documents that are not in the task's corpus "
-            f"({len(corpus):,} documents; first: {first}). The run was made on another task (another chunk size, "
-            "acervo or dataset): evaluate it on the task it was made on, or rebuild the run."
-        )
-    notices.append(f"{n:,} run rows name documents outside the shipped corpus (first: {first}); {subset_note} "
-                   "They are unjudged and scored as non-relevant.")
-    return n
-
-
-def judged_queries(queries: pd.DataFrame, qrels: pd.DataFrame, notices: list[str]) -> np.ndarray:
-    """Mask of the task's queries that have at least one judgment. The others are left out of every mean,
-    as trec_eval leaves them out, and said in a notice."""
-    qids = queries["_id"].astype(str)
-    judged = pd.unique(qrels["query-id"].astype(str).to_numpy(dtype=object))  # few distinct ids: isin is cheap
-    has = qids.isin(judged).to_numpy()
-    if not has.all():
-        miss = list(qids[~has][:5])
-        notices.append(f"{int((~has).sum())} of {len(qids)} queries have no judgment at all (first: {miss}); they "
-                       "are left out of the mean, as trec_eval does.")
-    return has
-
-
-def check_task_qrels(qrels: pd.DataFrame, corpus: pd.DataFrame | None, queries: pd.DataFrame,
-                     notices: list[str], source: str = "task qrels") -> None:
-    """Grades must be integers; judgments naming documents or queries the task lacks become a notice."""
-    from ragcov_data.qrels import check_qrels
-
-    rep = check_qrels(qrels, corpus_ids=None if corpus is None else corpus["_id"], query_ids=queries["_id"],
-                      source=source, on_unknown="report")
-    notices.extend(rep.messages)
-
-
-def _check_run(run: pd.DataFrame, name: str = "run") -> None:
-    missing = [c for c in ("query-id", "corpus-id") if c not in run.columns]
-    if missing:
-        raise RagcovError(f"`{name}` lacks columns {missing}; expected 'query-id, corpus-id, score [, rank]'.")
-    if len(run) == 0:
-        raise RagcovError(f"`{name}` is empty (no rows); nothing to evaluate.")
-
-
-def _query_column(queries: pd.DataFrame, col: str, param: str) -> np.ndarray:
-    if col not in queries.columns:
-        raise RagcovError(f"`{param}={col!r}` is not a column of the task's queries; "
-                          f"available: {sorted(map(str, queries.columns))}.")
-    vals = queries[col]
-    if vals.isna().any():
-        raise RagcovError(f"`{param}={col!r}` is missing for {int(vals.isna().sum())} queries "
-                          f"(first: {queries['_id'][vals.isna()].iloc[0]!r}).")
-    return vals.astype(str).to_numpy()
-
-
-def _order(queries: pd.DataFrame, corpus: pd.DataFrame | None) -> np.ndarray | None:
-    """Position of each query inside its document (chunk index), for the lag-1 autocorrelation."""
-    if "chunk_index" in queries.columns:
-        return queries["chunk_index"].to_numpy()
-    if corpus is not None and "chunk_id" in queries.columns and "chunk_index" in corpus.columns:
-        m = corpus.set_index(corpus["_id"].astype(str))["chunk_index"]
-        return queries["chunk_id"].astype(str).map(m).to_numpy()
-    return None
-
-
-def _missing_queries(run_ids: set, task_ids: np.ndarray, on_missing: str) -> int:
-    if on_missing not in ON_MISSING:
-        raise RagcovError(f"`on_missing` must be one of {ON_MISSING}; got {on_missing!r}.")
-    miss = [q for q in task_ids if q not in run_ids]
-    if miss and on_missing == "error":
-        raise QrelsRunMismatchError(
-            f"`run` has no rows for {len(miss)} of the task's {len(task_ids)} queries (first 3: {miss[:3]}). "
-            "Pass `on_missing='zero'` to score them 0 (stated in the result), or run every query."
-        )
-    return len(miss)
-
-
-def _exclude_self(run: pd.DataFrame, queries: pd.DataFrame, exclude_self: bool) -> tuple[pd.DataFrame, int]:
-    """Drop rows where a query retrieves its own chunk (self-retrieval); return the run and the count."""
-    if not exclude_self or "chunk_id" not in queries.columns:
-        return run, 0
-    own = dict(zip(queries["_id"].astype(str), queries["chunk_id"].astype(str)))
-    mask = run["query-id"].astype(str).map(own).to_numpy() == run["corpus-id"].astype(str).to_numpy()
-    if not mask.any():
-        return run, 0
-    kept = run.loc[~mask].copy()
-    if "rank" in kept.columns:  # re-rank so rank 1 is the best remaining candidate
-        kept["rank"] = kept.groupby("query-id", sort=False)["rank"].rank(method="first").astype(int)
-    kept.attrs = dict(run.attrs)
-    return kept, int(mask.sum())
+# The task + run -> per-query outcome step lives in :mod:`.outcomes`; these names stay importable here.
+from .outcomes import (ALL_GROUP, DEFAULT_CLUSTERS, _split_frame, check_run_documents, check_task_qrels,  # noqa: E402
+                       default_cluster, judged_queries, load_task_frames, outcomes, read_run)
+from .outcomes import check_run as _check_run  # noqa: E402
+from .outcomes import exclude_self_rows as _exclude_self  # noqa: E402
+from .outcomes import query_column as _query_column  # noqa: E402
 
 
 def _methods_iv(methods: Any, stratified: bool) -> tuple[str, ...]:
@@ -293,17 +134,6 @@ def estimates_table(
     return pd.DataFrame(rows)
 
 
-#: Queries columns tried, in order, as the sampled unit when ``cluster`` is not given (then the query id).
-DEFAULT_CLUSTERS = ("source_key", "doc_id")
-
-
-def default_cluster(columns: Iterable[str]) -> str:
-    """The default sampled unit: ``source_key`` (JurisTCU: queries written from one source summary move
-    together), else ``doc_id`` (self-retrieval: chunks of one document move together), else ``_id``."""
-    cols = set(columns)
-    return next((c for c in DEFAULT_CLUSTERS if c in cols), "_id")
-
-
 def _diagnostics(values: np.ndarray, clusters: np.ndarray, order: np.ndarray | None, pdoc: pd.DataFrame,
                  cluster_name: str) -> dict[str, Any]:
     """Design diagnostics that are defined for this design, named by its unit.
@@ -323,6 +153,23 @@ def _diagnostics(values: np.ndarray, clusters: np.ndarray, order: np.ndarray | N
     out["micro"] = float(values.mean())
     out["macro"] = float(pdoc["rate"].mean())
     return out
+
+
+def _task_record(task: Any) -> dict[str, Any] | None:
+    """The task parameters an evaluation records (``config``: chunk size, chunking; the chunking's fallback
+    counts), so results built on it (the chunking comparison) can say what was compared."""
+    from .outcomes import _manifest
+
+    man = _manifest(task)
+    if not man:
+        return None
+    config = dict(man.get("config") or {})
+    counts = man.get("counts") or {}
+    out = {k: config.get(k) for k in ("name", "chunk_words", "query_words", "chunking") if config.get(k) is not None}
+    for k in ("documents_read", "documents_eligible", "documents_structured", "documents_fallback"):
+        if counts.get(k) is not None:
+            out[k] = counts[k]
+    return out or None
 
 
 def _grouped_estimates(values, clusters, groups, methods, strata, **kw) -> pd.DataFrame:
@@ -423,73 +270,53 @@ def evaluate(
 
     Notes
     -----
+    The per-query values come from the outcome stage, :func:`ragcov_data.eval.outcomes.outcomes`, as for
+    ``compare``, ``leaderboard`` and ``misses``: the same sample restriction and correction, missing-query
+    accounting (``info["missing_queries"]``: the ids scored 0) and tie notices (``info["all_tied_share"]``).
+    A ragcov run recording other task parameters than the task's (``chunk_words``...) is refused.
+
     Queries without any judgment are left out of every mean (as trec_eval), and documents outside a
     known-subset corpus (JurisTCU's shipped 3,022 documents) are scored as non-relevant: both are said
     in ``info["notices"]`` and printed by :meth:`EvaluationResult.summary`.
     """
     tie_policy = check_tie_policy(tie_policy)
-    if not 0 < level < 1:
-        raise RagcovError(f"`level` must be in (0, 1); got {level!r}.")
+    _core.check_level(level)
     _core.check_resamples(n_resamples, level, methods, stratified=strata is not None)  # minimum for level
     methods_t = _methods_iv(methods, strata is not None)
-    extra_cols = [c for c in (cluster, by, strata) if c] + ([] if cluster else list(DEFAULT_CLUSTERS))
-    frames = load_task_frames(task, extra_cols)
-    queries, qrels = frames["queries"], frames["qrels"]
-    run_df = read_run(run)
-    _check_run(run_df)
-    from ragcov_data.sampling import eval_info, population_for_eval, restrict_frames
+    if on_missing not in ON_MISSING:
+        raise RagcovError(f"`on_missing` must be one of {ON_MISSING}; got {on_missing!r}.")
+    table = outcomes(run, task, metric, tie_policy=tie_policy, relevance_threshold=relevance_threshold,
+                     on_missing=on_missing, cluster=cluster, by=by, strata=strata, exclude_self=exclude_self,
+                     fpc=fpc, population_sizes=population_sizes)
+    values, clusters, groups = table.values, table.clusters, table.groups
+    kw = dict(level=level, seed=seed, n_resamples=int(n_resamples), population_sizes=table.population_sizes)
+    estimates = _grouped_estimates(values, clusters, groups, methods_t, table.strata_values, **kw)
 
-    frames, sample = restrict_frames(task, run_df.attrs, frames)  # a document-sampled task: its queries only
-    queries, qrels = frames["queries"], frames["qrels"]
-    notices: list[str] = []
-    check_task_qrels(qrels, frames["corpus"], queries, notices)
-    n_unknown_docs = check_run_documents(run_df, frames["corpus"], _known_subset_note(task), notices)
-    queries = queries.loc[judged_queries(queries, qrels, notices)].reset_index(drop=True)
-    if queries.empty:
-        raise RagcovError("no query of the task has a judgment (qrels name none of its queries); check the task.")
-
-    qids = queries["_id"].astype(str).to_numpy()
-    cluster_name = cluster or default_cluster(queries.columns)
-    clusters = _query_column(queries, cluster_name, "cluster")
-    groups = _query_column(queries, by, "by") if by else None
-    strata_arr = _query_column(queries, strata, "strata") if strata else None
-    if sample is not None and fpc and population_sizes is None:
-        population_sizes = population_for_eval(sample, cluster_name, strata, notices)
-    applied = population_sizes is not None
-
-    run_df, n_self = _exclude_self(run_df, queries, exclude_self)
-    n_missing = _missing_queries(set(run_df["query-id"].astype(str).unique()), qids, on_missing)
-    from ragcov_data.eval.metrics import per_query
-
-    scores = per_query(run_df, qrels, metric, relevance_threshold=relevance_threshold,
-                       tie_policy=tie_policy, query_ids=qids)
-    values = scores.to_numpy(dtype=float)
-
-    kw = dict(level=level, seed=seed, n_resamples=int(n_resamples), population_sizes=population_sizes)
-    estimates = _grouped_estimates(values, clusters, groups, methods_t, strata_arr, **kw)
-
-    pq = pd.DataFrame({"query-id": qids, "cluster": clusters, "value": values})
-    if groups is not None:
-        pq["group"] = groups
+    pq = table.per_query.drop(columns=[c for c in ("stratum",) if c in table.per_query.columns])
     pdoc = (pq.groupby("cluster", sort=False)["value"].agg(n="size", sum="sum").reset_index())
     pdoc["n"] = pdoc["n"].astype(int)
     pdoc["rate"] = pdoc["sum"] / pdoc["n"]
-    diagnostics = _diagnostics(values, clusters, _order(queries, frames["corpus"]), pdoc, cluster_name)
+    cluster_name = table.cluster
+    diagnostics = _diagnostics(values, clusters, table.info["order"], pdoc, cluster_name)
+    tinfo = table.info
     info = {
-        "n_missing_queries": n_missing, "on_missing": on_missing, "n_resamples": int(n_resamples), "seed": seed,
-        "run_attrs": {k: (v if isinstance(v, (str, int, float, bool, type(None))) else str(v))
-                      for k, v in getattr(run_df, "attrs", {}).items()},
-        "n_no_relevant": scores.attrs.get("n_no_relevant"), "n_run_only": scores.attrs.get("n_run_only"),
-        "by": by, "strata": strata, "n_self_rows_removed": n_self, "n_unknown_document_rows": n_unknown_docs,
-        "n_unjudged_queries": int(len(frames["queries"]) - len(queries)), "notices": notices,
+        "n_missing_queries": tinfo["n_missing_queries"], "on_missing": on_missing, "n_resamples": int(n_resamples),
+        "seed": seed, "run_attrs": tinfo["run_attrs"], "n_no_relevant": tinfo["n_no_relevant"],
+        "n_run_only": tinfo["n_run_only"], "by": by, "strata": strata,
+        "n_self_rows_removed": tinfo["n_self_rows_removed"],
+        "n_unknown_document_rows": tinfo["n_unknown_document_rows"],
+        "n_unjudged_queries": tinfo["n_unjudged_queries"], "notices": list(table.notices),
         # how often the tie policy mattered: queries whose best score is shared by 2+ candidates
-        "top_tie_share": _top_tie_share(run_df, len(qids)),
-        **eval_info(sample, population_sizes, applied),
+        "top_tie_share": tinfo["top_tie_share"], "all_tied_share": tinfo["all_tied_share"],
+        "missing_queries": tinfo["missing_queries"], "run_name": table.name,
+        "task": _task_record(task),
+        **{k: tinfo[k] for k in ("population_clusters", "sample") if k in tinfo},
     }
     # -- each interval's measured coverage at this design, kept in bounds (ragcov_data.eval.verify) --
     from .verify import finish_estimates  # + intervals cut to the values' range, zero-variance text
 
-    estimates = finish_estimates(estimates, values, clusters, groups, population_sizes, strata_arr, level, seed)
+    estimates = finish_estimates(estimates, values, clusters, groups, table.population_sizes, table.strata_values,
+                                 level, seed)
     return EvaluationResult(per_query=pq, per_document=pdoc, estimates=estimates, diagnostics=diagnostics,
-                            metric=scores.attrs.get("metric", metric), tie_policy=tie_policy,
+                            metric=table.metric, tie_policy=tie_policy,
                             relevance_threshold=relevance_threshold, level=level, cluster=cluster_name, info=info)

@@ -33,8 +33,7 @@ def _interval_iv(values: Any, clusters: Any, level: float, n_resamples: int) -> 
                           "drop or fill them before computing an interval.")
     if np.any(pd.isna(c)):
         raise RagcovError(f"`clusters` has {int(pd.isna(c).sum())} missing labels; every query needs a document.")
-    if not 0 < level < 1:
-        raise RagcovError(f"`level` must be in (0, 1); got {level!r}.")
+    _core.check_level(level)
     _core.check_resamples(n_resamples, level, methods=())  # positive integer; the minimum needs the method
     return v, c
 

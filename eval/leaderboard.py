@@ -12,6 +12,9 @@ Design (every choice below is the documented default; the machinery is :mod:`._f
   The interval is the design's recommended one, exactly ``evaluate``'s recommended row: CR2 with
   Satterthwaite df for micro, t on K - 1 df for macro and mean.
 - **Per pair** (all S (S - 1) / 2, ``a`` ranked above ``b``): ``diff`` = mean of per-query differences;
+  ``low, high`` = simultaneous interval at ``level``: max-|t| from one cluster bootstrap whose resampling
+  counts (K x B) are shared by every system and pair, never narrower than Bonferroni's on the same CR2/t
+  tests (see :mod:`._family`); ``p_adj_maxt`` = the adjusted p-value coherent with the intervals;
   ``p`` = the CR2 (micro) / t (macro, mean) test of ``compare``; ``p_adj`` = Holm step-down over the
   family (an extra column: ``significant_holm``); ``low, high`` = simultaneous interval at ``level``:
   max-|t| from one cluster bootstrap whose resampling counts (K x B) are shared by every system and pair,
@@ -42,8 +45,13 @@ Design (every choice below is the documented default; the machinery is :mod:`._f
   not listed): judged@k would just be the share of relevant documents, so it is omitted (``None``)
   with a note.
 - **Missing queries.** ``on_missing="error"`` names every run lacking task queries and how many;
-  ``"zero"`` scores them 0 (counted); ``"intersect"`` keeps the queries every run covers (dropped
-  count in the result).
+  ``"zero"`` scores them 0 (counted per system and per group, and said: "run X lacked N of M queries
+  (scored 0); by group: ..."); ``"intersect"`` keeps the queries every run covers (dropped count in the
+  result).
+- **Inputs.** Every run goes through the outcome stage (:mod:`.outcomes`), as in ``evaluate``: a document
+  sample restricts the queries and its finite-population correction enters the per-system intervals (the
+  same interval ``evaluate`` prints; the pair tests stay uncorrected, which is conservative, and say so);
+  a run whose candidates share one score in most queries is named in a notice.
 
 References: Sakai, T. (2007). Alternatives to bpref. SIGIR '07, 71-78 (condensed lists).
 """
@@ -56,15 +64,14 @@ from typing import Any, ClassVar, Mapping
 import numpy as np
 import pandas as pd
 
-from ragcov_data.errors import QrelsRunMismatchError, RagcovError
+from ragcov_data.errors import RagcovError
 from ragcov_data.ties import DEFAULT_TIE_POLICY, check_tie_policy
 
-from . import _core
+from . import _core, pool
 from ._family import family, letters, rank_bounds
 from ._nullfamily import null_family_rates
-from .evaluator import (ALL_GROUP, DEFAULT_CLUSTERS, _check_run, _exclude_self, _known_subset_note,
-                        _query_column, check_run_documents, check_task_qrels, default_cluster, judged_queries,
-                        load_task_frames, read_run)
+from .evaluator import ALL_GROUP
+from .outcomes import load_task_frames, outcomes_many
 from .results import _JsonMixin
 
 __all__ = ["leaderboard", "LeaderboardResult", "null_family_rates", "JUDGED_THRESHOLD", "SYSTEM_COLUMNS",
@@ -87,10 +94,10 @@ FAMILY = {"p": "cr2 t (Satterthwaite df) for micro; t (K-1 df) for macro and mea
 #: Columns of ``systems`` (the JSON records carry the same fields).
 SYSTEM_COLUMNS = ["name", "group", "estimate", "low", "high", "rank", "rank_low", "rank_high", "tier", "judged",
                   "judged_flag", "condensed", "se", "df", "estimator", "method", "n_queries", "n_clusters",
-                  "n_missing"]
+                  "n_missing", "bound_high"]
 #: Columns of ``pairs``.
 PAIR_COLUMNS = ["a", "b", "group", "diff", "low", "high", "p", "p_adj", "p_adj_maxt", "se", "df", "significant",
-                "wins", "losses", "ties", "significant_holm", "p_family"]
+                "wins", "losses", "ties", "robust", "significant_holm", "p_family"]
 _SELF_RETRIEVAL_NOTE = ("judged@k not applicable: on a self-retrieval task every chunk of the query's document "
                         "is relevant and every other chunk is non-relevant by construction (judgments are complete), "
                         "so a pool bias cannot arise.")
@@ -111,42 +118,42 @@ def _check_args(runs: Any, metric: Any, estimator: str, on_missing: str, level: 
         raise RagcovError(f"`estimator` must be one of {ESTIMATORS}; got {estimator!r}.")
     if on_missing not in ON_MISSING:
         raise RagcovError(f"`on_missing` must be one of {ON_MISSING}; got {on_missing!r}.")
-    if not (isinstance(level, (int, float)) and 0 < level < 1):
-        raise RagcovError(f"`level` must be in (0, 1); got {level!r}.")
+    _core.check_level(level)
     _core.check_resamples(n_resamples, level, ("cluster_bootstrap",))
     if judged_k is not None and (not isinstance(judged_k, (int, np.integer)) or judged_k < 1):
         raise RagcovError(f"`judged_k` must be a positive integer; got {judged_k!r}.")
 
 
-def _missing(run_ids: dict[str, set], qids: np.ndarray, on_missing: str, notices: list[str]) -> tuple[np.ndarray, dict]:
-    """Mask of the task queries kept and the per-run count of missing ones (see the module docstring)."""
-    miss = {name: int(sum(q not in ids for q in qids)) for name, ids in run_ids.items()}
-    lacking = {k: v for k, v in miss.items() if v}
-    keep = np.ones(len(qids), dtype=bool)
-    if not lacking:
-        return keep, miss
-    said = ", ".join(f"{k!r} lacks {v} of {len(qids)}" for k, v in lacking.items())
-    if on_missing == "error":
-        raise QrelsRunMismatchError(
-            f"runs miss task queries: {said}. Pass on_missing='zero' to score them 0, or 'intersect' to keep only "
-            "the queries every run has (CLI: --on-missing zero|intersect), or run every query.")
-    if on_missing == "zero":
-        notices.append(f"queries missing from a run are scored 0: {said}.")
-        return keep, miss
-    for ids in run_ids.values():
-        keep &= np.fromiter((q in ids for q in qids), bool, len(qids))
-    if not keep.any():
-        raise QrelsRunMismatchError(f"the runs share no query of the task ({said}); nothing to rank.")
-    notices.append(f"kept the {int(keep.sum())} queries every run has; dropped {int((~keep).sum())} of {len(qids)} "
-                   f"({said}).")
-    return keep, miss
-
-
 def _judged_qrels(qrels: pd.DataFrame) -> pd.DataFrame:
-    """Every judged (query, document) as grade 1: P@k on it is judged@k."""
+    """Every judged (query, document) as grade 1: P@k on it counts the judged documents in the top k."""
     out = qrels[["query-id", "corpus-id"]].copy()
     out["score"] = 1
     return out
+
+
+def judged_at_k(run: pd.DataFrame, judged_qrels: Any, k: int, *, tie_policy: str = DEFAULT_TIE_POLICY,
+                query_ids: Any = None) -> np.ndarray:
+    """Per-query ``Judged@k`` as ``ir_measures`` defines it: judged documents among the top ``k`` divided by
+    the number of documents retrieved up to ``k`` (``min(k, retrieved)``), not by ``k``; 0 for a query
+    without run rows.
+
+    ``judged_qrels`` is :func:`_judged_qrels` (every judgment as grade 1), prepared or not; the top ``k``
+    follows ``tie_policy`` (ir_measures breaks ties by document id ascending, trec_eval and ragcov by
+    document id descending: the two agree whenever no tie straddles rank ``k``).
+    """
+    from ragcov_data.eval.metrics import per_query
+
+    p = per_query(run, judged_qrels, f"p@{k}", tie_policy=tie_policy, query_ids=query_ids)
+    n_ret = run["query-id"].astype(str).value_counts().reindex(p.index.astype(str), fill_value=0).to_numpy()
+    denom = np.minimum(n_ret, k)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(denom > 0, p.to_numpy(dtype=float) * k / np.maximum(denom, 1), 0.0)
+
+
+def default_metric(queries: pd.DataFrame) -> str:
+    """The task's own metric: hit@1 for self-retrieval (queries carry ``chunk_id``: one relevant document
+    per query), else nDCG@10 (graded or pooled judgments, as trec_eval and BEIR report them)."""
+    return "hit@1" if "chunk_id" in queries.columns else "ndcg@10"
 
 
 # ------------------------------------------------------------------------------------------ main
@@ -154,7 +161,7 @@ def leaderboard(
     runs: Mapping[str, Any],
     task: Any,
     *,
-    metric: str,
+    metric: str | None = None,
     cluster: str | None = None,
     by: str | None = None,
     level: float = 0.95,
@@ -176,8 +183,9 @@ def leaderboard(
         a DataFrame (``query-id, corpus-id`` and ``score`` and/or ``rank``) or a ``{qid: {docid: score}}`` dict.
     task : DatasetDict or dict of DataFrames
         ``queries``, ``qrels`` (``corpus`` optional), as for :func:`ragcov_data.eval.evaluate`.
-    metric : str
-        ``hit@k``, ``ndcg@k``, ``p@k``, ``r@k``, ``mrr@k``.
+    metric : str, optional
+        ``hit@k``, ``ndcg@k``, ``p@k``, ``r@k``, ``mrr@k``. Default: the task's own, :func:`default_metric`
+        (recorded in ``info["metric_default"]``).
     cluster, by : str, optional
         Queries column of the sampled unit (default :func:`default_cluster`); column of groups (each
         group ranked as its own family, plus ``"__all__"``).
@@ -207,35 +215,26 @@ def leaderboard(
     from ragcov_data.eval.metrics._lists import prepare_qrels
 
     _check_args(runs, metric, estimator, on_missing, level, n_resamples, judged_k)
-    spec = parse_metric(metric)
     tie_policy = check_tie_policy(tie_policy)
-    frames = load_task_frames(task, [c for c in (cluster, by) if c] + ([] if cluster else list(DEFAULT_CLUSTERS)))
-    queries, qrels = frames["queries"], frames["qrels"]
-    notices: list[str] = []
-    check_task_qrels(qrels, frames["corpus"], queries, notices)
-    subset = _known_subset_note(task)
-    # judged_queries reads only the query ids: their distinct values make its look-up cheap on big qrels
-    queries = queries.loc[judged_queries(queries, qrels[["query-id"]].drop_duplicates(), notices)].reset_index(drop=True)
-    if queries.empty:
-        raise RagcovError("no query of the task has a judgment (qrels name none of its queries); check the task.")
-    loaded: dict[str, pd.DataFrame] = {}
-    for name, run in runs.items():
-        df = read_run(run)
-        _check_run(df, f"runs[{name!r}]")
-        check_run_documents(df, frames["corpus"], subset, notices, name)
-        loaded[name], _ = _exclude_self(df, queries, exclude_self)
-    qids_all = queries["_id"].astype(str).to_numpy()
-    keep, n_missing = _missing({k: set(v["query-id"].astype(str).unique()) for k, v in loaded.items()}, qids_all,
-                               on_missing, notices)
-    queries = queries.loc[keep].reset_index(drop=True)
-    qids = qids_all[keep]
-    cluster_name = cluster or default_cluster(queries.columns)
-    clusters = _query_column(queries, cluster_name, "cluster")
-    groups = _query_column(queries, by, "by") if by else None
-
-    kw = dict(relevance_threshold=relevance_threshold, tie_policy=tie_policy, query_ids=qids)
-    pq = prepare_qrels(qrels)  # validated and converted once, not once per run (the cost on big qrels)
-    V = np.array([per_query(r, pq, spec, **kw).to_numpy(dtype=float) for r in loaded.values()])
+    metric_default = metric is None
+    if metric_default:  # the task's own metric: hit@1 for self-retrieval, nDCG@10 for graded/pooled qrels
+        metric = default_metric(load_task_frames(task)["queries"])
+    spec = parse_metric(metric)
+    # the outcome stage: task frames read once, qrels prepared once, the sample and its correction,
+    # missing queries and tie notices for every run
+    oc = outcomes_many(runs, task, spec, tie_policy=tie_policy, relevance_threshold=relevance_threshold,
+                       on_missing=on_missing, cluster=cluster, by=by, exclude_self=exclude_self)
+    notices = oc.notices
+    queries, qrels, pq = oc.queries, oc.qrels, oc.prepared_qrels
+    loaded = {name: t.run for name, t in oc.tables.items()}
+    qids, clusters, groups = oc.query_ids, oc.clusters, oc.groups
+    cluster_name = oc.cluster
+    n_missing = oc.n_missing
+    V = oc.matrix()
+    miss = {name: t.missing for name, t in oc.tables.items()}
+    if oc.population_sizes is not None:
+        notices.append("per-system intervals carry the document sample's finite-population correction (as "
+                       "`ragcov eval`); the pair tests and simultaneous intervals do not (conservative: wider).")
     jk = int(judged_k or spec.k)
     self_retrieval = "chunk_id" in queries.columns
     if self_retrieval:
@@ -243,12 +242,8 @@ def leaderboard(
         notices.append(_SELF_RETRIEVAL_NOTE)
     else:
         jq = prepare_qrels(_judged_qrels(qrels))
-        J = np.array([per_query(r, jq, f"p@{jk}", tie_policy=tie_policy, query_ids=qids).to_numpy(dtype=float)
-                      for r in loaded.values()])
-        # ir_measures' Judged@k divides by the documents retrieved up to k, not by k (short runs)
-        n_ret = np.array([r.groupby(r["query-id"].astype(str)).size().reindex(qids, fill_value=0).to_numpy()
-                          for r in loaded.values()])
-        J = J * jk / np.maximum(np.minimum(n_ret, jk), 1)
+        J = np.array([judged_at_k(r, jq, jk, tie_policy=tie_policy, query_ids=qids) for r in loaded.values()])
+    kw = dict(relevance_threshold=relevance_threshold, tie_policy=tie_policy, query_ids=qids)
     C = None
     if spec.name in ("ndcg", "ndcg_exp") and not self_retrieval:
         C = np.array([per_query(r, pq, spec, unjudged="skip", **kw).to_numpy(dtype=float)
@@ -262,31 +257,44 @@ def leaderboard(
     rngs = [np.random.default_rng(s) for s in seq.spawn(len(parts))]
     sys_rows, pair_rows, group_info = [], [], {}
     for (label, mask), rng in zip(parts, rngs):
+        group_missing = n_missing if label == ALL_GROUP else {k: int(m[mask].sum()) for k, m in miss.items()}
         srows, prows, info = _one_group(label, V[:, mask], clusters[mask], names, estimator, level, int(n_resamples),
                                         rng, None if J is None else J[:, mask], None if C is None else C[:, mask],
-                                        n_missing if label == ALL_GROUP else {})
+                                        group_missing, oc.population_sizes)
         sys_rows += srows
         pair_rows += prows
         group_info[label] = info
     systems = pd.DataFrame(sys_rows, columns=SYSTEM_COLUMNS)
     pairs = pd.DataFrame(pair_rows, columns=PAIR_COLUMNS)
+    # the pool's three readings of unjudged documents (none on self-retrieval: judgments are complete)
+    readings = None if J is None else pool.pool_readings(list(loaded.values()), pq, spec, V, **kw)
+    systems, pairs, pool_info = pool.apply_pool(systems, pairs, readings, names, parts, clusters,
+                                                estimator=estimator, level=level,
+                                                alpha_star={k: v["alpha_star"] for k, v in group_info.items()})
+    pool_said = None if J is None else pool.pool_line(qrels)
     return LeaderboardResult(
         systems=systems, pairs=pairs, metric=str(spec), level=level, cluster=cluster_name,
         n_clusters=group_info[ALL_GROUP]["n_clusters"], n_queries=int(len(qids)), family=dict(FAMILY),
         estimator=estimator, tie_policy=tie_policy, relevance_threshold=relevance_threshold, by=by,
         judged_k=None if self_retrieval else jk, judged_threshold=JUDGED_THRESHOLD, groups=group_info,
         info={"n_resamples": int(n_resamples), "seed": seed, "on_missing": on_missing,
-              "n_dropped": int((~keep).sum()) if on_missing == "intersect" else 0, "n_missing": n_missing,
-              "self_retrieval": self_retrieval, "notices": notices},
+              "n_dropped": oc.n_dropped if on_missing == "intersect" else 0, "n_missing": n_missing,
+              "self_retrieval": self_retrieval, "notices": notices, "metric_default": metric_default,
+              "top_tie_share": {k: t.info["top_tie_share"] for k, t in oc.tables.items()},
+              "all_tied_share": {k: t.info["all_tied_share"] for k, t in oc.tables.items()},
+              **{k: oc.info[k] for k in ("population_clusters", "sample") if k in oc.info},
+              "pool": {"line": pool_said, "readings": pool.READINGS, "groups": pool_info} if readings else None},
     )
 
 
-def _one_group(label, V, clusters, names, estimator, level, B, rng, J, C, n_missing):
+def _one_group(label, V, clusters, names, estimator, level, B, rng, J, C, n_missing, population_sizes=None):
     """Rows of ``systems`` and ``pairs`` of one group (one family)."""
     codes, uniq = pd.factorize(pd.Series(clusters), sort=False)
     K = len(uniq)
     f = family(V, codes, K, estimator=estimator, level=level, n_resamples=B, rng=rng, pair_test=PAIR_TEST)
     st, pr = f["systems"], f["pairs"]
+    if population_sizes is not None:
+        st = _corrected_systems(V, codes, K, f, estimator, level, population_sizes)
     # one procedure: a pair is separable iff its printed simultaneous interval excludes 0 (Holm: extra column)
     sep = (pr["low"] > 0) | (pr["high"] < 0)
     S = len(names)
@@ -330,8 +338,23 @@ def _one_group(label, V, clusters, names, estimator, level, B, rng, J, C, n_miss
     info = {"n_queries": int(V.shape[1]), "n_clusters": K, "estimator": f["estimator"], "method": f["method"],
             "crit": f["crit"], "alpha_star": f["alpha_star"], "pair_method": f.get("pair_method", f["method"]),
             # could be best: no system separably above it (rank_low = 1), by the same intervals
-            "best_set": [names[s] for s in order if rlow[s] == 1]}
+            "best_set": [names[s] for s in order if rlow[s] == 1],
+            "n_missing": {k: int(v) for k, v in n_missing.items() if v}}  # queries scored 0, per run
     return sys_rows, pair_rows, info
+
+
+def _corrected_systems(V, codes, K, f, estimator, level, population_sizes):
+    """Per-system intervals with the document sample's finite-population correction: the same call of the
+    interval core that ``evaluate`` makes for its recommended row, so both print one interval."""
+    from ._family import cluster_sums
+    from .interval import _population
+
+    n = np.bincount(codes, minlength=K).astype(float)
+    s, q = cluster_sums(V, codes, K), cluster_sums(V * V, codes, K)
+    core_est = "macro" if f["singleton"] else estimator
+    out = _core.interval_batch(np.broadcast_to(n, s.shape), s, q, estimator=core_est, method=f["method"],
+                               level=level, population=_population(population_sizes, False, None))
+    return {k: out[k] for k in ("estimate", "se", "df", "low", "high")}
 
 
 # ------------------------------------------------------------------------------------------ result
@@ -351,7 +374,9 @@ class LeaderboardResult(_JsonMixin):
         and tiers.
     groups : dict
         Per group: ``n_queries``, ``n_clusters``, ``estimator``, ``method``, ``crit`` (max-|t| quantile),
-        ``alpha_star`` (per-comparison level of the simultaneous intervals).
+        ``alpha_star`` (per-comparison level of the simultaneous intervals), ``n_missing`` (runs that lacked
+        queries of the group, scored 0: how many; under ``intersect`` only ``__all__`` holds the counts, of
+        the queries dropped before ranking).
     info : dict
         ``n_resamples``, ``seed``, ``on_missing``, ``n_dropped``, ``n_missing``, ``notices``.
     """
@@ -382,10 +407,17 @@ class LeaderboardResult(_JsonMixin):
                 "n_queries": self.n_queries, "family": self.family, "estimator": self.estimator,
                 "tie_policy": self.tie_policy, "relevance_threshold": self.relevance_threshold, "by": self.by,
                 "judged_k": self.judged_k, "judged_threshold": self.judged_threshold,
-                "systems": self.systems, "pairs": self.pairs, "groups": self.groups, "info": self.info}
+                "best_set": self.best_set(), "systems": self.systems, "pairs": self.pairs, "groups": self.groups,
+                "info": self.info}
 
     def to_frame(self) -> pd.DataFrame:
         return self.systems.copy()
+
+    def best_set(self, group: str = ALL_GROUP) -> list[str]:
+        """The systems that could be best in ``group``: those no other system is separably above (their
+        simultaneous intervals against every better-ranked system contain 0), best first. With probability
+        at least ``level`` it contains the truly best system."""
+        return list(self.groups[group]["best_set"])
 
     def separable(self, group: str = ALL_GROUP) -> str:
         """One sentence: which systems are separable at the family-wise level and which are not."""

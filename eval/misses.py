@@ -23,9 +23,27 @@ chunk is compared with the query's own chunk and document:
     threshold (10%: 15 documents) flags no retrieved chunk at all on the sample, since a 100-word chunk
     always carries some names and numbers. The thresholds are parameters, recorded in the result;
 ``other_edition``
-    the retrieved document is another act of the query document's series: same ``doc_type``, issuer not
-    different, equal heading pattern (act type + number pattern), another number or date
-    (:mod:`ragcov_data.eval._editions` documents the heuristic and its limits).
+    the retrieved document is another edition of the query document: the same series (same ``doc_type``,
+    issuer not different, equal heading pattern: act type + number pattern), another number or date, *and*
+    the two documents' texts overlap: Jaccard of their word 5-gram sets ``>= 0.5`` (``edition_overlap``;
+    on the ANEEL sample the same-series pairs have median 0.03 and 99th percentile 0.41, so series siblings
+    that only share a template stay out) (:mod:`ragcov_data.eval._editions`);
+``contains_query``
+    the query's words appear, in order and contiguous, in the retrieved chunk (casefolded whitespace words):
+    the retriever found the query's text elsewhere, a duplicate the query cannot tell apart;
+``retrieved_not_in_force``
+    the retrieved chunk is superseded wording (corpus ``in_force`` false) or its document states that it
+    is revoked or suspended (corpus ``status``, else read from the document's text by
+    :func:`ragcov_data.vigencia.document_status`);
+``cites``
+    the retrieved document cites the query's act, or the query's document cites the retrieved act (an act
+    is its heading's type, number and year; citations such as ``Lei nº 9.427, de 26 de dezembro de 1996``,
+    ``REN 1.000/2021``, ``DSP SCG/ANEEL 2.124 de 09.08.2016`` are matched on type, number and year:
+    :func:`ragcov_data.eval._editions.citations`).
+
+A voto, decisão or nota técnica whose ``issuer`` is unknown gets the one its heading or signature shows
+(:func:`ragcov_data.eval._editions.derive_issuer`: ANEEL's protocol number ``48500.`` or a director's
+signature), for ``same_issuer`` and ``other_edition``; the misses table says which issuers were derived.
 
 Each share is a ratio estimator over documents: (misses with the flag) / (misses), where the misses of
 one query document move together, so the interval is CR2 (micro) clustered by the query's document —
@@ -44,19 +62,22 @@ from ragcov_data.errors import RagcovError
 from ragcov_data.ties import DEFAULT_TIE_POLICY, check_tie_policy
 
 from . import _core, _editions
+from ._core import check_level
 from ._ngrams import ngram_sets
 from .results import _fmt, _JsonMixin
 
 __all__ = ["misses", "MissesResult", "FLAG_NAMES", "DEFAULTS"]
 
 #: The flags, in output order, and the metadata columns each needs.
-FLAG_NAMES = ("same_type", "same_issuer", "near_duplicate", "boilerplate", "other_edition")
+FLAG_NAMES = ("same_type", "same_issuer", "near_duplicate", "boilerplate", "other_edition", "contains_query",
+              "retrieved_not_in_force", "cites")
 _NEEDS = {"same_type": ("doc_type",), "same_issuer": ("issuer",), "near_duplicate": (), "boilerplate": (),
-          "other_edition": ("doc_type", "issuer", "date")}
+          "other_edition": ("doc_type", "issuer", "date"), "contains_query": (), "retrieved_not_in_force": (),
+          "cites": ()}
 
 #: Default thresholds (see the module docstring for why).
 DEFAULTS = {"ngram": 5, "near_duplicate": 0.5, "boilerplate_doc_share": 0.03, "boilerplate_min_docs": 5,
-            "boilerplate_share": 0.5}
+            "boilerplate_share": 0.5, "edition_overlap": _editions.EDITION_OVERLAP}
 
 _META = ("doc_type", "issuer", "date")
 
@@ -161,11 +182,11 @@ def _num(x: float) -> str:
 
 # ----------------------------------------------------------------------------------------- inputs
 def _frames(task: Any, cluster: str | None) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    from .evaluator import DEFAULT_CLUSTERS, _split_frame, load_task_frames
+    from .outcomes import DEFAULT_CLUSTERS, _split_frame, load_task_frames
 
     frames = load_task_frames(task, [c for c in (cluster, *DEFAULT_CLUSTERS) if c])
     queries, qrels = frames["queries"], frames["qrels"]
-    corpus = _split_frame(task, "corpus", ["_id", "text", "doc_id", "chunk_index", *_META])
+    corpus = _split_frame(task, "corpus", ["_id", "text", "doc_id", "chunk_index", *_META, "in_force", "status"])
     if corpus is None:
         raise RagcovError("`task` has no 'corpus' split; the miss analysis compares chunk texts, so it needs the "
                           "corpus (`_id`, `text`, `doc_id`).")
@@ -182,15 +203,38 @@ def _frames(task: Any, cluster: str | None) -> tuple[pd.DataFrame, pd.DataFrame,
 
 
 def _documents(corpus: pd.DataFrame) -> pd.DataFrame:
-    """One row per document: its metadata and its heading (from its first chunk)."""
-    order = corpus.sort_values("chunk_index", kind="stable") if "chunk_index" in corpus.columns else corpus
-    first = order.drop_duplicates("doc_id").set_index("doc_id")
+    """One row per document: its metadata, its heading (from its first chunk), its whole text (chunks in
+    order), an issuer derived for votos and decisões without one, and the status its text states."""
+    from ragcov_data import vigencia
+
+    order = corpus.sort_values(["doc_id", "chunk_index"], kind="stable") if "chunk_index" in corpus.columns \
+        else corpus
+    first = corpus.sort_values("chunk_index", kind="stable").drop_duplicates("doc_id").set_index("doc_id") \
+        if "chunk_index" in corpus.columns else corpus.drop_duplicates("doc_id").set_index("doc_id")
     docs = pd.DataFrame(index=first.index)
     for c in _META:
         if c in first.columns:
             vals = first[c].to_numpy(dtype=object)
             docs[c] = pd.Series(np.where(pd.isna(vals), None, vals), index=first.index, dtype=object)  # None: unknown
     docs["heading"] = [_editions.heading(t) for t in first["text"].astype(str)]
+    full = order.groupby("doc_id", sort=False)["text"].agg(lambda t: " ".join(map(str, t)))
+    docs["full_text"] = full.reindex(docs.index).to_numpy(dtype=object)
+    docs["issuer_derived"] = False
+    if "doc_type" in docs.columns:
+        derived = [None if (docs.get("issuer") is not None and docs.at[d, "issuer"] is not None)
+                   else _editions.derive_issuer(docs.at[d, "doc_type"], docs.at[d, "full_text"],
+                                                docs.at[d, "full_text"]) for d in docs.index]
+        mask = np.array([x is not None for x in derived], dtype=bool)
+        if mask.any():
+            if "issuer" not in docs.columns:
+                docs["issuer"] = pd.Series([None] * len(docs), index=docs.index, dtype=object)
+            docs.loc[mask, "issuer"] = [x for x in derived if x is not None]
+            docs["issuer_derived"] = mask
+    if "status" in first.columns:  # the acervo's stated status (vigência columns)
+        vals = first["status"].to_numpy(dtype=object)
+        docs["status"] = [None if pd.isna(v) or str(v) in ("", "None", "nan") else str(v) for v in vals]
+    else:
+        docs["status"] = [vigencia.document_status(t) for t in docs["full_text"]]
     return docs
 
 
@@ -254,6 +298,7 @@ def misses(
     boilerplate_doc_share: float = DEFAULTS["boilerplate_doc_share"],
     boilerplate_min_docs: int = DEFAULTS["boilerplate_min_docs"],
     boilerplate_share: float = DEFAULTS["boilerplate_share"],
+    edition_overlap: float = DEFAULTS["edition_overlap"],
 ) -> MissesResult:
     """Flag every hit@1 miss of ``run`` on a chunked self-retrieval ``task`` and estimate where misses go.
 
@@ -281,6 +326,8 @@ def misses(
         A 5-gram is common when found in ``>= max(boilerplate_min_docs, ceil(boilerplate_doc_share *
         documents))`` documents; a retrieved chunk is ``boilerplate`` when at least ``boilerplate_share``
         of its distinct 5-grams are common.
+    edition_overlap : float, default: 0.5
+        Jaccard of two documents' 5-gram sets from which a same-series document is ``other_edition``.
 
     Returns
     -------
@@ -294,37 +341,30 @@ def misses(
         missing from the run (unless ``on_missing="zero"``), bad thresholds, plus everything
         :func:`~ragcov_data.eval.metrics.per_query` rejects.
     """
-    from .evaluator import (_check_run, _exclude_self, _missing_queries, _query_column, check_run_documents,
-                            check_task_qrels, default_cluster, judged_queries, read_run)
-    from .metrics import per_query
+    from .outcomes import outcomes
 
     tie_policy = check_tie_policy(tie_policy)
-    if not 0 < level < 1:
-        raise RagcovError(f"`level` must be in (0, 1); got {level!r}.")
+    check_level(level)
     for name, value in (("near_duplicate", near_duplicate), ("boilerplate_doc_share", boilerplate_doc_share),
-                        ("boilerplate_share", boilerplate_share)):
+                        ("boilerplate_share", boilerplate_share), ("edition_overlap", edition_overlap)):
         if not (isinstance(value, (int, float)) and 0 < value <= 1):
             raise RagcovError(f"`{name}` must be a share in (0, 1]; got {value!r}.")
     if not (isinstance(boilerplate_min_docs, (int, np.integer)) and boilerplate_min_docs >= 1):
         raise RagcovError(f"`boilerplate_min_docs` must be an integer >= 1; got {boilerplate_min_docs!r}.")
+    if on_missing not in ("error", "zero"):
+        raise RagcovError(f"`on_missing` must be one of ('error', 'zero'); got {on_missing!r}.")
 
-    queries, qrels, corpus = _frames(task, cluster)
-    run_df = read_run(run)
-    _check_run(run_df)
-    notices: list[str] = []
-    check_task_qrels(qrels, corpus, queries, notices)
-    check_run_documents(run_df, corpus, None, notices)
-    judged_ids = pd.DataFrame({"query-id": pd.unique(qrels["query-id"].astype(str).to_numpy(dtype=object))})
-    queries = queries.loc[judged_queries(queries, judged_ids, notices)].reset_index(drop=True)  # as evaluate
-    if queries.empty:
-        raise RagcovError("no query of the task has a judgment (qrels name none of its queries); check the task.")
-    qids = queries["_id"].astype(str).to_numpy()
-    cluster_name = cluster or default_cluster(queries.columns)
-    clusters = _query_column(queries, cluster_name, "cluster")
-    run_df, n_self = _exclude_self(run_df, queries, exclude_self)
-    n_no_run = _missing_queries(set(run_df["query-id"].astype(str).unique()), qids, on_missing)
-
-    values = per_query(run_df, qrels, "hit@1", tie_policy=tie_policy, query_ids=qids).to_numpy(dtype=float)
+    _, _, corpus = _frames(task, cluster)  # the chunk texts and metadata; checks the task is self-retrieval
+    # the outcome stage, as evaluate scores hit@1: sample, unjudged queries, own chunk, missing queries, ties
+    oc = outcomes(run, task, "hit@1", tie_policy=tie_policy, on_missing=on_missing, cluster=cluster,
+                  exclude_self=exclude_self)
+    notices = list(oc.notices)
+    queries, run_df, qrels = oc.queries, oc.run, oc.qrels
+    qids = oc.per_query["query-id"].to_numpy()
+    cluster_name, clusters = oc.cluster, oc.clusters
+    n_self, n_no_run = oc.info["n_self_rows_removed"], oc.n_missing
+    zeroed = oc.missing  # queries the run lacked: no retrieved chunk, so no flag can describe them
+    values = oc.values
     is_miss = values == 0
     top = _top1(run_df, qrels, qids, tie_policy)
 
@@ -370,6 +410,7 @@ def misses(
 
     q_meta = {c: meta(c, q_doc[mq]) for c in (*_META, "heading")}
     r_meta = {c: meta(c, r_doc) for c in (*_META, "heading")}
+    vigencia_statuses = {"revoked", "suspended"}
 
     def known_equal(col: str) -> np.ndarray:
         a, b = q_meta[col], r_meta[col]
@@ -380,15 +421,62 @@ def misses(
         if f not in available:
             lacking = [c for c in _NEEDS[f] if c not in docs.columns]
             notices.append(f"flag {f} left out: the task's corpus has no {', '.join(lacking)} column.")
+    # other edition: the same series, another number or date, and the documents' texts overlap
+    series = _editions.other_edition(q_doc[mq], r_doc, q_meta["doc_type"], r_meta["doc_type"], q_meta["issuer"],
+                                     r_meta["issuer"], q_meta["date"], r_meta["date"], q_meta["heading"],
+                                     [h or "" for h in r_meta["heading"]]) & has_r
+    doc_jac = np.full(len(mq), np.nan)
+    if series.any():  # on the distinct document pairs, over the documents involved only
+        pairs = pd.DataFrame({"q": q_doc[mq][series].astype(str), "r": r_doc[series].astype(str)})
+        uniq = pairs.drop_duplicates()
+        involved = pd.Index(pd.unique(np.concatenate([uniq["q"].to_numpy(), uniq["r"].to_numpy()])))
+        doc_sets = ngram_sets(docs["full_text"].reindex(involved).astype(str).tolist(), DEFAULTS["ngram"])
+        jac_u = doc_sets.jaccard(involved.get_indexer(uniq["q"]), involved.get_indexer(uniq["r"]))
+        key = pd.MultiIndex.from_frame(uniq)
+        doc_jac[series] = jac_u[key.get_indexer(pd.MultiIndex.from_frame(pairs))]
+    # contains_query: the query's words, in order and contiguous, inside the retrieved chunk
+    from .outcomes import _split_frame
+
+    q_frame = _split_frame(task, "queries", ["_id", "text"])
+    q_text = None
+    if q_frame is not None and "text" in q_frame.columns:
+        q_text = (q_frame.assign(_id=q_frame["_id"].astype(str)).drop_duplicates("_id").set_index("_id")["text"]
+                  .reindex(qids[mq]).fillna("").astype(str).to_numpy(dtype=object))
+    texts = corpus["text"].astype(str).to_numpy(dtype=object)
+    contains = np.array([bool(has_r[i]) and q_text is not None and _contains(q_text[i], texts[r_pos[i]])
+                         for i in range(len(mq))], dtype=bool)
+    # not in force: the retrieved chunk (corpus in_force) or its document's stated status
+    r_status = meta("status", r_doc)
+    chunk_out = np.zeros(len(mq), dtype=bool)
+    if "in_force" in corpus.columns and has_r.any():
+        inf = corpus["in_force"].to_numpy()
+        chunk_out[has_r] = [not _truthy(inf[p]) for p in r_pos[has_r]]
+    not_in_force = has_r & (chunk_out | np.array([s in vigencia_statuses for s in r_status], dtype=bool))
+    # cites: the retrieved document cites the query's act, or the reverse
+    none = [None] * len(docs)
+    keys = {d: _editions.act_key(h, dt, ty) for d, h, dt, ty in zip(
+        docs.index, docs["heading"], docs["date"] if "date" in docs.columns else none,
+        docs["doc_type"] if "doc_type" in docs.columns else none)}
+    cited_by: dict[Any, frozenset] = {}
+
+    def cited(d: Any) -> frozenset:
+        if d not in cited_by:
+            cited_by[d] = _editions.citations(str(docs.at[d, "full_text"]))
+        return cited_by[d]
+
+    cite = np.array([bool(has_r[i]) and q_doc[mq][i] != r_doc[i]
+                     and (_editions.cites(cited(r_doc[i]), keys.get(q_doc[mq][i]))
+                          or _editions.cites(cited(q_doc[mq][i]), keys.get(r_doc[i])))
+                     for i in range(len(mq))], dtype=bool)
     flag_values = {
         "same_type": known_equal("doc_type") & has_r,
         "same_issuer": known_equal("issuer") & has_r,
         "near_duplicate": np.nan_to_num(jac, nan=-1.0) >= near_duplicate,
         "boilerplate": np.nan_to_num(bshare, nan=-1.0) >= boilerplate_share,
-        "other_edition": (_editions.other_edition(q_doc[mq], r_doc, q_meta["doc_type"], r_meta["doc_type"],
-                                                  q_meta["issuer"], r_meta["issuer"], q_meta["date"],
-                                                  r_meta["date"], q_meta["heading"],
-                                                  [h or "" for h in r_meta["heading"]]) & has_r),
+        "other_edition": series & (np.nan_to_num(doc_jac, nan=-1.0) >= edition_overlap),
+        "contains_query": contains,
+        "retrieved_not_in_force": not_in_force,
+        "cites": cite,
     }
 
     table = pd.DataFrame({
@@ -396,18 +484,30 @@ def misses(
         "query_type": q_meta["doc_type"], "retrieved_type": r_meta["doc_type"], "score": top_score[mq],
         "jaccard": jac, "boilerplate_share": bshare, "cluster": clusters[mq],
         **{f: flag_values[f] for f in available},
+        "document_jaccard": doc_jac, "retrieved_status": r_status,
+        "query_issuer": q_meta["issuer"] if "issuer" in q_meta else None,
+        "retrieved_issuer": r_meta["issuer"] if "issuer" in r_meta else None,
+        "issuer_derived": meta("issuer_derived", r_doc) if "issuer_derived" in docs.columns else False,
     })
 
     # ---- shares ------------------------------------------------------------------------------
-    ind = np.stack([flag_values[f] for f in available]) if available else np.zeros((0, len(mq)), bool)
-    sh = _shares(ind, clusters[mq], level)
+    # a query the run lacked (scored 0) is a miss with no retrieved chunk: no flag can describe it, so it
+    # is left out of every share (counted in info["n_zeroed_excluded"]) instead of diluting them
+    rated = ~zeroed[mq]
+    n_zeroed = int((~rated).sum())
+    if n_zeroed:
+        notices.append(f"{n_zeroed} of the {len(mq)} misses are queries run {oc.name!r} lacked (scored 0): they have "
+                       f"no retrieved chunk, so they are left out of the shares (over the other {int(rated.sum())}).")
+    ind = np.stack([flag_values[f][rated] for f in available]) if available else np.zeros((0, int(rated.sum())), bool)
+    sh = _shares(ind, clusters[mq][rated], level)
     flags = pd.DataFrame({
         "name": available, "share": sh["estimate"], "low": sh["low"], "high": sh["high"], "se": sh["se"],
-        "df": sh["df"], "n_flagged": ind.sum(1).astype(int), "n_misses": len(mq),
-        "n_documents": len(pd.unique(clusters[mq])), "method": "cr2",
+        "df": sh["df"], "n_flagged": ind.sum(1).astype(int), "n_misses": int(rated.sum()),
+        "n_documents": len(pd.unique(clusters[mq][rated])), "method": "cr2",
         "interval_flags": [_flag_text(b) for b in sh["flags"]],
     })
-    by_type, by_type_flags = _by_type(queries, values, is_miss, clusters, q_doc, docs, ind, available, level)
+    by_type, by_type_flags = _by_type(queries, values, is_miss & ~zeroed, clusters, q_doc, docs, ind, available,
+                                      level)
     n_partial = int(((values > 0) & (values < 1)).sum())  # only under tie_policy="expected"
     definitions = {
         "miss": "hit@1 = 0 under the tie policy, the query's own chunk excluded (as evaluate scores it)",
@@ -419,24 +519,45 @@ def misses(
                        f"occur in >= {min_docs} of the corpus's {n_docs} documents (max({boilerplate_min_docs}, "
                        f"ceil({boilerplate_doc_share:g} x documents)))",
         "other_edition": "same doc_type, issuer not different, equal heading pattern (act type + number pattern, "
-                         "numbers and dates masked), and another heading text or another date",
+                         "numbers and dates masked), another heading text or another date, and the two documents' "
+                         f"word {DEFAULTS['ngram']}-gram sets overlap with Jaccard >= {edition_overlap:g}",
+        "contains_query": "the query's casefolded whitespace words occur in order and contiguous in the retrieved "
+                          "chunk",
+        "retrieved_not_in_force": "the retrieved chunk is superseded wording (corpus in_force false) or its "
+                                  "document states it is revoked or suspended (corpus status, else "
+                                  "ragcov_data.vigencia.document_status of its text)",
+        "cites": "the retrieved document cites the query document's act (heading type, number, year), or the "
+                 "query document cites the retrieved act",
+        "issuer": "a voto, decisão or nota técnica without issuer gets the one its heading (ANEEL process 48500.) "
+                  "or signature (Diretor, Superintendente) shows",
+        "edition_overlap": edition_overlap,
         "interval": f"CR2 (micro: a ratio over {cluster_name}), Satterthwaite df, level {level:g}",
         "ngram": DEFAULTS["ngram"], "near_duplicate_threshold": near_duplicate,
         "boilerplate_doc_share": boilerplate_doc_share, "boilerplate_min_docs": int(boilerplate_min_docs),
         "boilerplate_common_docs": min_docs, "boilerplate_share": boilerplate_share,
     }
     info = {"n_documents": n_docs, "n_query_documents": int(len(pd.unique(clusters))),
-            "n_miss_documents": int(len(pd.unique(clusters[mq]))), "n_no_run": n_no_run, "on_missing": on_missing,
-            "n_self_rows_removed": n_self, "n_unjudged_queries": int(_n_queries(task) - len(qids)),
-            "n_partial": n_partial, "notices": notices}
+            "n_miss_documents": int(len(pd.unique(clusters[mq][rated]))), "n_no_run": n_no_run,
+            "on_missing": on_missing,
+            "n_self_rows_removed": n_self, "n_unjudged_queries": oc.info["n_unjudged_queries"],
+            "n_partial": n_partial, "n_zeroed_excluded": n_zeroed, "missing_queries": oc.info["missing_queries"],
+            "top_tie_share": oc.info["top_tie_share"], "all_tied_share": oc.info["all_tied_share"],
+            "notices": notices, **{k: oc.info[k] for k in ("population_clusters", "sample") if k in oc.info}}
     return MissesResult(n_queries=len(qids), n_misses=len(mq), flags=flags, by_type=by_type,
                         by_type_flags=by_type_flags, misses=table, tie_policy=tie_policy, level=level,
                         cluster=cluster_name, definitions=definitions, info=info)
 
 
-def _n_queries(task: Any) -> int:
-    part = task["queries"]
-    return int(getattr(part, "num_rows", None) or len(part))
+def _contains(query: str, text: str) -> bool:
+    """Do ``query``'s casefolded whitespace words occur, in order and contiguous, in ``text``'s?"""
+    q = " ".join(query.casefold().split())
+    return bool(q) and f" {q} " in f" {' '.join(text.casefold().split())} "
+
+
+def _truthy(value: Any) -> bool:
+    if isinstance(value, str):
+        return value.strip().lower() not in ("false", "0", "", "none", "nan")
+    return bool(value) if not (isinstance(value, float) and math.isnan(value)) else True
 
 
 def _by_type(queries: pd.DataFrame, values: np.ndarray, is_miss: np.ndarray, clusters: np.ndarray,

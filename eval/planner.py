@@ -18,7 +18,7 @@ import pandas as pd
 from scipy import stats
 
 from ragcov_data.errors import RagcovError
-from ragcov_data.eval._core import check_resamples
+from ragcov_data.eval._core import check_level, check_resamples
 from ragcov_data.eval.coverage import ESTIMATORS, coverage_study, population_counts
 
 __all__ = ["plan", "recommend", "choose_methods", "PlanResult", "RecommendResult", "DEFAULT_METHODS"]
@@ -140,8 +140,7 @@ def plan(
     ests = [estimators] if isinstance(estimators, str) else list(estimators)
     if not (isinstance(target_halfwidth, (int, float)) and 0 < target_halfwidth < 1):
         raise RagcovError(f"`target_halfwidth` must be in (0, 1), e.g. 0.05 for ±5 points; got {target_halfwidth!r}.")
-    if not (isinstance(level, float) and 0 < level < 1):
-        raise RagcovError(f"`level` must be a float in (0, 1); got {level!r}.")
+    check_level(level, float_only=True)
     for e in ests:
         if e not in ESTIMATORS:
             raise RagcovError(f"`estimators` must be drawn from {list(ESTIMATORS)}; got {e!r}.")
@@ -253,8 +252,8 @@ def recommend(
     -------
     RecommendResult
     """
-    if isinstance(level, float) and 0 < level < 1:  # else coverage_study names the bad level
-        check_resamples(n_resamples, level, None)
+    check_level(level, float_only=True)
+    check_resamples(n_resamples, level, None)
     table = coverage_study(population, k=k, reps=reps, estimators=estimators, level=level, seed=seed,
                            n_resamples=n_resamples, show_progress=show_progress)
     choices = choose_methods(table, level, include_naive=include_naive, warn=True)

@@ -32,7 +32,7 @@ from scipy import stats
 
 from ragcov_data.errors import RagcovError
 
-from ._core import interval_batch
+from ._core import check_level, interval_batch
 from .design import design_effect
 from .results import ComparisonResult, _JsonMixin
 
@@ -202,8 +202,7 @@ def _check(difference: Any, n_systems: Any, power: Any, level: Any, family: Any,
                           f"got {n_systems!r}.")
     if not (isinstance(power, float) and 0 < power < 1):
         raise RagcovError(f"`power` must be a float in (0, 1), e.g. 0.8; got {power!r}.")
-    if not (isinstance(level, float) and 0 < level < 1):
-        raise RagcovError(f"`level` must be a float in (0, 1), e.g. 0.95 (family-wise); got {level!r}.")
+    check_level(level, float_only=True)  # family-wise
     if family not in FAMILIES:
         raise RagcovError(f"`family` must be one of {FAMILIES}; got {family!r}.")
     for e in ests:

@@ -13,6 +13,8 @@ from typing import Any, ClassVar, NamedTuple, Sequence
 import numpy as np
 import pandas as pd
 
+from ragcov_data._json import to_jsonable
+
 
 class ConfidenceInterval(NamedTuple):
     """Lower and upper bound of an interval (raw: may extend beyond [0, 1])."""
@@ -22,21 +24,8 @@ class ConfidenceInterval(NamedTuple):
 
 
 def _clean(obj: Any) -> Any:
-    """JSON-safe copy: numpy scalars to Python, non-finite floats to None, frames to records."""
-    if isinstance(obj, pd.DataFrame):
-        return [_clean(r) for r in obj.to_dict(orient="records")]
-    if isinstance(obj, dict):
-        return {str(k): _clean(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_clean(v) for v in obj]
-    if isinstance(obj, (np.integer,)):
-        return int(obj)
-    if isinstance(obj, (float, np.floating)):
-        x = float(obj)
-        return x if math.isfinite(x) else None
-    if isinstance(obj, np.bool_):
-        return bool(obj)
-    return obj
+    """JSON-safe copy (:func:`ragcov_data._json.to_jsonable`, the one JSON cleaning)."""
+    return to_jsonable(obj)
 
 
 def _fmt(x: float, nd: int = 4) -> str:

@@ -75,28 +75,21 @@ def _doc_stats(doc_codes: np.ndarray, values: np.ndarray, n_docs: int) -> tuple[
 
 
 def _icc_anova(n: np.ndarray, s: np.ndarray, ss: np.ndarray) -> float:
-    """One-way ANOVA intraclass correlation for unequal cluster sizes (``n0`` adjustment)."""
-    D, N = len(n), n.sum()
-    if D < 2 or N <= D:
+    """One-way ANOVA intraclass correlation for unequal cluster sizes: the core's :func:`_core.anova_icc`."""
+    from . import _core
+
+    if len(n) < 2:
         return float("nan")
-    mean = s.sum() / N
-    means = s / n
-    msb = np.sum(n * (means - mean) ** 2) / (D - 1)
-    msw = np.sum(ss - s**2 / n) / (N - D)
-    n0 = (N - np.sum(n**2) / N) / (D - 1)
-    den = msb + (n0 - 1) * msw
-    return float((msb - msw) / den) if den > 0 else float("nan")
+    icc = float(_core.anova_icc(n, s, ss)[0])
+    return icc if np.isfinite(icc) else float("nan")
 
 
-def _lag1(values: np.ndarray, doc_codes: np.ndarray, doc_means: np.ndarray) -> float:
-    """Pooled lag-1 autocorrelation of outcomes after removing each document's mean.
+def _lag1(values: np.ndarray, doc_codes: np.ndarray, doc_means: np.ndarray | None = None) -> float:
+    """Pooled lag-1 autocorrelation of outcomes after removing each document's mean
+    (:func:`ragcov_data.eval.design.autocorrelation`); rows in chunk order within each document."""
+    from .design import autocorrelation
 
-    Rows must be ordered by document, then chunk position.
-    """
-    r = values - doc_means[doc_codes]
-    same = doc_codes[1:] == doc_codes[:-1]
-    den = np.sum(r**2)
-    return float(np.sum(r[1:][same] * r[:-1][same]) / den) if den > 0 else float("nan")
+    return float(autocorrelation(values, doc_codes, None, 1)[0])
 
 
 def population_figures(population: pd.DataFrame) -> dict[str, float]:

@@ -206,7 +206,7 @@ def verify_for_evaluate(estimates: pd.DataFrame, values: np.ndarray, clusters: n
     pop = None if population_sizes is None else float(population_sizes)
     if groups is None:
         return verify_intervals(estimates, design_of(values, clusters, population=pop, level=level, seed=seed))
-    from .evaluator import ALL_GROUP
+    from .outcomes import ALL_GROUP
 
     designs = {ALL_GROUP: design_of(values, clusters, population=pop, level=level, seed=seed)}
     for g in pd.unique(groups):

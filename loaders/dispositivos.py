@@ -28,7 +28,27 @@ Text extracted from PDF breaks lines anywhere, so a citation ("observado o dispo
    itens within their alínea; §, incisos, alíneas and itens only appear inside an artigo.
 
 Quoted amendments (``“Art. 7º ... ” (NR)``) are read as part of the amending artigo: their units are
-labelled ``art. 1 > art. 7 > § 1`` and numbered on their own.
+labelled ``art. 1 > art. 7 > § 1`` and numbered on their own. So is text an artigo inserts into another
+act after its formula (``passa a vigorar acrescido do seguinte Capítulo II-B:``, ``passam a vigorar com a
+seguinte redação:``, ``fica acrescido ...:``), wherever the quote opens (on a chapter heading, on no
+marker at all) or without quotes: it runs to the closing quote, a ``(NR)``, or the line where the act's
+own next artigo starts. Lei 14.133 art. 178 inserts Código Penal arts. 337-E to 337-P: they are
+``art. 178 > art. 337-E`` ..., and arts. 179 to 194 stay the law's own.
+
+Also (:data:`SPECIAL_RULES`):
+
+- a voto, nota técnica or parecer is cut into numbered paragraphs (``1.`` ... ``22.``) and quotes the
+  articles it discusses: when its numbered paragraphs start before its first artigo and go on after it,
+  its artigos (and their parágrafos, incisos ...) are quotations, not units (a document left with no
+  artigo falls back to word windows); an ANEXO after its last paragraph (a draft act) is read as an act;
+- a vetoed or revoked stub is a unit, and the next dispositivo may follow it on the same line
+  (``Art. 19. (VETADO). Art. 20. ...``, ``§ 2º (Vetado). Art. 32.``, ``I - (Revogado ...); II - ...``);
+- a compilation printed as plain text gives the old and the new wording of one provision under the same
+  number, the new one carrying ``(Redação dada ...)``: that repeated number starts a unit of its own
+  (same label), so the new wording is not cut into the old one's unit;
+- source quirks: ``rt. 758.`` (the A lost) is an artigo when it is the very next number; ``Arts. 28 e 29
+  (Revogados ...)`` and ``Arts. 52 a 58.`` are one unit (``arts. 28 e 29``) after which the numbering
+  goes on from the last; ``§ 4o``, ``Art 31.`` and a quoted ``Art. 6º......`` parse.
 
 :func:`dispositivo_spans` turns the boundaries into chunks (:data:`SIZE_RULE`); a document with no
 artigo falls back to word windows (:data:`FALLBACK_RULE`).
@@ -56,6 +76,14 @@ BOUNDARY_RULE = (
     "word after an artigo, parágrafo or heading: that is a citation) and its number follows the previous one "
     "of its level; quoted amendments are units of the amending artigo"
 )
+SPECIAL_RULES = (
+    "text an artigo inserts into another act after 'passa a vigorar ...:' or 'fica acrescido ...:' (quoted or "
+    "not) is a unit of that artigo up to the closing quote, (NR) or the act's next artigo; the artigos a voto or "
+    "nota técnica quotes between its own numbered paragraphs are not units; a vetoed or revoked stub is a unit "
+    "and the next dispositivo may follow it on its line; a repeated number whose unit carries '(Redação dada ...)' "
+    "is the provision's new wording, a unit of its own; 'rt. 758.' as the next artigo, 'Arts. 28 e 29' as one "
+    "unit, '§ 4o', 'Art 31.' parse"
+)
 SIZE_RULE = (
     "the unit is the artigo (or the preâmbulo, an ANEXO's text); headings join the unit after them; a unit "
     "longer than max_words is split into its parts at the next lower level (caput, parágrafos, incisos, alíneas, "
@@ -78,6 +106,7 @@ _CLOSE_Q = "”\x94»\"'’"
 # a number with its ordinal and letter suffix: 1º, 10., 1º-A, 2o, 1.000, 3-A
 _NUM = re.compile(r"^(\d{1,4}(?:\.\d{3})*)([º°ªo]|\.[º°])?(?:-?([A-Z]))?[.:]?$")
 _ART = re.compile(r"^(?:Art|ART|Artigo|ARTIGO)(?:\.|\b)(.*)$")
+_RT = re.compile(r"^rt\.()$")
 _INCISO = re.compile(r"^([IVXLCDM]+)([-–—−‐‑])?(.*)$")
 _ALINEA = re.compile(r"^([a-z])\)(.*)$")
 _ITEM = re.compile(r"^(\d{1,3})[.)](\D.*)?$")
@@ -190,6 +219,9 @@ def _closes_clause(words: Sequence[str], i: int) -> bool:
         return False
     if prev in ("Vigência", "Regulamento", "encerrada") and i >= 2 and _closes_clause(words, i - 1):
         return True  # planalto's annotation links after "(Incluído pela Lei ...)"
+    if prev.strip("()") == "efeitos" and i >= 4 and [w.strip("()") for w in words[i - 3:i]] == [
+            "Produção", "de", "efeitos"] and _closes_clause(words, i - 3):
+        return True  # "... (Redação dada pela ...) Produção de efeitos"
     if prev in ("e", "ou", "e/ou") and i >= 2 and _strip_close(words[i - 2])[-1:] in ";,":
         return True
     if prev in ("(NR)", "(NR).", "(...)", "(…)", "[...]"):
@@ -209,6 +241,8 @@ def _parse_number(words: Sequence[str], j: int, rest: str | None) -> tuple[tuple
     else:
         return None
     m = _NUM.match(tok)
+    if not m and tok.endswith(".."):  # "6º......": the number of an article quoted in part
+        m = _NUM.match(tok.rstrip("."))
     if not m:
         return None
     if not m.group(2) and nxt < len(words) and words[nxt] in ("o", "º", "°", "o.", "º.", "°."):
@@ -302,13 +336,26 @@ def find_boundaries(text_or_words: str | Sequence[str], line_starts: Sequence[in
     frame = top  # top, or a quoted amendment inside it
     heading_at: int | None = None  # start of the last heading, while its title runs
     closed_at = -1  # where the last quoted amendment closed: a boundary may follow whatever ends it
+    last_end = -1  # word after the last accepted marker (a stub "(VETADO)." runs from there)
+    art_at = -1  # start of the act's current artigo (its caput may announce an insertion)
     n = len(words)
+    transcribed = _transcribed_from(words, starts)  # a voto's own numbered paragraphs: artigos are quotes
     i = 0
     while i < n:
         if frame is not top and i >= frame.end:  # type: ignore[operator]
             closed_at, frame = frame.end, top
         w = words[i]
-        if not starts[i] or w[0] not in _CAND_FIRST:
+        if not starts[i]:
+            # mid-line: only the next dispositivo after a stub ("Art. 19. (VETADO). Art. 20. ...")
+            if i - last_end > 31 or w[0] not in "AP§IVXLC" or not _after_stub(words, last_end, i):
+                i += 1
+                continue
+        elif (frame is top and top.art is not None and art_at >= 0 and i > 0 and words[i - 1][-1:] == ":"
+              and _announces_insertion(words, art_at, i)):
+            end = _insertion_end(words, starts, i, top.art[0] + 1)  # text inserted into another act
+            if end is not None and end > i:
+                frame = _Frame(top.path(5), end)
+        if w[0] not in _CAND_FIRST:
             i += 1
             continue
         quoted, k = False, i  # an opening quote before the marker, alone or glued to it
@@ -322,14 +369,21 @@ def find_boundaries(text_or_words: str | Sequence[str], line_starts: Sequence[in
         if hit is None:
             i += 1
             continue
-        kind, level, key, label, nxt = hit
+        kind, level, key, label, nxt, last = hit
+        if transcribed is not None and i >= transcribed[0] and kind != "annex":
+            i += 1  # an artigo a voto or nota técnica transcribes: not the document's own
+            continue
         clause = i == closed_at or _closes_clause(words, i)
         in_title = heading_at is not None and i - heading_at <= 60 and not any(
             _strip_close(x)[-1:] in ".:;" for x in words[heading_at:i])
         relaxed = (kind in ("heading", "annex") and w.isupper() and not quoted and i > 0
                    and words[i - 1].lower() not in _CITATION_WORDS and words[i - 1][-1:] not in ",-–")
-        sequel = (kind in ("art", "par") and _is_sequel(frame, kind, key) and i > 0
-                  and words[i - 1].lower() not in _CITATION_WORDS and words[i - 1][-1:] not in ",-–")
+        sequel = (kind in ("art", "par") and i > 0 and words[i - 1].lower() not in _CITATION_WORDS
+                  and words[i - 1][-1:] not in ",-–"
+                  and (_is_sequel(frame, kind, key) or (frame is not top and _plausible(frame, kind, key))))
+        if w == "rt." and not (_is_sequel(frame, kind, key) and (clause or in_title or sequel)):
+            i += 1  # "rt. 758." (a lost A) only as the very next artigo
+            continue
         if not (clause or in_title or relaxed or sequel):
             i += 1
             continue
@@ -344,7 +398,7 @@ def find_boundaries(text_or_words: str | Sequence[str], line_starts: Sequence[in
                 frame = top
                 i += 1
                 continue
-            kind, level, key, label, nxt = hit
+            kind, level, key, label, nxt, last = hit
         if kind == "annex":
             if frame is not top:
                 i += 1
@@ -352,33 +406,142 @@ def find_boundaries(text_or_words: str | Sequence[str], line_starts: Sequence[in
             top = frame = _Frame((label,))
             out.append(Boundary(i, kind, (label,)))
             heading_at = i
-            i = nxt
+            if transcribed is not None and i > transcribed[1]:
+                transcribed = None  # after the voto, an annexed act has its own artigos
+            i = last_end = nxt
             continue
         if kind == "heading":
             out.append(Boundary(i, kind, frame.prefix + (label,)))
             heading_at = i
-            i = nxt
+            i = last_end = nxt
             continue
-        if not _plausible(frame, kind, key):
+        if not _plausible(frame, kind, key) and not (_same_number(frame, kind, key)
+                                                     and _new_wording(words, starts, nxt)):
             i += 1
             continue
-        _advance(frame, kind, key, label)
+        _advance(frame, kind, last, label)
+        if kind == "art" and frame is top:
+            art_at = i
         out.append(Boundary(i, kind, frame.path(level)))
         heading_at = None
-        i = nxt
+        i = last_end = nxt
     return out
 
 
-def _match(words: Sequence[str], i: int, w: str, frame: _Frame) -> tuple[str, int, object, str, int] | None:
-    """Shape test of a candidate at word ``i`` (``w`` without its opening quote):
-    ``(kind, level, sequence key, label, next word index)`` or None."""
+_INSERTS = re.compile(r"\b(?:passa(?:m|r[aã]o)? a vigorar|(?:fica|ficam|é|são) (?:acrescid|acrescentad|inserid)|"
+                      r"acrescent(?:e|em)-se|insira(?:m)?-se)", re.I)
+
+
+def _announces_insertion(words: Sequence[str], art_at: int, i: int) -> bool:
+    """Does the artigo starting at ``art_at`` announce, in the clause that ends with the colon before word
+    ``i``, text it inserts into another act ("passa a vigorar acrescido do seguinte ...:", "passam a
+    vigorar com a seguinte redação:", "fica acrescido o seguinte parágrafo:")?"""
+    lo = max(art_at, i - 60)
+    for j in range(i - 2, lo - 1, -1):  # the clause: back to the previous full stop or semicolon
+        if words[j][-1:] in ".;" and words[j].lower() not in _ABBREV:
+            lo = j + 1
+            break
+    return bool(_INSERTS.search(" ".join(words[lo:i])))
+
+
+def _insertion_end(words: Sequence[str], starts: Sequence[int], i: int, next_art: int) -> int | None:
+    """Where text inserted from word ``i`` ends: after its closing quote (and a ``(NR)``), after a
+    ``(NR)``, or at the line where the amending act's next artigo (``next_art``) starts; None if none."""
+    if words[i][0] in _OPEN_Q:
+        return _quote_end(words, starts, i, next_art)
+    for j in range(i, len(words)):
+        w = words[j]
+        if j > i and starts[j] and w.startswith(("Art", "ART")) and _closes_clause(words, j):
+            m = _ART.match(w)
+            num = _parse_number(words, j + 1, m.group(1)) if m else None
+            if num is not None and num[0][0] == next_art:
+                return j
+        if w.startswith("(NR)"):
+            return j + 1
+        if w[-1] in "”\x94»" or (len(w) > 1 and w[-2] in "”\x94»" and w[-1] in ".;"):
+            return j + 2 if j + 1 < len(words) and words[j + 1].startswith("(NR)") else j + 1
+    return None
+
+
+def _after_stub(words: Sequence[str], last_end: int, i: int) -> bool:
+    """Is the text between the last marker (ending at ``last_end``) and word ``i`` a stub annotation
+    alone, ``(VETADO).``, ``(Revogado pela Lei nº ...)``? Then the next dispositivo may follow on its line."""
+    if last_end >= 0 and words[last_end] in _DASHES:  # "I - (VETADO);": the inciso's dash
+        last_end += 1
+    if last_end < 0 or not 0 < i - last_end <= 30 or not words[last_end].startswith("("):
+        return False
+    tail = words[i - 1]
+    if not tail.rstrip(".;").endswith(")"):
+        return False
+    return bool(_ANNOTATION.match(words[last_end])) or words[last_end].lower().startswith("(vetad")
+
+
+_PARA = re.compile(r"^(\d{1,3})\.$")
+
+
+def _transcribed_from(words: Sequence[str], starts: Sequence[int]) -> tuple[int, int] | None:
+    """``(start, end)`` word range in which artigos are transcriptions, or None.
+
+    A voto, nota técnica or parecer is cut into numbered paragraphs (``1.``, ``2.``, ... ``22.``), and it
+    quotes the articles it discusses. When the document's numbered paragraphs start before its first
+    artigo and go on after it (an increasing run of at least five, steps of 1 to 3, the first numbered 1
+    to 3), its artigos are quotes: from the first paragraph on (up to an ANEXO after the last paragraph)
+    no artigo, parágrafo, inciso or alínea is the document's own. Returns the first and the last
+    paragraph's word index."""
     n = len(words)
-    m = _ART.match(w)
+    paras = [(j, int(w[:-1])) for j, w in enumerate(words)
+             if len(w) <= 4 and w[-1] == "." and w[:-1].isdigit() and j + 1 < n and words[j + 1][:1].isupper()
+             and (starts[j] or (j > 0 and words[j - 1][-1:] in ".:;)"))]
+    if len(paras) < 5:
+        return None
+    first_art = next((j for j, w in enumerate(words) if starts[j] and w[:3] in ("Art", "ART") and _ART.match(w)),
+                     None)
+    if first_art is None:
+        return None
+    best: list[tuple[int, int]] = []
+    run: list[tuple[int, int]] = []
+    for pos, num in paras:
+        if run and 1 <= num - run[-1][1] <= 3:
+            run.append((pos, num))
+        elif num <= 3:
+            run = [(pos, num)]
+        else:
+            continue
+        if len(run) > len(best):
+            best = list(run)
+    if len(best) < 5 or best[0][0] > first_art or best[-1][0] < first_art:
+        return None
+    return best[0][0], best[-1][0]
+
+
+def _match(words: Sequence[str], i: int, w: str, frame: _Frame
+           ) -> tuple[str, int, object, str, int, object] | None:
+    """Shape test of a candidate at word ``i`` (``w`` without its opening quote):
+    ``(kind, level, sequence key, label, next word index, key of its last number)`` or None (the last
+    key differs from the key for ``Arts. 28 e 29``, ``§§ 3º e 4º``)."""
+    n = len(words)
+    m = _ART.match(w) or (w == "rt." and _RT.match(w))  # "rt. 758.": the A lost (accepted only in sequence)
     if m:
         num = _parse_number(words, i + 1, m.group(1))
         if num is None or not _text_goes_on(words, num[2]):
             return None
-        return "art", 1, num[0], f"art. {num[1]}", num[2]
+        return "art", 1, num[0], f"art. {num[1]}", num[2], num[0]
+    if w in ("Arts.", "ARTS.", "Arts", "ARTS"):  # "Arts. 28 e 29 (Revogados pela Lei ...)"
+        nums = [_parse_number(words, i + 1, None)]
+        if nums[0] is None:
+            return None
+        j = nums[0][2]
+        label = f"arts. {nums[0][1]}"
+        while j + 1 < n and words[j] in ("e", "a"):
+            nx = _parse_number(words, j + 1, None)
+            if nx is None:
+                break
+            nums.append(nx)
+            label += f" {words[j]} {nx[1]}"
+            j = nx[2]
+        if len(nums) < 2 or not _text_goes_on(words, j):
+            return None
+        return "art", 1, nums[0][0], label, j, nums[-1][0]
     if w[0] == "§":
         plural = w.startswith("§§")
         rest = w[2:] if plural else w[1:]
@@ -391,16 +554,16 @@ def _match(words: Sequence[str], i: int, w: str, frame: _Frame) -> tuple[str, in
                 j += 1
         if not _text_goes_on(words, j):
             return None
-        return "par", 2, num[0], f"§§ {num[1]}" if plural else f"§ {num[1]}", j
+        return "par", 2, num[0], f"§§ {num[1]}" if plural else f"§ {num[1]}", j, num[0]
     if w in ("Parágrafo", "PARÁGRAFO", "Paragrafo", "PARAGRAFO"):
         if i + 1 < n and words[i + 1].rstrip(".:-–") in _UNICO and _text_goes_on(words, i + 2):
-            return "par", 2, (10_000, ""), "parágrafo único", i + 2
+            return "par", 2, (10_000, ""), "parágrafo único", i + 2, (10_000, "")
         return None
     if w in _HEADINGS:
         if i + 1 < n:
             num = words[i + 1].rstrip(".:-–")
             if (_roman(num) or num in _UNICO) and _text_goes_on(words, i + 2):
-                return "heading", 0, None, f"{_HEADINGS[w]} {num}", i + 2
+                return "heading", 0, None, f"{_HEADINGS[w]} {num}", i + 2, None
         return None
     if w in _ANNEX:
         j = i + 1
@@ -411,21 +574,21 @@ def _match(words: Sequence[str], i: int, w: str, frame: _Frame) -> tuple[str, in
                 label, j = f"anexo {num}", j + 1
         if j < n and not _text_goes_on(words, j):
             return None
-        return "annex", 0, None, label, j
+        return "annex", 0, None, label, j, None
     if frame.art is None:
         return None  # §, incisos, alíneas and itens live inside an artigo
     m = _INCISO.match(w)  # inciso: roman numeral and a dash, glued or in the next word
     if m and (m.group(2) or (not m.group(3) and i + 1 < n and words[i + 1][0] in _DASHES)):
         val = _roman(m.group(1))
         if val is not None:
-            return "inc", 3, val, m.group(1), i + 1
+            return "inc", 3, val, m.group(1), i + 1, val
     m = _ALINEA.match(w)
     if m:
-        return "ali", 4, m.group(1), m.group(1), i + 1
+        return "ali", 4, m.group(1), m.group(1), i + 1, m.group(1)
     if frame.ali is not None:
         m = _ITEM.match(w)
         if m:
-            return "item", 5, int(m.group(1)), m.group(1), i + 1
+            return "item", 5, int(m.group(1)), m.group(1), i + 1, int(m.group(1))
     return None
 
 
@@ -444,6 +607,25 @@ def _plausible(frame: _Frame, kind: str, key: object) -> bool:
     if kind == "item":
         return frame.item is None or key > frame.item  # type: ignore[operator]
     return True
+
+
+def _same_number(frame: _Frame, kind: str, key: object) -> bool:
+    """The number of the current dispositivo of its level, again (a compilation's new wording)."""
+    return frame.art is not None and key is not None and key == {
+        "art": frame.art, "par": frame.par, "inc": frame.inc, "ali": frame.ali, "item": frame.item}.get(kind)
+
+
+def _new_wording(words: Sequence[str], starts: Sequence[int], j: int, span: int = 150) -> bool:
+    """Does the unit starting at word ``j`` carry ``(Redação dada ...)`` before the next line-start marker?
+    Then it is the new wording of the provision just before it, printed under the same number."""
+    for k in range(j, min(len(words), j + span)):
+        w = words[k]
+        if k > j and starts[k] and (w.startswith(("Art", "§", "Parágrafo")) or _ALINEA.match(w)
+                                    or (_INCISO.match(w) and k + 1 < len(words) and words[k + 1][:1] in _DASHES)):
+            return False
+        if w.lstrip("([").lower().startswith("redação") and k + 1 < len(words) and words[k + 1] == "dada":
+            return True
+    return False
 
 
 def _is_sequel(frame: _Frame, kind: str, key: object) -> bool:
@@ -637,7 +819,8 @@ def config_name(max_words: int, min_words: int, chunk_words: int, query_words: i
 def annotate_manifest(manifest: dict, sizes: tuple[int, int], n_structured: int, corpus) -> None:
     """Record the dispositivo settings, rules and counts in a task manifest (in place)."""
     manifest["config"].update({"chunking": "dispositivo", "min_words": sizes[0], "max_words": sizes[1]})
-    manifest["rules"].update({"dispositivo": BOUNDARY_RULE, "units": SIZE_RULE, "fallback": FALLBACK_RULE,
+    manifest["rules"].update({"dispositivo": BOUNDARY_RULE, "dispositivo_special": SPECIAL_RULES,
+                              "units": SIZE_RULE, "fallback": FALLBACK_RULE,
                               "unit_columns": "corpus `unit`: label of the dispositivo where the chunk starts "
                                               "(e.g. 'art. 2 > I > a', 'preâmbulo', 'anexo I'), null for word "
                                               "windows of a document with no artigo; `continued`: the chunk is "

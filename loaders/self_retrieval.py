@@ -51,9 +51,11 @@ class SelfRetrievalConfig(datasets.BuilderConfig):
         document with no artigo).
     min_words, max_words : int or None
         ``chunking="dispositivo"``: unit sizes (defaults ``query_words`` and 400).
+    keep_superseded : bool, default: False
+        Keep the superseded wording of text files in the index (corpus column ``in_force``).
     sample_docs, sample_seed, sample_strata : int or None, int, str or None
         Queries from ``sample_docs`` documents drawn without replacement (the corpus stays whole); see
-        :func:`ragcov_data.task.build_task`.
+        :func:`ragcov_data.loaders.build.build_task`.
     """
 
     chunk_words: int = 100
@@ -67,6 +69,7 @@ class SelfRetrievalConfig(datasets.BuilderConfig):
     chunking: str = "words"
     min_words: int | None = None
     max_words: int | None = None
+    keep_superseded: bool = False
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -111,14 +114,14 @@ def _fingerprint(paths: Sequence[str]) -> tuple[tuple[str, str], ...]:
 @functools.lru_cache(maxsize=4)
 def _cached_task(paths: tuple[str, ...], fingerprint: tuple, chunk_words: int, query_words: int,
                  id_column: str, text_column: str, name: str, sample: tuple = (None, 0, None),
-                 cut: tuple = ("words", None, None)) -> Any:
+                 cut: tuple = ("words", None, None), keep_superseded: bool = False) -> Any:
     """Build (once per process and source content) the task a builder serves."""
-    from ragcov_data.task import build_task
+    from ragcov_data.loaders.build import build_task
 
     return build_task(list(paths), chunk_words=chunk_words, query_words=query_words, id_column=id_column,
                       text_column=text_column, dataset="aneel_taesa", config_name=name,
                       sample_docs=sample[0], sample_seed=sample[1], sample_strata=sample[2],
-                      chunking=cut[0], min_words=cut[1], max_words=cut[2])
+                      chunking=cut[0], min_words=cut[1], max_words=cut[2], keep_superseded=keep_superseded)
 
 
 class SelfRetrievalBuilder(TaskBuilder):
@@ -164,6 +167,8 @@ class SelfRetrievalBuilder(TaskBuilder):
                    "sources": [sha for _, sha in self._source_fingerprint(config)]}
             if config.chunking != "words":  # words keys stay as they were
                 key["chunking"] = [config.chunking, config.min_words, config.max_words]
+            if config.keep_superseded:  # another index
+                key["keep_superseded"] = True
             if config.sample_docs is not None:  # a sample is another task (same corpus, fewer queries)
                 key["sample"] = [config.sample_docs, config.sample_seed, config.sample_strata]
             cid = f"{config.name}-{Hasher.hash(key)}"
@@ -199,16 +204,19 @@ class SelfRetrievalBuilder(TaskBuilder):
         paths = self.source_paths()
         return _cached_task(paths, self._source_fingerprint(), c.chunk_words, c.query_words, c.id_column,
                             c.text_column, c.name, (c.sample_docs, c.sample_seed, c.sample_strata),
-                            (c.chunking, c.min_words, c.max_words))
+                            (c.chunking, c.min_words, c.max_words), c.keep_superseded)
 
     # ------------------------------------------------------------------ datasets hooks
 
     def _split_features(self) -> dict[str, datasets.Features]:
         from ragcov_data.task import task_features
 
-        manifest = self.task().manifest
-        return task_features(manifest["metadata_columns"],
-                             units=manifest["config"].get("chunking") == "dispositivo")
+        task = self.task()
+        feats = task_features(task.manifest["metadata_columns"],
+                              units=task.manifest["config"].get("chunking") == "dispositivo")
+        if "in_force" in task.corpus.columns:  # vigência (ragcov_data.vigencia)
+            feats["corpus"]["in_force"] = datasets.Value("bool")
+        return feats
 
     def _info(self) -> datasets.DatasetInfo:
         from ragcov_data.task import manifest_description

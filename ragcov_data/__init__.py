@@ -18,8 +18,9 @@ _LAZY = {
     "load_dataset": "ragcov_data.api",
     "publish": "ragcov_data.publish",
     "register_ir_datasets": "ragcov_data.irds",
-    "build_task": "ragcov_data.task",
+    "build_task": "ragcov_data.loaders.build",
     "Task": "ragcov_data.task",
+    "resolve_task": "ragcov_data.sources",
     "read_acervo": "ragcov_data.acervo",
     "exclude_self": "ragcov_data.outside",
 }

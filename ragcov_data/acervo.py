@@ -8,7 +8,15 @@ Accepted sources (one path or a list of paths, read in the given order):
   the start of the file (and only there);
 - CSV (``.csv``, UTF-8, header row) and parquet (``.parquet``): same columns;
 - a folder of ``.txt``/``.md``/``.html`` files (id = posix path relative to the folder; HTML is
-  reduced to its text with the standard-library parser, ``<script>``/``<style>`` dropped).
+  reduced to its text with the standard-library parser, ``<script>``/``<style>`` dropped, decoded as UTF-8
+  or, failing that, in the charset the page declares, e.g. Planalto's ``windows-1252``).
+
+Text files are read as published compilations (:mod:`ragcov_data.vigencia`): superseded wording
+(``<strike>`` in HTML, ``~~...~~`` in Markdown, a SIJUT ``[Revogado(a) pelo(a) ...]`` provision, the
+earlier of two wordings of one provision in plain text) is taken out unless ``keep_superseded=True``, and
+counted in ``Acervo.vigencia``; each document gets the ``status`` its text states (``revoked``,
+``suspended`` or null). Table sources (JSONL, CSV, parquet) hold stored text: it is taken as given, only its
+stated status is read.
 
 The id and text columns are ``doc_id`` and ``text`` unless mapped with ``id_column=``/``text_column=``.
 Every other field is metadata and travels with the document as a string (``None`` stays null).
@@ -26,6 +34,7 @@ import io
 import json
 import math
 import os
+import re
 import warnings
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
@@ -58,6 +67,10 @@ class Document(NamedTuple):
     text: str
     metadata: dict[str, str | None]
     where: str  # "file, line N" / "file, row N" / "file": for error messages
+    #: character spans of superseded wording still in ``text`` (only with ``keep_superseded=True``)
+    superseded: tuple[tuple[int, int], ...] = ()
+    #: the status the text states of the document: "revoked", "suspended" or None
+    status: str | None = None
 
 
 @dataclass(frozen=True)
@@ -88,6 +101,11 @@ class Acervo:
         Files of a folder acervo that were not read (not ``.txt``/``.md``/``.html``, or hidden).
     skipped_reasons : dict of str to str
         Why each skipped file was not read (``"unsupported type .pdf"``, ``"hidden"``).
+    vigencia : dict
+        What reading found of vigência: ``keep_superseded``, superseded ``passages``/``words`` and the
+        ``documents`` holding them (text files), ``statuses`` (documents by stated status, every source),
+        ``annotated`` (the task gets the ``status``/``in_force`` columns: superseded wording was found, a
+        text file states its status, or ``keep_superseded=True``).
     """
 
     documents: list[Document]
@@ -95,6 +113,7 @@ class Acervo:
     sources: list[SourceFile]
     skipped_files: list[str] = field(default_factory=list)
     skipped_reasons: dict[str, str] = field(default_factory=dict)
+    vigencia: dict[str, Any] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.documents)
@@ -144,39 +163,91 @@ def _meta_value(value: Any) -> str | None:
 
 
 class _TextExtractor(HTMLParser):
-    """Collect the visible text of an HTML page (scripts and styles dropped)."""
+    """Collect the visible text of an HTML page (scripts, styles and icon-font ligatures dropped) and the
+    spans of struck-through text (``<strike>``, ``<s>``, ``<del>``, ``text-decoration: line-through``)."""
 
     _SKIP = {"script", "style", "noscript", "template"}
     _BLOCK = {"p", "div", "br", "li", "tr", "td", "th", "h1", "h2", "h3", "h4", "h5", "h6", "section", "article"}
+    _STRIKE = {"strike", "s", "del"}
+    _VOID = {"br", "img", "meta", "hr", "input", "link", "area", "base", "col", "embed", "source", "track", "wbr"}
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.parts: list[str] = []
+        self.struck: list[tuple[int, int]] = []
+        self._pos = 0
         self._skip_depth = 0
+        self._open: list[tuple[str, bool, bool]] = []  # (tag, strikes, skips) of open elements
+        self._strike_depth = 0
+
+    def _emit(self, text: str) -> None:
+        if self._strike_depth and text.strip():
+            self.struck.append((self._pos, self._pos + len(text)))
+        self.parts.append(text)
+        self._pos += len(text)
 
     def handle_starttag(self, tag: str, attrs: list) -> None:
         if tag in self._SKIP:
             self._skip_depth += 1
         elif tag in self._BLOCK:
-            self.parts.append("\n")
+            self._emit("\n")
+        if tag in self._SKIP or tag in self._VOID:
+            return
+        a = {k: (v or "") for k, v in attrs}
+        strikes = tag in self._STRIKE or "line-through" in a.get("style", "").replace(" ", "").lower()
+        skips = "material-icons" in a.get("class", "")  # icon names written as ligatures ("import_export")
+        self._open.append((tag, strikes, skips))
+        self._strike_depth += strikes
+        self._skip_depth += skips
 
     def handle_endtag(self, tag: str) -> None:
         if tag in self._SKIP and self._skip_depth:
             self._skip_depth -= 1
         elif tag in self._BLOCK:
-            self.parts.append("\n")
+            self._emit("\n")
+        if tag in self._SKIP or tag in self._VOID or not any(t == tag for t, _, _ in self._open):
+            return
+        while self._open:  # close up to the matching element (unclosed children close with it)
+            t, strikes, skips = self._open.pop()
+            self._strike_depth -= strikes
+            self._skip_depth -= skips
+            if t == tag:
+                break
 
     def handle_data(self, data: str) -> None:
         if not self._skip_depth:
-            self.parts.append(data)
+            self._emit(data)
+
+
+def html_text_and_struck(html: str) -> tuple[str, list[tuple[int, int]]]:
+    """Visible text of an HTML document and the character spans of its struck-through text."""
+    parser = _TextExtractor()
+    parser.feed(html)
+    parser.close()
+    return "".join(parser.parts), parser.struck
 
 
 def html_to_text(html: str) -> str:
     """Visible text of an HTML document (standard-library parser; ``<script>``/``<style>`` dropped)."""
-    parser = _TextExtractor()
-    parser.feed(html)
-    parser.close()
-    return "".join(parser.parts)
+    return html_text_and_struck(html)[0]
+
+
+_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?([A-Za-z0-9_\-]+)""", re.I)
+
+
+def _decode_html(data: bytes, name: str) -> str:
+    """An HTML page decoded as UTF-8, else in the charset its ``<meta>`` declares (``windows-1252`` ...)."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        pass
+    m = _CHARSET.search(data[:8192])
+    if m:
+        try:
+            return data.decode(m.group(1).decode("ascii"))
+        except (LookupError, UnicodeDecodeError):
+            pass
+    return _decode(data, name)  # raises, naming the line and byte
 
 
 # --------------------------------------------------------------------------- readers
@@ -191,7 +262,8 @@ class _Collector:
         self.seen: dict[str, str] = {}
         self.metadata_columns: dict[str, None] = {}
 
-    def add(self, record: dict[str, Any], where: str, name: str) -> None:
+    def add(self, record: dict[str, Any], where: str, name: str,
+            superseded: tuple[tuple[int, int], ...] = ()) -> None:
         if self.id_column not in record or record[self.id_column] is None:
             raise InputFileError(
                 f"{where}: no `{self.id_column}` field; give every record an id, or map the id column with "
@@ -235,7 +307,7 @@ class _Collector:
             except UnicodeDecodeError:
                 raise InputFileError(f"{where}: metadata field {key!r} holds bytes that are not UTF-8.") from None
             self.metadata_columns.setdefault(key, None)
-        self.documents.append(Document(doc_id, text, metadata, where))
+        self.documents.append(Document(doc_id, text, metadata, where, superseded))
 
 
 def jsonl_lines(text: str) -> Iterable[tuple[int, str]]:
@@ -325,7 +397,33 @@ def describe_skipped(reasons: dict[str, str], limit: int = _SKIPPED_SHOWN) -> st
             "skipped_files.")
 
 
-def _read_folder(folder: Path, col: _Collector, sources: list[SourceFile], skipped: dict[str, str]) -> None:
+class _Vigencia:
+    """Superseded wording of the text files read, resolved as they are read."""
+
+    def __init__(self, keep: bool) -> None:
+        self.keep = keep
+        self.passages = self.words = self.documents = 0
+
+    def read(self, data: bytes, fmt: str, display: str) -> tuple[str, tuple[tuple[int, int], ...]]:
+        from ragcov_data import vigencia
+
+        struck: list[tuple[int, int]] = []
+        if fmt == "html":
+            text, struck = html_text_and_struck(_decode_html(data, display))
+        else:
+            text = _decode(data, display)
+            if fmt == "md":
+                text, struck = vigencia.markdown_struck(text)
+        spans = vigencia.superseded_spans(text, struck)
+        text, kept, n_words = vigencia.resolve(text, spans, self.keep)
+        self.passages += len(spans)
+        self.words += n_words
+        self.documents += bool(spans)
+        return text, tuple(kept)
+
+
+def _read_folder(folder: Path, col: _Collector, sources: list[SourceFile], skipped: dict[str, str],
+                 vig: _Vigencia) -> None:
     files = sorted((p for p in folder.rglob("*") if p.is_file()), key=lambda p: p.relative_to(folder).as_posix())
     for path in files:
         rel = path.relative_to(folder).as_posix()
@@ -336,11 +434,9 @@ def _read_folder(folder: Path, col: _Collector, sources: list[SourceFile], skipp
             continue
         data = path.read_bytes()
         sources.append(SourceFile(display, str(path.resolve()), hashlib.sha256(data).hexdigest(), len(data)))
-        text = _decode(data, display)
         fmt = FOLDER_SUFFIXES[path.suffix.lower()]
-        if fmt == "html":
-            text = html_to_text(text)
-        col.add({col.id_column: rel, col.text_column: text, "format": fmt}, display, display)
+        text, kept = vig.read(data, fmt, display)
+        col.add({col.id_column: rel, col.text_column: text, "format": fmt}, display, display, kept)
 
 
 def _as_paths(source: str | os.PathLike | Iterable[str | os.PathLike]) -> list[Path]:
@@ -357,6 +453,7 @@ def read_acervo(
     *,
     id_column: str = "doc_id",
     text_column: str = "text",
+    keep_superseded: bool = False,
 ) -> Acervo:
     """Read a document collection from JSONL, CSV, parquet files or folders of text files.
 
@@ -367,11 +464,18 @@ def read_acervo(
         read in the given order.
     id_column, text_column : str, default: ``"doc_id"``, ``"text"``
         Names of the id and text columns in JSONL/CSV/parquet sources (folders use the relative path as id).
+    keep_superseded : bool, default: False
+        Text files (``.html``/``.md``/``.txt``): keep superseded wording (struck-through, revoked on a SIJUT
+        page, the earlier of two wordings of one provision) in the text, its spans in
+        ``Document.superseded``, instead of taking it out (see :mod:`ragcov_data.vigencia`).
 
     Returns
     -------
     Acervo
-        Documents in source order, metadata column names, and the sha256 of every file read.
+        Documents in source order, metadata column names, the sha256 of every file read, and
+        ``vigencia`` (superseded wording found, statuses stated). When ``vigencia["annotated"]``, every
+        document has the metadata field ``status`` (``revoked``, ``suspended`` or null; ``stated_status``
+        if the source has a ``status`` field of its own).
 
     Raises
     ------
@@ -387,11 +491,12 @@ def read_acervo(
     col = _Collector(id_column, text_column)
     sources: list[SourceFile] = []
     skipped: dict[str, str] = {}
+    vig = _Vigencia(bool(keep_superseded))
     for path in _as_paths(source):
         if not path.exists():
             raise InputFileError(f"source {str(path)!r} does not exist; pass an existing file or folder.")
         if path.is_dir():
-            _read_folder(path, col, sources, skipped)
+            _read_folder(path, col, sources, skipped, vig)
             continue
         suffix = path.suffix.lower()
         name = path.name
@@ -406,19 +511,40 @@ def read_acervo(
             )
         data = path.read_bytes()
         sources.append(SourceFile(name, str(path.resolve()), hashlib.sha256(data).hexdigest(), len(data)))
-        text = _decode(data, name)
         if suffix in _JSONL:
-            _read_jsonl(text, name, col)
+            _read_jsonl(_decode(data, name), name, col)
         elif suffix in _CSV:
-            _read_csv(text, name, col)
+            _read_csv(_decode(data, name), name, col)
         else:  # a single text file is a one-document acervo
             fmt = FOLDER_SUFFIXES[suffix]
-            col.add({id_column: name, text_column: html_to_text(text) if fmt == "html" else text,
-                     "format": fmt}, name, name)
+            text, kept = vig.read(data, fmt, name)
+            col.add({id_column: name, text_column: text, "format": fmt}, name, name, kept)
     if not col.documents:
-        raise InputFileError(
-            f"no documents found in {[str(p) for p in _as_paths(source)]}; check the path and file types."
-        )
+        given = [str(p) for p in _as_paths(source)]
+        if skipped:
+            raise InputFileError(f"no documents found in {given}: {describe_skipped(skipped)}")
+        raise InputFileError(f"no documents found in {given}; check the path and file types.")
     if skipped:
         warnings.warn(describe_skipped(skipped), SkippedFilesWarning, stacklevel=2)
-    return Acervo(col.documents, list(col.metadata_columns), sources, list(skipped), dict(skipped))
+    documents, metadata_columns, vigencia = _stated_status(col, vig)
+    return Acervo(documents, metadata_columns, sources, list(skipped), dict(skipped), vigencia)
+
+
+def _stated_status(col: _Collector, vig: _Vigencia) -> tuple[list[Document], list[str], dict[str, Any]]:
+    """Documents with the status their text states; the ``status`` metadata field when annotated."""
+    from ragcov_data import vigencia
+
+    docs = [d._replace(status=vigencia.document_status(d.text)) for d in col.documents]
+    statuses = {s: sum(d.status == s for d in docs) for s in vigencia.STATUSES}
+    text_stated = any(d.status for d in docs if "format" in d.metadata and d.metadata["format"] in ("html", "md",
+                                                                                                    "txt"))
+    annotated = vig.keep or vig.passages > 0 or text_stated
+    meta_cols = list(col.metadata_columns)
+    column = None
+    if annotated:
+        column = "status" if "status" not in col.metadata_columns else "stated_status"
+        meta_cols.append(column)
+        docs = [d._replace(metadata={**d.metadata, column: d.status}) for d in docs]
+    info = {"keep_superseded": vig.keep, "passages": vig.passages, "words": vig.words,
+            "documents": vig.documents, "statuses": statuses, "annotated": annotated, "status_column": column}
+    return docs, meta_cols, info

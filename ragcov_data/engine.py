@@ -18,16 +18,26 @@ The Ray engine gives the same run as the local one, row for row:
 
 Ray is optional (``pip install 'ragcov-data[ray]'``) and imported only when ``engine="ray"`` is asked for.
 Without ``address`` a local cluster is started on the loopback interface only (no dashboard, no usage
-statistics) with ``workers`` CPUs, and kept for later calls in this process (:func:`shutdown` stops it);
-with ``address`` (e.g. ``"ray://head:10001"`` or ``"auto"``) an existing cluster is joined.
+statistics) with ``workers`` CPUs, and kept for later calls in this process (:func:`shutdown` stops it):
+Ray binds its servers (GCS, raylet, object manager, runtime-env agent, workers) to the node's address,
+which it takes to be the machine's outward one unless single-node mode is on, so that mode is switched on
+for the local cluster (``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0``) and the cluster is refused if its GCS is
+not on 127.0.0.1 after all. With ``address`` (e.g. ``"ray://head:10001"``, ``"10.0.0.5:6379"`` or
+``"auto"``) an existing cluster is joined, within ``connect_timeout`` seconds (default 30, or
+``$RAGCOV_RAY_CONNECT_TIMEOUT``): Ray itself retries an unreachable address for minutes. ``workers``
+beyond the CPUs there is warned about once (the shards then queue for CPUs, and each worker process
+costs memory and start-up time).
 """
 from __future__ import annotations
 
 import contextlib
 import copy
+import logging
 import os
-import sys
+import socket
+import threading
 import time
+import warnings
 from typing import Any, Iterable, Iterator, Sequence
 
 import numpy as np
@@ -40,8 +50,16 @@ RAY_EXTRA = "pip install 'ragcov-data[ray]'"
 #: Encoder batches sent to a worker in one call (fewer round trips; the batches themselves are unchanged).
 BATCHES_PER_CALL = 4
 
+#: Seconds to wait for the cluster at ``address`` (``$RAGCOV_RAY_CONNECT_TIMEOUT`` overrides the default).
+CONNECT_TIMEOUT_S = 30.0
+LOOPBACK = "127.0.0.1"
+#: Ray's switch for single-node mode, read when Ray is imported (and by its processes at start).
+_SINGLE_NODE_ENV = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
+
 #: Ray runtime started by this module (None: none, or one the caller started); see :func:`shutdown`.
 _STARTED: dict[str, Any] = {}
+#: (workers, cores) pairs already warned about: one warning per setting per process.
+_WARNED: set[tuple[int, int]] = set()
 
 
 # --------------------------------------------------------------------------- options
@@ -72,29 +90,143 @@ def import_ray() -> Any:
     return ray
 
 
-def ensure_ray(workers: int | None = None, address: str | None = None) -> Any:
+def connect_timeout_s(value: float | None = None) -> float:
+    """``value``, else ``$RAGCOV_RAY_CONNECT_TIMEOUT``, else :data:`CONNECT_TIMEOUT_S`; checked positive."""
+    if value is None:
+        env = os.environ.get("RAGCOV_RAY_CONNECT_TIMEOUT")
+        try:
+            value = float(env) if env else CONNECT_TIMEOUT_S
+        except ValueError:
+            raise RagcovError(f"$RAGCOV_RAY_CONNECT_TIMEOUT must be a number of seconds; got {env!r}.") from None
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) or not value > 0:
+        raise RagcovError(f"`connect_timeout` must be a positive number of seconds; got {value!r}.")
+    return float(value)
+
+
+def check_workers(workers: int | None, cores: int | None = None, where: str = "here") -> str | None:
+    """The warning for ``workers`` beyond ``cores`` (default: this machine's), issued once per setting."""
+    cores = cores if cores is not None else (os.cpu_count() or 1)
+    if workers is None or workers <= cores:
+        return None
+    message = (f"--workers {workers} exceeds the {cores} cores {where}: expect it to run slower (the shards wait "
+               "for CPUs, and every worker process costs start-up time and memory)")
+    if (workers, cores) not in _WARNED:
+        _WARNED.add((workers, cores))
+        warnings.warn(message, RuntimeWarning, stacklevel=3)
+    return message
+
+
+def _unreachable(address: str, timeout: float) -> RagcovError:
+    return RagcovError(f"could not reach a Ray cluster at {address} within {timeout:g} s; start one with "
+                       "`ray start --head` or omit --address")
+
+
+def _tcp_target(address: str) -> tuple[str, int] | None:
+    """``(host, port)`` of an address naming one (``host:port``, ``ray://host:port``), else None (``auto``)."""
+    rest = address.split("://", 1)[1] if "://" in address else address
+    host, sep, port = rest.rpartition(":")
+    if not sep or not host:
+        return None
+    try:
+        return host.strip("[]"), int(port)
+    except ValueError:
+        return None
+
+
+class _NotMainThread(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:  # Ray's note when init runs off the main thread
+        return "current thread is not the main thread" not in record.getMessage()
+
+
+def _join(ray: Any, kwargs: dict[str, Any], address: str, timeout: float) -> None:
+    """``ray.init(address=...)`` bounded by ``timeout`` seconds (Ray retries a dead address for minutes)."""
+    deadline = time.monotonic() + timeout
+    target = _tcp_target(address)
+    if target is not None:  # a closed port answers at once: no need to wait for Ray's retries
+        try:
+            socket.create_connection(target, timeout=timeout).close()
+        except OSError:
+            raise _unreachable(address, timeout) from None
+    if target is not None and target[0] in ("127.0.0.1", "localhost", "::1"):
+        _single_node(ray)  # else Ray swaps the loopback address for the machine's outward one
+    outcome: dict[str, BaseException] = {}
+
+    def init() -> None:
+        try:
+            ray.init(**kwargs)
+        except BaseException as exc:  # handed to the caller's thread
+            outcome["error"] = exc
+
+    quiet = _NotMainThread()
+    log = logging.getLogger("ray._private.worker")
+    log.addFilter(quiet)
+    try:
+        thread = threading.Thread(target=init, name="ragcov-ray-connect", daemon=True)
+        thread.start()
+        thread.join(max(0.0, deadline - time.monotonic()))
+    finally:
+        log.removeFilter(quiet)
+    if thread.is_alive():  # left to finish or fail in the background; a daemon thread does not block exit
+        raise _unreachable(address, timeout)
+    if "error" in outcome:
+        exc = outcome["error"]
+        if isinstance(exc, (ConnectionError, RuntimeError, ValueError, TimeoutError)):
+            raise RagcovError(f"cannot reach the cluster at {address!r} for the Ray engine: "
+                              f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
+        raise exc
+
+
+def ensure_ray(workers: int | None = None, address: str | None = None, connect_timeout: float | None = None) -> Any:
     """A connected Ray runtime: the one already initialised, the cluster at ``address``, or a new local one.
 
-    A local cluster listens on 127.0.0.1 only and has ``workers`` CPUs (default: this machine's).
+    A local cluster listens on 127.0.0.1 only (no dashboard) and has ``workers`` CPUs (default: this
+    machine's); ``workers`` beyond this machine's cores is warned about. The cluster at ``address`` must
+    answer within ``connect_timeout`` seconds (default :func:`connect_timeout_s`), else a one-line error.
     """
-    if "ray" not in sys.modules and address is None:
-        # Ray resolves "localhost" to the machine's outward address unless told to stay single-node.
-        os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+    timeout = connect_timeout_s(connect_timeout)
     ray = import_ray()
     if ray.is_initialized():
         return ray
     kwargs: dict[str, Any] = dict(include_dashboard=False, log_to_driver=False, configure_logging=False)
     if address is not None:
         kwargs["address"] = address
-    else:
-        kwargs["num_cpus"] = workers or os.cpu_count() or 1
+        _join(ray, kwargs, address, timeout)
+        _STARTED["ray"] = ray
+        check_workers(workers, default_workers(ray), "in the cluster at " + address)
+        return ray
+    check_workers(workers)
+    _single_node(ray)
+    # address="local": a new cluster, never one found running on the machine (ray.init() without an address
+    # joins the last `ray start` cluster, or $RAY_ADDRESS, which is set aside while this one starts)
+    kwargs.update(address="local", num_cpus=workers or os.cpu_count() or 1, dashboard_host=LOOPBACK)
+    ray_address = os.environ.pop("RAY_ADDRESS", None)
     try:
         ray.init(**kwargs)
     except (ConnectionError, RuntimeError, ValueError) as exc:
-        where = f"the cluster at {address!r}" if address else "a local cluster"
-        raise RagcovError(f"cannot start or reach {where} for the Ray engine: {str(exc).splitlines()[0]}") from None
+        raise RagcovError(f"cannot start a local cluster for the Ray engine: {str(exc).splitlines()[0]}") from None
+    finally:
+        if ray_address is not None:
+            os.environ["RAY_ADDRESS"] = ray_address
     _STARTED["ray"] = ray
+    gcs = str(ray.get_runtime_context().gcs_address)
+    if not gcs.startswith(f"{LOOPBACK}:"):
+        shutdown()
+        raise RagcovError(f"the local Ray cluster came up on {gcs}, not on {LOOPBACK}; refusing to run on a cluster "
+                          "reachable from the network (start one bound to 127.0.0.1 with `ray start --head "
+                          "--node-ip-address 127.0.0.1` and pass --address).")
     return ray
+
+
+def _single_node(ray: Any) -> None:
+    """Ray's single-node mode for a local cluster: its processes inherit the switch from the environment,
+    and a Ray imported before it was set reads its own constant, which is set to match (both restored by
+    :func:`shutdown`, so a later ``address`` in this process joins a multi-node cluster normally)."""
+    _STARTED["env"] = os.environ.get(_SINGLE_NODE_ENV)
+    os.environ[_SINGLE_NODE_ENV] = "0"
+    constants = getattr(getattr(ray, "_private", None), "ray_constants", None)
+    if constants is not None and getattr(constants, "ENABLE_RAY_CLUSTER", False):
+        constants.ENABLE_RAY_CLUSTER = False
+        _STARTED["constant"] = constants
 
 
 def shutdown() -> None:
@@ -102,6 +234,15 @@ def shutdown() -> None:
     ray = _STARTED.pop("ray", None)
     if ray is not None and ray.is_initialized():
         ray.shutdown()
+    if "env" in _STARTED:
+        env = _STARTED.pop("env")
+        if env is None:
+            os.environ.pop(_SINGLE_NODE_ENV, None)
+        else:
+            os.environ[_SINGLE_NODE_ENV] = env
+    constants = _STARTED.pop("constant", None)
+    if constants is not None:
+        constants.ENABLE_RAY_CLUSTER = True
 
 
 def default_workers(ray: Any) -> int:
@@ -113,20 +254,21 @@ def default_workers(ray: Any) -> int:
 
 
 def index(retriever: Any, corpus: Any, *, engine: str = "local", workers: int | None = None,
-          address: str | None = None, show_progress: bool | None = None) -> Any:
+          address: str | None = None, show_progress: bool | None = None,
+          connect_timeout: float | None = None) -> Any:
     """Index ``corpus`` with ``retriever`` (returns it); with ``engine="ray"`` dense texts are encoded on
     Ray workers. Lexical indexes are built here (a few seconds even at 34k chunks) and shared at search."""
     engine, workers = check_engine(engine, workers, address)
     if engine == "local" or not hasattr(retriever, "map_batches"):
         return retriever.index(corpus, show_progress=show_progress)
-    ray = ensure_ray(workers, address)
+    ray = ensure_ray(workers, address, connect_timeout)
     with _ray_encoding(ray, retriever, workers or default_workers(ray)):
         return retriever.index(corpus, show_progress=show_progress)
 
 
 def search(retriever: Any, queries: Any, k: int = 10, exclude_self: bool = False, *, engine: str = "local",
            workers: int | None = None, address: str | None = None, show_progress: bool | None = None,
-           stats: dict[str, Any] | None = None) -> pd.DataFrame:
+           stats: dict[str, Any] | None = None, connect_timeout: float | None = None) -> pd.DataFrame:
     """Search ``queries`` with the fitted ``retriever``: :meth:`Retriever.search`, here or on Ray.
 
     Parameters
@@ -140,6 +282,8 @@ def search(retriever: Any, queries: Any, k: int = 10, exclude_self: bool = False
         Ray only: shards searched at once (default: the cluster's CPUs).
     address : str, optional
         Ray only: an existing cluster (default: a local one on the loopback interface).
+    connect_timeout : float, optional
+        Ray only: seconds to wait for the cluster at ``address`` (default 30, ``$RAGCOV_RAY_CONNECT_TIMEOUT``).
     stats : dict, optional
         Filled with ``engine``, ``workers`` and, for Ray, ``shards``: per shard ``queries``, ``seconds``
         (on its worker) and ``queries_per_s`` — the figures of ``benchmarks/bench_ray.py``.
@@ -160,7 +304,7 @@ def search(retriever: Any, queries: Any, k: int = 10, exclude_self: bool = False
 
     req = ["_id", "text"] + (["chunk_id"] if exclude_self else [])
     qdf = as_frame(queries, req, "queries")
-    ray = ensure_ray(workers, address)
+    ray = ensure_ray(workers, address, connect_timeout)
     workers = workers or default_workers(ray)
     if stats is not None:
         stats["workers"] = workers
@@ -327,4 +471,5 @@ def _with_query_vectors(ray: Any, retriever: Any, texts: list[str], workers: int
     return shipped
 
 
-__all__ = ["ENGINES", "RAY_EXTRA", "check_engine", "ensure_ray", "import_ray", "index", "search", "shutdown"]
+__all__ = ["ENGINES", "RAY_EXTRA", "CONNECT_TIMEOUT_S", "check_engine", "check_workers", "connect_timeout_s",
+           "ensure_ray", "import_ray", "index", "search", "shutdown"]

@@ -13,6 +13,9 @@ from ragcov_data.errors import RagcovError
 _BUILDERS: dict[str, str] = {
     "aneel_taesa": "ragcov_data.loaders.self_retrieval:SelfRetrievalBuilder",
     "juristcu": "ragcov_data.loaders.juristcu:JurisTCUBuilder",
+    # cited questions: any questions whose gold is citations, and the shared IRPF set
+    "cited_questions": "ragcov_data.loaders.cited_questions:CitedQuestionsBuilder",
+    "irpf": "ragcov_data.loaders.cited_questions:IRPFBuilder",
 }
 
 

@@ -1,9 +1,10 @@
-"""The chunked self-retrieval task: build it from an acervo, describe it, write it.
+"""The task record and its files: describe a task, write it, read and verify a task folder.
 
 A :class:`Task` holds three pandas DataFrames in the BEIR/MTEB layout (``corpus``, ``queries``,
 ``qrels``) plus a JSON-able ``manifest`` (config, rules, sha256 of every source file, counts, package
-version). :func:`build_task` is the one implementation of the construction rules; the ``aneel_taesa``
-``datasets`` builder calls it.
+version). Building one from an acervo is the loaders' job (:func:`ragcov_data.loaders.build.build_task`);
+this module sits below them and imports nothing from :mod:`ragcov_data.loaders` or
+:mod:`ragcov_data.sampling`.
 """
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ragcov_data.acervo import Acervo, read_acervo, sha256_file
+from ragcov_data.acervo import sha256_file
 from ragcov_data.errors import ChecksumError, InputFileError, RagcovError
 from ragcov_data._atomic import _umask, atomic_write
 
@@ -213,7 +214,8 @@ class Task:
         from datasets import Dataset, DatasetDict, DatasetInfo, Features, Value
 
         units = "unit" in self.corpus.columns and "continued" in self.corpus.columns
-        meta = [c for c in self.corpus.columns if c not in ("_id", "doc_id", "chunk_index", "text", "unit", "continued")]
+        meta = [c for c in self.corpus.columns
+                if c not in ("_id", "doc_id", "chunk_index", "text", "unit", "continued", "in_force")]
         feats = task_features(meta, units=units)
         out = {}
         for split in SPLITS:
@@ -268,10 +270,6 @@ class Task:
         given = Path(out_dir)
         return {**{split: given / name for split, name in TASK_FILES.items()}, "manifest": given / MANIFEST_FILE}
 
-    @classmethod
-    def from_parquet(cls, folder: str | os.PathLike) -> "Task":
-        """The task in a folder written by :meth:`to_parquet`, every file verified (see :func:`read_task`)."""
-        return read_task(folder)
 
 
 def _swap_into_place(new: Path, out: Path) -> None:
@@ -403,185 +401,5 @@ def write_json(obj: Any, path: str | os.PathLike) -> Path:
     return atomic_write(path, json.dumps(obj, ensure_ascii=False, indent=2, sort_keys=True) + "\n")
 
 
-def build_task(
-    source: Acervo | str | os.PathLike | Sequence[str | os.PathLike],
-    *,
-    chunk_words: int = 100,
-    query_words: int = 20,
-    id_column: str = "doc_id",
-    text_column: str = "text",
-    dataset: str = "aneel_taesa",
-    config_name: str | None = None,
-    chunking: str = "words",
-    min_words: int | None = None,
-    max_words: int | None = None,
-    sample_docs: int | None = None,
-    sample_seed: int = 0,
-    sample_strata: str | None = None,
-) -> Task:
-    """Build the chunked self-retrieval task from an acervo.
-
-    Parameters
-    ----------
-    source : Acervo, path or list of paths
-        An acervo already read, or what :func:`ragcov_data.read_acervo` accepts.
-    chunk_words : int, default: 100
-        Words a chunk (the last chunk may hold up to ``chunk_words + query_words - 1``).
-    query_words : int, default: 20
-        Words a query: the first ``query_words`` words of its chunk.
-    id_column, text_column : str
-        Column mapping for table sources.
-    dataset, config_name : str
-        Recorded in the manifest (``config_name`` defaults to ``chunks-<chunk_words>``, or ``dispositivo``).
-    chunking : {"words", "dispositivo"}, default: "words"
-        ``"words"``: windows of ``chunk_words`` words. ``"dispositivo"``: cut at the act's own artigos,
-        parágrafos, incisos ... (:mod:`ragcov_data.loaders.dispositivos`); documents with no artigo fall
-        back to ``chunk_words`` windows; the corpus gains ``unit`` and ``continued``.
-    min_words, max_words : int, optional
-        ``chunking="dispositivo"`` only: a unit shorter than ``min_words`` (default ``query_words``) joins
-        the next one; a unit longer than ``max_words`` (default 400) is split.
-    sample_docs, sample_seed, sample_strata : int, int, str, optional
-        Keep the queries and qrels of ``sample_docs`` documents drawn without replacement (seeded; within
-        the strata of a document column such as ``doc_type``, allocated proportionally); the corpus keeps
-        every eligible document, and ``manifest["sample"]`` records the population and the sample
-        (see :mod:`ragcov_data.sampling`).
-
-    Returns
-    -------
-    Task
-
-    Raises
-    ------
-    RagcovError
-        ``chunk_words < query_words``, or no document yields two chunks; plus every
-        :func:`read_acervo` error.
-
-    Notes
-    -----
-    Words are whitespace tokens; chunks are consecutive and non-overlapping; a final chunk shorter than
-    ``query_words`` words is merged into the previous one; documents with a single chunk are excluded
-    (counted in the manifest). Corpus and query ids are ``"<doc_id>#<chunk_index:04d>"``; rows keep
-    source order, so the same input and config give byte-identical parquet.
-    """
-    from ragcov_data import __version__
-    from ragcov_data.loaders import chunking as ch
-
-    ch.validate_sizes(chunk_words, query_words)
-    from ragcov_data.loaders.dispositivos import settings as _chunking_settings
-
-    dv = _chunking_settings(chunking, min_words, max_words, query_words)  # None for chunking="words"
-    acervo = source if isinstance(source, Acervo) else read_acervo(source, id_column=id_column,
-                                                                   text_column=text_column)
-    meta_cols = acervo.metadata_columns
-    c_ids, c_docs, c_idx, c_text, c_meta = [], [], [], [], []
-    doc_sizes: list[int] = []
-    n_single = 0
-    n_words = 0
-    units: list[str | None] = []
-    continued: list[bool] = []
-    n_structured = 0
-    for doc in acervo.documents:
-        if dv is None:
-            words = ch.split_words(doc.text)
-            spans = ch.chunk_spans(len(words), chunk_words, query_words)
-        else:
-            from ragcov_data.loaders.dispositivos import dispositivo_spans, words_and_line_starts
-
-            words, starts = words_and_line_starts(doc.text)
-            parts, structured = dispositivo_spans(words, starts, min_words=dv[0], max_words=dv[1],
-                                                  chunk_words=chunk_words, query_words=query_words)
-            n_structured += structured
-            spans = [(p.start, p.stop) for p in parts]
-        n_words += len(words)
-        if len(spans) < 2:
-            n_single += 1
-            continue
-        doc_sizes.append(len(spans))
-        meta = tuple(doc.metadata.get(c) for c in meta_cols)
-        for i, (a, b) in enumerate(spans):
-            c_ids.append(ch.chunk_id(doc.doc_id, i))
-            c_docs.append(doc.doc_id)
-            c_idx.append(i)
-            c_text.append(" ".join(words[a:b]))
-            c_meta.append(meta)
-        if dv is not None:
-            units.extend(p.unit for p in parts)
-            continued.extend(p.continued for p in parts)
-    if not doc_sizes:
-        names = [s.name for s in acervo.sources] or ["(source)"]
-        raise RagcovError(
-            f"{', '.join(names[:3])}: none of the {len(acervo.documents)} documents yields two chunks of "
-            f"chunk_words={chunk_words} (the task needs at least one); lower `chunk_words` or add longer documents."
-        )
-    meta_df = pd.DataFrame(c_meta, columns=meta_cols, dtype=object)
-    corpus = pd.concat([pd.DataFrame({"_id": c_ids, "doc_id": c_docs,
-                                      "chunk_index": np.asarray(c_idx, dtype="int64"), "text": c_text,
-                                      **({} if dv is None else {"unit": pd.Series(units, dtype=object),
-                                                                "continued": np.asarray(continued, dtype=bool)})}),
-                        meta_df], axis=1)
-    queries = pd.concat([pd.DataFrame({"_id": c_ids, "text": [ch.query_of(t, query_words) for t in c_text],
-                                       "doc_id": c_docs, "chunk_id": c_ids}), meta_df], axis=1)
-    # qrels: for each query, every other chunk of its document, in corpus order (counted, and warned
-    # about when huge, before they are materialised: they grow with the square of chunk counts)
-    ch.warn_qrels_size(doc_sizes, mean_id_chars=sum(map(len, c_ids)) / len(c_ids), stacklevel=3)
-    ids = np.asarray(c_ids, dtype=object)
-    sizes = np.asarray(doc_sizes)
-    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-    q_parts, c_parts = [], []
-    for s, n in zip(starts, sizes):
-        block = ids[s:s + n]
-        qi, ci = np.nonzero(~np.eye(n, dtype=bool))
-        q_parts.append(block[qi])
-        c_parts.append(block[ci])
-    q_col, c_col = np.concatenate(q_parts), np.concatenate(c_parts)
-    qrels = pd.DataFrame({"query-id": q_col, "corpus-id": c_col, "score": np.ones(len(q_col), dtype="int64")})
-    for df in (corpus, queries, qrels):  # pandas' default string dtype, as ``Dataset.to_pandas()`` gives
-        for c in df.columns:
-            if df[c].dtype == object:
-                df[c] = df[c].astype("str")
-
-    if dv is None:
-        name = config_name or ch.config_name(chunk_words, query_words)
-    else:
-        from ragcov_data.loaders import dispositivos as dvm
-
-        name = config_name or dvm.config_name(dv[1], dv[0], chunk_words, query_words)
-    manifest = {
-        "dataset": dataset,
-        "task": TASK_NAME,
-        "config": {"name": name, "chunk_words": chunk_words, "query_words": query_words},
-        "rules": {"words": ch.WORD_RULE, "short_final_chunk": ch.SHORT_FINAL_CHUNK_RULE, "query": ch.QUERY_RULE,
-                  "qrels": ch.QRELS_RULE, "exclusion": ch.EXCLUSION_RULE,
-                  "ids": "corpus and query _id = '<doc_id>#<chunk_index:04d>'"},
-        "sources": [s.to_dict() for s in acervo.sources],
-        "metadata_columns": list(meta_cols),
-        "counts": {
-            "documents_read": len(acervo.documents),
-            "documents_eligible": len(doc_sizes),
-            "documents_excluded": {"single_chunk": n_single},
-            "files_skipped": len(acervo.skipped_files),
-            "words": n_words,
-            "chunks": len(corpus),
-            "queries": len(queries),
-            "qrels": len(qrels),
-        },
-        "skipped_files": list(acervo.skipped_files),
-        "ragcov_version": __version__,
-    }
-    if dv is not None:
-        from ragcov_data.loaders.dispositivos import annotate_manifest
-
-        annotate_manifest(manifest, dv, n_structured, corpus)
-    read_types = None
-    if "doc_type" in meta_cols:
-        read_types = pd.Series([d.metadata.get("doc_type") for d in acervo.documents], dtype=object)
-    task = Task(corpus, queries, qrels, manifest, read_types)
-    if sample_docs is None:
-        return task
-    from ragcov_data.sampling import sample_task
-
-    return sample_task(task, sample_docs, sample_seed, sample_strata)
-
-
-__all__ = ["Task", "TaskDescription", "build_task", "task_features", "manifest_of", "write_parquet", "write_json",
+__all__ = ["Task", "TaskDescription", "task_features", "manifest_of", "write_parquet", "write_json",
            "read_task", "is_task_folder", "check_task_out"]

@@ -2,11 +2,17 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+
+# A fresh `datasets` cache for every test session, set before anything imports `datasets`: plain
+# `datasets.load_dataset(folder)` keys its cache by the folder's name, so a folder published again under the
+# same name in an earlier session would be read back stale from the user's cache.
+os.environ["HF_DATASETS_CACHE"] = tempfile.mkdtemp(prefix="ragcov-tests-hf-")
 
 
 @pytest.fixture(scope="session")

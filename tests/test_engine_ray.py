@@ -1,12 +1,14 @@
 """The Ray engine: the same run as one process (bm25, tfidf exactly; dense to 1e-6), on a local cluster.
 
-One local Ray cluster (2 CPUs, loopback only, no dashboard) serves the whole session. CI installs the
-``[ray]`` extra, so these tests run there; nothing here skips.
+One local Ray cluster (2 CPUs, loopback only, no dashboard) serves the whole session; the tests of binding
+and reaching a cluster run ``ragcov`` in child processes (one more short-lived local cluster). CI installs
+the ``[ray]`` extra, so these tests run there; nothing here skips on Linux.
 """
 from __future__ import annotations
 
 import os
 import sys
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -125,3 +127,153 @@ def test_without_ray_one_line_error_names_the_extra(monkeypatch, tmp_path, data_
     err = capsys.readouterr().err
     assert rc == 2 and "pip install 'ragcov-data[ray]'" in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "r.trec").exists()
+
+
+# --------------------------------------------------------------------------- binding, reaching, sizing
+
+_LISTENERS = r'''
+import json, os, sys
+import ray  # imported first, as `ragcov run` does: Ray reads its single-node switch at import
+from ragcov_data import engine
+
+engine.ensure_ray(workers=1)
+
+
+def tree(pid):
+    out = {pid}
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            children = open(f"/proc/{pid}/task/{task}/children").read().split()
+        except OSError:
+            continue
+        for c in children:
+            out |= tree(int(c))
+    return out
+
+
+inodes = set()
+for pid in tree(os.getpid()):
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        continue
+    for fd in fds:
+        try:
+            link = os.readlink(f"/proc/{pid}/fd/{fd}")
+        except OSError:
+            continue
+        if link.startswith("socket:["):
+            inodes.add(link[8:-1])
+
+
+def address(hexaddr):
+    host, port = hexaddr.split(":")
+    raw = bytes.fromhex(host)
+    words = b"".join(raw[i:i + 4][::-1] for i in range(0, len(raw), 4))  # each 32-bit word little-endian
+    if len(words) == 4:
+        return ".".join(map(str, words)), int(port, 16)
+    if words[:12] == bytes(10) + b"\xff\xff":
+        return "::ffff:" + ".".join(map(str, words[12:])), int(port, 16)
+    return ":".join(words[i:i + 2].hex() for i in range(0, 16, 2)), int(port, 16)
+
+
+found = []
+for table, listening in (("tcp", "0A"), ("tcp6", "0A"), ("udp", "07"), ("udp6", "07")):
+    for row in open(f"/proc/net/{table}").read().splitlines()[1:]:
+        cols = row.split()
+        if cols[3] == listening and cols[9] in inodes:
+            found.append([table, *address(cols[1])])
+print(json.dumps({"gcs": ray.get_runtime_context().gcs_address, "listeners": found}))
+engine.shutdown()
+'''
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/net"), reason="reads the listening sockets from Linux's /proc")
+def test_local_cluster_listens_on_the_loopback_interface_only(tmp_path):
+    import json
+    import subprocess
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_")}
+    res = subprocess.run([sys.executable, "-c", _LISTENERS], capture_output=True, text=True, timeout=300, env=env,
+                         cwd=tmp_path)
+    assert res.returncode == 0, res.stderr[-2000:]
+    got = json.loads(res.stdout.strip().splitlines()[-1])
+    assert got["gcs"].startswith("127.0.0.1:")
+    hosts = {host for _, host, _ in got["listeners"]}
+    assert len(got["listeners"]) >= 3, got  # GCS, raylet, runtime-env agent at least: the reader sees them
+    assert hosts <= {"127.0.0.1", "::ffff:127.0.0.1"}, got["listeners"]
+
+
+def _cli(tmp_path, *args, timeout=120):
+    import subprocess
+    import time
+
+    t0 = time.monotonic()
+    res = subprocess.run([sys.executable, "-m", "ragcov_data", "run", "--retriever", "bm25", "--data-dir",
+                          str(tmp_path), "--engine", "ray", *args, "--out", str(tmp_path / "r.trec")],
+                         capture_output=True, text=True, timeout=timeout, cwd=tmp_path)
+    return res, time.monotonic() - t0
+
+
+def test_an_unreachable_address_fails_at_once_with_one_line(tmp_path):
+    res, seconds = _cli(tmp_path, "--address", "127.0.0.1:1")
+    assert res.returncode == 2 and seconds < 30, (seconds, res.stderr)
+    assert res.stderr.strip() == ("ragcov run: error: could not reach a Ray cluster at 127.0.0.1:1 within 30 s; "
+                                  "start one with `ray start --head` or omit --address")
+    assert not (tmp_path / "r.trec").exists()
+
+
+def test_an_address_that_never_answers_as_ray_times_out(tmp_path):
+    import socket
+
+    with socket.socket() as silent:  # accepts connections, never speaks Ray's protocol
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        port = silent.getsockname()[1]
+        res, seconds = _cli(tmp_path, "--address", f"127.0.0.1:{port}", "--connect-timeout", "3")
+    assert res.returncode == 2 and seconds < 25, (seconds, res.stderr)
+    assert "Traceback" not in res.stderr
+    assert res.stderr.strip().splitlines()[-1] == (
+        f"ragcov run: error: could not reach a Ray cluster at 127.0.0.1:{port} within 3 s; start one with "
+        "`ray start --head` or omit --address")
+
+
+@pytest.mark.parametrize("value, message", [
+    (0, "`connect_timeout` must be a positive number of seconds; got 0"),
+    ("x", "`connect_timeout` must be a positive number of seconds; got 'x'"),
+])
+def test_connect_timeout_is_checked(value, message):
+    with pytest.raises(RagcovError, match=message):
+        engine.connect_timeout_s(value)
+
+
+def test_connect_timeout_default_and_environment(monkeypatch):
+    monkeypatch.delenv("RAGCOV_RAY_CONNECT_TIMEOUT", raising=False)
+    assert engine.connect_timeout_s() == engine.CONNECT_TIMEOUT_S == 30
+    monkeypatch.setenv("RAGCOV_RAY_CONNECT_TIMEOUT", "7.5")
+    assert engine.connect_timeout_s() == 7.5
+    monkeypatch.setenv("RAGCOV_RAY_CONNECT_TIMEOUT", "soon")
+    with pytest.raises(RagcovError, match=r"\$RAGCOV_RAY_CONNECT_TIMEOUT must be a number of seconds; got 'soon'"):
+        engine.connect_timeout_s()
+
+
+def test_workers_beyond_the_cores_warn_once(monkeypatch, capsys):
+    import argparse
+
+    from ragcov_data.cli.run import engine_kwargs
+
+    monkeypatch.setattr(engine.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(engine, "_WARNED", set())
+    args = argparse.Namespace(engine="ray", workers=100, address=None, connect_timeout=None, verb="run")
+    assert engine_kwargs(args)["workers"] == 100
+    assert capsys.readouterr().err.strip() == (
+        "ragcov run: warning: --workers 100 exceeds the 2 cores here: expect it to run slower (the shards wait for "
+        "CPUs, and every worker process costs start-up time and memory)")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a second warning would raise here
+        assert engine.check_workers(100) is not None  # the same setting: said once per process
+        assert engine.check_workers(2) is None  # within the cores: nothing to say
+    engine_kwargs(args)
+    assert capsys.readouterr().err == ""
+    with pytest.warns(RuntimeWarning, match="--workers 3 exceeds the 1 cores in the cluster"):
+        engine.check_workers(3, 1, "in the cluster")

@@ -29,8 +29,10 @@ def results(juristcu_dir):
 
 
 def _juristcu_part(text: str, start: str) -> str:
+    """From the JurisTCU heading to the glossary that closes the report (the glossary speaks of every task)."""
     i = text.index(start)
-    return text[i:]
+    ends = [j for j in (text.find('<section id="glossary">', i), text.find("## Glossary", i)) if j >= 0]
+    return text[i:min(ends)] if ends else text[i:]
 
 
 @pytest.mark.parametrize("fmt", ["html", "markdown"])

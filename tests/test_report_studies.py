@@ -89,3 +89,32 @@ def test_paired_figure_follows_the_leaderboard_order():
     assert (flipped["interval"]["estimate"], flipped["interval"]["low"], flipped["interval"]["high"]) == (0.1, -0.2, 0.3)
     assert comp["a"] == "bm25" and comp["interval"]["estimate"] == -0.1  # the record itself is untouched
     assert as_ranked([comp], None) == [comp]
+
+
+def test_reporting_only_renders_and_the_pipeline_builds_retrievers_in_one_place():
+    """reporting/ imports neither the baselines nor the pipeline; the pipeline makes every retriever through
+    _make_retriever; the JurisTCU section keeps its documented import path."""
+    import ast
+    from pathlib import Path
+
+    import ragcov_data.reporting as rep
+    from ragcov_data import pipeline
+    from ragcov_data.baselines import BM25
+    from ragcov_data.eval.juristcu import juristcu_section as old_path
+    from ragcov_data.reporting.juristcu import juristcu_section
+
+    for path in Path(rep.__file__).parent.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                names = [node.module or ""] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names]
+                assert not any(n.startswith(("ragcov_data.baselines", "ragcov_data.pipeline")) for n in names), path
+    assert isinstance(pipeline._make_retriever("bm25", show_progress=False), BM25)
+    src = Path(pipeline.__file__).read_text(encoding="utf-8")
+    assert src.count("_retriever_class(name)") == 1  # only inside _make_retriever
+    assert old_path is juristcu_section
+
+
+def test_study_sentence_never_prints_minus_zero():
+    m = {**MISSES, "flags": [_flag("other_edition", 0.03, -0.004, 0.06)]}
+    text = study_sentence(m, None)
+    assert "3% [0, 6] another edition of the same series" in text and "-0" not in text

@@ -10,7 +10,10 @@ Conventions (stated once, used by every metric)
 - **Unjudged documents.** ``unjudged="irrelevant"`` (default, as trec_eval): a retrieved document
   with no judgment for the query is non-relevant and keeps its position. ``unjudged="skip"``: such
   documents are removed before scoring and the list is condensed (judged-only evaluation,
-  Sakai 2007).
+  Sakai 2007). ``unjudged="relevant"``: such documents take the lowest positive grade (at least the
+  relevance threshold) and keep their position, while the ideal ranking and the count of relevant
+  documents stay those of the judgments; a value can then only rise from trec_eval's, so it is an
+  upper bound on the score (capped at 1 per query, since nDCG and recall could pass the judged ideal).
 - **Ordering and ties.** One tie policy for every metric (see :mod:`ragcov_data.eval.metrics._lists`):
   ``trec_eval`` (default: score descending, then ``corpus-id`` descending, ranks ignored — the values
   trec_eval gives on the same run file), ``run`` (the run's ranks), ``pessimistic``, ``optimistic``,
@@ -121,6 +124,7 @@ def per_query(
     tie_policy: str = DEFAULT_TIE_POLICY,
     query_ids: Iterable[Any] | None = None,
     unjudged: str = "irrelevant",
+    unjudged_grade: float | None = None,
 ) -> pd.Series:
     """Score every query of a run on one metric.
 
@@ -139,9 +143,13 @@ def per_query(
     query_ids : iterable, optional
         Queries to score (the task's queries). Default: every query id in ``qrels``. Queries without
         run rows score 0; run rows of other queries are ignored (counted in ``attrs``).
-    unjudged : {'irrelevant', 'skip'}, default: 'irrelevant'
-        Treat unjudged retrieved documents as non-relevant (trec_eval), or drop them and condense
-        the ranking (judged-only evaluation).
+    unjudged : {'irrelevant', 'skip', 'relevant'}, default: 'irrelevant'
+        Treat unjudged retrieved documents as non-relevant (trec_eval), drop them and condense
+        the ranking (judged-only evaluation), or read them as relevant at ``unjudged_grade`` (an upper
+        bound on what completing the judgments could give; values capped at 1, see the module docstring).
+    unjudged_grade : float, optional
+        Grade of an unjudged document under ``unjudged='relevant'`` (default: the lowest positive grade
+        of the qrels, at least ``relevance_threshold``).
 
     Returns
     -------
@@ -162,9 +170,11 @@ def per_query(
     tie_policy = check_tie_policy(tie_policy)
     lists = prepare(
         run, qrels, relevance_threshold=relevance_threshold, query_ids=query_ids,
-        unjudged=unjudged, tie_policy=tie_policy,
+        unjudged=unjudged, tie_policy=tie_policy, unjudged_grade=unjudged_grade,
     )
     values = METRICS[spec.name](lists, spec.k)
+    if unjudged == "relevant":  # DCG and recall can pass the judged ideal; 1 is the most completing could give
+        values = values.clip(upper=1.0)
     arr = np.zeros(len(lists.query_ids))
     arr[values.index.to_numpy(dtype=np.int64)] = values.to_numpy(dtype=float)
     out = pd.Series(arr, index=pd.Index(lists.query_ids, dtype=object, name="query-id"), name=str(spec))

@@ -26,7 +26,7 @@ from ragcov_data.errors import RagcovError
 from ragcov_data.ties import DEFAULT_TIE_POLICY, check_tie_policy
 
 #: Conventions for run rows that name documents without a judgment for the query.
-UNJUDGED_POLICIES = ("irrelevant", "skip")
+UNJUDGED_POLICIES = ("irrelevant", "skip", "relevant")
 
 
 @dataclass(frozen=True)
@@ -144,6 +144,15 @@ def prepare_qrels(qrels: Any) -> PreparedQrels:
     return PreparedQrels(q)
 
 
+def lowest_relevant_grade(qrels: Any, relevance_threshold: float = 1) -> float:
+    """The grade an unjudged document takes when read as relevant: the lowest positive grade of the qrels,
+    raised to ``relevance_threshold`` so that binary metrics count it (1 where no grade is positive)."""
+    pq = prepare_qrels(qrels)
+    g = pq.frame["grade"].to_numpy(dtype=float)
+    pos = g[g > 0]
+    return float(max(pos.min() if pos.size else 1.0, relevance_threshold))
+
+
 def prepare(
     run: Any,
     qrels: Any,
@@ -152,11 +161,15 @@ def prepare(
     query_ids: Any = None,
     unjudged: str = "irrelevant",
     tie_policy: str = DEFAULT_TIE_POLICY,
+    unjudged_grade: float | None = None,
 ) -> RankedLists:
     """Validate ``run`` and ``qrels`` and join them into :class:`RankedLists` ordered by ``tie_policy``.
 
     ``query_ids`` defaults to every query id in ``qrels``; rows of other queries are left out. ``qrels``
     may be a :class:`PreparedQrels` (from :func:`prepare_qrels`) to skip re-validating it for each run.
+    With ``unjudged="relevant"`` a retrieved unjudged document takes ``unjudged_grade`` (default:
+    :func:`lowest_relevant_grade`); the judged documents, hence the ideal ranking and the number of
+    relevant documents, are left as judged.
     """
     tie_policy = check_tie_policy(tie_policy)
     if unjudged not in UNJUDGED_POLICIES:
@@ -217,6 +230,11 @@ def prepare(
     r = r.merge(q[["qidx", "corpus-id", "grade"]], on=["qidx", "corpus-id"], how="left")
     if unjudged == "skip":
         r = r[r["grade"].notna()]
+    elif unjudged == "relevant":
+        g = lowest_relevant_grade(pq, relevance_threshold) if unjudged_grade is None else unjudged_grade
+        if isinstance(g, bool) or not isinstance(g, (int, float, np.number)) or not np.isfinite(g) or g <= 0:
+            raise RagcovError(f"`unjudged_grade` must be a positive number (e.g. 1); got {g!r}.")
+        r["grade"] = r["grade"].fillna(float(g))
     r["rel"] = r["grade"].fillna(-np.inf) >= relevance_threshold
     r = _order(r, tie_policy, has_rank)
     r["pos"] = r.groupby("qidx", sort=False).cumcount() + 1

@@ -55,6 +55,9 @@ def main(argv: list[str] | None = None) -> int:
         parser = build_parser()
         args = parser.parse_args(argv)
         verb = f"ragcov {args.verb}"
+        from ragcov_data.cli._common import check_args_outputs
+
+        check_args_outputs(args)  # every verb: outputs that overwrite an input or each other, before any work
         return int(args.func(args) or 0)
     except KeyboardInterrupt:
         print(f"{verb}: interrupted", file=sys.stderr)

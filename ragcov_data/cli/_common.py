@@ -1,11 +1,12 @@
-"""Helpers shared by the coverage / plan / report / benchmark verbs."""
+"""Helpers shared by the verbs: list options, population tables, the output check every verb runs before any
+work, and the run-reading options (--columns, --run-format, --order) of every verb that reads runs."""
 from __future__ import annotations
 
 import argparse
-import json
+import os
 from pathlib import Path
+from typing import Any, Iterable
 
-import numpy as np
 import pandas as pd
 
 from ragcov_data.errors import InputFileError, RagcovError
@@ -50,59 +51,163 @@ def read_population(path: str, twin: bool = False, seed: int = 0) -> pd.DataFram
     return read_table(p, id_columns=("doc_id", "query-id"))
 
 
-#: Fields of each ``per_query`` record of an ``eval --json`` file that a population needs.
-EVAL_JSON_FIELDS = ("query-id", "cluster", "value")
-
-
 def _read_json_population(p: Path) -> pd.DataFrame:
-    """A ``.json`` population: the ``per_query`` records of ``ragcov eval --json``, or a list of records."""
+    """A ``.json`` population: the outcome stage's reader of ``ragcov eval --json`` (or a list of records)."""
+    from ragcov_data.eval.outcomes import outcomes_from_eval_json
+
+    return outcomes_from_eval_json(p)[0]
+
+
+# --------------------------------------------------------------------------- outputs against inputs
+#: Output options: argparse dest -> the option the user typed.
+OUTPUT_OPTIONS = {"json_out": "--json", "html_out": "--html", "md_out": "--markdown", "csv_out": "--csv", "out": "--out"}
+#: Verbs whose ``--out`` (or ``OUT``) is a folder to write into, not a file.
+FOLDER_OUTPUT_VERBS = {"build": "--out", "benchmark": "--out", "report": "--out", "publish": "OUT"}
+#: Input options: argparse dest -> the option (or positional) the user typed.
+INPUT_OPTIONS = {"run": "RUN", "run_a": "RUN_A", "run_b": "RUN_B", "runs": "RUN", "population": "POPULATION",
+                 "results": "RESULTS", "data_files": "--data-files", "data_dir": "--data-dir", "task": "--task",
+                 "stratum_sizes": "--stratum-sizes", "card": "--card"}
+#: Files of an input folder a verb reads: task tables and manifest, acervo documents (by name and suffix).
+_TASK_FILES = ("manifest.json", "corpus", "queries", "qrels")
+_READ_SUFFIXES = (".parquet", ".jsonl", ".csv", ".tsv", ".txt", ".md", ".html", ".htm")
+
+
+def check_outputs(inputs: Iterable[tuple[str, Any]], outputs: Iterable[tuple[str, Any]], *,
+                  folder_outputs: Iterable[tuple[str, Any]] = ()) -> None:
+    """Refuse, before any work starts, outputs that would overwrite an input or each other.
+
+    Paths are compared as the files they name (resolved, so ``./a``, ``dir/../a`` and a symbolic link to
+    ``a`` are all ``a``; existing files are also compared by inode, which catches hard links). An output
+    file may not be an input file, nor a file the verb reads from an input folder (a task folder's
+    manifest and tables, the data folder's sources, the documents of a ``--data-files`` folder); two
+    outputs may not be one file; an output folder may not be an input folder.
+    Every output must also be writable (:func:`ragcov_data.paths.check_writable`).
+
+    Parameters
+    ----------
+    inputs, outputs : iterable of (option, path)
+        The option as the user typed it (``"--json"``, ``"RUN"``) and the path it names.
+    folder_outputs : iterable of (option, path)
+        Folders the command writes into.
+
+    Raises
+    ------
+    RagcovError
+        ``--json and RUN name the same file PATH: ...`` (both options and the path).
+    """
+    from ragcov_data.paths import check_writable
+
+    ins = [(opt, Path(str(p)).expanduser()) for opt, p in inputs if p is not None and str(p)]
+    outs = [(opt, Path(str(p)).expanduser()) for opt, p in outputs if p is not None and str(p)]
+    fouts = [(opt, Path(str(p)).expanduser()) for opt, p in folder_outputs if p is not None and str(p)]
+    for _, out in outs:
+        check_writable(out)
+    for _, out in fouts:
+        check_writable(out, folder=True)
+    seen: list[tuple[str, Path]] = []
+    for opt, out in outs:
+        for in_opt, inp in ins:
+            if _same_path(out, inp):
+                raise RagcovError(f"{opt} and {in_opt} name the same file {str(out)!r}: the output would overwrite "
+                                  "an input; choose another output path.")
+            if inp.is_dir() and out.is_file() and _inside(out, inp) and _read_from_folder(out, in_opt):
+                raise RagcovError(f"{opt} {str(out)!r} is a file inside {in_opt} {str(inp)!r}: the output would "
+                                  "overwrite an input file; choose a path outside the input folder.")
+        for prev_opt, prev in seen:
+            if _same_path(out, prev):
+                raise RagcovError(f"{prev_opt} and {opt} name the same file {str(out)!r}: one output would overwrite "
+                                  "the other; give each output its own path.")
+        seen.append((opt, out))
+    for opt, out in fouts:
+        for in_opt, inp in ins:
+            if inp.is_dir() and _same_path(out, inp):
+                raise RagcovError(f"{opt} and {in_opt} name the same folder {str(out)!r}: the output would overwrite "
+                                  "the input's files; choose another output folder.")
+
+
+def check_args_outputs(args: argparse.Namespace) -> None:
+    """:func:`check_outputs` on a parsed command line: its output options against its inputs.
+
+    Called once for every verb, before the verb does any work; options a verb lacks are skipped.
+    """
+    verb = getattr(args, "verb", None)
+    inputs: list[tuple[str, Any]] = []
+    for dest, opt in INPUT_OPTIONS.items():
+        value = getattr(args, dest, None)
+        if dest == "runs" and verb == "plan":
+            opt = "--runs"
+        for item in (value if isinstance(value, (list, tuple)) else [value]):
+            if not isinstance(item, (str, Path)):
+                continue
+            item = str(item)
+            if dest == "runs" and "=" in item and not Path(item).exists():  # leaderboard NAME=PATH
+                item = item.partition("=")[2]
+            inputs.append((opt, item))
+    outputs, folders = [], []
+    for dest, opt in OUTPUT_OPTIONS.items():
+        value = getattr(args, dest, None)
+        if not isinstance(value, (str, Path)):
+            continue  # absent, or a flag (build --json prints JSON)
+        if dest == "out" and verb in FOLDER_OUTPUT_VERBS:
+            folders.append((FOLDER_OUTPUT_VERBS[verb], value))
+        else:
+            outputs.append((opt, value))
+    if folders:  # a folder output only clashes with the task source's folders
+        inputs = [(o, p) for o, p in inputs if o in ("--data-dir", "--task", "--data-files")]
+    check_outputs(inputs, outputs, folder_outputs=folders)
+
+
+def _same_path(a: Path, b: Path) -> bool:
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, ValueError, OSError) as exc:
-        raise InputFileError(f"cannot read population file {str(p)!r}: not valid UTF-8 JSON ({exc}).") from exc
-    if isinstance(data, list):
-        records, where = data, "the list"
-    elif isinstance(data, dict) and "per_query" in data:
-        records, where = data["per_query"], "`per_query`"
-    else:
-        keys = sorted(data)[:8] if isinstance(data, dict) else type(data).__name__
-        raise InputFileError(
-            f"population file {str(p)!r} is JSON without per-query values (found {keys}); pass the JSON that "
-            "`ragcov eval --json` writes (it holds `per_query` records: query-id, cluster, value) or a table of "
-            "per-query outcomes (query-id, doc_id, value) / per-document counts (doc_id, n, hits)."
-        )
-    if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
-        raise InputFileError(f"population file {str(p)!r}: {where} must be a list of records (objects).")
-    df = pd.DataFrame.from_records(records)
-    if where == "the list":
-        for col in ("doc_id", "query-id"):
-            if col in df.columns:
-                df[col] = df[col].astype(str)
-        return df
-    missing = [f for f in EVAL_JSON_FIELDS if f not in df.columns]
-    if missing:
-        raise InputFileError(
-            f"population file {str(p)!r}: `per_query` records lack {missing} (found {sorted(map(str, df.columns))}); "
-            "each record needs query-id, cluster and value, as `ragcov eval --json` writes them."
-        )
-    n_queries = data.get("n_queries")
-    if isinstance(n_queries, int) and n_queries != len(df):
-        raise InputFileError(
-            f"population file {str(p)!r} declares n_queries={n_queries} but holds {len(df)} `per_query` records; "
-            "the file is truncated or edited. Write it again with `ragcov eval --json`."
-        )
-    # the evaluation's cluster (document) is the unit the coverage study samples
-    df = df.rename(columns={"doc_id": "doc_id_recorded"}).rename(columns={"cluster": "doc_id"})
-    df["doc_id"] = df["doc_id"].astype(str)
-    df["query-id"] = df["query-id"].astype(str)
-    value = pd.to_numeric(df["value"], errors="coerce")
-    if value.isna().any():
-        i = int(np.flatnonzero(value.isna().to_numpy())[0])
-        raise InputFileError(
-            f"population file {str(p)!r}: `per_query` record {i} (query-id {df['query-id'].iloc[i]!r}) has value "
-            f"{records[i].get('value')!r}; every value must be a finite number (ragcov writes a non-finite one as "
-            "null); fix the run or metric behind it and write the file again."
-        )
-    df["value"] = value.astype(float)
-    df.attrs["source"] = {"file": str(p), "cluster": data.get("cluster"), "metric": data.get("metric")}
-    return df
+        if a.resolve() == b.resolve():
+            return True
+    except (OSError, RuntimeError):  # a symlink loop: compare as written
+        if os.path.abspath(a) == os.path.abspath(b):
+            return True
+    try:
+        return a.exists() and b.exists() and os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def _read_from_folder(path: Path, opt: str) -> bool:
+    """Would a verb read ``path`` from the input folder ``opt`` names? (A report written there before is not.)"""
+    from ragcov_data.paths import DEFAULT_SOURCES
+
+    if path.name == "manifest.json" or (path.stem in _TASK_FILES and path.suffix.lower() in _READ_SUFFIXES):
+        return True
+    if any(str(path.resolve()).endswith(str(Path(rel))) for rel in DEFAULT_SOURCES.values()):
+        return True
+    return opt == "--data-files" and path.suffix.lower() in _READ_SUFFIXES
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    try:
+        return path.resolve().is_relative_to(folder.resolve())
+    except (OSError, RuntimeError):
+        return False
+
+
+# --------------------------------------------------------------------------- run-reading options
+def add_run_options(p: Any, *, note: str = "") -> None:
+    """``--columns``, ``--run-format`` and ``--order``: how every verb that reads run files reads them.
+
+    ``p`` is a parser or an argument group; ``note`` prefixes each help text (e.g. ``"with --runs: "``).
+    """
+    from ragcov_data.runs import FORMATS
+
+    p.add_argument("--columns", default=None, metavar="MAP",
+                   help=f"{note}run columns with other names, e.g. query-id=QUERY,corpus-id=DOC,score=SIM "
+                        "(recognised without it: query-id/query_id/qid, corpus-id/doc_id/docid/docno, rank, score)")
+    p.add_argument("--run-format", default=None, choices=FORMATS,
+                   help=f"{note}run file format (default: by suffix, .gz/.bz2/.xz included, else by content)")
+    p.add_argument("--order", default=None, choices=("score", "rank"),
+                   help=f"{note}for runs with both ranks and scores: score = by score, higher is better "
+                        "(trec_eval's rule, the default), rank = by the file's ranks (e.g. scores that are "
+                        "distances); unset, a run whose scores rise with rank in most queries is refused")
+
+
+def run_options(args: argparse.Namespace) -> dict[str, Any]:
+    """``columns=``, ``format=``, ``order=`` for :func:`ragcov_data.runs.load_run` from the options above."""
+    return {"columns": getattr(args, "columns", None), "format": getattr(args, "run_format", None),
+            "order": getattr(args, "order", None)}

@@ -27,9 +27,11 @@ def load_task(args: argparse.Namespace) -> Any:
 
 def _check_population_size(task: Any, args: argparse.Namespace) -> None:
     """``--population-size`` below the number of sampled units is bad input, said before scoring."""
+    from ragcov_data.eval.outcomes import default_cluster  # the one choice of the default unit
+
     queries = task["queries"]
     names = list(getattr(queries, "column_names", None) or queries.columns)
-    col = args.cluster or ("doc_id" if "doc_id" in names else "_id")
+    col = args.cluster or default_cluster(names)
     if col not in names:
         return  # evaluate names the missing column
     values = queries[col]
@@ -59,20 +61,44 @@ def add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--n-resamples", type=int, default=5000, help="bootstrap replicates (default: 5000)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: 0)")
     p.add_argument("--json", dest="json_out", default=None, metavar="OUT", help="also write the result as JSON")
-    from ragcov_data.runs import FORMATS
+    from ragcov_data.cli._common import add_run_options
 
-    p.add_argument("--columns", default=None, metavar="MAP",
-                   help="run columns with other names, e.g. query-id=QUERY,corpus-id=DOC,score=SIM "
-                        "(recognised without it: query-id/query_id/qid, corpus-id/doc_id/docid/docno, rank, score)")
-    p.add_argument("--run-format", default=None, choices=FORMATS,
-                   help="run file format (default: by suffix, .gz/.bz2/.xz included, else by content)")
+    add_run_options(p)
 
 
-def read_run_arg(path: str, args: argparse.Namespace) -> Any:
-    """A run file named on the command line, read through the one run reader with --columns/--run-format."""
+def read_run_arg(path: str, args: argparse.Namespace, depth: int | None = None) -> Any:
+    """A run file named on the command line, read through the one run reader with --columns/--run-format/--order.
+
+    ``depth`` keeps only the rows a metric can see (``k`` a query, plus one for the query's own chunk and every
+    row tied at the boundary: :func:`ragcov_data.runs.load_run`), so memory follows the rows kept, not the file.
+    """
+    from ragcov_data.cli._common import run_options
     from ragcov_data.runs import load_run
 
-    return load_run(path, columns=args.columns, format=args.run_format)
+    return load_run(path, **run_options(args), depth=depth)
+
+
+def metric_depth(metric: str | None) -> int | None:
+    """Rows a query that scoring ``metric`` needs: its cutoff k, plus one for a self-retrieval query's own chunk
+    (removed before scoring). None when no metric is named (the verb then chooses the task's own)."""
+    from ragcov_data.eval.metrics import parse_metric
+
+    return None if metric is None else parse_metric(metric).k + 1
+
+
+def read_population_arg(path: str | None, twin: bool = False, seed: int = 0) -> Any:
+    """The population of ``coverage`` / ``plan``: an ``eval --json`` file through the outcome stage's reader
+    (its notices printed: zeroed queries, the sample scored), else any table or ``--twin``."""
+    if not twin and path is not None and Path(path).suffix.lower() == ".json" and Path(path).is_file():
+        from ragcov_data.eval.outcomes import outcomes_from_eval_json
+
+        pop, notes = outcomes_from_eval_json(path)
+        for n in notes:
+            print(f"note: {n}")
+        return pop
+    from ragcov_data.cli._common import read_population
+
+    return read_population(path, twin, seed)
 
 
 def methods_arg(text: str | None) -> list[str] | None:

@@ -46,7 +46,7 @@ def add_parser(sub) -> None:
 def run(args: argparse.Namespace) -> int:
     from ragcov_data.reporting import write_report
     from ragcov_data.paths import check_writable
-    from ragcov_data.reporting.benchmark import run_benchmark
+    from ragcov_data.pipeline import run_benchmark
 
     check_writable(args.out, folder=True)  # before minutes of work, not after
     from ragcov_data.cli.run import engine_kwargs

@@ -14,7 +14,7 @@ import warnings
 from pathlib import Path
 
 from ragcov_data.cli._task import (DEFAULT_DATASET, _chunking_given, add_sample_options, add_task_source,
-                                   chunking_kwargs, sample_kwargs, sample_line, task_folder)
+                                   sample_kwargs, sample_line, source_kwargs, task_folder)
 from ragcov_data.errors import RagcovError
 
 
@@ -38,15 +38,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.set_defaults(func=run)
     return p
-
-
-def sources(data_dir: str | None, data_files: list[str] | None) -> list[str]:
-    """The acervo to read: ``data_files``, else the ANEEL sample of the data folder."""
-    if data_files:
-        return list(data_files)
-    from ragcov_data.paths import default_source
-
-    return [str(default_source("aneel_fulltext", data_dir))]
 
 
 def _build_registered(args: argparse.Namespace) -> int:
@@ -91,26 +82,16 @@ def _units_line(manifest: dict) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ragcov_data.task import build_task, check_task_out, read_task
+    from ragcov_data import sources
+    from ragcov_data.task import check_task_out
 
     if args.out:
         check_task_out(args.out)  # before the work: an unwritable or unsafe folder fails at once
-    folder = task_folder(args)
-    sample = sample_kwargs(args)
-    if folder is not None:
-        given = [o for o, v in (("--data-files", args.data_files), ("--dataset", args.dataset),
-                                ("--config", args.config), ("--chunk-words", args.chunk_words),
-                                ("--query-words", args.query_words), *_chunking_given(args).items())
-                 if v is not None]
-        if given:
-            raise RagcovError(f"{given[0]} does not apply to the task folder {str(folder)!r}; drop it (its task is "
-                              "already built; its settings are in its manifest.json).")
-        task = read_task(folder)
-        if sample:  # a sample of a census task folder
-            from ragcov_data.sampling import sample_task
-
-            task = sample_task(task, sample["sample_docs"], sample["sample_seed"], sample["sample_strata"])
-    elif (args.dataset or DEFAULT_DATASET) != DEFAULT_DATASET:
+    if task_folder(args) is not None and args.config is not None:
+        raise RagcovError(f"--config does not apply to the task folder {str(task_folder(args))!r}; drop it (its "
+                          "task is already built; its settings are in its manifest.json).")
+    if task_folder(args) is None and (args.dataset or DEFAULT_DATASET) != DEFAULT_DATASET:
+        sample = sample_kwargs(args)
         chunk_opts = [o for o, v in _chunking_given(args).items() if v is not None]
         if args.data_files or args.chunk_words is not None or args.query_words is not None or sample or chunk_opts:
             opt = ("--data-files" if args.data_files else "--chunk-words" if args.chunk_words is not None
@@ -119,16 +100,15 @@ def run(args: argparse.Namespace) -> int:
             raise RagcovError(f"{opt} applies to the chunked self-retrieval task ({DEFAULT_DATASET}), not to "
                               f"--dataset {args.dataset}; drop it.")
         return _build_registered(args)
-    else:
-        if args.data_files and args.data_dir:
-            raise RagcovError("give --data-files or --data-dir, not both: --data-files is the whole acervo.")
-        with warnings.catch_warnings(record=True) as caught:  # skipped files, huge qrels: one plain line each
-            warnings.simplefilter("always")
-            task = build_task(sources(args.data_dir, args.data_files), chunk_words=args.chunk_words or 100,
-                              query_words=args.query_words or 20, id_column=args.id_column,
-                              text_column=args.text_column, **sample, **chunking_kwargs(args))
-        for w in caught:
-            print(f"ragcov build: warning: {w.message}", file=sys.stderr)
+    with warnings.catch_warnings(record=True) as caught:  # skipped files, huge qrels: one plain line each
+        warnings.simplefilter("always")
+        source = sources.resolve_task(**source_kwargs(args), as_task=True)
+    for w in caught:
+        print(f"ragcov build: warning: {w.message}", file=sys.stderr)
+    if source.kind == "tables":
+        raise RagcovError(f"--data-dir {args.data_dir!r} holds queries/qrels tables, which are already a task; "
+                          "`ragcov build` builds one from an acervo: pass --data-files ACERVO, or a data folder.")
+    task = source.task
     summary = task.describe()
     if args.json:
         out = summary.to_dict()

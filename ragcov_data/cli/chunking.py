@@ -32,6 +32,9 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--model", help="dense only: sentence-transformers name or path, or a packaged encoder")
     p.add_argument("--variant", default="okapi", help="bm25 only: okapi, robertson, lucene, bm25l, bm25+")
     add_task_source(p)
+    from ragcov_data.cli.chunking_cited import extend_parser  # --dataset irpf / cited_questions
+
+    extend_parser(p)
     p.add_argument("--metric", default="hit@1", help="metric of both tasks (default: hit@1)")
     p.add_argument("--level", type=float, default=0.95, help="confidence level (default: 0.95)")
     p.add_argument("--n-resamples", type=int, default=5000, help="document bootstrap replicates (default: 5000)")
@@ -66,6 +69,11 @@ def run(args: argparse.Namespace) -> int:
     from ragcov_data.eval.chunkings import compare_chunkings
     from ragcov_data.paths import check_writable
 
+    from ragcov_data.cli.chunking_cited import dispatch
+
+    code = dispatch(args)  # cited questions (--dataset irpf / cited_questions): their own comparison
+    if code is not None:
+        return code
     if args.json_out:
         check_writable(args.json_out)
     results = {}

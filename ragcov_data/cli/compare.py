@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from ragcov_data.cli._evalcommon import add_common, load_task, methods_arg, read_run_arg
+from ragcov_data.cli._evalcommon import add_common, load_task, methods_arg, metric_depth, read_run_arg
 
 
 def add_parser(sub) -> None:
@@ -20,6 +20,8 @@ def add_parser(sub) -> None:
     add_common(p)
     p.add_argument("--intersect", action="store_true",
                    help="compare only the queries both runs cover (default: differing query sets are an error)")
+    p.add_argument("--on-missing", default="error", choices=["error", "zero"],
+                   help="task queries absent from both runs: error (default) or score 0 (counted per run)")
     p.set_defaults(func=run)
 
 
@@ -27,10 +29,13 @@ def run(args: argparse.Namespace) -> int:
     from ragcov_data.eval import compare
 
     task = load_task(args)
-    res = compare(read_run_arg(args.run_a, args), read_run_arg(args.run_b, args), task, args.metric, tie_policy=args.tie_policy,
+    depth = metric_depth(args.metric)
+    res = compare(read_run_arg(args.run_a, args, depth), read_run_arg(args.run_b, args, depth), task, args.metric,
+                  tie_policy=args.tie_policy,
                   relevance_threshold=args.relevance_threshold, cluster=args.cluster, by=args.by,
                   methods=methods_arg(args.methods), level=args.level, seed=args.seed,
-                  n_resamples=args.n_resamples, on_mismatch="intersect" if args.intersect else "error")
+                  n_resamples=args.n_resamples, on_mismatch="intersect" if args.intersect else "error",
+                  on_missing=args.on_missing)
     # default: one row per estimator (its recommended method); --methods all / a list: every computed row
     print(res.summary("recommended" if args.methods is None else "all"))
     if args.json_out:

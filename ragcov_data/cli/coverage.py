@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import argparse
 
-from ragcov_data.cli._common import int_list, read_population, str_list
+from ragcov_data.cli._common import int_list, str_list
+from ragcov_data.cli._evalcommon import read_population_arg
 
 
 def add_parser(sub) -> None:
@@ -47,7 +48,7 @@ def add_parser(sub) -> None:
 def run(args: argparse.Namespace) -> int:
     from ragcov_data.eval.coverage import coverage_study
 
-    pop = read_population(args.population, args.twin, args.seed)
+    pop = read_population_arg(args.population, args.twin, args.seed)
     table = coverage_study(pop, k=args.k, reps=args.reps, methods=args.methods, estimators=args.estimators,
                            design=args.design, level=args.level, seed=args.seed, n_resamples=args.n_resamples,
                            show_progress=not args.no_progress, n_types=args.n_types, fpc=args.fpc)

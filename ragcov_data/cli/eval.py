@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import argparse
 
-from ragcov_data.cli._evalcommon import add_common, add_design, design_kwargs, load_task, methods_arg, read_run_arg
+from ragcov_data.cli._evalcommon import (add_common, add_design, design_kwargs, load_task, methods_arg, metric_depth,
+                                         read_run_arg)
 
 
 def add_parser(sub) -> None:
@@ -30,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
 
     design = design_kwargs(args)
     task = load_task(args)
-    rep = evaluate(read_run_arg(args.run, args), task, args.metric, tie_policy=args.tie_policy,
+    rep = evaluate(read_run_arg(args.run, args, metric_depth(args.metric)), task, args.metric, tie_policy=args.tie_policy,
                    relevance_threshold=args.relevance_threshold, cluster=args.cluster, by=args.by,
                    methods=methods_arg(args.methods), level=args.level, seed=args.seed,
                    n_resamples=args.n_resamples, on_missing=args.on_missing, **design)

@@ -26,7 +26,9 @@ def add_parser(sub) -> None:
     from ragcov_data.cli._task import add_task_source
 
     add_task_source(p)
-    p.add_argument("--metric", default="hit@1", help="hit@k, ndcg@k, p@k, r@k, mrr@k (default: hit@1)")
+    p.add_argument("--metric", default=None,
+                   help="hit@k, ndcg@k, p@k, r@k, mrr@k (default: the task's own: hit@1 for self-retrieval, "
+                        "ndcg@10 for graded or pooled judgments; printed in the header)")
     p.add_argument("--estimator", default="micro", choices=("micro", "macro"),
                    help="micro = mean over queries, trec_eval's number (default); macro = mean of cluster means")
     from ragcov_data.ties import DEFAULT_TIE_POLICY, TIE_POLICIES, TIE_POLICY_ALIASES
@@ -46,12 +48,9 @@ def add_parser(sub) -> None:
     p.add_argument("--json", dest="json_out", default=None, metavar="OUT", help="write the result as JSON")
     p.add_argument("--html", dest="html_out", default=None, metavar="OUT", help="write a self-contained HTML page")
     p.add_argument("--markdown", dest="md_out", default=None, metavar="OUT", help="write markdown tables")
-    from ragcov_data.runs import FORMATS
+    from ragcov_data.cli._common import add_run_options
 
-    p.add_argument("--columns", default=None, metavar="MAP",
-                   help="run columns with other names, e.g. query-id=QUERY,corpus-id=DOC,score=SIM")
-    p.add_argument("--run-format", default=None, choices=FORMATS,
-                   help="run file format (default: by suffix, .gz/.bz2/.xz included, else by content)")
+    add_run_options(p)
     p.set_defaults(func=run)
 
 
@@ -86,7 +85,7 @@ def parse_runs(items: list[str]) -> dict[str, str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ragcov_data.cli._evalcommon import read_run_arg
+    from ragcov_data.cli._evalcommon import metric_depth, read_run_arg
     from ragcov_data.cli._task import load_task_source
     from ragcov_data.eval import leaderboard
     from ragcov_data.paths import check_writable
@@ -95,8 +94,13 @@ def run(args: argparse.Namespace) -> int:
     for out in (args.json_out, args.html_out, args.md_out):
         if out:
             check_writable(out)
-    runs = {name: read_run_arg(path, args) for name, path in paths.items()}
     task = load_task_source(args).task
+    # self-retrieval judgments are complete: the metric's top k (+ the own chunk) is all a run needs; on pooled
+    # judgments the condensed and pool readings look past unjudged rows, so those runs are read whole
+    queries = task["queries"]
+    cols = queries.column_names if hasattr(queries, "column_names") else list(queries.columns)
+    depth = metric_depth(args.metric or "hit@1") if "chunk_id" in cols else None
+    runs = {name: read_run_arg(path, args, depth) for name, path in paths.items()}
     res = leaderboard(runs, task, metric=args.metric, cluster=args.cluster, by=args.by, level=args.level,
                       n_resamples=args.n_resamples, seed=args.seed, on_missing=args.on_missing,
                       estimator=args.estimator, tie_policy=args.tie_policy,

@@ -14,18 +14,21 @@ from ragcov_data.cli._task import add_task_source
 def add_parser(sub) -> None:
     p = sub.add_parser(
         "misses",
-        help="flag every hit@1 miss (same type, same issuer, near duplicate, boilerplate, other edition)",
+        help="flag every hit@1 miss (same type, same issuer, near duplicate, boilerplate, other edition, contains "
+             "the query, not in force, cites)",
         description="For every query RUN misses at hit@1 (as `ragcov eval` scores it: same tie policy, own chunk "
                     "excluded), compare the retrieved top-1 chunk with the query's own chunk and document and "
                     "flag it: same_type, same_issuer, near_duplicate (word 5-gram Jaccard >= 0.5), boilerplate "
-                    "(mostly 5-grams common across documents), other_edition (another act of the same series). "
+                    "(mostly 5-grams common across documents), other_edition (another act of the same series whose "
+                    "text overlaps the query document's), contains_query (the query's words in order in the "
+                    "retrieved chunk), retrieved_not_in_force (superseded wording or a revoked/suspended act), "
+                    "cites (one document cites the other's act). "
                     "Prints the share of misses under each flag with CR2 intervals clustered by the query's "
                     "document, and a table by doc_type.",
         epilog="example: ragcov misses bm25.trec --data-dir ../shared/data --json misses.json --csv misses.csv",
     )
     p.add_argument("run", help="run file: TREC, CSV/TSV with a header, parquet or JSON; .gz/.bz2/.xz too")
     add_task_source(p)
-    from ragcov_data.runs import FORMATS
     from ragcov_data.ties import DEFAULT_TIE_POLICY, TIE_POLICIES, TIE_POLICY_ALIASES
 
     p.add_argument("--tie-policy", default=DEFAULT_TIE_POLICY, choices=[*TIE_POLICIES, *TIE_POLICY_ALIASES],
@@ -42,9 +45,12 @@ def add_parser(sub) -> None:
                    help="... and in at least N documents (default: 5)")
     p.add_argument("--boilerplate-share", type=float, default=None, metavar="S",
                    help="boilerplate: this share of the chunk's 5-grams or more are common (default: 0.5)")
-    p.add_argument("--columns", default=None, metavar="MAP",
-                   help="run columns with other names, e.g. query-id=QUERY,corpus-id=DOC,score=SIM")
-    p.add_argument("--run-format", default=None, choices=FORMATS, help="run file format (default: by suffix)")
+    p.add_argument("--edition-overlap", type=float, default=None, metavar="J",
+                   help="other_edition: Jaccard of the two documents' 5-gram sets from which a same-series "
+                        "document is another edition (default: 0.5)")
+    from ragcov_data.cli._common import add_run_options
+
+    add_run_options(p)
     p.add_argument("--json", dest="json_out", default=None, metavar="OUT", help="also write the result as JSON")
     p.add_argument("--csv", dest="csv_out", default=None, metavar="OUT", help="also write the misses table as CSV")
     p.set_defaults(func=run)
@@ -58,8 +64,10 @@ def run(args: argparse.Namespace) -> int:
         check_writable(args.csv_out)
     task = load_task(args)  # checks --json first
     thresholds = {k: getattr(args, k) for k in ("near_duplicate", "boilerplate_doc_share", "boilerplate_min_docs",
-                                                  "boilerplate_share") if getattr(args, k) is not None}
-    res = misses(read_run_arg(args.run, args), task, tie_policy=args.tie_policy, cluster=args.cluster,
+                                                  "boilerplate_share", "edition_overlap")
+                  if getattr(args, k, None) is not None}
+    res = misses(read_run_arg(args.run, args, 2),  # hit@1: the top row after the query's own chunk
+                 task, tie_policy=args.tie_policy, cluster=args.cluster,
                  level=args.level, on_missing=args.on_missing, **thresholds)  # unset: the documented defaults
     print(res.summary())
     if args.json_out:

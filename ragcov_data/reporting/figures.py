@@ -1,7 +1,10 @@
 """Report figures (matplotlib, Agg backend), each returned as PNG bytes.
 
 Every function takes plain data from ``results.json`` (lists of dicts), so a report can be re-rendered
-without re-running anything.
+without re-running anything. Each returns a :class:`PNG` (bytes) that records its smallest text size in
+pixels and how many text items fell outside the saved image (``clipped``, 0 by construction: the image
+is cut to the tight bounding box of every artist, checked after drawing), so the report can state that
+its figure text stays readable at page width.
 """
 from __future__ import annotations
 
@@ -21,11 +24,120 @@ DOC_COLOR = "#2c6fbb"
 _PALETTE = ["#2c6fbb", "#e67e22", "#27ae60", "#8e44ad", "#c0392b", "#16a085", "#7f8c8d", "#d35400", "#2c3e50"]
 
 
-def _png(fig) -> bytes:
+#: Resolution of every figure and the smallest font size allowed, in points (9 pt at 100 dpi = 12.5 px).
+DPI = 100
+MIN_FONT_PT = 9.0
+plt.rcParams.update({"font.size": 11, "axes.titlesize": 12, "axes.labelsize": 11, "xtick.labelsize": 10,
+                     "ytick.labelsize": 10, "legend.fontsize": 10})
+
+
+class PNG(bytes):
+    """PNG bytes with ``min_font_px`` (smallest visible text, pixels at natural size), ``clipped`` (text items
+    outside the saved image) and ``width`` (pixels)."""
+
+    min_font_px: float = float("nan")
+    clipped: int = 0
+    width: int = 0
+
+
+def _png(fig) -> PNG:
+    from matplotlib.text import Text
+
+    renderer = fig.canvas.get_renderer()
+    fig.draw(renderer)
+    hidden = set()  # tick labels outside the view limits exist as artists but are never drawn
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            drawn = {id(x) for t in axis._update_ticks() for x in (t.label1, t.label2)}
+            hidden |= {id(x) for t in axis.get_major_ticks() + axis.get_minor_ticks() for x in (t.label1, t.label2)
+                       if id(x) not in drawn}
+    texts = [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip() and id(t) not in hidden]
+    for t in texts:  # no text under the floor, whatever a caller asked for
+        if t.get_fontsize() < MIN_FONT_PT:
+            t.set_fontsize(MIN_FONT_PT)
+    fig.draw(renderer)
+    box = fig.get_tightbbox(renderer).padded(0.1)  # inches; what bbox_inches="tight" saves
+    clipped = 0
+    for t in texts:
+        e = t.get_window_extent(renderer).transformed(fig.dpi_scale_trans.inverted())
+        if e.x0 < box.x0 - 1e-3 or e.y0 < box.y0 - 1e-3 or e.x1 > box.x1 + 1e-3 or e.y1 > box.y1 + 1e-3:
+            clipped += 1
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
+    fig.savefig(buf, format="png", dpi=DPI, bbox_inches="tight")
     plt.close(fig)
-    return buf.getvalue()
+    out = PNG(buf.getvalue())
+    out.min_font_px = min((t.get_fontsize() for t in texts), default=MIN_FONT_PT) * DPI / 72.0
+    out.clipped = clipped
+    out.width = int(round(box.width * DPI))
+    return out
+
+
+def _p(x: float) -> str:
+    """A p-value as everywhere in the report: ``< 0.0001``, else ``= 0.xxxx``."""
+    return "< 0.0001" if x < 1e-4 else f"= {x:.4f}"
+
+
+def retriever_panel(per_doc: Sequence[Mapping[str, Any]], name: str, metric: str = "hit@1") -> PNG:
+    """One compact figure per retriever: per-document rates (histogram, micro and macro means) and the rate
+    by document type."""
+    df = pd.DataFrame(per_doc)
+    rates = df["hits"] / df["n"]
+    micro, macro = df["hits"].sum() / df["n"].sum(), rates.mean()
+    g = df.groupby("doc_type").agg(n=("n", "sum"), hits=("hits", "sum"), docs=("doc_id", "size"))
+    g["rate"] = g["hits"] / g["n"]
+    g = g.sort_values("rate")
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(10.5, max(3.2, 0.25 * len(g) + 1.1)),
+                                 gridspec_kw={"width_ratios": [1, 1.15]})
+    a1.hist(rates, bins=np.linspace(0, 1, 11), color=DOC_COLOR, edgecolor="white")
+    a1.axvline(micro, color="#e67e22", lw=2, label=f"micro {micro:.1%}")
+    a1.axvline(macro, color="#27ae60", lw=2, ls="--", label=f"macro {macro:.1%}")
+    a1.set_xlabel(f"per-document {metric}")
+    a1.set_ylabel("documents")
+    a1.set_title(f"{len(df)} documents; {float((rates == 0).mean()):.0%} never hit")
+    a1.legend(frameon=False)
+    a2.barh(g.index.astype(str), g["rate"], color=DOC_COLOR, height=0.75)
+    a2.tick_params(axis="y", labelsize=9.5)
+    a2.set_ylim(-0.6, len(g) - 0.4)
+    for i, (rate, docs) in enumerate(zip(g["rate"], g["docs"])):
+        a2.text(rate + 0.01, i, f"{rate:.0%} · {docs} docs", va="center", fontsize=9)
+    a2.set_xlim(0, 1.3)
+    a2.set_xticks([0, 0.25, 0.5, 0.75, 1.0])
+    a2.set_xlabel(f"{metric} (micro) by document type")
+    fig.suptitle(f"{name}", fontsize=13, x=0.01, ha="left")
+    fig.tight_layout()
+    return _png(fig)
+
+
+def methods_plot(retrievers: Sequence[Mapping[str, Any]], naive: set[str], metric: str = "hit@1") -> PNG:
+    """Every interval method of every retriever in one figure: one row per estimator and method, one colour
+    per retriever (naive chunk-level methods labelled in red)."""
+    rows = []
+    for r in retrievers:
+        for e in r.get("estimates") or []:
+            if e.get("low") is not None and e.get("high") is not None:
+                rows.append({**e, "retriever": r["name"]})
+    df = pd.DataFrame(rows)
+    labels = list(dict.fromkeys(f"{e} · {m}" for e, m in zip(df["estimator"], df["method"])))
+    names = list(dict.fromkeys(df["retriever"]))
+    fig, ax = plt.subplots(figsize=(9.5, 0.42 * len(labels) + 1.4))
+    h = 0.7 / max(1, len(names))
+    for j, name in enumerate(names):
+        sub = df[df["retriever"] == name]
+        for _, r in sub.iterrows():
+            y = labels.index(f"{r['estimator']} · {r['method']}") + (j - (len(names) - 1) / 2) * h
+            col = _PALETTE[j % len(_PALETTE)]
+            ax.plot([r["low"], r["high"]], [y, y], color=col, lw=3, label=name if _ == sub.index[0] else None)
+            ax.plot(r["estimate"], y, "o", color="black", ms=3)
+    ax.set_yticks(range(len(labels)), labels)
+    for lab, text in zip(ax.get_yticklabels(), labels):
+        if text.split(" · ")[-1] in naive:
+            lab.set_color(NAIVE_COLOR)
+    ax.invert_yaxis()
+    ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(nbins=6, steps=[1, 2, 2.5, 5, 10]))
+    ax.set_xlabel(f"{metric}: estimate and interval")
+    ax.set_title("Every interval method (naive chunk-level methods in red: shown only as a contrast)")
+    ax.legend(frameon=False, loc="lower right")
+    return _png(fig)
 
 
 def rate_histogram(per_doc: Sequence[Mapping[str, Any]], title: str = "") -> bytes:
@@ -55,7 +167,7 @@ def rates_by_type(per_doc: Sequence[Mapping[str, Any]], title: str = "") -> byte
     fig, ax = plt.subplots(figsize=(6.4, 0.35 * len(g) + 1.2))
     ax.barh(g.index.astype(str), g["rate"], color=DOC_COLOR)
     for i, (rate, docs) in enumerate(zip(g["rate"], g["docs"])):
-        ax.text(rate + 0.005, i, f"{rate:.0%} · {docs} docs", va="center", fontsize=8)
+        ax.text(rate + 0.005, i, f"{rate:.0%} · {docs} docs", va="center", fontsize=9.5)
     ax.set_xlim(0, min(1.0, max(0.1, g["rate"].max() * 1.35)))
     ax.set_xlabel("hit rate (micro, chunks of the type)")
     ax.set_title(title or "Hit rate by document type")
@@ -73,7 +185,7 @@ def estimates_plot(estimates: Sequence[Mapping[str, Any]], naive: set[str], titl
         col = NAIVE_COLOR if r["method"] in naive else DOC_COLOR
         ax.plot([r["low"], r["high"]], [yi, yi], color=col, lw=3)
         ax.plot(r["estimate"], yi, "o", color="black", ms=4)
-    ax.set_yticks(y, labels, fontsize=8)
+    ax.set_yticks(y, labels, fontsize=9.5)
     for lab, m in zip(ax.get_yticklabels(), df["method"]):
         if m in naive:
             lab.set_color(NAIVE_COLOR)
@@ -103,7 +215,7 @@ def coverage_by_k(coverage: Sequence[Mapping[str, Any]], level: float, naive: se
         ax.set_ylim(0, 1.02)
         ax.set_xlabel("documents sampled (K)")
         ax.set_title(f"{est}: coverage of nominal {level:.0%} intervals")
-        ax.legend(fontsize=7, frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=3)
+        ax.legend(fontsize=9, frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=3)
     axes[0][0].set_ylabel("coverage")
     return _png(fig)
 
@@ -125,7 +237,7 @@ def width_by_method(coverage: Sequence[Mapping[str, Any]], naive: set[str]) -> b
             if m in naive:
                 bar.set_hatch("///")
                 bar.set_edgecolor(NAIVE_COLOR)
-    ax.set_yticks(np.arange(len(order)) + 0.4 - h / 2, order, fontsize=8)
+    ax.set_yticks(np.arange(len(order)) + 0.4 - h / 2, order, fontsize=9.5)
     for lab, name in zip(ax.get_yticklabels(), order):
         if name.split(" · ")[-1] in naive:
             lab.set_color(NAIVE_COLOR)
@@ -133,7 +245,7 @@ def width_by_method(coverage: Sequence[Mapping[str, Any]], naive: set[str]) -> b
     ax.set_xlabel("mean interval width")
     ax.set_title("Interval width by method and K (naive methods hatched, labels in red)")
     if len(ks) > 1:
-        ax.legend(fontsize=7, frameon=False)
+        ax.legend(fontsize=9, frameon=False)
     return _png(fig)
 
 
@@ -147,7 +259,7 @@ def autocorrelation(acf: Mapping[str, Sequence[float]]) -> bytes:
     ax.set_xlabel("lag (chunks apart in the same document)")
     ax.set_ylabel("autocorrelation (demeaned per document)")
     ax.set_title("Within-document autocorrelation of hit@1")
-    ax.legend(frameon=False, fontsize=8)
+    ax.legend(frameon=False, fontsize=9.5)
     return _png(fig)
 
 
@@ -170,9 +282,9 @@ def paired_comparison(comparisons: Sequence[Mapping[str, Any]]) -> bytes:
             tie = c.get("tie_share")
             padj = est.get("p_adj")
             ax.annotate(f"{est['estimate']:+.4f} [{est['low']:+.4f}, {est['high']:+.4f}]"
-                        + (f", Holm p = {padj:.3g}" if padj is not None else "")
+                        + (f", Holm p {_p(padj)}" if padj is not None else "")
                         + (f"; {tie:.0%} of documents tied" if tie is not None else ""),
-                        (0.01, i + 0.32), xycoords=("axes fraction", "data"), fontsize=8, color=DOC_COLOR)
+                        (0.01, i + 0.32), xycoords=("axes fraction", "data"), fontsize=9.5, color=DOC_COLOR)
     ax.axvline(0, color="black", lw=0.8)
     ax.set_yticks(range(n), [f"{c['a']} − {c['b']}" for c in comparisons])
     ax.set_ylim(-0.6, n - 0.2 + 0.3)
@@ -206,7 +318,7 @@ def chunking_scatter(per_document: Sequence[Mapping[str, Any]], names: Sequence[
     ax.set_title(f"{a} − {b}: {difference['estimate']:+.3f} [{difference['low']:+.3f}, {difference['high']:+.3f}]\n"
                  f"(mean over {difference['n_documents']} documents, paired; {difference.get('method', 't')} interval)",
                  fontsize=10)
-    ax.legend(frameon=False, fontsize=8, loc="upper left")
+    ax.legend(frameon=False, fontsize=9.5, loc="upper left")
     return _png(fig)
 
 
@@ -228,13 +340,13 @@ def miss_flags(blocks: Mapping[str, Mapping[str, Any]], level: float = 0.95) -> 
                 label=f"{name} ({blocks[name]['n_misses']:,} misses of {blocks[name]['n_queries']:,})")
         for yi, v in zip(yy, share):
             if np.isfinite(v):
-                ax.text(0.005, yi, f"{v:.0%}", va="center", fontsize=7, color="white")
+                ax.text(0.005, yi, f"{v:.0%}", va="center", fontsize=9, color="white")
     ax.set_yticks(np.arange(len(flags)) + 0.4 - h / 2, flags)
     ax.invert_yaxis()
     ax.set_xlim(0, 1)
     ax.set_xlabel(f"share of hit@1 misses ({level:.0%} CR2 intervals, clustered by the query's document)")
     ax.set_title("Where the misses go: what the top-1 retrieved chunk is")
-    ax.legend(frameon=False, fontsize=8, loc="lower right")
+    ax.legend(frameon=False, fontsize=9.5, loc="lower right")
     return _png(fig)
 
 
@@ -251,9 +363,9 @@ def miss_flags_by_type(by_type_flags: Sequence[Mapping[str, Any]], title: str = 
         for j in range(m.shape[1]):
             v = m.iat[i, j]
             if np.isfinite(v):
-                ax.text(j, i, f"{v:.0%}", ha="center", va="center", fontsize=7, color="white" if v > 0.6 else "#222")
-    ax.set_xticks(range(len(flags)), flags, rotation=20, ha="right", fontsize=8)
-    ax.set_yticks(range(len(m)), [f"{t} ({int(k)})" for t, k in n.items()], fontsize=8)
+                ax.text(j, i, f"{v:.0%}", ha="center", va="center", fontsize=9, color="white" if v > 0.6 else "#222")
+    ax.set_xticks(range(len(flags)), flags, rotation=20, ha="right", fontsize=9.5)
+    ax.set_yticks(range(len(m)), [f"{t} ({int(k)})" for t, k in n.items()], fontsize=9.5)
     fig.colorbar(im, ax=ax, fraction=0.04, pad=0.02, label="share of the type's misses")
     ax.set_title(title or "Miss flags by document type (misses in brackets)", fontsize=10)
     return _png(fig)

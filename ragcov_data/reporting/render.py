@@ -1,8 +1,16 @@
 """Render a benchmark ``results`` dict (the content of ``results.json``) as HTML and markdown.
 
-The HTML page is self-contained: figures are PNGs embedded as base64 ``data:`` URIs and the style is inline.
-An inline script marks ``<body data-figures="ok">`` once every image has loaded with a non-zero size (used
-by the browser test and handy for any automated check).
+The page is written for a reader: its first screen is the answer (one table of every task's systems with
+scores, intervals and tiers; the separability, pool and coverage verdicts in a sentence each; links to
+the sections). Each section then leads with its figure; long tables fold away (``<details>``) and all of
+them are in ``summary.md``. A glossary defines every term in plain words. Numbers are printed one way:
+p-values as ``< 0.0001`` or with 4 decimals, differences as ``A − B`` with A named first.
+
+The HTML page is self-contained: figures are PNGs embedded as base64 ``data:`` URIs (each ``<img>`` carries
+``data-min-font-px``, its smallest text in pixels at natural size, and ``data-clipped``) and the style is
+inline. An inline script marks ``<body data-figures="ok">`` once every image has loaded with a non-zero
+size, ``data-small-text`` with the figures whose text is under 10 px as displayed, and ``data-svg-clipped``
+with any SVG label outside its drawing (the browser test reads them).
 """
 from __future__ import annotations
 
@@ -11,21 +19,24 @@ import html
 import math
 from typing import Any, Mapping
 
+from ragcov_data.eval import _leaderboard_render as LB
 from ragcov_data.reporting import figures as F
 from ragcov_data.reporting import sections as S
 from ragcov_data.reporting.studies import as_ranked, flip_difference
 
 _CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;max-width:1080px;margin:2em auto;padding:0 1em;color:#222}
-h1{font-size:1.6em}h2{margin-top:2em;border-bottom:1px solid #ddd;padding-bottom:.2em}
+h1{font-size:1.6em;margin-bottom:.2em}h2{margin-top:2em;border-bottom:1px solid #ddd;padding-bottom:.2em}
 table{border-collapse:collapse;margin:1em 0;font-size:.9em}th,td{border:1px solid #ccc;padding:.25em .6em;text-align:right}
 th{background:#f4f4f4}td.l,th.l{text-align:left}tr.naive td{color:#c0392b;background:#fdf0ee}
 .naive-tag{font-size:.75em;background:#c0392b;color:#fff;border-radius:3px;padding:0 .3em;margin-left:.3em}
 figure{margin:1em 0}figure img{max-width:100%;border:1px solid #eee}figcaption{font-size:.85em;color:#555}
-.grid{display:flex;flex-wrap:wrap;gap:1em}.grid figure{flex:1 1 460px}.note{color:#555;font-size:.9em}
-.warn{color:#c0392b}
+.grid{display:flex;flex-wrap:wrap;gap:1em}.note{color:#555;font-size:.9em}.warn{color:#c0392b}
 caption{caption-side:top;text-align:left;font-size:.85em;color:#555;padding:.2em 0}
 #verdicts{background:#f4f8fc;border-left:4px solid #2c6fbb;padding:.3em 1em;margin:1em 0}
+#verdicts p{margin:.45em 0}nav.toc{font-size:.9em}nav.toc a{margin-right:1em}
+details{margin:.6em 0}summary{cursor:pointer;color:#2c6fbb}dl.glossary dt{font-weight:600;margin-top:.4em}
+dl.glossary dd{margin-left:1.2em}table.answer td.sys{text-align:left;font-weight:600}
 """
 
 _SCRIPT = """
@@ -35,8 +46,66 @@ window.addEventListener('load', function () {
   document.body.setAttribute('data-figures', ok === imgs.length && imgs.length > 0 ? 'ok' : 'missing');
   document.body.setAttribute('data-figures-loaded', String(ok));
   document.body.setAttribute('data-figures-total', String(imgs.length));
+  var small = [];
+  imgs.forEach(function (i) {
+    var px = parseFloat(i.getAttribute('data-min-font-px'));
+    if (i.naturalWidth > 0 && px * i.clientWidth / i.naturalWidth < 10) {
+      small.push(i.parentNode.id + ':' + (px * i.clientWidth / i.naturalWidth).toFixed(1));
+    }
+    if (i.getAttribute('data-clipped') !== '0') { small.push(i.parentNode.id + ':clipped'); }
+  });
+  document.body.setAttribute('data-small-text', small.join(' '));
+  var clipped = [];
+  document.querySelectorAll('svg').forEach(function (s) {
+    var W = s.viewBox.baseVal.width, H = s.viewBox.baseVal.height;
+    s.querySelectorAll('text').forEach(function (t) {
+      var r = t.getBBox();
+      if (r.x < -0.5 || r.y < -0.5 || r.x + r.width > W + 0.5 || r.y + r.height > H + 0.5) { clipped.push(t.textContent); }
+    });
+  });
+  document.body.setAttribute('data-svg-clipped', clipped.join(' | '));
+  document.body.setAttribute('data-svg-total', String(document.querySelectorAll('svg').length));
 });
 """
+
+#: Plain-words definitions of every term the report uses.
+GLOSSARY = {
+    "hit@1": "1 when the first retrieved chunk is relevant (a chunk of the query's own document), else 0.",
+    "nDCG@10": "normalised discounted cumulative gain of the top 10: graded relevance, discounted by position, "
+               "divided by the best possible; 1 is a perfect ranking.",
+    "micro": "the mean over all queries (trec_eval's number); documents with many chunks weigh more.",
+    "macro": "the mean of per-document means; every document weighs the same.",
+    "cluster": "the unit that was sampled (a document, or JurisTCU's source summary); queries of one cluster "
+               "are not independent, so intervals are computed over clusters.",
+    "CR2": "a cluster-robust standard error with a small-sample correction (Bell–McCaffrey), used with a t "
+           "distribution on Satterthwaite degrees of freedom.",
+    "naive": "an interval that treats every chunk as independent; shown only as a contrast, it is too narrow.",
+    "icc": "intra-class correlation: how much of the outcome's variation lies between documents rather than "
+           "within them (from 0, nothing, to 1, everything).",
+    "deff": "design effect: how many times larger the variance of the mean is than if queries were "
+            "independent.",
+    "n_eff": "effective sample size: the number of independent queries the clustered sample is worth "
+             "(queries / deff).",
+    "lag1 autocorrelation": "correlation between the outcomes of neighbouring chunks of one document.",
+    "share never hit": "the share of documents not one of whose chunks was found at rank 1.",
+    "family-wise": "all pairs of a table are tested together, so the chance of any false separation stays at "
+                   "the stated level.",
+    "Holm": "a step-down adjustment of p-values for a family of tests (p_adj), shown as an extra column.",
+    "simultaneous interval": "intervals for every pair of a family that hold together at the stated level.",
+    "separable": "the pair's simultaneous interval excludes 0: the data tell the two apart, family-wise.",
+    "tier": "letters from the separations: systems sharing a letter are not separable.",
+    "rank interval": "the ranks a system could hold given which pairs are separable.",
+    "judged@10": "the share of a system's top 10 documents that carry a judgment; below 0.9 its score may owe "
+                 "much to the judgment pool.",
+    "condensed": "the score with unjudged documents removed from each list (judged-only evaluation).",
+    "bound_high": "the score with unjudged documents read as relevant at the lowest positive grade; the "
+                  "estimate (unjudged read as non-relevant) is the low bound.",
+    "robust": "a separation that holds, in the same order, whether unjudged documents are read as "
+              "non-relevant, removed or relevant.",
+    "coverage": "how often an interval method's 95% interval contained the census value over repeated samples "
+                "of K documents.",
+    "MC margin": "the Monte-Carlo uncertainty of a simulated coverage (95%).",
+}
 
 
 def _e(x: Any) -> str:
@@ -57,25 +126,33 @@ def _pct(x: Any) -> str:
 
 def _img(png: bytes, alt: str, caption: str, fig_id: str) -> str:
     b64 = base64.b64encode(png).decode("ascii")
-    return (f'<figure id="{fig_id}"><img alt="{_e(alt)}" src="data:image/png;base64,{b64}">'
+    px = getattr(png, "min_font_px", float("nan"))
+    meta = (f' data-min-font-px="{px:.1f}" data-clipped="{getattr(png, "clipped", 0)}"'
+            if isinstance(px, float) and math.isfinite(px) else ' data-min-font-px="99" data-clipped="0"')
+    return (f'<figure id="{fig_id}"><img alt="{_e(alt)}"{meta} src="data:image/png;base64,{b64}">'
             f"<figcaption>{_e(caption)}</figcaption></figure>")
+
+
+def _fold(summary: str, body: str) -> str:
+    return f"<details><summary>{_e(summary)}</summary>{body}</details>" if body else ""
 
 
 def figures(results: Mapping[str, Any]) -> dict[str, tuple[bytes, str]]:
     """All report figures as ``{id: (png bytes, caption)}`` (also written as PNG files beside the HTML)."""
     naive = set(results.get("naive_methods", []))
+    metric = (results.get("meta") or {}).get("metric", "hit@1")
     out: dict[str, tuple[bytes, str]] = {}
     rets = results.get("retrievers", [])
     for r in rets:
         name = r["name"]
         if r.get("per_doc"):
-            out[f"hist_{name}"] = (F.rate_histogram(r["per_doc"], f"{name}: per-document hit@1 rates"),
-                                   f"{name}: distribution of per-document hit rates, beside the micro and macro means.")
-            out[f"types_{name}"] = (F.rates_by_type(r["per_doc"], f"{name}: hit@1 by document type"),
-                                    f"{name}: hit rate by document type.")
-        if r.get("estimates"):
-            out[f"est_{name}"] = (F.estimates_plot(r["estimates"], naive, f"{name}: every interval method"),
-                                  f"{name}: estimates and intervals; naive chunk-level methods in red.")
+            out[f"retriever_{name}"] = (F.retriever_panel(r["per_doc"], name, metric),
+                                        f"{name}: per-document {metric} (left: how many documents reach each rate, "
+                                        "with the micro and macro means; right: by document type).")
+    if any(r.get("estimates") for r in rets):
+        out["methods"] = (F.methods_plot(rets, naive, metric),
+                          f"{metric} of every retriever under every interval method; naive chunk-level methods in "
+                          "red.")
     cov = results.get("coverage") or {}
     if cov.get("rows"):
         out["coverage"] = (F.coverage_by_k(cov["rows"], cov.get("level", 0.95), naive),
@@ -88,7 +165,7 @@ def figures(results: Mapping[str, Any]) -> dict[str, tuple[bytes, str]]:
     if S.is_family_wise(comps):
         ranked = as_ranked(comps, results.get("leaderboard"))
         out["paired"] = (F.paired_comparison(ranked), "Paired comparison of retrievers on the same queries, "
-                                                     "family-wise: simultaneous intervals over every pair, Holm p; "
+                                                     "family-wise: simultaneous intervals over every pair (separable when 0 is outside); "
                                                      "pairs oriented as in the leaderboard (a ranked above b).")
     ch = results.get("chunkings") or {}
     d = flip_difference(ch) if ch.get("per_document") else None
@@ -109,19 +186,144 @@ def figures(results: Mapping[str, Any]) -> dict[str, tuple[bytes, str]]:
     return out
 
 
-def _estimates_table(rows: list[Mapping[str, Any]], naive: set[str]) -> str:
-    head = ("<tr><th class=l>estimator</th><th class=l>method</th><th>estimate</th><th>SE</th><th>df</th>"
-            "<th>low</th><th>high</th><th class=l>flags</th></tr>")
+# ------------------------------------------------------------------------------------------ the answer
+def answer_rows(results: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """One row per task and system (overall group): task, metric, system, score, interval, tier, rank, and on
+    pooled judgments judged@k and bound_high."""
+    rows = []
+    meta = results.get("meta") or {}
+    tasks = [("ANEEL self-retrieval", results.get("leaderboard"), meta.get("metric", "hit@1"))]
+    jt = results.get("juristcu") or {}
+    tasks.append(("JurisTCU", jt.get("leaderboard"), (jt.get("leaderboard") or {}).get("metric")))
+    for task, lb, metric in tasks:
+        if lb:
+            for s in lb.get("systems") or []:
+                if s["group"] == LB.ALL:
+                    rows.append({"task": task, "metric": lb.get("metric", metric), "system": s["name"],
+                                 "estimate": s["estimate"], "low": s["low"], "high": s["high"], "tier": s["tier"],
+                                 "rank": f"{s['rank']} [{s['rank_low']}, {s['rank_high']}]",
+                                 "judged": s.get("judged"), "bound_high": s.get("bound_high")})
+        elif task.startswith("ANEEL"):
+            for r in results.get("retrievers") or []:
+                e = next((e for e in r.get("estimates") or [] if e["estimator"] == "micro" and e["method"] == "cr2"),
+                         None)
+                if e:
+                    rows.append({"task": task, "metric": metric, "system": r["name"], "estimate": e["estimate"],
+                                 "low": e["low"], "high": e["high"], "tier": "–", "rank": "1 [1, 1]",
+                                 "judged": None, "bound_high": None})
+    return rows
+
+
+def coverage_sentence(results: Mapping[str, Any]) -> str | None:
+    """The coverage verdict in one sentence: the recommended method per estimator and how far the naive ones
+    fall short."""
+    cov = results.get("coverage") or {}
+    if not cov.get("rows"):
+        return None
+    naive = set(results.get("naive_methods", []))
+    level = cov.get("level", 0.95)
+    k = cov.get("recommend_k")
+    said = []
+    for est, rec in (cov.get("recommendation") or {}).items():
+        if rec.get("qualified"):
+            said.append(f"for {est}, {rec['method']} covers {_pct(rec.get('coverage'))} "
+                        f"(± {100 * rec.get('mc_margin', 0):.1f})")
+        else:
+            said.append(f"for {est}, no method reaches {level:.0%} (best {rec['method']} at "
+                        f"{_pct(rec.get('coverage'))}): sample more documents")
+    rows = [r for r in cov["rows"] if r["method"] in naive and (k is None or r["k"] == k)]
+    text = f"Nominal {level:.0%} intervals"
+    text += f" from K = {k} sampled documents: " if k else ": "
+    text += "; ".join(said) if said else "see the table"
+    if rows:
+        lo, hi = min(r["coverage"] for r in rows), max(r["coverage"] for r in rows)
+        text += f"; naive chunk-level intervals cover only {_pct(lo)}–{_pct(hi)}"
+    return text + "."
+
+
+def _answer_html(results: Mapping[str, Any]) -> str:
+    rows = answer_rows(results)
+    pooled = any(r["bound_high"] is not None for r in rows)
+    head = ["task", "metric", "system", "score", "interval", "tier", "rank [interval]"] + \
+        (["judged@10", "bound_high"] if pooled else [])
     body = []
     for r in rows:
-        is_naive = r.get("naive", r["method"] in naive)
+        cells = [f'<td class=l>{_e(r["task"])}</td>', f'<td class=l>{_e(r["metric"])}</td>',
+                 f'<td class="sys">{_e(r["system"])}</td>', _num(r["estimate"]),
+                 f"[{_num(r['low'])}, {_num(r['high'])}]", r["tier"], r["rank"]]
+        if pooled:
+            cells += ["–" if r["judged"] is None else f"{r['judged']:.2f}", _num(r["bound_high"])]
+        body.append("<tr>" + "".join(c if str(c).startswith("<td") else f"<td>{_e(c)}</td>" for c in cells) + "</tr>")
+    level = (results.get("meta") or {}).get("level", 0.95)
+    table = (f'<table class="answer"><caption>Every task\'s systems, best first: score with its {level:.0%} '
+             "interval (clustered by the sampled unit), tier (a shared letter = not separable, family-wise) and rank "
+             "interval." + (" On JurisTCU's pooled judgments the score is the low reading (unjudged documents "
+                            "non-relevant) and bound_high the high one." if pooled else "")
+             + "</caption><tr>" + "".join(f"<th class=l>{_e(h)}</th>" for h in head) + "</tr>" + "".join(body)
+             + "</table>") if rows else ""
+    items = S.verdict_items(results)
+    cov = coverage_sentence(results)
+    if cov:
+        items.append(("coverage", "Coverage of the intervals", cov))
+    jt = results.get("juristcu") or {}
+    pool = ((jt.get("leaderboard") or {}).get("info") or {}).get("pool") or {}
+    verdicts = "".join(f'<p class="verdict" data-task="{_e(k)}"><b>{_e(label)}:</b> {_e(text)}</p>'
+                       for k, label, text in items)
+    if pool.get("line"):
+        verdicts += f'<p class="verdict pool" data-task="juristcu-pool"><b>JurisTCU pool:</b> {_e(pool["line"])}</p>'
+    links = [("aneel", "ANEEL leaderboard"), ("retrievers", "Retrievers"), ("chunking", "Chunking and misses"),
+             ("coverage", "Coverage"), ("juristcu", "JurisTCU"), ("glossary", "Glossary")]
+    present = {"aneel": bool(results.get("leaderboard") or results.get("retrievers")),
+               "retrievers": bool(results.get("retrievers")), "chunking": bool(results.get("chunkings")
+                                                                                or results.get("misses")),
+               "coverage": bool((results.get("coverage") or {}).get("rows")), "juristcu": bool(results.get("juristcu")),
+               "glossary": True}
+    toc = '<nav class="toc">' + "".join(f'<a href="#{k}">{_e(v)}</a>' for k, v in links if present[k]) + "</nav>"
+    return f'<section id="verdicts">{table}{verdicts}{toc}</section>'
+
+
+# ------------------------------------------------------------------------------------------ sections
+def _estimates_table(rets: list[Mapping[str, Any]], naive: set[str]) -> str:
+    """Every retriever's estimate and interval under every method, one row a method."""
+    names = [r["name"] for r in rets]
+    keys = list(dict.fromkeys((e["estimator"], e["method"]) for r in rets for e in r.get("estimates") or []))
+    by = {(r["name"], e["estimator"], e["method"]): e for r in rets for e in r.get("estimates") or []}
+    head = "<tr><th class=l>estimator</th><th class=l>method</th>" + "".join(f"<th>{_e(n)}</th>" for n in names) + "</tr>"
+    body = []
+    for est, meth in keys:
+        is_naive = meth in naive
         tag = '<span class="naive-tag">naive</span>' if is_naive else ""
-        flags = ", ".join(f for f in (r.get("flags") or []) if f != "naive")
-        body.append(f'<tr class="{"naive" if is_naive else ""}"><td class=l>{_e(r["estimator"])}</td>'
-                    f'<td class=l>{_e(r["method"])}{tag}</td><td>{_num(r.get("estimate"))}</td>'
-                    f'<td>{_num(r.get("se"))}</td><td>{_num(r.get("df"), 1)}</td><td>{_num(r.get("low"))}</td>'
-                    f'<td>{_num(r.get("high"))}</td><td class=l>{_e(flags)}</td></tr>')
+        cells = []
+        for n in names:
+            e = by.get((n, est, meth))
+            flags = ", ".join(f for f in (e.get("flags") or []) if f != "naive") if e else ""
+            cells.append("<td>–</td>" if e is None else
+                         f"<td>{_num(e.get('estimate'))} [{_num(e.get('low'))}, {_num(e.get('high'))}]"
+                         + (f" <small>{_e(flags)}</small>" if flags else "") + "</td>")
+        body.append(f'<tr class="{"naive" if is_naive else ""}"><td class=l>{_e(est)}</td><td class=l>{_e(meth)}{tag}'
+                    f'</td>{"".join(cells)}</tr>')
     return f'<table class="estimates">{head}{"".join(body)}</table>'
+
+
+_DIAG = [("micro", "micro", 4), ("macro", "macro", 4), ("icc", "icc", 3), ("deff", "deff", 1), ("n_eff", "n_eff", 1),
+         ("lag1_autocorr", "lag1 autocorrelation", 3), ("share_never_hit", "share never hit", 3),
+         ("mean_size", "queries a document", 1)]
+
+
+def _diagnostics_table(rets: list[Mapping[str, Any]]) -> str:
+    keys = [(k, label, nd) for k, label, nd in _DIAG if any(k in (r.get("diagnostics") or {}) for r in rets)]
+    if not keys:
+        return ""
+    head = "<tr><th class=l>retriever</th>" + "".join(f"<th>{_e(label)}</th>" for _, label, _ in keys) + \
+        "<th class=l>flags</th></tr>"
+    body = []
+    for r in rets:
+        d = r.get("diagnostics") or {}
+        flags = d.get("flags") or []
+        body.append(f"<tr><td class=l>{_e(r['name'])}</td>" + "".join(f"<td>{_num(d.get(k), nd)}</td>" for k, _, nd in keys)
+                    + f"<td class=l>{_e(', '.join(map(str, flags)) if flags else 'none')}</td></tr>")
+    return (f'<table class="diagnostics"><caption>Design diagnostics of each retriever\'s per-query outcomes (see '
+            f'the glossary).</caption>{head}{"".join(body)}</table>')
 
 
 def _coverage_table(rows: list[Mapping[str, Any]], naive: set[str]) -> str:
@@ -137,8 +339,16 @@ def _coverage_table(rows: list[Mapping[str, Any]], naive: set[str]) -> str:
     return f'<table class="coverage">{head}{"".join(body)}</table>'
 
 
+def _cell(c: str, v: Any) -> str:
+    if c in ("p", "p_adj"):
+        return f"<td>{_e(LB.p_text(v))}</td>"
+    if isinstance(v, float) or v is None:
+        return f"<td>{_num(v)}</td>"
+    return f"<td class=l>{_e(v)}</td>"
+
+
 def _generic_table(rows: list[Mapping[str, Any]], cols: list[str], naive: set[str], cls: str,
-                   caption: str = "") -> str:
+                   caption: str = "", signed: tuple[str, ...] = ()) -> str:
     cols = [c for c in cols if any(c in r for r in rows)]
     cap = f"<caption>{_e(caption)}</caption>" if caption else ""
     head = "".join(f"<th class=l>{_e(c)}</th>" for c in cols)
@@ -146,15 +356,49 @@ def _generic_table(rows: list[Mapping[str, Any]], cols: list[str], naive: set[st
     for r in rows:
         tr = "naive" if r.get("method") in naive else ""
         body.append(f'<tr class="{tr}">' + "".join(
-            f"<td>{_num(r.get(c))}</td>" if isinstance(r.get(c), float) or r.get(c) is None
-            else f"<td class=l>{_e(r.get(c))}</td>" for c in cols) + "</tr>")
+            f"<td>{LB._num(r.get(c), sign=True)}</td>" if c in signed else _cell(c, r.get(c)) for c in cols) + "</tr>")
     return f'<table class="{cls}">{cap}<tr>{head}</tr>{"".join(body)}</table>'
 
 
-def _kv_table(d: Mapping[str, Any], cls: str) -> str:
-    rows = "".join(f"<tr><th class=l>{_e(k)}</th><td>{_num(v) if isinstance(v, float) else _e(v)}</td></tr>"
-                   for k, v in d.items())
-    return f'<table class="{cls}">{rows}</table>'
+def _settings_words(meta: Mapping[str, Any]) -> str:
+    s = meta.get("settings") or {}
+    parts = []
+    for k, label in (("chunk_words", "chunks of {} words"), ("retrievers", "retrievers {}"),
+                     ("reps", "{} coverage replicates per K"), ("k", "K = {}"), ("n_resamples", "{} bootstrap resamples"),
+                     ("seed", "seed {}")):
+        if k in s:
+            v = s[k]
+            parts.append(label.format(", ".join(map(str, v)) if isinstance(v, (list, tuple)) else v))
+    return "; ".join(parts)
+
+
+def _glossary_html() -> str:
+    return ('<section id="glossary"><h2>Glossary</h2><dl class="glossary">'
+            + "".join(f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>" for k, v in GLOSSARY.items()) + "</dl></section>")
+
+
+def _juristcu_html(jt: Mapping[str, Any], level: float, naive: set[str]) -> str:
+    parts = ['<section id="juristcu"><h2>JurisTCU</h2>']
+    lb = jt.get("leaderboard")
+    if lb:
+        parts += [f'<p class="pool">{_e(w)}</p>' for w in LB.pool_words(lb)]
+    if jt.get("note"):
+        parts.append(f"<p class=note>{_e(jt['note'])}</p>")
+    parts.append(f"<p class=note>{_e(_juristcu_units(jt))}</p>")
+    if lb:
+        parts.append(LB.panels_html(lb, heading=3, systems_class="leaderboard-systems", matrix_class="pair-matrix"))
+    if jt.get("estimates"):
+        parts.append(_fold(f"Estimates by query group ({len(jt['estimates'])} rows)", _generic_table(
+            jt["estimates"], ["retriever", "metric", "group", "unit", "method", "estimate", "low", "high",
+                              "n_queries", "n_clusters"], naive, "juristcu-estimates")))
+    if S.is_family_wise(jt.get("comparisons") or []):
+        parts.append(_fold(f"Paired comparisons, every metric and group ({len(jt['comparisons'])} rows)",
+                           _generic_table(jt["comparisons"], ["retriever_a", "retriever_b", "metric", "group", "method",
+                                                              "estimate", "low", "high", "p", "p_adj", "wins",
+                                                              "losses", "ties"], naive, "juristcu-comparisons",
+                                          S.juristcu_caption(jt["comparisons"], level),
+                                          signed=("estimate", "low", "high"))))
+    return "".join(parts) + "</section>"
 
 
 def render_html(results: Mapping[str, Any], figs: dict[str, tuple[bytes, str]] | None = None) -> str:
@@ -163,69 +407,62 @@ def render_html(results: Mapping[str, Any], figs: dict[str, tuple[bytes, str]] |
     naive = set(results.get("naive_methods", []))
     meta = results.get("meta", {})
     task = results.get("task", {})
-    parts = [f"<h1>ragcov benchmark report</h1><p class=note>{_e(meta.get('title', ''))}</p>", S.verdicts(results)]
-    parts.append("<h2>Task</h2>" + _kv_table({k: v for k, v in task.items() if not isinstance(v, (dict, list))},
-                                              "task"))
-    parts.append(f"<p class=note>Metric {_e(meta.get('metric', 'hit@1'))}; intervals at level "
-                 f"{_e(meta.get('level', 0.95))}. Naive methods treat chunks as independent and are shown only "
-                 "as a contrast (<span class=naive-tag>naive</span>).</p>")
-    for r in results.get("retrievers", []):
-        name = r["name"]
-        parts.append(f"<h2>Retriever: {_e(name)}</h2>")
-        if r.get("diagnostics"):
-            parts.append(_kv_table(r["diagnostics"], "diagnostics"))
-        parts.append('<div class="grid">' + "".join(
-            _img(figs[k][0], k, figs[k][1], f"fig-{k}") for k in (f"hist_{name}", f"types_{name}") if k in figs)
-            + "</div>")
-        if r.get("estimates"):
-            parts.append(_estimates_table(r["estimates"], naive))
-        if f"est_{name}" in figs:
-            parts.append(_img(figs[f"est_{name}"][0], "estimates", figs[f"est_{name}"][1], f"fig-est_{name}"))
-    if "acf" in figs:
-        parts.append("<h2>Within-document autocorrelation</h2>" + _img(figs["acf"][0], "acf", figs["acf"][1], "fig-acf"))
+    level = meta.get("level", 0.95)
+    metric = meta.get("metric", "hit@1")
+
+    def img(k: str, alt: str | None = None) -> str:
+        return _img(figs[k][0], alt or k, figs[k][1], f"fig-{k}") if k in figs else ""
+
+    parts = [f"<h1>ragcov benchmark report</h1><p class=note>{_e(meta.get('title', ''))}</p>", _answer_html(results)]
+    t = {k: v for k, v in task.items() if not isinstance(v, (dict, list))}
+    parts.append("<h2>Task</h2><p class=note>" + _e(", ".join(f"{k.replace('_', ' ')}: {v}" for k, v in t.items()))
+                 + f". Metric {_e(metric)}; intervals at level {_e(level)}, clustered by document.</p>")
+    rets = results.get("retrievers", [])
     lb = results.get("leaderboard")
-    if lb:
-        parts.append("<h2>Leaderboard and paired comparison (family-wise)</h2>")
-        parts.append(S.leaderboard_html(lb, meta.get("level", 0.95)))
-        if "paired" in figs:
-            parts.append(_img(figs["paired"][0], "paired", figs["paired"][1], "fig-paired"))
-    parts.append(S.chunking_html(results, figs, _img))
+    if lb or rets:
+        parts.append('<section id="aneel"><h2>ANEEL leaderboard (family-wise)</h2>')
+        if lb:
+            parts.append(LB.panels_html(lb, heading=3, systems_class="leaderboard-systems"))
+        parts.append(img("paired") + "</section>")
+    if rets:
+        parts.append('<section id="retrievers"><h2>Retrievers</h2>')
+        parts.append("".join(img(f"retriever_{r['name']}") for r in rets))
+        parts.append(img("methods"))
+        parts.append(_diagnostics_table(rets))
+        parts.append(_fold("Every interval method, every retriever (table)", _estimates_table(rets, naive)))
+        if "acf" in figs:
+            parts.append("<h3>Within-document autocorrelation</h3>" + img("acf"))
+        parts.append("</section>")
+    ch_html = S.chunking_html(results, figs, _img)
+    if ch_html:
+        parts.append(f'<section id="chunking">{ch_html}</section>')
     cov = results.get("coverage") or {}
     if cov.get("rows"):
-        parts.append("<h2>Coverage study</h2>")
+        parts.append('<section id="coverage"><h2>Coverage study</h2>')
+        cs = coverage_sentence(results)
+        if cs:
+            parts.append(f"<p><b>{_e(cs)}</b></p>")
+        parts.append(img("coverage") + img("width"))
+        truth = cov.get("truth") or {}
         parts.append(f"<p class=note>Population: {_e(cov.get('population', ''))} (its per-query outcomes as the "
-                     f"census); truth {_e({k: round(v, 4) for k, v in (cov.get('truth') or {}).items()})}; "
-                     f"{_e(cov.get('reps'))} replicates per K, design {_e(cov.get('design', 'srs'))}.</p>")
+                     "census; census values " + _e(", ".join(f"{k} {v:.4f}" for k, v in truth.items()))
+                     + f"); {_e(cov.get('reps'))} replicates per K, simple random samples of documents.</p>")
         for est, rec in (cov.get("recommendation") or {}).items():
             cls = "" if rec.get("qualified") else " warn"
             lead = ("Recommended" if rec.get("qualified") else "No method verified; best available")
             parts.append(f"<p class='rec{cls}'>{lead} for {_e(est)} at K={_e(cov.get('recommend_k'))}: "
                          f"<b>{_e(rec['method'])}</b> — {_e(rec['reason'])}.</p>")
-        parts.append('<div class="grid">' + "".join(_img(figs[k][0], k, figs[k][1], f"fig-{k}")
-                                                    for k in ("coverage", "width") if k in figs) + "</div>")
-        parts.append(_coverage_table(cov["rows"], naive))
+        parts.append(_fold(f"Coverage table ({len(cov['rows'])} rows)", _coverage_table(cov["rows"], naive)))
+        parts.append("</section>")
     jt = results.get("juristcu")
     if jt:
-        parts.append("<h2>JurisTCU</h2>")
-        if jt.get("note"):
-            parts.append(f"<p class=note>{_e(jt['note'])}</p>")
-        parts.append(f"<p class=note>{_e(_juristcu_units(jt))}</p>")
-        if jt.get("estimates"):
-            parts.append("<h3>Estimates by query group</h3>" + _generic_table(
-                jt["estimates"], ["retriever", "metric", "group", "unit", "method", "estimate", "low", "high",
-                                  "n_queries", "n_clusters"], naive, "juristcu-estimates"))
-        if jt.get("leaderboard"):
-            parts.append("<h3>Leaderboard</h3>" + S.leaderboard_html(jt["leaderboard"], meta.get("level", 0.95),
-                                                                     pairs=False))
-        if S.is_family_wise(jt.get("comparisons") or []):
-            parts.append("<h3>Paired comparisons (family-wise)</h3>" + _generic_table(
-                jt["comparisons"], ["retriever_a", "retriever_b", "metric", "group", "method", "estimate", "low",
-                                    "high", "p", "p_adj", "wins", "losses", "ties"], naive, "juristcu-comparisons",
-                S.juristcu_caption(jt["comparisons"], meta.get("level", 0.95))))
+        parts.append(_juristcu_html(jt, level, naive))
+    parts.append(_glossary_html())
     parts.append(f"<p class=note>Generated by ragcov {_e(meta.get('ragcov_version', ''))} on "
-                 f"{_e(meta.get('created', ''))}; settings {_e(meta.get('settings', {}))}.</p>")
+                 f"{_e(meta.get('created', ''))}; settings: {_e(_settings_words(meta))}. Every table is also in "
+                 "summary.md.</p>")
     return ("<!DOCTYPE html><html lang=en><head><meta charset=utf-8><title>ragcov benchmark report</title>"
-            f"<style>{_CSS}</style></head><body>{''.join(parts)}<script>{_SCRIPT}</script></body></html>")
+            f"<style>{_CSS}{LB.CSS}</style></head><body>{''.join(parts)}<script>{_SCRIPT}</script></body></html>")
 
 
 def _juristcu_units(jt: Mapping[str, Any]) -> str:
@@ -246,22 +483,35 @@ def _md_table(rows: list[Mapping[str, Any]], cols: list[str], fmt: Mapping[str, 
 
 
 def render_markdown(results: Mapping[str, Any], figure_files: Mapping[str, str] | None = None) -> str:
-    """A markdown summary: task, estimates per retriever (naive marked), comparisons and coverage."""
+    """A markdown summary: the answer, every table of the report (naive methods marked) and the glossary."""
     naive = set(results.get("naive_methods", []))
     task = results.get("task", {})
-    lines = ["# ragcov benchmark summary", ""]
-    lines.append(", ".join(f"{k}: {v}" for k, v in task.items() if not isinstance(v, (dict, list))))
-    lines.append("")
-    lines += S.verdicts_md(results)
-    for r in results.get("retrievers", []):
-        lines += [f"## {r['name']}", ""]
-        rows = [{**e, "method": e["method"] + (" (naive)" if e["method"] in naive else "")} for e in r.get("estimates", [])]
-        lines.append(_md_table(rows, ["estimator", "method", "estimate", "low", "high"], {"method": str, "estimator": str}))
-        lines.append("")
     level = (results.get("meta") or {}).get("level", 0.95)
+    lines = ["# ragcov benchmark summary", ""]
+    lines.append(", ".join(f"{k.replace('_', ' ')}: {v}" for k, v in task.items() if not isinstance(v, (dict, list))))
+    lines.append("")
+    rows = answer_rows(results)
+    if rows:
+        lines.append(_md_table(rows, ["task", "metric", "system", "estimate", "low", "high", "tier", "rank"],
+                               {c: str for c in ("task", "metric", "system", "tier", "rank")}))
+        lines.append("")
+    lines += S.verdicts_md(results)
+    cs = coverage_sentence(results)
+    if cs:
+        lines += [f"**Coverage of the intervals:** {cs}", ""]
+    rets = results.get("retrievers", [])
+    for r in rets:
+        lines += [f"## {r['name']}", ""]
+        rws = [{**e, "method": e["method"] + (" (naive)" if e["method"] in naive else "")} for e in r.get("estimates", [])]
+        lines.append(_md_table(rws, ["estimator", "method", "estimate", "low", "high"], {"method": str, "estimator": str}))
+        lines.append("")
+        d = r.get("diagnostics") or {}
+        said = [f"{label} {_num(d[k], nd)}" for k, label, nd in _DIAG if k in d]
+        if said:
+            lines += ["Diagnostics: " + ", ".join(said) + ".", ""]
     if results.get("leaderboard"):
         lines += ["## Leaderboard and paired comparison (family-wise)", ""]
-        lines += S.leaderboard_md(results["leaderboard"], level)
+        lines += LB.markdown_panels(results["leaderboard"], level=3)
     lines += S.chunking_md(results)
     cov = results.get("coverage") or {}
     if cov.get("rows"):
@@ -276,6 +526,9 @@ def render_markdown(results: Mapping[str, Any], figure_files: Mapping[str, str] 
     jt = results.get("juristcu") or {}
     if jt.get("estimates"):
         lines += ["## JurisTCU", ""]
+        lb = jt.get("leaderboard")
+        if lb:
+            lines += [x for w in LB.pool_words(lb) for x in (w, "")]
         if jt.get("note"):
             lines += [jt["note"], ""]
         lines += [_juristcu_units(jt), ""]
@@ -283,14 +536,16 @@ def render_markdown(results: Mapping[str, Any], figure_files: Mapping[str, str] 
                                  "n_queries", "n_clusters", "wins", "losses", "ties")}
         lines.append(_md_table(jt["estimates"], ["retriever", "metric", "group", "unit", "method", "estimate", "low",
                                                  "high", "n_queries", "n_clusters"], text))
-        if jt.get("leaderboard"):
-            lines += [""] + S.leaderboard_md(jt["leaderboard"], level, pairs=False)
+        if lb:
+            lines += [""] + LB.markdown_panels(lb, level=3, pairs=False)
         if S.is_family_wise(jt.get("comparisons") or []):
             lines += ["", "Paired comparisons (A − B), " + S.juristcu_caption(jt["comparisons"], level), ""]
+            signed = {c: (lambda x: LB._num(x, sign=True)) for c in ("estimate", "low", "high")}
             lines.append(_md_table(jt["comparisons"], ["retriever_a", "retriever_b", "metric", "group", "unit", "method",
                                                        "estimate", "low", "high", "p", "p_adj", "wins", "losses",
-                                                       "ties"], text))
+                                                       "ties"], {**text, **signed, "p": LB.p_text, "p_adj": LB.p_text}))
         lines.append("")
+    lines += ["## Glossary", ""] + [f"- **{k}**: {v}" for k, v in GLOSSARY.items()] + [""]
     if figure_files:
         lines += ["## Figures", ""] + [f"![{k}]({v})" for k, v in figure_files.items()]
     return "\n".join(lines) + "\n"

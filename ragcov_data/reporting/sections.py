@@ -1,5 +1,6 @@
-"""Report sections added with the leaderboard and the chunking study (HTML and markdown), from plain
-``results.json`` data.
+"""Report sections from plain ``results.json`` data: the verdicts at the top and the chunking study (HTML and
+markdown). Leaderboards are drawn by :mod:`ragcov_data.eval._leaderboard_render`, the one rendering the
+``leaderboard`` page uses too.
 
 Every pairwise table here is family-wise and says so in its caption: the simultaneous max-|t| interval
 over the family's pairs and the Holm-adjusted p-value (``p_adj``). Records without ``p_adj`` (a
@@ -11,11 +12,9 @@ import html
 import math
 from typing import Any, Mapping, Sequence
 
-from ragcov_data.reporting.studies import flip_difference
 
-__all__ = ["verdicts", "verdict_items", "family_caption", "juristcu_caption", "leaderboard_html", "pairs_html",
-           "chunking_html", "verdicts_md",
-           "leaderboard_md", "chunking_md", "is_family_wise"]
+__all__ = ["verdicts", "verdict_items", "family_caption", "juristcu_caption", "chunking_html", "verdicts_md",
+           "chunking_md", "is_family_wise"]
 
 ALL = "__all__"
 
@@ -31,9 +30,9 @@ def _n(x: Any, nd: int = 4, sign: bool = False) -> str:
 
 
 def _p(x: Any) -> str:
-    if x is None or (isinstance(x, float) and not math.isfinite(x)):
-        return "–"
-    return "<0.0001" if x < 1e-4 else f"{x:.4f}"
+    from ragcov_data.eval._leaderboard_render import p_text
+
+    return p_text(x)
 
 
 def is_family_wise(records: Sequence[Mapping[str, Any]]) -> bool:
@@ -47,7 +46,7 @@ def family_caption(n_pairs: int, level: float, unit: str, n_resamples: Any = Non
     which = f"{n_pairs} pairs" if n_pairs != 1 else "1 pair (a family of one)"
     return (f"Family-wise over the {which}: "
             f"simultaneous {level:.0%} intervals (max-|t|, one cluster bootstrap by {unit}{b}) and Holm-adjusted "
-            f"p-values (p_adj); a pair is separable when p_adj < {1 - level:.2g}.")
+            f"p-values (p_adj); a pair is separable when its simultaneous interval excludes 0.")
 
 
 def verdict_items(results: Mapping[str, Any]) -> list[tuple[str, str, str]]:
@@ -64,10 +63,19 @@ def verdict_items(results: Mapping[str, Any]) -> list[tuple[str, str, str]]:
     jt = results.get("juristcu") or {}
     if jt.get("sentence"):
         m = (jt.get("leaderboard") or {}).get("metric", "")
-        out.append(("juristcu", f"JurisTCU ({m}, all queries)" if m else "JurisTCU", jt["sentence"]))
+        out.append(("juristcu", f"JurisTCU ({m}, all queries)" if m else "JurisTCU",
+                    jt["sentence"] + _pool_groups(jt.get("leaderboard") or {})))
     if results.get("study"):
         out.append(("study", "Chunking and misses", results["study"]))
     return out
+
+
+def _pool_groups(lb: Mapping[str, Any]) -> str:
+    """The groups whose separations depend on the pool, named (the overall sentence names its own)."""
+    groups = (((lb.get("info") or {}).get("pool") or {}).get("groups") or {})
+    said = [f"{g} " + ", ".join(f"{a}–{b}" for a, b in p["depends"]) for g, p in groups.items()
+            if g != ALL and p.get("depends")]
+    return f" By group, the order depends on the pool for {'; '.join(said)}." if said else ""
 
 
 def verdicts(results: Mapping[str, Any]) -> str:
@@ -87,25 +95,12 @@ def verdicts_md(results: Mapping[str, Any]) -> list[str]:
     return out
 
 
-def _systems_rows(systems: Sequence[Mapping[str, Any]], judged: bool) -> list[list[str]]:
-    rows = []
-    for s in systems:
-        row = [f"{s['rank']} [{s['rank_low']}, {s['rank_high']}]", str(s["name"]), _n(s["estimate"]),
-               f"[{_n(s['low'])}, {_n(s['high'])}]", str(s["tier"])]
-        if judged:
-            j = s.get("judged")
-            row.append("–" if j is None else f"{j:.2f}" + (" (low)" if s.get("judged_flag") else ""))
-            row.append(_n(s.get("condensed")))
-        rows.append(row)
-    return rows
-
-
-def _systems_head(lb: Mapping[str, Any]) -> tuple[list[str], bool]:
-    judged = lb.get("judged_k") is not None
-    head = ["rank [interval]", "system", "estimate", "interval", "tier"]
-    if judged:
-        head += [f"judged@{lb['judged_k']}", "condensed"]
-    return head, judged
+def juristcu_caption(rows: Sequence[Mapping[str, Any]], level: float) -> str:
+    """Caption of the JurisTCU comparisons: every (metric, group) is its own family."""
+    n = max((sum(1 for r in rows if r["metric"] == rows[0]["metric"] and r["group"] == rows[0]["group"]),), default=0)
+    return (f"Family-wise: each metric x group is one family of {n} pair{'s' if n != 1 else ''} (A − B in retriever "
+            f"order); simultaneous {level:.0%} intervals (max-|t|, one bootstrap by query within a group, by source "
+            f"summary overall) and Holm-adjusted p-values (p_adj).")
 
 
 def _html_table(head: list[str], rows: list[list[str]], cls: str, caption: str = "") -> str:
@@ -113,82 +108,6 @@ def _html_table(head: list[str], rows: list[list[str]], cls: str, caption: str =
     th = "".join(f"<th class=l>{_e(h)}</th>" for h in head)
     body = "".join("<tr>" + "".join(f"<td>{_e(c)}</td>" for c in r) + "</tr>" for r in rows)
     return f'<table class="{cls}">{cap}<tr>{th}</tr>{body}</table>'
-
-
-def _unit(lb: Mapping[str, Any]) -> str:
-    return {"doc_id": "document", "source_key": "source summary"}.get(lb.get("cluster"), str(lb.get("cluster")))
-
-
-def _groups(lb: Mapping[str, Any]) -> list[str]:
-    return list(dict.fromkeys(s["group"] for s in lb.get("systems") or []))
-
-
-def leaderboard_html(lb: Mapping[str, Any], level: float, pairs: bool = True) -> str:
-    """Per group: the systems (rank interval, estimate interval, tier[, judged@k]) and, unless ``pairs`` is
-    False (the caller prints them elsewhere), the family-wise pairs."""
-    parts = []
-    head, judged = _systems_head(lb)
-    n_res = (lb.get("info") or {}).get("n_resamples")
-    for g in _groups(lb):
-        sy = [s for s in lb["systems"] if s["group"] == g]
-        pr = [p for p in lb.get("pairs") or [] if p["group"] == g]
-        label = "all queries" if g == ALL else f"group {g}"
-        info = (lb.get("groups") or {}).get(g, {})
-        parts.append(f"<h3>{_e(lb.get('metric', ''))}, {_e(label)}</h3>")
-        parts.append(_html_table(head, _systems_rows(sy, judged), "leaderboard-systems",
-                                 f"Systems, best first: {info.get('estimator', '')} estimate with its "
-                                 f"{info.get('method', '')} interval; rank interval and tier (a letter shared = "
-                                 "not separable) from the Holm decisions."))
-        if pairs:
-            parts.append(pairs_html(pr, level, _unit(lb) if g == ALL or info.get("estimator") != "mean" else "query",
-                                    n_res))
-        sep = (lb.get("separable") or {}).get(g)
-        if sep:
-            parts.append(f"<p class=note>{_e(sep)}</p>")
-    return "".join(parts)
-
-
-def pairs_html(pairs: Sequence[Mapping[str, Any]], level: float, unit: str, n_resamples: Any = None) -> str:
-    """One family's pairs (a ranked above b): diff, simultaneous interval, p, Holm p_adj, wins/losses/ties."""
-    if not is_family_wise(pairs):
-        return ""
-    head = ["a − b", "diff", "simultaneous interval", "p", "p_adj (Holm)", "separable", "wins/losses/ties"]
-    rows = [[f"{p['a']} − {p['b']}", _n(p["diff"], sign=True), f"[{_n(p['low'], sign=True)}, {_n(p['high'], sign=True)}]",
-             _p(p.get("p")), _p(p["p_adj"]), "yes" if p.get("significant") else "no",
-             f"{p.get('wins', '–')}/{p.get('losses', '–')}/{p.get('ties', '–')}"] for p in pairs]
-    return _html_table(head, rows, "pairs", family_caption(len(pairs), level, unit, n_resamples))
-
-
-def leaderboard_md(lb: Mapping[str, Any], level: float, pairs: bool = True) -> list[str]:
-    """Markdown of :func:`leaderboard_html`."""
-    head, judged = _systems_head(lb)
-    n_res = (lb.get("info") or {}).get("n_resamples")
-    out = []
-    for g in _groups(lb):
-        sy = [s for s in lb["systems"] if s["group"] == g]
-        pr = [p for p in lb.get("pairs") or [] if p["group"] == g]
-        info = (lb.get("groups") or {}).get(g, {})
-        out += [f"### {lb.get('metric', '')}, {'all queries' if g == ALL else 'group ' + g}", ""]
-        out += _md(head, _systems_rows(sy, judged)) + [""]
-        if pairs and is_family_wise(pr):
-            unit = _unit(lb) if g == ALL or info.get("estimator") != "mean" else "query"
-            out += [family_caption(len(pr), level, unit, n_res), ""]
-            out += _md(["a − b", "diff", "simultaneous interval", "p", "p_adj (Holm)", "wins/losses/ties"],
-                       [[f"{p['a']} − {p['b']}", _n(p["diff"], sign=True),
-                         f"[{_n(p['low'], sign=True)}, {_n(p['high'], sign=True)}]", _p(p.get("p")), _p(p["p_adj"]),
-                         f"{p.get('wins')}/{p.get('losses')}/{p.get('ties')}"] for p in pr]) + [""]
-        sep = (lb.get("separable") or {}).get(g)
-        if sep:
-            out += [sep, ""]
-    return out
-
-
-def juristcu_caption(rows: Sequence[Mapping[str, Any]], level: float) -> str:
-    """Caption of the JurisTCU comparisons: every (metric, group) is its own family."""
-    n = max((sum(1 for r in rows if r["metric"] == rows[0]["metric"] and r["group"] == rows[0]["group"]),), default=0)
-    return (f"Family-wise: each metric x group is one family of {n} pair{'s' if n != 1 else ''} (A − B in retriever "
-            f"order); simultaneous {level:.0%} intervals (max-|t|, one bootstrap by query within a group, by source "
-            f"summary overall) and Holm-adjusted p-values (p_adj).")
 
 
 def _md(head: list[str], rows: list[list[str]]) -> list[str]:
@@ -207,18 +126,22 @@ def _chunk_rows(ch: Mapping[str, Any]) -> tuple[list[str], list[list[str]]]:
 
 
 def _diff_rows(ch: Mapping[str, Any]) -> tuple[list[str], list[list[str]], str]:
+    """Every difference row read as the headline reads it (``dispositivo − other`` when dispositivo is one of
+    the chunkings, else ``A − B`` in the comparison's order): one sign convention in the whole report."""
     a, b = (ch.get("names") or ["A", "B"])[:2]
+    sign = 1.0
+    if "dispositivo" in (a, b) and a != "dispositivo":
+        a, b, sign = b, a, -1.0
     head = ["difference", "estimator", "method", "estimate", "interval", "documents"]
-    rows = [[f"{a} − {b}", d["estimator"], d["method"], _n(d["estimate"], sign=True),
-             f"[{_n(d['low'], sign=True)}, {_n(d['high'], sign=True)}]", str(d.get("n_documents"))]
-            for d in ch.get("differences") or []]
+    rows = []
+    for d in ch.get("differences") or []:
+        lo, hi = sorted((sign * d["low"], sign * d["high"])) if d.get("low") is not None else (None, None)
+        rows.append([f"{a} − {b}", d["estimator"], d["method"],
+                     _n(None if d.get("estimate") is None else sign * d["estimate"], sign=True),
+                     f"[{_n(lo, sign=True)}, {_n(hi, sign=True)}]", str(d.get("n_documents"))])
     only = ch.get("only_in") or {}
-    note = (f"Paired by document: the queries differ between chunkings, the documents do not. Documents in one "
-            f"task only (left out): {', '.join(f'{k}: {v}' for k, v in only.items())}.")
-    d = flip_difference(ch)
-    if d and d["a"] != a:
-        note += (f" The sentence above reads the macro row as {d['a']} − {d['b']}: {d['estimate']:+.4f} "
-                 f"[{d['low']:+.4f}, {d['high']:+.4f}].")
+    note = (f"Paired by document, {a} − {b}: the queries differ between chunkings, the documents do not. Documents "
+            f"in one task only (left out): {', '.join(f'{k}: {v}' for k, v in only.items()) or 'none'}.")
     return head, rows, note
 
 
@@ -235,28 +158,32 @@ def _flag_rows(m: Mapping[str, Any]) -> tuple[list[str], list[list[str]]]:
 
 
 def chunking_html(results: Mapping[str, Any], figs: Mapping[str, tuple[bytes, str]], img: Any) -> str:
-    """The chunking comparison (words vs dispositivo, paired by document) and the miss analysis."""
+    """The chunking comparison (words vs dispositivo, paired by document) and the miss analysis: the answer,
+    the figures, then the tables folded away."""
     ch, m = results.get("chunkings"), results.get("misses")
     if not ch and not m:
         return ""
     parts = ["<h2>Chunking and misses</h2>"]
     if results.get("study"):
         parts.append(f'<p class="study-answer"><b>{_e(results["study"])}</b></p>')
+    parts.append('<div class="grid">' + "".join(img(figs[k][0], k, figs[k][1], f"fig-{k}")
+                                                for k in ("chunking", "misses_flags", "misses_by_type") if k in figs)
+                 + "</div>")
+    tables = []
     if ch:
         head, rows = _chunk_rows(ch)
-        parts.append(_html_table(head, rows, "chunkings", f"Each chunking's own estimates ({ch.get('retriever', '')}, "
-                                                          f"{ch.get('metric', '')})."))
+        tables.append(_html_table(head, rows, "chunkings", f"Each chunking's own estimates ({ch.get('retriever', '')}, "
+                                                           f"{ch.get('metric', '')})."))
         head, rows, note = _diff_rows(ch)
-        parts.append(_html_table(head, rows, "chunking-difference", note))
-        if "chunking" in figs:
-            parts.append(img(figs["chunking"][0], "chunking", figs["chunking"][1], "fig-chunking"))
+        tables.append(_html_table(head, rows, "chunking-difference", note))
     if m:
         head, rows = _flag_rows(m)
-        parts.append(_html_table(head, rows, "misses", f"Share of hit@1 misses under each flag ({m.get('level', 0.95):.0%} "
-                                                      f"CR2 intervals clustered by {m.get('cluster', 'doc_id')}); the "
-                                                      "full list of misses is misses.csv."))
-        parts.append('<div class="grid">' + "".join(img(figs[k][0], k, figs[k][1], f"fig-{k}")
-                                                    for k in ("misses_flags", "misses_by_type") if k in figs) + "</div>")
+        tables.append(_html_table(head, rows, "misses", f"Share of hit@1 misses under each flag ({m.get('level', 0.95):.0%} "
+                                                       f"CR2 intervals clustered by {m.get('cluster', 'doc_id')}); the "
+                                                       "full list of misses is misses.csv."))
+    if tables:
+        parts.append(f"<details><summary>Chunking and misses tables</summary>{''.join(tables)}</details>")
+    if m:
         defs = m.get("definitions") or {}
         parts.append("<ul class=note>" + "".join(f"<li><b>{_e(k)}</b>: {_e(v)}</li>" for k, v in defs.items()
                                                   if isinstance(v, str)) + "</ul>")

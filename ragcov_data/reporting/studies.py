@@ -30,7 +30,7 @@ FLAG_PHRASES = {"same_type": "retrieved a chunk of a document of the same type",
 
 def leaderboard_block(lb: Any, task: str) -> dict[str, Any]:
     """``lb.to_dict()`` plus ``task``, ``sentence`` (overall separability) and ``separable`` by group."""
-    from ragcov_data.reporting import to_jsonable
+    from ragcov_data._json import to_jsonable
 
     groups = list(pd.unique(lb.systems["group"]))
     out = to_jsonable(lb.to_dict())
@@ -99,7 +99,7 @@ def as_ranked(comparisons: Sequence[Mapping[str, Any]], board: Mapping[str, Any]
 
 def chunking_block(cmp_: Any, retriever: str) -> dict[str, Any]:
     """``ChunkingComparison.to_dict()`` plus the retriever that ran on both chunkings."""
-    from ragcov_data.reporting import to_jsonable
+    from ragcov_data._json import to_jsonable
 
     out = to_jsonable(cmp_.to_dict())
     out["retriever"] = retriever
@@ -108,7 +108,7 @@ def chunking_block(cmp_: Any, retriever: str) -> dict[str, Any]:
 
 def misses_block(res: Any, retriever: str, chunking: str) -> dict[str, Any]:
     """The summary of a :class:`~ragcov_data.eval.misses.MissesResult`, without the per-miss list."""
-    from ragcov_data.reporting import to_jsonable
+    from ragcov_data._json import to_jsonable
 
     return to_jsonable({"retriever": retriever, "chunking": chunking, "n_queries": res.n_queries,
                         "n_misses": res.n_misses, "flags": res.flags, "by_type": res.by_type,
@@ -124,7 +124,10 @@ def misses_table(results: Mapping[str, Any]) -> pd.DataFrame:
 
 def _pp(x: float | None) -> str:
     """A share as whole percentage points, without the sign (``0.594`` -> ``"59"``)."""
-    return "–" if x is None or not np.isfinite(x) else f"{100 * x:.0f}"
+    if x is None or not np.isfinite(x):
+        return "–"
+    v = round(100 * x)
+    return "0" if v == 0 else f"{v:.0f}"  # never "-0" for a bound just below zero
 
 
 def flip_difference(chunkings: Mapping[str, Any], towards: str = "dispositivo") -> dict[str, Any] | None:

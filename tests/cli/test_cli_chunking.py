@@ -40,3 +40,25 @@ def test_chunking_verb_equals_the_api(data_dir, tmp_path, capsys):
 def test_chunking_verb_bad_options(data_dir, extra, match, capsys):
     assert main(["chunking", "--data-dir", str(data_dir), "--quiet", *extra]) == 2
     assert match in capsys.readouterr().err
+
+
+def test_acervo_without_artigo_is_words_vs_words_and_few_documents_are_flagged(tmp_path, capsys):
+    """No document has an artigo: the dispositivo side falls back to word windows everywhere, which the output
+    says instead of a bare +0.0000 [+0.0000, +0.0000]; with 5 documents the document bootstrap is flagged."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    words = [f"palavra{i}" for i in range(400)]
+    acervo = tmp_path / "acervo.jsonl"
+    acervo.write_text("".join(json.dumps({"doc_id": f"doc{d}", "text": " ".join(rng.choice(words, 260))}) + "\n"
+                              for d in range(5)))
+    out = tmp_path / "c.json"
+    assert main(["chunking", "--data-files", str(acervo), "--quiet", "--n-resamples", "199", "--json", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "notice: both sides fell back to word windows: the comparison is words vs words" in printed
+    assert "dispositivo: 5 of 5 documents have no artigo and fell back to word windows (every document)" in printed
+    assert "(cluster_bootstrap) [few_clusters]" in printed
+    got = json.loads(out.read_text())
+    assert got["info"]["fallback"] == {"words-100": True, "dispositivo": True} and got["info"]["few_clusters"] is True
+    flags = {(d["estimator"], d["method"]): d["flags"] for d in got["differences"]}
+    assert flags == {("macro", "t"): "", ("micro", "linearised_t"): "", ("micro", "cluster_bootstrap"): "few_clusters"}

@@ -78,3 +78,44 @@ def test_bad_arguments_give_one_line_error(task_dir, capsys):
     rc = main(["compare", str(task_dir / "a.trec"), str(task_dir / "missing.trec"), "--data-dir", str(task_dir)])
     err = capsys.readouterr().err
     assert rc != 0 and "missing.trec" in err and len(err.strip().splitlines()) == 1
+
+
+def test_cli_reads_only_the_rows_the_metric_sees_and_scores_the_same(juristcu_dir, tmp_path, capsys):
+    """The CLI reads a deep run k + 1 rows a query (plus boundary ties): per-query values equal the API's on
+    the whole run, for nDCG@10 and for a tied run scored under every tie policy."""
+    from ragcov_data.baselines import BM25, save_run
+    from ragcov_data.eval import evaluate
+    from ragcov_data.loaders.juristcu import read_juristcu
+
+    task = read_juristcu(juristcu_dir)[0]
+    run = BM25().index(task["corpus"]).search(task["queries"], k=60, show_progress=False)
+    run["score"] = run["score"].round(0)  # coarse scores: ties straddle rank 10 in many queries
+    path = tmp_path / "deep.trec"
+    save_run(run, path)
+    for policy in ("trec_eval", "pessimistic", "expected"):
+        out = tmp_path / f"{policy}.json"
+        rc = main(["eval", str(path), "--dataset", "juristcu", "--data-dir", str(juristcu_dir.parent), "--metric",
+                   "ndcg@10", "--tie-policy", policy, "--n-resamples", "199", "--json", str(out)])
+        capsys.readouterr()
+        assert rc == 0
+        got = {r["query-id"]: r["value"] for r in json.loads(out.read_text())["per_query"]}
+        want = evaluate(run, task, "ndcg@10", tie_policy=policy, n_resamples=199).per_query
+        assert got == pytest.approx(dict(zip(want["query-id"], want["value"])), abs=1e-12)
+
+
+def test_zeroed_queries_are_stated_by_eval_and_compare(task_dir, capsys):
+    lines = (task_dir / "a.trec").read_text().splitlines(keepends=True)
+    (task_dir / "cut.trec").write_text("".join(x for x in lines if not x.startswith(("A#0000 ", "C#0001 "))))
+    out_json = task_dir / "cut.json"
+    assert main(["eval", str(task_dir / "cut.trec"), "--data-dir", str(task_dir), "--n-resamples", "200",
+                 "--on-missing", "zero", "--json", str(out_json)]) == 0
+    assert "notice: run 'cut.trec' lacked 2 of 17 queries (scored 0)." in capsys.readouterr().out
+    info = json.loads(out_json.read_text())["info"]
+    assert info["n_missing_queries"] == 2 and sorted(info["missing_queries"]) == ["A#0000", "C#0001"]
+    assert main(["compare", str(task_dir / "cut.trec"), str(task_dir / "cut.trec"), "--data-dir", str(task_dir),
+                 "--n-resamples", "200"]) == 2
+    assert "lacks 2 of 17" in capsys.readouterr().err
+    assert main(["compare", str(task_dir / "cut.trec"), str(task_dir / "cut.trec"), "--data-dir", str(task_dir),
+                 "--n-resamples", "200", "--on-missing", "zero"]) == 0
+    out = capsys.readouterr().out
+    assert "run 'run_a' lacked 2 of 17 queries (scored 0)" in out and "run 'run_b' lacked 2 of 17" in out

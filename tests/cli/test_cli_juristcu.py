@@ -172,3 +172,17 @@ def test_compare_juristcu_output_fits_the_design(bm25_run, tfidf_path, data_dir,
     api = compare(bm25, tfidf, task, "ndcg@10", by="group", n_resamples=200)
     cli = [r for r in js["estimates"] if r["group"] == "__all__" and r["estimator"] == "micro" and r["method"] == "cr2"][0]
     assert (cli["low"], cli["high"]) == pytest.approx(tuple(api.interval("micro", "cr2")), abs=1e-6)
+
+
+def test_population_size_is_checked_against_the_default_unit_source_key(bm25_run, data_dir, tmp_path, capsys):
+    """The CLI's check of --population-size uses the evaluator's default unit (source_key: 100 sources for 150
+    queries), not the query: 120 sources is a valid population, 99 is not."""
+    from ragcov_data.cli import main
+
+    _, _, path = bm25_run
+    base = ["eval", str(path), "--dataset", "juristcu", "--data-dir", str(data_dir), "--metric", "ndcg@10",
+            "--methods", "t", "--n-resamples", "300"]
+    assert main([*base, "--population-size", "120"]) == 0
+    capsys.readouterr()
+    assert main([*base, "--population-size", "99"]) == 2
+    assert "smaller than the 100 units (source_key)" in capsys.readouterr().err

@@ -13,7 +13,7 @@ from test_misses import EXPECTED, FLAGS, tiny_run, tiny_task  # noqa: E402
 
 from ragcov_data.cli import main  # noqa: E402
 
-SMALL = ["--boilerplate-min-docs", "3", "--boilerplate-doc-share", "0.01"]
+SMALL = ["--boilerplate-min-docs", "3", "--boilerplate-doc-share", "0.01", "--edition-overlap", "0.3"]
 
 
 @pytest.fixture()

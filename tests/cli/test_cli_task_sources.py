@@ -272,3 +272,82 @@ def test_benchmark_on_a_task_folder_says_what_to_run_instead(task_dir, tmp_path,
     assert main(["benchmark", "--data-dir", str(task_dir), "--out", str(tmp_path / "rep")]) == 2
     err = _err_line(capsys)
     assert "is a task folder" in err and "ragcov run --task DIR" in err
+
+
+# --------------------------------------------------------------------------- the library resolves, the CLI maps
+
+
+def test_resolve_task_is_the_library_call_behind_every_source(acervo, task_dir, tmp_path):
+    from ragcov_data.sources import resolve_task
+    from ragcov_data.task import read_task
+
+    built = resolve_task(data_files=[acervo], chunk_words=40, query_words=10)
+    assert built.kind == "data_files" and built.attrs == {"dataset": "aneel_taesa", "chunk_words": 40}
+    direct = build_task(acervo, chunk_words=40, query_words=10)
+    pd.testing.assert_frame_equal(built.task.qrels, direct.qrels)
+    folder = resolve_task(task=task_dir)
+    assert folder.kind == "task" and folder.attrs["task_folder"] == str(task_dir)
+    pd.testing.assert_frame_equal(folder.task.queries, read_task(task_dir).queries)
+    assert resolve_task(data_dir=task_dir).kind == "task"  # a --data-dir holding a manifest is a task folder
+    sampled = resolve_task(data_dir=task_dir, sample_docs=3, seed=5)
+    assert sampled.attrs["sample"]["k"] == 3 and sampled.attrs["sample"]["seed"] == 5
+    assert set(sampled.task.queries["doc_id"]) == set(sampled.attrs["sample"]["documents"])
+    tables = tmp_path / "tables"
+    tables.mkdir()
+    direct.queries.to_csv(tables / "queries.csv", index=False)
+    direct.qrels.to_csv(tables / "qrels.csv", index=False)
+    got = resolve_task(data_dir=tables)
+    assert got.kind == "tables" and got.task["qrels"]["query-id"].tolist() == direct.qrels["query-id"].tolist()
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"task": "T", "chunk_words": 50}, "--chunk-words does not apply to the task folder"),
+    ({"task": "T", "data_dir": "T"}, "give --task or --data-dir, not both"),
+    ({"data_files": ["A"], "dataset": "juristcu"}, "--data-files builds the chunked self-retrieval task"),
+    ({"data_files": ["A"], "seed": 3}, "--seed describes the document sample; give --sample-docs K too"),
+    ({"data_files": ["A"], "min_words": 5}, "--min-words applies to --chunking dispositivo"),
+    ({"dataset": "juristcu", "chunk_words": 50}, "--chunk-words does not apply to --dataset juristcu"),
+])
+def test_resolve_task_conflicts_are_one_error(kwargs, message, acervo, task_dir):
+    from ragcov_data.errors import RagcovError
+    from ragcov_data.sources import resolve_task
+
+    subst = {"T": str(task_dir), "A": str(acervo)}
+    kwargs = {k: ([subst[x] for x in v] if isinstance(v, list) else subst.get(v, v)) for k, v in kwargs.items()}
+    with pytest.raises(RagcovError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        resolve_task(**kwargs)
+
+
+def test_the_cli_resolves_a_task_with_one_library_call(acervo, tmp_path, monkeypatch, capsys):
+    import ragcov_data.sources as sources
+
+    calls = []
+    real = sources.resolve_task
+
+    def spy(*args, **kwargs):
+        calls.append(kwargs)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(sources, "resolve_task", spy)
+    run = tmp_path / "r.trec"
+    assert main(["run", "--retriever", "bm25", "--data-files", str(acervo), *CHUNK, "--sample-docs", "3", "--seed",
+                 "2", "--out", str(run), "--quiet"]) == 0
+    assert len(calls) == 1
+    assert {k: calls[0][k] for k in ("data_files", "chunk_words", "query_words", "sample_docs", "seed")} == {
+        "data_files": [str(acervo)], "chunk_words": 40, "query_words": 10, "sample_docs": 3, "seed": 2}
+    assert main(["build", "--data-files", str(acervo), *CHUNK, "--json"]) == 0
+    assert len(calls) == 2 and calls[1]["as_task"] is True
+    capsys.readouterr()
+
+
+def test_population_size_check_uses_the_evaluators_default_cluster(tmp_path, capsys):
+    """The CLI's check of --population-size counts the evaluator's default unit: source_key before doc_id."""
+    tables = tmp_path / "tables"
+    tables.mkdir()
+    pd.DataFrame({"_id": ["q1", "q2", "q3", "q4"], "text": ["a", "b", "c", "d"],
+                  "source_key": ["s1", "s1", "s2", "s2"], "doc_id": ["d1", "d2", "d3", "d4"]}
+                 ).to_csv(tables / "queries.csv", index=False)
+    pd.DataFrame({"query-id": ["q1", "q2", "q3", "q4"], "corpus-id": ["c1", "c2", "c3", "c4"], "score": 1}
+                 ).to_csv(tables / "qrels.csv", index=False)
+    assert main(["eval", str(tmp_path / "r.trec"), "--data-dir", str(tables), "--population-size", "1"]) == 2
+    assert "--population-size 1 is smaller than the 2 units (source_key) the task samples" in _err_line(capsys)

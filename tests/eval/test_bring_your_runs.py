@@ -206,3 +206,36 @@ def test_bom_and_gzip_task_tables_through_the_cli(juris, juris_runs, tmp_path):
     rep = json.loads(out.read_text())
     ref = _trec_eval(juris_runs[0], juris, "ndcg_cut_10")
     assert np.mean([r["value"] for r in rep["per_query"]]) == pytest.approx(np.mean(list(ref.values())), abs=1e-12)
+
+
+def test_distance_scored_run_needs_its_order_named(tmp_path, capsys):
+    """Scores rising with rank in every query (a distance) were read as similarities and silently reversed;
+    now the run is refused until --order says which column orders it, and each order gives its own result."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from test_evaluate import HITS, make_run, tiny_task
+
+    from ragcov_data.cli import main
+
+    task = tiny_task()
+    for split, df in task.items():
+        df.to_parquet(tmp_path / f"{split}.parquet")
+    run = make_run(task, HITS)
+    dist = tmp_path / "dist.trec"
+    dist.write_text("".join(f"{q} Q0 {c} {r} {3.0 - s} t\n" for q, c, r, s in run.itertuples(index=False)))
+    base = ["eval", str(dist), "--data-dir", str(tmp_path), "--n-resamples", "200"]
+    assert main(base) == 2
+    err = capsys.readouterr().err
+    assert "scores rise with rank in 100% of queries (17 of 17; a distance?): pass --order rank" in err
+    values = {}
+    for order in ("rank", "score"):
+        out = tmp_path / f"{order}.json"
+        assert main([*base, "--order", order, "--json", str(out)]) == 0
+        rep = json.loads(out.read_text())
+        values[order] = [r for r in rep["estimates"] if r["estimator"] == "micro"][0]["estimate"]
+    assert values["rank"] == pytest.approx(8 / 17)  # the run as ranked: its similarity twin's hit@1
+    assert values["score"] == pytest.approx(9 / 17)  # higher distance first: the reversed run
+    direct = evaluate(load_run(dist, order="rank"), task, "hit@1", n_resamples=200)
+    assert direct.per_query["value"].sum() == 8

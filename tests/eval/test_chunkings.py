@@ -78,3 +78,20 @@ def test_bad_inputs():
         compare_chunkings({"A": a, "B": other})
     with pytest.raises(RagcovError, match="at least 39"):
         compare_chunkings({"A": a, "B": a}, n_resamples=5)
+
+
+def test_few_documents_flag_the_bootstrap_as_the_core_does():
+    from ragcov_data.eval import _core
+
+    rng = np.random.default_rng(3)
+    for k, few in ((6, True), (12, False)):
+        sizes = {f"D{i}": 4 for i in range(k)}
+        a = _eval(sizes, {d: list(rng.integers(0, 2, 4)) for d in sizes})
+        b = _eval(sizes, {d: list(rng.integers(0, 2, 4)) for d in sizes})
+        c = compare_chunkings({"A": a, "B": b}, n_resamples=199)
+        assert c._row("micro", "cluster_bootstrap")["flags"] == ("few_clusters" if few else "")
+        assert c._row("macro", "t")["flags"] == "" and c.info["few_clusters"] is few
+        # the same rule as the core's own interval of the bootstrap (few_clusters below FEW_CLUSTERS)
+        assert (k < _core.FEW_CLUSTERS) is few
+        assert ("few_clusters" in c.summary()) is few
+        assert c.info["fallback"] == {"A": False, "B": False}  # plain frames: no chunking recorded, nothing said

@@ -149,3 +149,66 @@ def test_srs_fpc_shrinks_variance():
     assert b.se == pytest.approx(a.se * np.sqrt(1 - 10 / 40), rel=1e-12)
     bt = interval(v, c, "micro", "cluster_bootstrap", population_sizes=40, n_resamples=100)
     assert "fpc_ignored" in bt.flags
+
+
+def test_autocorrelation_at_every_lag_matches_a_loop_and_is_the_one_lag1():
+    from ragcov_data.eval.design import autocorrelation, lag1_autocorr
+
+    rng = np.random.default_rng(5)
+    sizes = rng.integers(1, 15, 12)
+    c = np.repeat([f"d{i}" for i in range(12)], sizes)
+    v = (rng.random(len(c)) < 0.4).astype(float)
+    order = np.concatenate([rng.permutation(n) for n in sizes])  # chunk index, shuffled within each document
+    got = autocorrelation(v, c, order, max_lag=4)
+    num, den = np.zeros(4), 0.0
+    for d in np.unique(c):
+        y = v[c == d][np.argsort(order[c == d])]
+        r = y - y.mean()
+        den += (r * r).sum()
+        for lag in range(1, 5):
+            num[lag - 1] += (r[lag:] * r[:-lag]).sum()
+    np.testing.assert_allclose(got, num / den, rtol=1e-12)
+    assert lag1_autocorr(v, c, order) == got[0]
+    assert np.isnan(autocorrelation(np.ones(6), list("aabbcc"), max_lag=2)).all()  # no within variation
+    with pytest.raises(ValueError, match="max_lag"):
+        autocorrelation(v, c, max_lag=0)
+
+
+def test_twin_uses_the_one_icc_and_autocorrelation():
+    from ragcov_data.eval import _core
+    from ragcov_data.eval.design import autocorrelation
+    import pandas as pd
+
+    from ragcov_data.eval.twin import population_figures
+
+    rng = np.random.default_rng(6)
+    sizes = rng.integers(2, 9, 30)
+    doc = np.repeat([f"d{i:02d}" for i in range(30)], sizes)
+    value = (rng.random(len(doc)) < np.repeat(rng.random(30), sizes)).astype(float)
+    pop = pd.DataFrame({"doc_id": doc, "value": value, "chunk_index": np.concatenate([np.arange(n) for n in sizes])})
+    f = population_figures(pop)
+    # hand one-way ANOVA with the n0 adjustment (Snedecor-Cochran), written out
+    groups = [value[doc == d] for d in np.unique(doc)]
+    N, K, mean = len(value), len(groups), value.mean()
+    msb = sum(len(g) * (g.mean() - mean) ** 2 for g in groups) / (K - 1)
+    msw = sum(((g - g.mean()) ** 2).sum() for g in groups) / (N - K)
+    n0 = (N - sum(len(g) ** 2 for g in groups) / N) / (K - 1)
+    assert f["icc"] == pytest.approx((msb - msw) / (msb + (n0 - 1) * msw), rel=1e-12)
+    n = np.array([len(g) for g in groups], float)
+    s = np.array([g.sum() for g in groups])
+    assert f["icc"] == pytest.approx(float(_core.anova_icc(n, s, s)[0]), rel=1e-12)
+    assert f["lag1"] == pytest.approx(autocorrelation(value, doc, pop["chunk_index"].to_numpy())[0], rel=1e-12)
+
+
+def test_autocorrelation_equals_the_benchmark_report_correlogram():
+    """The report's correlogram (written separately) gives the same numbers: it can call the one function."""
+    from ragcov_data.eval.design import autocorrelation
+    from ragcov_data.reporting.benchmark import within_doc_acf
+
+    rng = np.random.default_rng(7)
+    sizes = rng.integers(1, 30, 20)
+    docs = np.repeat(np.arange(20), sizes)
+    order = np.concatenate([rng.permutation(n) for n in sizes])
+    v = (rng.random(len(docs)) < 0.3).astype(float)
+    np.testing.assert_allclose(autocorrelation(v, docs, order, max_lag=10), within_doc_acf(v, docs, order, 10),
+                               rtol=1e-12, atol=1e-15)

@@ -162,7 +162,28 @@ def test_seed_reproducible_and_changes_only_bootstrap_numbers(jtask, jruns, jboa
 
 
 # ------------------------------------------------------------------------------- ranks and tiers
-def test_ranks_and_tiers_follow_the_holm_decisions(jboard):
+def test_every_verdict_is_its_printed_interval(jboard, aboard):
+    """One procedure: a pair is separable exactly when its simultaneous interval excludes 0 — never a
+    Holm decision beside an interval that contains 0 (or the reverse)."""
+    for board in (jboard, aboard):
+        pr = board.pairs
+        excl = ((pr["low"] > 0) | (pr["high"] < 0)).to_numpy()
+        np.testing.assert_array_equal(pr["significant"].to_numpy(), excl)
+        assert board.family["decision"] == "simultaneous_interval_excludes_0"
+
+
+def test_best_set_is_the_systems_nobody_is_separably_above(jboard):
+    d = json.loads(jboard.to_json())
+    assert d["best_set"] == jboard.best_set()
+    for g, sy in jboard.systems.groupby("group", sort=False):
+        pr = jboard.pairs[jboard.pairs["group"] == g]
+        beaten = {b for b, s in zip(pr["b"], pr["significant"]) if s}
+        want = [n for n in sy["name"] if n not in beaten]
+        assert jboard.best_set(g) == want == list(sy.loc[sy["rank_low"] == 1, "name"])
+        assert want[0] == sy["name"].iloc[0]  # the top system always could be best
+
+
+def test_ranks_and_tiers_follow_the_interval_decisions(jboard):
     for g, sy in jboard.systems.groupby("group", sort=False):
         pr = jboard.pairs[jboard.pairs["group"] == g]
         sig = {(a, b) for a, b, s in zip(pr["a"], pr["b"], pr["significant"]) if s}
@@ -211,6 +232,32 @@ def test_judged_equals_ir_measures_and_condensed_equals_judged_only_ndcg(jtask, 
         ev = pytrec_eval.RelevanceEvaluator(qd, {"ndcg_cut.10"}).evaluate({q: v for q, v in only.items() if v})
         assert row["condensed"] == pytest.approx(sum(v["ndcg_cut_10"] for v in ev.values()) / 150, abs=1e-12)
         assert row["condensed"] > row["estimate"]  # unjudged documents cost BM25 points on a pooled task
+
+
+def test_judged_on_short_runs_equals_ir_measures_per_query(jtask, jruns):
+    """judged@k divides by the documents retrieved up to k (ir_measures' Judged@k), not by k: on runs that
+    return fewer than k documents for most queries the two readings differ widely."""
+    import ir_measures
+    from ragcov_data.eval.leaderboard import _judged_qrels, judged_at_k
+
+    qrels = jtask["qrels"]
+    qd = {}
+    for q, d, s in zip(qrels["query-id"].astype(str), qrels["corpus-id"].astype(str), qrels["score"]):
+        qd.setdefault(q, {})[d] = int(s)
+    run = jruns["okapi"]
+    rng = np.random.default_rng(0)
+    depth = dict(zip(run["query-id"].unique(), rng.integers(1, 12, run["query-id"].nunique())))
+    short = run[run.groupby("query-id").cumcount() < run["query-id"].map(depth)]
+    qids = sorted(qd)
+    ours = judged_at_k(short, _judged_qrels(qrels), 10, query_ids=qids)
+    rd = {}
+    for q, d, s in zip(short["query-id"].astype(str), short["corpus-id"].astype(str), short["score"]):
+        rd.setdefault(q, {})[d] = float(s)
+    theirs = {m.query_id: m.value for m in ir_measures.iter_calc([ir_measures.Judged @ 10], qd, rd)}
+    np.testing.assert_allclose(ours, [theirs.get(q, 0.0) for q in qids], rtol=0, atol=1e-12)
+    p_at_k = per_query(short, _judged_qrels(qrels), "p@10", query_ids=qids).to_numpy()
+    assert (short.groupby("query-id").size() < 10).mean() > 0.5
+    assert ours.mean() > p_at_k.mean() + 0.1  # dividing by k would understate how much was judged
 
 
 def test_self_retrieval_omits_judged_and_says_why(aboard):
@@ -346,6 +393,9 @@ def test_text_and_markdown_name_every_system_and_group(jboard):
 
 
 def test_html_renders_in_chromium(jboard, tmp_path):
+    from _browser import chromium
+
+    CHROMIUM = chromium()  # skipped with the install hint where no browser exists (never in CI)
     path = tmp_path / "board.html"
     text = jboard.to_html(path)
     assert "<link " not in text and not re.findall(r'src="(?!data:)', text)  # self-contained

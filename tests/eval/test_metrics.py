@@ -243,7 +243,7 @@ def test_per_query_iv():
         per_query(RUN, QRELS.drop(columns="score"), "p@10")
     with pytest.raises(RagcovError, match=r"`tie_policy` must be one of"):
         per_query(RUN, QRELS, "hit@1", tie_policy="random")
-    with pytest.raises(RagcovError, match=r"`unjudged` must be one of \('irrelevant', 'skip'\)"):
+    with pytest.raises(RagcovError, match=r"`unjudged` must be one of \('irrelevant', 'skip', 'relevant'\)"):
         per_query(RUN, QRELS, "p@10", unjudged="ignore")
     with pytest.raises(RagcovError, match=r"`relevance_threshold` must be a finite number"):
         per_query(RUN, QRELS, "p@10", relevance_threshold=float("nan"))

@@ -12,7 +12,8 @@ from ragcov_data.eval import evaluate, interval, misses
 from ragcov_data.eval._editions import heading, other_edition, pattern
 from ragcov_data.eval._ngrams import ngram_sets
 
-FLAGS = ["same_type", "same_issuer", "near_duplicate", "boilerplate", "other_edition"]
+FLAGS = ["same_type", "same_issuer", "near_duplicate", "boilerplate", "other_edition", "contains_query",
+         "retrieved_not_in_force", "cites"]
 FORMULA = "este texto não substitui o publicado no diário oficial da união em sua forma original"
 
 
@@ -49,18 +50,29 @@ RUN = {
     "E#0000": [("A#0000", 9.0), ("E#0001", 1.0)],
     "E#0001": [("E#0000", 9.0), ("A#0000", 1.0)],
 }
-# expected flags of each miss, by construction (see the comments above)
+# expected flags of each miss, by construction (see the comments above); the queries are the chunks' first 5
+# words, so a retrieved chunk opening with the same heading words or holding A1 / the formula contains its
+# query; no document states a status or cites another
+NEW = dict(retrieved_not_in_force=0, cites=0)
 EXPECTED = {
-    "A#0000": dict(retrieved="B", same_type=1, same_issuer=1, near_duplicate=0, boilerplate=0, other_edition=1),
-    "A#0001": dict(retrieved="B", same_type=1, same_issuer=1, near_duplicate=1, boilerplate=0, other_edition=1),
-    "B#0001": dict(retrieved="A", same_type=1, same_issuer=1, near_duplicate=1, boilerplate=0, other_edition=1),
-    "C#0001": dict(retrieved="E", same_type=0, same_issuer=0, near_duplicate=1, boilerplate=1, other_edition=0),
-    "D#0000": dict(retrieved="A", same_type=1, same_issuer=0, near_duplicate=0, boilerplate=0, other_edition=0),
-    "D#0001": dict(retrieved="C", same_type=0, same_issuer=0, near_duplicate=0, boilerplate=1, other_edition=0),
-    "E#0000": dict(retrieved="A", same_type=0, same_issuer=1, near_duplicate=0, boilerplate=0, other_edition=0),
+    "A#0000": dict(retrieved="B", same_type=1, same_issuer=1, near_duplicate=0, boilerplate=0, other_edition=1,
+                   contains_query=1, **NEW),
+    "A#0001": dict(retrieved="B", same_type=1, same_issuer=1, near_duplicate=1, boilerplate=0, other_edition=1,
+                   contains_query=1, **NEW),
+    "B#0001": dict(retrieved="A", same_type=1, same_issuer=1, near_duplicate=1, boilerplate=0, other_edition=1,
+                   contains_query=1, **NEW),
+    "C#0001": dict(retrieved="E", same_type=0, same_issuer=0, near_duplicate=1, boilerplate=1, other_edition=0,
+                   contains_query=1, **NEW),
+    "D#0000": dict(retrieved="A", same_type=1, same_issuer=0, near_duplicate=0, boilerplate=0, other_edition=0,
+                   contains_query=0, **NEW),
+    "D#0001": dict(retrieved="C", same_type=0, same_issuer=0, near_duplicate=0, boilerplate=1, other_edition=0,
+                   contains_query=1, **NEW),
+    "E#0000": dict(retrieved="A", same_type=0, same_issuer=1, near_duplicate=0, boilerplate=0, other_edition=0,
+                   contains_query=0, **NEW),
 }
-# the formula is in 3 of the 5 documents: common at 3 documents
-SMALL = dict(boilerplate_min_docs=3, boilerplate_doc_share=0.01)
+# the formula is in 3 of the 5 documents: common at 3 documents; A and B share 14 of their 46 document
+# 5-grams (Jaccard 0.304): editions at an overlap threshold of 0.3
+SMALL = dict(boilerplate_min_docs=3, boilerplate_doc_share=0.01, edition_overlap=0.3)
 
 
 def tiny_task() -> dict[str, pd.DataFrame]:
@@ -206,7 +218,8 @@ def test_missing_metadata_leaves_the_flag_out():
     task = tiny_task()
     task["corpus"] = task["corpus"].drop(columns=["issuer"])
     res = misses(tiny_run(), task, **SMALL)
-    assert list(res.flags["name"]) == ["same_type", "near_duplicate", "boilerplate"]
+    assert list(res.flags["name"]) == ["same_type", "near_duplicate", "boilerplate", "contains_query",
+                                       "retrieved_not_in_force", "cites"]
     assert "same_issuer" not in res.misses.columns
     assert any("flag same_issuer left out: the task's corpus has no issuer column" in n for n in res.info["notices"])
 
@@ -315,3 +328,145 @@ def test_misses_are_the_queries_evaluate_scores_zero(aneel):
     doc = pd.Series(ds["corpus"]["doc_id"], index=ds["corpus"]["_id"])
     assert (doc.loc[got.to_numpy()].to_numpy() == res.misses["retrieved_doc"].to_numpy()).all()
     assert res.share("same_type") == pytest.approx(res.misses["same_type"].mean())
+
+
+# ----------------------------------------------------------------------------------------- vigência, citations, issuers
+def _doc(doc, dtype, issuer, date, texts):
+    return [{"_id": f"{doc}#{i:04d}", "text": t, "doc_id": doc, "chunk_index": i, "doc_type": dtype,
+             "issuer": issuer, "date": date} for i, t in enumerate(texts)]
+
+
+def explain_task(in_force: bool = False) -> dict[str, pd.DataFrame]:
+    """Q is a despacho; R revokes nothing but cites Q and states it is revoked (ANEEL's layout: the
+    annotation after the signature); S a voto without issuer (ANEEL process number, director's signature)."""
+    rows = (_doc("Q", "despacho", "ANEEL", "2021-01-05",
+                 ["DESPACHO Nº 100, DE 5 DE JANEIRO DE 2021 " + uniq("q0", 20), uniq("q1", 25)])
+            + _doc("R", "despacho", "ANEEL", "2022-02-01",
+                   ["DESPACHO Nº 7, DE 1 DE FEVEREIRO DE 2022 " + uniq("r0", 20),
+                    "prorroga o prazo do Despacho nº 100, de 5 de janeiro de 2021 " + uniq("r1", 20)
+                    + " HÉLVIO NEVES GUERRA (Revogado pelo DSP SCG/ANEEL 2.124 de 09.08.2023)"])
+            + _doc("S", "voto", None, None,
+                   ["VOTO PROCESSO: 48500.003739/2020-11. INTERESSADOS: Eletronorte RELATOR: Diretor Hélvio "
+                    + uniq("s0", 20), uniq("s1", 20) + " Brasília, 22 de julho de 2022. HÉLVIO NEVES GUERRA Diretor"]))
+    corpus = pd.DataFrame(rows)
+    if in_force:
+        corpus["in_force"] = [True, True, True, True, True, False]
+    queries = pd.DataFrame({"_id": corpus["_id"], "text": corpus["text"].str.split().str[:5].str.join(" "),
+                            "doc_id": corpus["doc_id"], "chunk_id": corpus["_id"]})
+    qrels = pd.DataFrame([{"query-id": q, "corpus-id": c, "score": 1} for q, d in zip(corpus["_id"], corpus["doc_id"])
+                          for c in corpus["_id"][corpus["doc_id"] == d] if c != q])
+    return {"corpus": corpus, "queries": queries, "qrels": qrels}
+
+
+EXPLAIN_RUN = {"Q#0000": "R#0001", "Q#0001": "S#0000", "R#0000": "Q#0000", "R#0001": "Q#0001",
+               "S#0000": "Q#0001", "S#0001": "R#0000"}
+
+
+def test_vigencia_citation_and_issuer_flags():
+    run = pd.DataFrame([{"query-id": q, "corpus-id": c, "rank": 1, "score": 5.0} for q, c in EXPLAIN_RUN.items()])
+    m = misses(run, explain_task()).misses.set_index("query-id")
+    assert len(m) == 6
+    # retrieved_not_in_force: R states it is revoked (read from its text); nothing else does
+    assert m["retrieved_not_in_force"].to_dict() == {q: c.startswith("R") for q, c in EXPLAIN_RUN.items()}
+    assert m.loc["Q#0000", "retrieved_status"] == "revoked"
+    # cites: R cites Q (Despacho nº 100, de 5 de janeiro de 2021), in either direction; S cites nothing
+    assert m["cites"].to_dict() == {"Q#0000": True, "Q#0001": False, "R#0000": True, "R#0001": True,
+                                    "S#0000": False, "S#0001": False}
+    # the voto's issuer comes from its heading: ANEEL, as Q's, so same_issuer holds for Q#0001 and S#0000
+    assert bool(m.loc["Q#0001", "same_issuer"]) and bool(m.loc["S#0000", "same_issuer"])
+    assert m.loc["Q#0001", "retrieved_issuer"] == "ANEEL" and bool(m.loc["Q#0001", "issuer_derived"])
+
+
+def test_in_force_column_marks_the_retrieved_chunk():
+    run = pd.DataFrame([{"query-id": q, "corpus-id": c, "rank": 1, "score": 5.0} for q, c in EXPLAIN_RUN.items()])
+    task = explain_task(in_force=True)
+    task["corpus"]["text"] = task["corpus"]["text"].str.replace(" (Revogado pelo DSP SCG/ANEEL 2.124 de "
+                                                                "09.08.2023)", "", regex=False)
+    m = misses(run, task).misses.set_index("query-id")
+    assert m["retrieved_not_in_force"].to_dict() == {q: c == "S#0001" for q, c in EXPLAIN_RUN.items()}
+
+
+def test_other_edition_needs_the_documents_to_overlap():
+    res = misses(tiny_run(), tiny_task(), boilerplate_min_docs=3, boilerplate_doc_share=0.01)  # default 0.5
+    m = res.misses.set_index("query-id")
+    assert not m["other_edition"].any()  # A and B: same series, but their texts share 30% of their 5-grams
+    assert m.loc["A#0000", "document_jaccard"] == pytest.approx(14 / 46)
+    assert np.isnan(m.loc["D#0000", "document_jaccard"])  # not the same series: no overlap computed
+    assert "Jaccard >= 0.5" in res.definitions["other_edition"]
+    with pytest.raises(RagcovError, match="edition_overlap"):
+        misses(tiny_run(), tiny_task(), edition_overlap=0)
+
+
+def test_contains_query_is_contiguous_and_casefolded():
+    from ragcov_data.eval.misses import _contains
+
+    assert _contains("Fica  APROVADO o", "art. 1º fica aprovado o regulamento")
+    assert not _contains("fica aprovado o", "fica aprovado, o regulamento")  # "aprovado," is another word
+    assert not _contains("fica o aprovado", "fica aprovado o")
+    assert not _contains("", "qualquer texto")
+
+
+@pytest.mark.parametrize("text, key", [
+    ("AGÊNCIA NACIONAL DE ENERGIA ELÉTRICA DESPACHO Nº 2.124, DE 9 DE AGOSTO DE 2016", ("despacho", 2124, 2016)),
+    ("PORTARIA Nº 1.238/SPE/MME, DE 07 DE MARÇO DE 2022", ("portaria", 1238, 2022)),
+    ("RESOLUÇÃO HOMOLOGATÓRIA Nº 2.865, DE 27 DE ABRIL DE 2021", ("resolucao", 2865, 2021)),
+    ("LEI Nº 14.133, DE 1º DE ABRIL DE 2021", ("lei", 14133, 2021)),
+    ("PLANO ANUAL DE AUDITORIA INTERNA", None),
+])
+def test_act_keys(text, key):
+    from ragcov_data.eval._editions import act_key
+
+    assert act_key(text) == key
+
+
+def test_citations_in_running_text():
+    from ragcov_data.eval._editions import cites, citations
+
+    text = ("nos termos da Lei nº 9.427, de 26 de dezembro de 1996, da Resolução Normativa nº 1.000/2021 e da REN "
+            "875, de 2020. (Revogado pelo DSP SCG/ANEEL 2.124 de 09.08.2016) Portaria MME nº 182, de 11 de maio "
+            "de 2016; a lei que trata do tema 5; o art. 3º do Decreto nº 10.854")
+    got = citations(text)
+    assert got == {("lei", 9427, 1996), ("resolucao", 1000, 2021), ("resolucao", 875, 2020),
+                   ("despacho", 2124, 2016), ("portaria", 182, 2016), ("decreto", 10854, None)}
+    assert cites(got, ("decreto", 10854, 2021))       # no year in the citation: the number decides (>= 100)
+    assert not cites(got, ("lei", 9427, 1997))        # another year
+    assert not cites(got, ("portaria", 183, 2016)) and not cites(got, None)
+    assert not cites(citations("Despacho nº 24"), ("despacho", 24, 2021))  # a short number needs its year
+
+
+def test_derived_issuer():
+    from ragcov_data.eval._editions import derive_issuer
+
+    voto = "VOTO PROCESSO: 48500.001755/2021-50 INTERESSADOS: Powertech RELATOR: Diretor Efrain Pereira da Cruz"
+    assert derive_issuer("voto", voto, "") == "ANEEL"
+    decisao = ("DECISÃO PROCESSO Nº: 48500.002891/2009-71. ASSUNTO: Recurso Administrativo")
+    assert derive_issuer("decisao", decisao, "") == "ANEEL"
+    signed = "ANEEL ... Brasília, 4 de maio de 2016. ROMEU DONIZETE RUFINO Diretor-Geral"
+    assert derive_issuer("decisao", "DECISÃO sem processo", signed) == "ANEEL"
+    assert derive_issuer("despacho", voto, "") is None  # only votos, decisões and notas técnicas
+    assert derive_issuer("voto", "VOTO do conselho", "assinado pelo presidente") is None
+
+
+def test_aneel_new_flags_measured(aneel):
+    ds, run = aneel
+    res = misses(run, ds)
+    m = res.misses
+    assert res.n_misses == 927
+    assert int(m["contains_query"].sum()) == 110  # the 20-word query word for word in the retrieved chunk
+    # every voto and decisão now has an issuer (ANEEL), none had one in the metadata
+    votos = m[m["retrieved_type"].isin(["voto", "decisao"])]
+    assert len(votos) and votos["retrieved_issuer"].notna().all()
+    assert set(m.loc[m["retrieved_not_in_force"], "retrieved_status"]) == {"revoked"}
+    assert m["other_edition"].sum() < m["same_type"].sum() / 10  # no longer "same type and issuer"
+    assert (m.loc[m["other_edition"], "document_jaccard"] >= 0.5).all()
+
+
+def test_act_key_of_a_document_that_discusses_another_act():
+    """A decisão heads its text with the act it discusses: that is not its own number."""
+    from ragcov_data.eval._editions import act_key
+
+    head = "Resolução Homologatória nº 2.919, de 3 de agosto de 2021"
+    assert act_key(head) == ("resolucao", 2919, 2021)
+    assert act_key(head, doc_type="decisao") is None and act_key(head, doc_type="procedimento_anexo") is None
+    assert act_key(head, doc_type="resolucao_homologatoria") == ("resolucao", 2919, 2021)
+    assert act_key("DESPACHO Nº 24", "2021-01-07", "despacho") == ("despacho", 24, 2021)  # year from the date

@@ -404,3 +404,208 @@ def test_load_dataset_dispositivo(data_dir, hf_cache, disp_task):
                          show_progress=False)
     assert manifest_of(ds200)["config"]["max_words"] == 200 and ds200["corpus"].info.config_name == "dispositivo-200"
     assert max(len(t.split()) for t in ds200["corpus"]["text"]) <= 219
+
+
+# --------------------------------------------------------------------------- insertions, transcriptions, stubs, quirks
+# Acts below are excerpts of the shared data in their extracted layout (Planalto HTML: the article number on
+# its own line, cp1252 quotes \x93 \x94 left as they came; PDF votos: numbered paragraphs).
+
+LEI_14133_ART_178 = (
+    " Art. \n 177. O caput do art. 1.048 da\n Lei nº 13.105, de 16 de \n março de 2015 (Código de Processo Civil), "
+    "passa a vigorar acrescido do \n seguinte inciso IV: \n\n \x93Art.1.048. \n ........................................"
+    "\n\n IV - em que se discuta a aplicação do disposto nas normas gerais de licitação e contratação a que se "
+    "refere o inciso XXVII do caput do art. 22 da Constituição Federal. \n ...............................\x94 \n (NR) "
+    "\n\n Art. \n 178. O Título XI da Parte Especial do\n Decreto-Lei nº 2.848, de 7 de \n dezembro de 1940 (Código "
+    "Penal), passa a vigorar acrescido do seguinte \n Capítulo II-B: \n\n \x93CAPÍTULO II-B \n\n DOS \n CRIMES EM "
+    "LICITAÇÕES E CONTRATOS ADMINISTRATIVOS \n\n Contratação direta ilegal \n\n Art. 337-E . \n Admitir, possibilitar "
+    "ou dar causa à contratação direta fora das \n hipóteses previstas em lei: \n\n Pena - reclusão, de 4 (quatro) a 8 "
+    "(oito) anos, e multa. \n\n Fraude em licitação ou contrato \n\n Art. 337-L . \n Fraudar, em prejuízo da "
+    "Administração Pública, licitação ou contrato \n dela decorrente, mediante: \n\n I - entrega de mercadoria ou "
+    "prestação de serviços com qualidade ou em quantidade diversas das previstas; \n\n II - fornecimento, como "
+    "verdadeira ou perfeita, de mercadoria falsificada: \n\n Pena - reclusão, de 4 (quatro) anos a 8 (oito) anos, e "
+    "multa. \n\n Art. 337-P. A \n pena de multa cominada aos crimes previstos neste Capítulo seguirá a \n metodologia "
+    "de cálculo prevista neste Código e não poderá ser \n inferior a 2% (dois por cento) do valor do contrato "
+    "licitado ou \n celebrado com contratação direta.\x94 \n\n Art. \n 179. Os incisos II e III do caput do art. 2º "
+    "da\n Lei nº 8.987, de 13 de fevereiro de \n 1995 , passam a vigorar com a seguinte redação: \n\n \x93Art. \n 2º "
+    "........................................ \n\n II - concessão de serviço público: a delegação de sua prestação, "
+    "feita pelo poder concedente; \n ..............................\x94 (NR) \n\n CAPÍTULO III \n DISPOSIÇÕES "
+    "TRANSITÓRIAS E FINAIS \n\n Art. 181. Os entes federativos instituirão centrais de compras, com o objetivo de "
+    "realizar compras em grande escala. \n\n Parágrafo único. No caso dos Municípios com até 10.000 (dez mil) "
+    "habitantes, serão preferencialmente constituídos consórcios. \n\n Art. \n 182. O Poder Executivo federal "
+    "atualizará os valores fixados por esta Lei. \n"
+)
+
+
+def test_inserted_text_keeps_the_enclosing_acts_labels():
+    """Lei 14.133 art. 178 inserts Código Penal articles (the quote opens on a chapter heading, not on an
+    artigo): they are units of art. 178, and the law's own arts. 179 to 182 follow with their own labels."""
+    labels = _labels(LEI_14133_ART_178)
+    assert labels == ["art. 177", "art. 177 > art. 1048", "art. 177 > art. 1048 > IV",
+                      "art. 178", "art. 178 > art. 337-E", "art. 178 > art. 337-L", "art. 178 > art. 337-L > I",
+                      "art. 178 > art. 337-L > II", "art. 178 > art. 337-P", "art. 179", "art. 179 > art. 2",
+                      "art. 179 > art. 2 > II", "capítulo III", "art. 181", "art. 181 > parágrafo único",
+                      "art. 182"]
+
+
+def test_insertion_without_quotes_ends_at_the_acts_next_artigo():
+    text = ("Art. 4º A Lei nº 9.250, de 26 de dezembro de 1995, passa a vigorar acrescida do seguinte artigo:\n"
+            "Art. 10-A. O contribuinte poderá deduzir as despesas de que trata este artigo.\n"
+            "§ 1º O limite é anual.\n"
+            "Art. 5º Esta Lei entra em vigor na data de sua publicação.\n")
+    assert [b.label for b in dv.find_boundaries(text)] == ["art. 4", "art. 4 > art. 10-A", "art. 4 > art. 10-A > § 1",
+                                                         "art. 5"]
+
+
+def test_a_colon_without_an_amending_formula_opens_no_insertion():
+    """"acrescido de:" in running text (RIR art. 133) introduces the act's own alíneas."""
+    text = ("Art. 133. Fica isento o ganho de capital.\n§ 4º Para fins do disposto neste artigo:\n"
+            "IV - a inobservância importará em exigência do imposto, acrescido de:\n"
+            "a) juros de mora, calculados a partir do segundo mês;\nb) multa, de mora ou de ofício.\n"
+            "Art. 134. O ganho de capital será apurado.\n")
+    assert [b.label for b in dv.find_boundaries(text)] == [
+        "art. 133", "art. 133 > § 4", "art. 133 > § 4 > IV", "art. 133 > § 4 > IV > a", "art. 133 > § 4 > IV > b",
+        "art. 134"]
+
+
+VOTO = """VOTO
+PROCESSO: 48500.000001/2021-00
+I – RELATÓRIO
+1. Trata-se de pedido de dispensa da exigência de informação de acesso.
+2. A Interessada protocolou o pedido em 2021.
+II – ANÁLISE
+3. A Resolução Normativa nº 1.000, de 2021, dispõe nos Procedimentos de Distribuição:
+Art. 88. A distribuidora deve concluir as obras nos seguintes prazos: [...]
+§ 2º A contagem dos prazos disposta neste artigo inicia-se a partir da: [...]
+II - devolução dos contratos assinados pelo consumidor;
+4. Portanto, destaca-se que não há garantia da conexão.
+5. Além disso, o dispositivo foi alterado:
+Parágrafo único. A dispensa da exigência de que trata o caput se aplica:
+I - aos empreendimentos que solicitarem a outorga, dentre outras coisas que:
+a) os empreendimentos com base em fontes solar tenham protocolado o pedido.
+22. Com efeito, os pedidos realizados em até trinta dias da data de outorga foram aceitos.
+23. Os protocolos de informações ocorridos após o prazo não foram aceitos.
+III – DISPOSITIVO
+24. Ante o exposto, voto por conhecer do pedido e, no mérito, negar-lhe provimento.
+"""
+
+
+def test_a_votos_transcribed_articles_are_not_its_own():
+    """A voto's own structure is its numbered paragraphs: the articles it quotes give no labels (its
+    paragraph 22 must not become art. 88 > parágrafo único > I > a > 22), so it is cut into word windows."""
+    assert dv.find_boundaries(VOTO) == []
+    words, starts = dv.words_and_line_starts(VOTO)
+    spans, structured = dv.dispositivo_spans(words, starts, min_words=20, max_words=400, chunk_words=50,
+                                             query_words=20)
+    assert not structured and all(s.unit is None for s in spans)
+
+
+def test_an_annex_after_the_votos_paragraphs_is_an_act():
+    text = VOTO + "ANEXO\nMINUTA DE RESOLUÇÃO\nArt. 1º Fica negado o pedido.\nArt. 2º Esta Resolução entra em vigor.\n"
+    assert [b.label for b in dv.find_boundaries(text)] == ["anexo", "anexo > art. 1", "anexo > art. 2"]
+
+
+def test_an_act_with_numbered_items_is_not_a_voto():
+    text = ("Art. 1º Ficam aprovados os itens:\na) os seguintes:\n1. primeiro;\n2. segundo;\n3. terceiro;\n"
+            "4. quarto;\n5. quinto.\nArt. 2º Esta Resolução entra em vigor.\n")
+    assert [b.label for b in dv.find_boundaries(text)] == [
+        "art. 1", "art. 1 > a", "art. 1 > a > 1", "art. 1 > a > 2", "art. 1 > a > 3", "art. 1 > a > 4",
+        "art. 1 > a > 5", "art. 2"]
+
+
+@pytest.mark.parametrize("text, labels", [
+    ("Art. 18. A Lei passa a valer.\nArt. 19. (VETADO). Art. 20. O poder concedente contratará a energia.\n",
+     ["art. 18", "art. 19", "art. 20"]),
+    ("Art. 31. Ficam sujeitos ao imposto os rendimentos.\n§ 1º O imposto será retido no pagamento.\n"
+     "§ 2º (Vetado). Art. 32. Ficam sujeitos à incidência os benefícios.\n",
+     ["art. 31", "art. 31 > § 1", "art. 31 > § 2", "art. 32"]),
+    ("Art. 6º Ficam isentos:\nI - (Revogado pela Lei nº 9.250, de 1995); II - as diárias destinadas ao pagamento.\n",
+     ["art. 6", "art. 6 > I", "art. 6 > II"]),
+])
+def test_vetoed_and_revoked_stubs_are_their_own_units(text, labels):
+    assert [b.label for b in dv.find_boundaries(text)] == labels
+
+
+def test_mid_line_markers_after_running_text_are_not_units():
+    text = "Art. 1º Fica estabelecido o prazo. Art. 2º do Decreto não se aplica.\nArt. 2º Esta Lei entra em vigor.\n"
+    assert [b.label for b in dv.find_boundaries(text)] == ["art. 1", "art. 2"]
+    assert dv.find_boundaries(text)[1].start == text.split().index("Art.", 7)  # the line's, not the citation
+
+
+def test_source_quirks_of_the_irpf_acts():
+    """RIR/2018 art. 758 headed ``rt. 758.``; Lei 7.713 ``Arts. 28 e 29 (Revogados ...)``, ``Art 31.``
+    without the period, ``§ 4o`` for ``§ 4º``; CTN ``Arts. 52 a 58. (Revogados ...)``."""
+    rir = ("Art. 757. Os lucros serão tributados.\nSubseção V\nDa capitalização de lucros\n"
+           "rt. 758. A incorporação ao capital de lucros apurados não sofrerá tributação.\n"
+           "Art. 759. Na tributação das operações financeiras observa-se o disposto neste artigo.\n")
+    assert [b.label for b in dv.find_boundaries(rir)] == ["art. 757", "subseção V", "art. 758", "art. 759"]
+    lei = ("Art. 27. (Revogado pela Lei nº 9.250, de 1995)\nArts. 28 e 29 (Revogados pela Lei nº 8.134, de 1990)\n"
+           "Art. 30. Permanecem em vigor as isenções.\n§ 4o Não se aplica ao disposto neste artigo.\n"
+           "Art 31. Ficam sujeitos à incidência do imposto de renda.\n")
+    assert [b.label for b in dv.find_boundaries(lei)] == ["art. 27", "arts. 28 e 29", "art. 30", "art. 30 > § 4",
+                                                        "art. 31"]
+    ctn = "Art. 51. Contribuinte do imposto é o importador.\nArts. 52 a 58. (Revogados pelo Decreto-lei nº 406, de 1968).\nArt. 59. (Revogado).\n"
+    assert [b.label for b in dv.find_boundaries(ctn)] == ["art. 51", "arts. 52 a 58", "art. 59"]
+
+
+def test_rt_only_as_the_next_artigo():
+    text = "Art. 10. Fica estabelecido.\nrt. 40. Uma linha perdida.\nArt. 11. O prazo.\n"
+    assert [b.label for b in dv.find_boundaries(text)] == ["art. 10", "art. 11"]
+
+
+@pytest.fixture(scope="module")
+def irpf_laws(data_dir):
+    path = data_dir / "irpf" / "laws.jsonl"
+    if not path.is_file():
+        pytest.skip("the shared irpf data is not here")
+    return {r["doc_id"]: r["text"] for r in map(json.loads, path.read_text(encoding="utf-8").splitlines())}
+
+
+def test_irpf_acts_parse_their_quirks(irpf_laws):
+    def labels(doc):
+        words, starts = dv.words_and_line_starts(irpf_laws[doc])
+        return [b.label for b in dv.find_boundaries(words, starts)]
+
+    rir, l7713, l9250, ctn = (labels(d) for d in ("decreto-9580-2018", "lei-7713-1988", "lei-9250-1995",
+                                                  "lei-5172-1966"))
+    assert "anexo > art. 758" in rir
+    tops = [x for x in rir if x.count(">") == 1 and x.startswith("anexo > art")]
+    assert len(tops) == len(set(tops))  # every article of the RIR once
+    assert "arts. 28 e 29" in l7713 and "art. 31" in l7713 and "art. 40" in l7713
+    assert "art. 8 > § 4" in l9250
+    assert "arts. 52 a 58" in ctn
+    # every top-level artigo number increases through each act
+    for doc in irpf_laws:
+        nums = [int(re.match(r"(?:anexo > )?arts?\. (\d+)", x).group(1)) for x in labels(doc)
+                if re.fullmatch(r"(?:anexo > )?arts?\. [\d\-A-Z a e]+", x)]
+        assert nums == sorted(nums), doc
+
+
+def test_lei_14133_in_the_aneel_sample(aneel_records):
+    rec = next(r for r in aneel_records if r["text"].lstrip().startswith("L14133"))
+    words, starts = dv.words_and_line_starts(rec["text"])
+    labels = [b.label for b in dv.find_boundaries(words, starts)]
+    tops = [x for x in labels if " > " not in x and x.startswith("art.")]
+    assert tops.count("art. 191") == 2  # two wordings of art. 191 in a row, the second (Redação dada pela MP 1.167)
+    tops = [x for k, x in enumerate(tops) if k == 0 or x != tops[k - 1]]
+    assert tops[-17:] == [f"art. {n}" for n in range(179, 185)] + ["art. 184-A"] + [
+        f"art. {n}" for n in range(185, 195)]
+    assert not any(x.startswith("art. 337") for x in labels)
+    assert sum(x.startswith("art. 178 > art. 337-") and x.count(">") == 1 for x in labels) == 12
+
+
+def test_new_wording_under_the_same_number_is_its_own_unit():
+    """Planalto text without its strike marks: the 2010 alínea printed twice (Lei 9.250 art. 4º, VI, d), the
+    second carrying (Redação dada ...); a repeated number without it stays text of the unit before."""
+    text = ("Art. 4º Na determinação da base de cálculo poderão ser deduzidas:\n"
+            "VI - a quantia correspondente à parcela isenta, de:\n"
+            "c) R$ 1.434,59 por mês, para o ano-calendário de 2009; (Incluído pela Lei nº 11.482, de 2007)\n"
+            "d) R$ 1.499,15 por mês, para o ano-calendário de 2010; (Redação dada pela Medida Provisória nº 528, "
+            "de 2011) Produção de efeitos\n"
+            "d) R$ 1.499,15 por mês, para o ano-calendário de 2010; (Redação dada pela Lei nº 12.469, de 2011)\n"
+            "e) R$ 1.566,61 por mês, para o ano-calendário de 2011; (Incluído pela Lei nº 12.469, de 2011)\n"
+            "§ 1º O limite vale por mês.\n§ 1º O mesmo limite, repetido sem anotação.\nArt. 5º Outro.\n")
+    bounds = dv.find_boundaries(text)
+    assert [b.label for b in bounds] == ["art. 4", "art. 4 > VI", "art. 4 > VI > c", "art. 4 > VI > d",
+                                         "art. 4 > VI > d", "art. 4 > VI > e", "art. 4 > § 1", "art. 5"]
+    words = text.split()
+    assert words[bounds[4].start:bounds[4].start + 2] == ["d)", "R$"] and bounds[4].start > bounds[3].start

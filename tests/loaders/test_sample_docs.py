@@ -10,7 +10,9 @@ import ragcov_data
 from ragcov_data.baselines import BM25
 from ragcov_data.errors import QrelsRunMismatchError, RagcovError
 from ragcov_data.eval import evaluate, interval
-from ragcov_data.sampling import allocate, docs_sha256, draw, sample_task
+from ragcov_data.sampling import (ALLOCATION_RULE, allocate, design_weights, docs_sha256, draw, eval_info,
+                                  micro_estimates, population_for_eval, restrict_frames, sample_task,
+                                  unequal_probabilities)
 from ragcov_data.task import manifest_of
 
 
@@ -57,13 +59,137 @@ def test_draw_is_a_simple_random_sample():
 def test_proportional_allocation_by_largest_remainder():
     # quotas 2.5, 1.5, 1.0: floors 2, 1, 1; the one left goes to the larger of the equal remainders (a)
     assert allocate(5, {"a": 5, "b": 3, "c": 2}) == {"a": 3, "b": 1, "c": 1}
-    # a stratum whose quota rounds to 0 gets none (the sample stays self-weighting)
+    # the fixed rounding of earlier versions (no seed): a stratum whose quota rounds to 0 gets none
     assert allocate(4, {"big": 90, "mid": 9, "tiny": 1}) == {"big": 4, "mid": 0, "tiny": 0}
     labels = [h for h, n in {"x": 12, "y": 6, "z": 2}.items() for _ in range(n)]
     rec = draw([f"{h}{i}" for i, h in enumerate(labels)], 10, seed=0, strata=labels)
     assert rec["allocation"] == {"x": 6, "y": 3, "z": 1}
     assert rec["population"]["per_stratum"] == {"x": 12, "y": 6, "z": 2}
     assert sum(d.startswith("x") for d in rec["documents"]) == 6
+
+
+def test_systematic_allocation_gives_every_stratum_its_expected_share():
+    sizes = {"big": 90, "mid": 9, "tiny": 1, "one": 1, "pair": 2}
+    n, k, reps = sum(sizes.values()), 4, 4000
+    quota = {h: k * m / n for h, m in sizes.items()}
+    got = pd.DataFrame([allocate(k, sizes, seed=s) for s in range(reps)])
+    assert (got.sum(axis=1) == k).all()  # always K documents
+    for h, q in quota.items():  # k_h is floor(q_h) or ceil(q_h), and E[k_h] = q_h
+        assert set(got[h]) <= {int(np.floor(q)), int(np.ceil(q))}
+        assert abs(got[h].mean() - q) < 4 * 0.5 / np.sqrt(reps), (h, got[h].mean(), q)
+    # strata of quota < 1 are drawn in that share of the seeds (0.04 for a singleton here): none is left out
+    for h in ("mid", "tiny", "one", "pair"):
+        assert got[h].gt(0).any() and abs(got[h].gt(0).mean() - quota[h]) < 4 * np.sqrt(quota[h] / reps) + 0.005
+    # whole quotas are kept exactly whatever the seed
+    assert {tuple(allocate(10, {"x": 12, "y": 6, "z": 2}, seed=s).values()) for s in range(50)} == {(6, 3, 1)}
+
+
+def test_every_document_has_inclusion_probability_k_over_n_and_the_seed_always_matters():
+    labels = ["a"] * 12 + ["b"] * 5 + ["c"] + ["d"] + ["e"] * 2  # singleton strata c and d
+    ids = [f"doc{i}" for i in range(len(labels))]
+    k, reps = 5, 3000
+    counts = pd.Series(0, index=ids)
+    for seed in range(reps):
+        rec = draw(ids, k, seed=seed, strata=labels)
+        counts[rec["documents"]] += 1
+        assert len(rec["documents"]) == k and set(rec["inclusion_probabilities"]) == set(rec["documents"])
+        assert set(rec["inclusion_probabilities"].values()) == {k / len(ids)}
+    p = k / len(ids)
+    assert np.all(np.abs(counts / reps - p) < 4 * np.sqrt(p * (1 - p) / reps)), (counts / reps).round(3).to_dict()
+    # a singleton stratum is in some samples and not in others: the seed decides
+    assert {("doc17" in draw(ids, k, seed=s, strata=labels)["documents"]) for s in range(40)} == {True, False}
+
+
+def test_the_record_holds_the_design_of_each_stratum(aneel_fulltext, full):
+    t = ragcov_data.build_task(aneel_fulltext, sample_docs=20, sample_seed=7, sample_strata="doc_type")
+    rec = t.manifest["sample"]
+    per = full.corpus.drop_duplicates("doc_id")["doc_type"].value_counts().to_dict()
+    n = sum(per.values())
+    assert rec["allocation_scheme"] == "systematic" and rec["allocation_rule"] == ALLOCATION_RULE
+    assert set(rec["design"]) == set(per)
+    for h, d in rec["design"].items():
+        assert d["documents"] == per[h] and d["k"] == rec["allocation"][h]
+        assert d["expected_k"] == pytest.approx(20 * per[h] / n) and d["k"] in (np.floor(d["expected_k"]),
+                                                                                  np.ceil(d["expected_k"]))
+        assert d["inclusion_probability"] == pytest.approx(20 / n) and d["k_over_n"] == pytest.approx(d["k"] / per[h])
+    assert rec["population"]["queries"] == len(full.queries)
+    assert design_weights(rec) == {doc: n / 20 for doc in rec["documents"]}
+    assert unequal_probabilities(rec) is None
+    info = eval_info(rec, None, True)["sample"]
+    assert info["weights"]["equal"] is True and set(info["weights"]["per_stratum"].values()) == {n / 20}
+
+
+def _hit1(task, run):
+    top = run[run["rank"] == 1].set_index("query-id")["corpus-id"]
+    doc = task.corpus.set_index("_id")["doc_id"]
+    q = task.queries.set_index("_id")["doc_id"]
+    hit = pd.Series(0.0, index=q.index)
+    hit[top.index] = (doc.reindex(top.to_numpy()).to_numpy() == q[top.index].to_numpy()).astype(float)
+    return pd.DataFrame({"doc_id": q.to_numpy(), "value": hit.to_numpy()})
+
+
+@pytest.mark.slow
+def test_weighted_micro_over_stratified_draws_is_centred_on_the_census(full, run):
+    """500 stratified draws of K=40 of the 147 ANEEL acts: the Horvitz-Thompson micro hit@1 of BM25 averages
+    to the census value within Monte-Carlo error; every stratum turns up with its expected frequency."""
+    per_query = _hit1(full, run)
+    census = per_query["value"].mean()
+    docs = full.corpus.drop_duplicates("doc_id")
+    ids, labels = docs["doc_id"].tolist(), docs["doc_type"].tolist()
+    k, reps = 40, 500
+    ht, hajek, drawn = [], [], []
+    for seed in range(reps):
+        rec = draw(ids, k, seed=seed, strata=labels)
+        rec["population"]["queries"] = len(full.queries)
+        sub = per_query[per_query["doc_id"].isin(rec["documents"])]
+        est = micro_estimates(sub["value"], sub["doc_id"], rec)
+        assert est["hajek"] == pytest.approx(sub["value"].mean())  # equal weights: the plain mean
+        ht.append(est["horvitz_thompson"])
+        hajek.append(est["hajek"])
+        drawn.append(rec["allocation"])
+    ht = np.asarray(ht)
+    assert abs(ht.mean() - census) < 4 * ht.std(ddof=1) / np.sqrt(reps), (ht.mean(), census)
+    drawn = pd.DataFrame(drawn)
+    n, sizes = len(ids), pd.Series(labels).value_counts()
+    for h, n_h in sizes.items():
+        q = k * n_h / n
+        assert abs(drawn[h].mean() - q) < 4 * 0.5 / np.sqrt(reps) + 1e-9, (h, drawn[h].mean(), q)
+        assert drawn[h].gt(0).any()  # every stratum is drawn, the singletons included
+
+
+def test_a_legacy_stratified_sample_is_refused_unweighted_and_recognised_from_its_tag(full, run):
+    docs = full.corpus.drop_duplicates("doc_id")
+    ids, labels = docs["doc_id"].tolist(), docs["doc_type"].tolist()
+    legacy = draw(ids, 20, seed=0, strata=labels, scheme="largest-remainder")
+    assert 0 in legacy["allocation"].values()  # strata whose quota rounded to 0
+    message = unequal_probabilities({**legacy, "strata": "doc_type"})
+    assert "could never be drawn" in message and "--strata doc_type" in message
+    with pytest.raises(RagcovError, match="inclusion probabilities differ"):
+        population_for_eval({**legacy, "strata": "doc_type"}, "doc_id", None, [])
+    assert population_for_eval({**legacy, "strata": "doc_type"}, "doc_id", None, [], weighted=True) == 147.0
+    # a TREC run of an earlier version carries only the spec: the old draw is recognised, then refused
+    sub = run[run["query-id"].isin(set(full.queries.loc[full.queries["doc_id"].isin(legacy["documents"]), "_id"]))]
+    sub = sub.reset_index(drop=True)
+    sub.attrs = {"tag": f"bm25;sample:k=20,seed=0,strata=doc_type,docs={legacy['documents_sha256'][:12]}"}
+    with pytest.raises(RagcovError, match="drawn within 'doc_type' by a fixed allocation of an earlier ragcov"):
+        evaluate(sub, full, methods=["t"])
+    with pytest.raises(RagcovError, match="an unweighted mean over them is biased"):  # without the correction too
+        evaluate(sub, full, methods=["t"], fpc=False)
+    # a parquet run of an earlier version carries the whole record, without the new fields
+    old_record = {k: v for k, v in legacy.items() if k not in ("allocation_scheme", "design",
+                                                               "inclusion_probabilities")}
+    sub.attrs = {"sample": {**old_record, "strata": "doc_type"}}
+    with pytest.raises(RagcovError, match="drawn within 'doc_type' by a fixed allocation of an earlier ragcov"):
+        evaluate(sub, full, methods=["t"])
+    sub.attrs = {"tag": f"bm25;sample:k=20,seed=0,strata=doc_type,docs={legacy['documents_sha256'][:12]}"}
+    rep = evaluate(sub, full, methods=["t"], strata="doc_type")  # stratified: the drawn strata only, said so
+    assert any("got no document in the sample" in m for m in rep.info["notices"])
+
+
+def test_restrict_frames_hands_the_evaluator_the_weights(sampled, run):
+    frames = {"queries": sampled.queries, "qrels": sampled.qrels, "corpus": sampled.corpus}
+    _, rec = restrict_frames(sampled, dict(run.attrs), frames)
+    assert rec["weights"] == {d: 147 / 20 for d in rec["documents"]}
 
 
 # ---------------------------------------------------------------------------------------------- the task

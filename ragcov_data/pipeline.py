@@ -1,5 +1,5 @@
 """The main job: build the task, run every installed baseline, evaluate, rank them family-wise, compare the
-two chunkings, analyse the misses, study coverage, report.
+two chunkings, analyse the misses, study coverage — the results a report renders.
 
 Every pairwise comparison comes from :func:`ragcov_data.eval.leaderboard` (one family of all pairs:
 simultaneous max-|t| intervals and Holm-adjusted p-values); the chunking study runs the first of BM25 /
@@ -8,7 +8,9 @@ by document (:func:`ragcov_data.eval.chunkings.compare_chunkings`) and flags eve
 (:func:`ragcov_data.eval.misses`).
 
 :func:`run_benchmark` returns the ``results`` dict that :func:`ragcov_data.reporting.write_report` renders
-(and that ``results.json`` stores), so every figure can be re-drawn later without re-running anything.
+(and that ``results.json`` stores), so every figure can be re-drawn later without re-running anything. This
+module runs; :mod:`ragcov_data.reporting` only renders. Retrievers are built in one place,
+:func:`_make_retriever`.
 """
 from __future__ import annotations
 
@@ -49,6 +51,11 @@ def _retriever_class(name: str):
     return klass
 
 
+def _make_retriever(name: str, show_progress: bool = True) -> Any:
+    """A new, unindexed retriever of the baseline ``name`` (the one place the pipeline builds one)."""
+    return _call(_retriever_class(name), show_progress=show_progress)
+
+
 def available_retrievers() -> list[str]:
     """Names of the baselines importable in this environment."""
     return [n for n in RETRIEVERS if _retriever_class(n) is not None]
@@ -58,7 +65,8 @@ def within_doc_acf(values: np.ndarray, docs: np.ndarray, order: np.ndarray, max_
     """Pooled within-document autocorrelation of demeaned outcomes at lags 1..max_lag.
 
     ``rho_l = sum_d sum_t r_dt r_d(t+l) / sum_d sum_t r_dt^2`` with ``r`` the residual from the document
-    mean (lag 1 equals :func:`ragcov_data.eval.design.lag1_autocorr`).
+    mean (lag 1 equals :func:`ragcov_data.eval.design.lag1_autocorr`, checked in the tests). A copy of the
+    general autocorrelation by lag until :mod:`ragcov_data.eval.design` offers one.
     """
     df = pd.DataFrame({"d": docs, "o": order, "y": np.asarray(values, float)}).sort_values(["d", "o"], kind="stable")
     r = (df["y"] - df.groupby("d")["y"].transform("mean")).to_numpy()
@@ -137,7 +145,7 @@ def run_benchmark(
         miss), which :func:`~ragcov_data.reporting.write_report` writes as ``misses.csv``, not into the JSON.
     """
     from ragcov_data import load_dataset
-    from ragcov_data.eval import _core, compare, evaluate
+    from ragcov_data.eval import _core, evaluate
     from ragcov_data.eval.coverage import coverage_study
     from ragcov_data.eval.planner import choose_methods
     from ragcov_data.paths import data_dir as _data_dir
@@ -176,9 +184,8 @@ def run_benchmark(
     runs, evals = {}, {}
     for name in names:
         t1 = time.perf_counter()
-        klass = _retriever_class(name)
         log(f"running {name}")
-        r = _call(klass, show_progress=show_progress)
+        r = _make_retriever(name, show_progress)
         _engine_index(r, ds["corpus"], show_progress, engine)
         runs[name] = _engine_search(r, ds["queries"], True, show_progress, engine)
         ev = evaluate(runs[name], ds, metric="hit@1", level=level, seed=seed, n_resamples=n_resamples)
@@ -255,19 +262,15 @@ def _engine_search(r: Any, queries: Any, exclude_self: bool, show_progress: bool
 def _juristcu(path: Path, names: Sequence[str], log: Any, show_progress: bool,
               engine: Mapping[str, Any] | None = None, **kwargs: Any) -> dict[str, Any] | None:
     """JurisTCU section: every retriever on the JurisTCU task, estimates by query group and paired comparisons."""
-    try:
-        from ragcov_data.eval.juristcu import juristcu_section
-    except ImportError:
-        log("JurisTCU section skipped: ragcov_data.eval.juristcu is not installed")
-        return None
     from ragcov_data import load_dataset
-    from ragcov_data.reporting import to_jsonable
+    from ragcov_data.reporting.juristcu import juristcu_section
+    from ragcov_data._json import to_jsonable
 
     log(f"JurisTCU section from {path}")
     ds = load_dataset("juristcu", data_dir=str(path.parent))
     runs = {}
     for name in names:
-        r = _call(_retriever_class(name), show_progress=show_progress)
+        r = _make_retriever(name, show_progress)
         _engine_index(r, ds["corpus"], show_progress, engine)
         runs[name] = _engine_search(r, ds["queries"], False, show_progress, engine)
     tables = juristcu_section(ds, runs, **kwargs)
@@ -312,7 +315,7 @@ def _chunking_study(root: Path, words: Any, words_run: pd.DataFrame, words_eval:
     words_name = f"words-{chunk_words}"
     log(f"chunking study: {name} on the dispositivo task, paired by document with {words_name}; hit@1 misses")
     disp = load_dataset("aneel_taesa", "dispositivo", data_dir=str(root))
-    r = _call(_retriever_class(name), show_progress=show_progress)
+    r = _make_retriever(name, show_progress)
     _engine_index(r, disp["corpus"], show_progress, engine)
     disp_run = _engine_search(r, disp["queries"], True, show_progress, engine)
     disp_eval = evaluate(disp_run, disp, metric="hit@1", level=level, seed=seed, n_resamples=n_resamples,

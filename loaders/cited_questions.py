@@ -1,0 +1,817 @@
+"""Real questions whose gold is the provisions their answers cite: ``cited_questions`` and ``irpf``.
+
+The corpus is a set of acts cut into chunks (word windows, dispositivos or whole artigos); the queries
+are questions; the gold of each question is a list of citations — structured references (``doc_id,
+article, paragraph, inciso, alinea``) or human-written strings (``raw``) read by
+:func:`ragcov_data.citations.parse`. Qrels are resolved onto whatever chunking was built::
+
+    import ragcov_data
+    ds = ragcov_data.load_dataset("irpf", data_dir="../shared/data", chunking="article")
+    ds = ragcov_data.load_dataset("cited_questions", data_files={"acts": "laws.jsonl",
+                                  "questions": "questions.jsonl"}, chunking="words", chunk_words=200)
+
+Resolution (:data:`RESOLUTION_RULE`)
+------------------------------------
+Every act is located provision by provision (:func:`ragcov_data.loaders.articles.locate`: character spans
+of artigos, parágrafos, incisos, alíneas, itens, and the caput). A chunk is relevant to a question when
+its character span overlaps a cited provision's span:
+
+- ``granularity="dispositivo"`` (default): grade 2 for a chunk overlapping the cited dispositivo itself
+  (the paragraph, inciso ... or the caput), grade 1 for a chunk overlapping only another part of the cited
+  artigo; an artigo cited alone makes the whole artigo grade 2. A cited dispositivo that is not found in
+  the text (renumbered or revoked since) makes its artigo grade 1 and is listed.
+- ``granularity="article"``: grade 1 for every chunk overlapping a cited artigo.
+
+A chunk relevant to several citations keeps its highest grade. Every citation that resolves to no
+chunk — its act is not in the corpus (``act_not_in_corpus``, expected where ``coverage`` is
+``partial``), its artigo is not found (``article_not_found``) — is counted and listed in the manifest
+(``unresolved``) and in a warning, never dropped in silence; so is every dispositivo resolved only to
+its artigo (``dispositivo_not_found``).
+
+Splits
+------
+corpus: ``_id, doc_id, chunk_index, text, unit, continued, start_char, end_char`` (the chunk's
+character span in its act) and the acts' metadata. queries: ``_id, text, coverage, partial,
+question_summary, topic`` (the summary up to its first dash, else the question id: a cluster for
+``evaluate(..., cluster="topic")``), ``n_citations, n_resolved``. qrels: ``query-id, corpus-id, score``. citations: one row
+per (question, cited provision): ``query-id, citation, doc_id, article, paragraph, inciso, alinea, item,
+caput, raw, status, chunks`` (the chunks overlapping the provision itself) and ``article_chunks`` (those
+overlapping its artigo) — what provision-level recall (:mod:`ragcov_data.eval.cited`) reads.
+"""
+from __future__ import annotations
+
+import functools
+import json
+import os
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import datasets
+import numpy as np
+import pandas as pd
+
+from ragcov_data import citations as cit
+from ragcov_data.errors import InputFileError, RagcovError
+from ragcov_data.loaders.base import TaskBuilder
+from ragcov_data.task import Task
+
+
+def topic_of(summary: Any) -> str | None:
+    """The topic of a question: its ``question_summary`` up to the first dash (``"DOENÇA GRAVE - ..."``)."""
+    import re
+
+    if not isinstance(summary, str) or not summary.strip():
+        return None
+    return re.split(r"\s+[-–—]\s+", summary.strip())[0].strip()
+
+__all__ = ["CitedQuestionsConfig", "CitedQuestionsBuilder", "IRPFBuilder", "CitedTask", "build_cited_task", "topic_of",
+           "resolve_citations", "chunk_act", "validate_questions", "act_of",
+           "read_questions", "CHUNKINGS", "GRANULARITIES", "RESOLUTION_RULE", "STATUSES"]
+
+CHUNKINGS = ("words", "dispositivo", "article")
+GRANULARITIES = ("dispositivo", "article")
+GOLDS = ("auto", "raw", "references")
+COVERAGES = ("all", "full")
+#: Status of a cited provision after resolution.
+STATUSES = ("resolved", "dispositivo_not_found", "article_not_found", "act_only", "act_not_in_corpus")
+RESOLUTION_RULE = (
+    "a chunk is relevant when its character span overlaps a cited provision's span (provisions located line by "
+    "line in each act); granularity 'dispositivo': grade 2 for the cited paragraph/inciso/alínea/item/caput "
+    "itself, 1 for another part of the cited artigo, an artigo cited alone is grade 2 throughout, a dispositivo "
+    "not found in the text leaves its artigo at grade 1; granularity 'article': grade 1 for every chunk "
+    "overlapping a cited artigo; a chunk keeps its highest grade; unresolved citations are listed, never dropped"
+)
+GOLD_RULE = {
+    "raw": "the human-written citation strings (`raw`), parsed by ragcov_data.citations.parse",
+    "references": "the structured references (doc_id, article, paragraph, inciso, alinea)",
+    "auto": "the human-written citation strings (`raw`) where a question has them, else its structured references",
+}
+#: Files of the shared ``irpf`` folder.
+IRPF_FILES = {"acts": "laws.jsonl", "questions": "questions.jsonl"}
+
+
+# --------------------------------------------------------------------------- questions
+
+
+def read_questions(path: str | os.PathLike) -> list[dict]:
+    """Read a questions file (JSONL, one question a line) into dicts with ``qid``, ``question``,
+    ``references`` (list of dicts) and the optional ``coverage``, ``question_summary``.
+
+    Accepted spellings: ``qid`` / ``_id`` / ``id``; ``question`` / ``text``; ``references`` (structured
+    dicts, each with ``doc_id``/``article`` ... and/or ``raw``) or ``citations`` (a string or a list of
+    strings, parsed by :func:`ragcov_data.citations.parse`).
+
+    Raises
+    ------
+    InputFileError
+        Missing file, bad JSON, a question without id, text or citations, duplicate ids; the message
+        names the file, the line and the fix.
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise InputFileError(f"questions file {str(p)!r} does not exist; pass a JSONL file of questions.")
+    records: list[tuple[str, Any]] = []
+    with open(p, encoding="utf-8") as fh:
+        for n, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                records.append((f"{p}: line {n}", json.loads(line)))
+            except ValueError as exc:
+                raise InputFileError(f"{p}: line {n} is not valid JSON ({exc}); write one JSON object a line.") from None
+    if not records:
+        raise InputFileError(f"{p}: no questions; the file is empty.")
+    return validate_questions(records)
+
+
+def validate_questions(records: Sequence[tuple[str, Any]]) -> list[dict]:
+    """Check and normalise question records given as ``(where, record)`` pairs (``where`` names the file
+    and line, or the list index, in error messages); see :func:`read_questions` for the fields."""
+    out: list[dict] = []
+    seen: set[str] = set()
+    for where, rec in records:
+        if not isinstance(rec, Mapping):
+            raise InputFileError(f"{where} is not a JSON object; write one question object a line.")
+        qid = rec.get("qid", rec.get("_id", rec.get("id")))
+        text = rec.get("question", rec.get("text"))
+        if qid is None or not str(qid).strip():
+            raise InputFileError(f"{where} has no question id; give each question a `qid`.")
+        if not isinstance(text, str) or not text.strip():
+            raise InputFileError(f"{where} (qid {qid!r}) has no question text; give it a `question`.")
+        qid = str(qid)
+        if qid in seen:
+            raise InputFileError(f"{where}: qid {qid!r} is used twice; question ids must be unique.")
+        seen.add(qid)
+        refs = rec.get("references")
+        if refs is None and "citations" in rec:
+            raws = rec["citations"]
+            raws = [raws] if isinstance(raws, str) else list(raws or [])
+            refs = [{"raw": r} for r in raws]
+        if not isinstance(refs, list) or not refs:
+            raise InputFileError(f"{where} (qid {qid!r}) has no citations; give `references` (a list of "
+                                 "{doc_id, article, ...} and/or {raw}) or `citations` (strings).")
+        for r in refs:
+            if not isinstance(r, Mapping) or not (r.get("raw") or r.get("doc_id")):
+                raise InputFileError(f"{where} (qid {qid!r}): a reference needs `raw` (a citation string) or "
+                                     f"`doc_id` (+ `article` ...); got {r!r}.")
+        out.append({**rec, "qid": qid, "question": text, "references": refs})
+    return out
+
+
+@dataclass(frozen=True)
+class _Cited:
+    doc_id: str | None
+    article: str | None
+    paragraph: str | None = None
+    inciso: str | None = None
+    alinea: str | None = None
+    item: str | None = None
+    caput: bool = False
+    raw: str = ""
+    act: str | None = None  # readable act id (for acts not in the corpus)
+
+    @property
+    def label(self) -> str:
+        parts = [f"art. {self.article}"] if self.article else []
+        if self.caput:
+            parts.append("caput")
+        if self.paragraph:
+            parts.append("parágrafo único" if self.paragraph == "único" else f"§ {self.paragraph}")
+        parts += [x for x in (self.inciso, self.alinea, self.item) if x]
+        return f"{self.doc_id or self.act or '?'}: " + (" > ".join(parts) or "(act)")
+
+
+def act_of(doc: Any) -> Any:
+    """The act a document is: read from its ``title``, its ``doc_id`` (``lei-9250-1995``) or the heading at
+    the top of its text (``LEI Nº 9.250, DE 26 DE DEZEMBRO DE 1995.``), in that order; None if none names a
+    numbered act."""
+    title = doc.metadata.get("title")
+    sources = [title if isinstance(title, str) else None, doc.doc_id.replace("-", " ").replace("_", " ")]
+    for source in sources:
+        if source:
+            hit = next((c.act for c in cit.parse(source) if c.act is not None and c.act.number), None)
+            if hit is not None:
+                return hit
+    lines = [ln.strip() for ln in doc.text[:2000].splitlines() if ln.strip()][:8]
+    for line in lines:  # a heading: a line that starts with the act's own name
+        m = cit.ACT_RE.match(line)
+        if m is not None:
+            return cit.parse(line[:m.end()])[0].act
+    return None
+
+
+def _table(acts: Sequence[Any]) -> dict:
+    """Alias table: the default one, with each act of the corpus mapped to its own document (see
+    :func:`act_of`; a corpus act overrides the default entry, the first document naming an act wins)."""
+    table = dict(cit.DOC_IDS)
+    claimed: set = set()
+    for doc in acts:
+        hit = act_of(doc)
+        if hit is None:
+            continue
+        key = cit.act_key(hit)
+        if key not in claimed:
+            table[key] = doc.doc_id
+            claimed.add(key)
+    return table
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse_raw(raw: str, table_items: tuple) -> tuple:
+    return tuple(cit.parse(raw, table=dict(table_items)))
+
+
+def gold_citations(question: Mapping[str, Any], gold: str, table: dict) -> list[_Cited]:
+    """The cited provisions of one question (distinct, in order) under the ``gold`` rule."""
+    refs = question["references"]
+    has_raw = any(r.get("raw") for r in refs)
+    use_raw = gold == "raw" or (gold == "auto" and has_raw)
+    out: dict[tuple, _Cited] = {}
+    if use_raw:
+        items = tuple(sorted(table.items()))
+        for raw in dict.fromkeys(r["raw"] for r in refs if r.get("raw")):
+            for c in _parse_raw(raw, items):
+                if c.act is None:
+                    continue
+                act = cit.canonical_id(c.act) or c.act.text
+                x = _Cited(c.doc_id, c.article, c.paragraph, c.inciso, c.alinea, c.item, c.caput, raw, act)
+                out.setdefault((x.doc_id or act, x.article, x.paragraph, x.inciso, x.alinea, x.item, x.caput), x)
+    else:
+        for r in refs:
+            if not r.get("doc_id"):
+                continue
+            x = _Cited(r["doc_id"], _s(r.get("article")), _s(r.get("paragraph")), _s(r.get("inciso")),
+                       _s(r.get("alinea")), _s(r.get("item")), bool(r.get("caput", False)), r.get("raw") or "",
+                       r["doc_id"])
+            out.setdefault((x.doc_id, x.article, x.paragraph, x.inciso, x.alinea, x.item, x.caput), x)
+    return list(out.values())
+
+
+def _s(v: Any) -> str | None:
+    if v is None or (isinstance(v, float) and np.isnan(v)):
+        return None
+    s = str(v).strip()
+    return s or None
+
+
+# --------------------------------------------------------------------------- chunks
+
+
+def chunk_act(text: str, chunking: str, *, chunk_words: int, query_words: int, min_words: int | None,
+              max_words: int | None) -> tuple[list[tuple[int, int, str | None, bool]], list[str]]:
+    """Word spans ``(start, stop, unit, continued)`` of one act under ``chunking``, and its words."""
+    from ragcov_data.loaders import chunking as ch
+
+    if chunking == "words":
+        words = ch.split_words(text)
+        return [(a, b, None, False) for a, b in ch.chunk_spans(len(words), chunk_words, query_words)], words
+    from ragcov_data.loaders.dispositivos import DEFAULT_MAX_WORDS, dispositivo_spans, words_and_line_starts
+
+    words, starts = words_and_line_starts(text)
+    if chunking == "dispositivo":
+        parts, _ = dispositivo_spans(words, starts, min_words=min_words or query_words,
+                                     max_words=max_words or DEFAULT_MAX_WORDS, chunk_words=chunk_words,
+                                     query_words=query_words)
+    else:
+        from ragcov_data.loaders.articles import article_spans
+
+        parts, _ = article_spans(words, starts, chunk_words=chunk_words, query_words=query_words)
+    return [(p.start, p.stop, p.unit, p.continued) for p in parts], words
+
+
+@functools.lru_cache(maxsize=16)
+def _located(text: str) -> Any:
+    from ragcov_data.loaders.articles import locate, word_starts
+
+    return locate(text), word_starts(text)
+
+
+# --------------------------------------------------------------------------- the task
+
+
+@dataclass
+class CitedTask(Task):
+    """A cited-questions task: :class:`ragcov_data.task.Task` plus ``citations`` (one row per question
+    and cited provision, see the module docstring)."""
+
+    citations: pd.DataFrame = field(default_factory=pd.DataFrame)
+
+    def full(self) -> "CitedTask":
+        """The questions whose cited acts are all in the corpus (``coverage == "full"``)."""
+        keep = set(self.queries.loc[~self.queries["partial"].astype(bool), "_id"])
+        return _subset(self, keep, "full")
+
+
+def _subset(task: CitedTask, keep: set, name: str) -> CitedTask:
+    q = task.queries[task.queries["_id"].isin(keep)].reset_index(drop=True)
+    r = task.qrels[task.qrels["query-id"].isin(keep)].reset_index(drop=True)
+    c = task.citations[task.citations["query-id"].isin(keep)].reset_index(drop=True)
+    manifest = json.loads(json.dumps(task.manifest))
+    manifest.setdefault("config", {})["coverage"] = name
+    manifest.setdefault("counts", {}).update({"queries": int(len(q)), "qrels": int(len(r))})
+    return CitedTask(task.corpus, q, r, manifest, citations=c)
+
+
+def _read_acts(acts: Any) -> Any:
+    from ragcov_data.acervo import Acervo, read_acervo
+
+    return acts if isinstance(acts, Acervo) else read_acervo(acts)
+
+
+def build_cited_task(
+    acts: Any,
+    questions: str | os.PathLike | Sequence[Mapping[str, Any]],
+    *,
+    chunking: str = "article",
+    chunk_words: int = 100,
+    query_words: int = 20,
+    min_words: int | None = None,
+    max_words: int | None = None,
+    granularity: str = "dispositivo",
+    gold: str = "auto",
+    coverage: str = "all",
+    dataset: str = "cited_questions",
+    config_name: str | None = None,
+    warn: bool = True,
+) -> CitedTask:
+    """Build the cited-questions task: chunk the acts, read the questions, resolve their citations.
+
+    Parameters
+    ----------
+    acts : path, list of paths or Acervo
+        The acts (anything :func:`ragcov_data.read_acervo` reads; ``doc_id``, ``text``, optional ``title``).
+    questions : path or list of dict
+        A questions JSONL file (:func:`read_questions`) or its records.
+    chunking : {"words", "dispositivo", "article"}, default: "article"
+        Word windows of ``chunk_words``; dispositivo units (``min_words``/``max_words``); one chunk per artigo.
+    granularity : {"dispositivo", "article"}, default: "dispositivo"
+        Grades of the qrels (see :data:`RESOLUTION_RULE`).
+    gold : {"auto", "raw", "references"}, default: "auto"
+        Which gold to read (:data:`GOLD_RULE`).
+    coverage : {"all", "full"}, default: "all"
+        ``"full"`` keeps only questions whose cited acts are all present (``coverage == "full"``).
+    warn : bool
+        Warn (listing them) about citations that resolve to no chunk.
+
+    Returns
+    -------
+    CitedTask
+    """
+    from ragcov_data import __version__
+    from ragcov_data.loaders import chunking as ch
+
+    _check(chunking, granularity, gold, coverage)
+    ch.validate_sizes(chunk_words, query_words)
+    if chunking == "dispositivo":
+        from ragcov_data.loaders.dispositivos import settings
+
+        settings("dispositivo", min_words, max_words, query_words)
+    elif min_words is not None or max_words is not None:
+        raise RagcovError(f"`min_words`/`max_words` apply to chunking='dispositivo'; drop them for "
+                          f"chunking={chunking!r} (an article chunk is the whole artigo).")
+    acervo = _read_acts(acts)
+    qsource = None
+    if isinstance(questions, (str, os.PathLike)):
+        qsource = Path(questions)
+        qs = read_questions(questions)
+    else:
+        qs = validate_questions([(f"`questions[{i}]`", q) for i, q in enumerate(questions)])
+    # ---- corpus
+    rows: dict[str, list] = {k: [] for k in ("_id", "doc_id", "chunk_index", "text", "unit", "continued",
+                                             "start_char", "end_char")}
+    meta_cols = list(acervo.metadata_columns)
+    meta_rows: list[tuple] = []
+    bounds: dict[str, tuple[np.ndarray, np.ndarray, int]] = {}  # doc -> chunk char starts, ends, first row
+    index: dict[str, Any] = {}
+    for doc in acervo.documents:
+        spans, words = chunk_act(doc.text, chunking, chunk_words=chunk_words, query_words=query_words,
+                                 min_words=min_words, max_words=max_words)
+        located, ws = _located(doc.text)
+        index[doc.doc_id] = located
+        first = len(rows["_id"])
+        cs, ce = [], []
+        for i, (a, b, unit, cont) in enumerate(spans):
+            s_char = int(ws[a])
+            e_char = int(ws[b - 1]) + len(words[b - 1])
+            rows["_id"].append(ch.chunk_id(doc.doc_id, i))
+            rows["doc_id"].append(doc.doc_id)
+            rows["chunk_index"].append(i)
+            rows["text"].append(" ".join(words[a:b]))
+            rows["unit"].append(unit)
+            rows["continued"].append(bool(cont))
+            rows["start_char"].append(s_char)
+            rows["end_char"].append(e_char)
+            cs.append(s_char)
+            ce.append(e_char)
+            meta_rows.append(tuple(doc.metadata.get(c) for c in meta_cols))
+        bounds[doc.doc_id] = (np.asarray(cs, dtype=np.int64), np.asarray(ce, dtype=np.int64), first)
+    corpus = pd.DataFrame(rows)
+    corpus["chunk_index"] = corpus["chunk_index"].astype("int64")
+    corpus["start_char"] = corpus["start_char"].astype("int64")
+    corpus["end_char"] = corpus["end_char"].astype("int64")
+    corpus["continued"] = corpus["continued"].astype(bool)
+    meta = pd.DataFrame(meta_rows, columns=meta_cols, dtype=object)
+    for c in meta_cols:
+        meta[c] = meta[c].map(lambda v: None if v is None else str(v))
+    corpus = pd.concat([corpus, meta], axis=1)
+    ids = corpus["_id"].to_numpy(dtype=object)
+    # ---- questions and their citations
+    table = _table(acervo.documents)
+    q_rows, c_rows, qrels, unresolved, coarse = resolve_citations(
+        qs, index=index, bounds=bounds, ids=ids, table=table, gold=gold, granularity=granularity, coverage=coverage)
+    if not q_rows:
+        raise RagcovError("no question is left (coverage='full' and every question is partial?); use coverage='all'.")
+    queries = pd.DataFrame(q_rows)
+    queries["partial"] = queries["partial"].astype(bool)
+    for col in ("n_citations", "n_resolved"):
+        queries[col] = queries[col].astype("int64")
+    qr = pd.DataFrame([(a, b, g) for (a, b), g in qrels.items()], columns=["query-id", "corpus-id", "score"])
+    qr["score"] = qr["score"].astype("int64")
+    order = {cid: i for i, cid in enumerate(ids)}
+    qpos = {qid: i for i, qid in enumerate(queries["_id"])}
+    qr = qr.assign(_q=qr["query-id"].map(qpos), _c=qr["corpus-id"].map(order)).sort_values(["_q", "_c"]) \
+        .drop(columns=["_q", "_c"]).reset_index(drop=True)
+    cits = pd.DataFrame(c_rows, columns=["query-id", "citation", "doc_id", "article", "paragraph", "inciso",
+                                         "alinea", "item", "caput", "raw", "status", "chunks", "article_chunks"])
+    no_gold = queries.loc[~queries["_id"].isin(set(qr["query-id"])), "_id"].tolist()
+    art_cits = cits[cits["article"].notna() & (cits["status"] != "act_not_in_corpus")]
+    counts = {
+        "documents": len(acervo.documents), "chunks": int(len(corpus)), "queries": int(len(queries)),
+        "queries_partial": int(queries["partial"].sum()), "qrels": int(len(qr)),
+        "grades": {str(int(g)): int(n) for g, n in qr["score"].value_counts().sort_index().items()},
+        "citations": int(len(cits)),
+        "citations_by_status": {s: int((cits["status"] == s).sum()) for s in STATUSES},
+        "article_citations_in_corpus": int(len(art_cits)),
+        "article_citations_resolved": int(art_cits["status"].isin(["resolved", "dispositivo_not_found"]).sum()),
+        "queries_without_relevant_chunk": len(no_gold),
+    }
+    name = config_name or _config_name(chunking, chunk_words, query_words, min_words, max_words, granularity,
+                                       coverage)
+    manifest = {
+        "dataset": dataset,
+        "task": "cited questions",
+        "config": {"name": name, "chunking": chunking, "chunk_words": chunk_words, "query_words": query_words,
+                   "min_words": min_words, "max_words": max_words, "granularity": granularity, "gold": gold,
+                   "coverage": coverage},
+        "rules": {"resolution": RESOLUTION_RULE, "gold": GOLD_RULE[gold],
+                  "provisions": _articles_rule(), "chunking": _chunking_rule(chunking),
+                  "partial": "questions whose answers also cite acts absent from the corpus (coverage 'partial') are "
+                             "kept with partial=True; coverage='full' (or CitedTask.full()) keeps the others",
+                  "ids": "corpus _id = '<doc_id>#<chunk_index:04d>'"},
+        "sources": [s.to_dict() for s in acervo.sources] + (
+            [{"name": qsource.name, "path": str(qsource), "sha256": _sha(qsource)}] if qsource else []),
+        "metadata_columns": meta_cols,
+        "counts": counts,
+        "unresolved": unresolved,
+        "dispositivo_not_found": coarse,
+        "queries_without_relevant_chunk": no_gold,
+        "ragcov_version": __version__,
+    }
+    for df in (corpus, queries, qr):
+        for c in df.columns:
+            if df[c].dtype == object and c not in ("unit", "question_summary") and c not in meta_cols:
+                df[c] = df[c].astype("str")
+    if warn:
+        _warn(counts, unresolved, coarse, name)
+    return CitedTask(corpus, queries, qr, manifest, citations=cits)
+
+
+def resolve_citations(questions: Sequence[Mapping[str, Any]], *, index: Mapping[str, Any], bounds: Mapping[str, tuple],
+                      ids: np.ndarray, table: dict, gold: str = "auto", granularity: str = "dispositivo",
+                      coverage: str = "all") -> tuple[list, list, dict, list, list]:
+    """Resolve every question's citations onto a chunked corpus (the qrels step of :func:`build_cited_task`).
+
+    Parameters
+    ----------
+    questions : sequence of dict
+        Records of :func:`read_questions`.
+    index : mapping doc_id -> ProvisionIndex
+        :func:`ragcov_data.loaders.articles.locate` of each act.
+    bounds : mapping doc_id -> (chunk start chars, chunk end chars, first corpus row)
+    ids : ndarray
+        Corpus ``_id`` of every row.
+    table : dict
+        Alias table (act key -> doc_id) for parsed citations.
+
+    Returns
+    -------
+    (query rows, citation rows, {(query-id, corpus-id): grade}, unresolved, dispositivo_not_found)
+    """
+    known = set(bounds)
+    q_rows, c_rows = [], []
+    qrels: dict[tuple[str, str], int] = {}
+    unresolved, coarse = [], []
+    for q in questions:
+        cov = q.get("coverage") or "full"
+        partial = cov == "partial"
+        if coverage == "full" and partial:
+            continue
+        cited = gold_citations(q, gold, table)
+        n_res = 0
+        for c in cited:
+            status, chunks, art_chunks = _resolve(c, index, bounds, ids, known)
+            if status in ("resolved", "dispositivo_not_found"):
+                n_res += 1
+                for cid in art_chunks:
+                    qrels.setdefault((q["qid"], cid), 1)
+                if granularity == "dispositivo":
+                    for cid in chunks:
+                        qrels[(q["qid"], cid)] = 2
+            if status != "resolved":
+                entry = {"query-id": q["qid"], "citation": c.label, "status": status, "raw": c.raw}
+                (coarse if status == "dispositivo_not_found" else unresolved).append(entry)
+            c_rows.append({"query-id": q["qid"], "citation": c.label, "doc_id": c.doc_id or c.act,
+                           "article": c.article, "paragraph": c.paragraph, "inciso": c.inciso, "alinea": c.alinea,
+                           "item": c.item, "caput": bool(c.caput), "raw": c.raw, "status": status,
+                           "chunks": list(chunks), "article_chunks": list(art_chunks)})
+        summary = q.get("question_summary")
+        q_rows.append({"_id": q["qid"], "text": q["question"], "coverage": cov, "partial": partial,
+                       "question_summary": summary, "topic": topic_of(summary) or q["qid"],
+                       "n_citations": len(cited), "n_resolved": n_res})
+    return q_rows, c_rows, qrels, unresolved, coarse
+
+
+def _resolve(c: _Cited, index: dict, bounds: dict, ids: np.ndarray, known: set) -> tuple[str, list, list]:
+    """Status, chunks overlapping the cited provision, chunks overlapping its artigo."""
+    if c.doc_id is None or c.doc_id not in known:
+        return "act_not_in_corpus", [], []
+    if c.article is None:  # an act cited as a whole: nothing to grade, listed as unresolved
+        return "act_only", [], []
+    idx = index[c.doc_id]
+    art = idx.article(c.article)
+    if art is None:
+        return "article_not_found", [], []
+    art_chunks = _overlap(bounds[c.doc_id], ids, art.start, art.end)
+    prov, depth = idx.find(c.article, c.paragraph, c.inciso, c.alinea, c.item, c.caput)
+    cited = max([i + 1 for i, v in enumerate((c.paragraph, c.inciso, c.alinea, c.item)) if v is not None],
+                default=1 if c.caput else 0)
+    if depth < cited:
+        return "dispositivo_not_found", [], art_chunks
+    return "resolved", _overlap(bounds[c.doc_id], ids, prov.start, prov.end), art_chunks
+
+
+def _overlap(b: tuple[np.ndarray, np.ndarray, int], ids: np.ndarray, start: int, end: int) -> list[str]:
+    """Chunks of one document whose character span overlaps ``[start, end)``."""
+    cs, ce, first = b
+    lo = int(np.searchsorted(ce, start, side="right"))  # first chunk ending after start
+    hi = int(np.searchsorted(cs, end, side="left"))  # chunks starting before end
+    return [str(x) for x in ids[first + lo:first + max(hi, lo)]]
+
+
+def _warn(counts: dict, unresolved: list, coarse: list, name: str) -> None:
+    by = counts["citations_by_status"]
+    art = [u for u in unresolved if u["status"] == "article_not_found"]
+    msgs = []
+    if art:
+        shown = "; ".join(f"{u['query-id']}: {u['citation']}" for u in art[:5])
+        msgs.append(f"{len(art)} cited artigo(s) not found in their act ({shown}{' ...' if len(art) > 5 else ''})")
+    if by["act_only"]:
+        msgs.append(f"{by['act_only']} citation(s) of a whole act (no artigo to grade)")
+    if by["act_not_in_corpus"]:
+        msgs.append(f"{by['act_not_in_corpus']} citation(s) of acts not in the corpus")
+    if coarse:
+        shown = "; ".join(f"{u['query-id']}: {u['citation']}" for u in coarse[:3])
+        msgs.append(f"{len(coarse)} cited dispositivo(s) resolved to their artigo only ({shown}"
+                    f"{' ...' if len(coarse) > 3 else ''})")
+    if msgs:
+        warnings.warn(f"cited questions ({name}): " + "; ".join(msgs) + ". Every one is listed in the manifest "
+                      "(`unresolved`, `dispositivo_not_found`).", stacklevel=3)
+
+
+def _sha(p: Path) -> str:
+    from ragcov_data.acervo import sha256_file
+
+    return sha256_file(p)
+
+
+def _articles_rule() -> str:
+    from ragcov_data.loaders.articles import LOCATE_RULE
+
+    return LOCATE_RULE
+
+
+def _chunking_rule(chunking: str) -> str:
+    if chunking == "words":
+        from ragcov_data.loaders.chunking import WORD_RULE
+
+        return "word windows of chunk_words words; " + WORD_RULE
+    if chunking == "article":
+        from ragcov_data.loaders.articles import ARTICLE_RULE
+
+        return ARTICLE_RULE
+    from ragcov_data.loaders.dispositivos import SIZE_RULE
+
+    return SIZE_RULE
+
+
+def _check(chunking: str, granularity: str, gold: str, coverage: str) -> None:
+    for name, value, allowed in (("chunking", chunking, CHUNKINGS), ("granularity", granularity, GRANULARITIES),
+                                 ("gold", gold, GOLDS), ("coverage", coverage, COVERAGES)):
+        if value not in allowed:
+            raise RagcovError(f"`{name}` must be one of {list(allowed)}; got {value!r}.")
+
+
+def _config_name(chunking: str, chunk_words: int, query_words: int, min_words: int | None, max_words: int | None,
+                 granularity: str, coverage: str) -> str:
+    if chunking == "words":
+        name = f"words-{chunk_words}"
+    else:
+        name = chunking + (f"-{max_words}" if max_words else "") + (f"-min{min_words}" if min_words else "")
+    if granularity == "article":
+        name += "-artqrels"
+    if coverage == "full":
+        name += "-full"
+    return name
+
+
+# --------------------------------------------------------------------------- datasets builders
+
+
+@dataclass
+class CitedQuestionsConfig(datasets.BuilderConfig):
+    """Config of the cited-questions task (see :func:`build_cited_task` for each field).
+
+    Named configs: ``words-50``, ``words-100``, ``words-200``, ``dispositivo``, ``article`` (default); any
+    other through ``chunking=``, ``chunk_words=``, ``granularity=``, ``coverage=``, ``gold=``.
+    """
+
+    chunking: str = "article"
+    chunk_words: int = 100
+    query_words: int = 20
+    min_words: int | None = None
+    max_words: int | None = None
+    granularity: str = "dispositivo"
+    gold: str = "auto"
+    coverage: str = "all"
+    acts_files: tuple[str, ...] | None = None
+    questions_file: str | None = None
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _check(self.chunking, self.granularity, self.gold, self.coverage)
+
+    def derived_name(self) -> str:
+        return _config_name(self.chunking, self.chunk_words, self.query_words, self.min_words, self.max_words,
+                            self.granularity, self.coverage)
+
+
+def _named_configs() -> list[CitedQuestionsConfig]:
+    v = datasets.Version("1.0.0")
+    out = [CitedQuestionsConfig(name=f"words-{n}", chunking="words", chunk_words=n, version=v,
+                                description=f"{n}-word windows") for n in (50, 100, 200)]
+    out.append(CitedQuestionsConfig(name="dispositivo", chunking="dispositivo", version=v,
+                                    description="dispositivo units"))
+    out.append(CitedQuestionsConfig(name="article", chunking="article", version=v, description="one chunk per artigo"))
+    out.append(CitedQuestionsConfig(name="article-full", chunking="article", coverage="full", version=v,
+                                    description="one chunk per artigo; questions with full coverage only"))
+    return out
+
+
+def _features(meta_cols: Sequence[str]) -> dict[str, datasets.Features]:
+    V = datasets.Value
+    return {
+        "corpus": datasets.Features({"_id": V("string"), "doc_id": V("string"), "chunk_index": V("int64"),
+                                     "text": V("string"), "unit": V("string"), "continued": V("bool"),
+                                     "start_char": V("int64"), "end_char": V("int64"),
+                                     **{c: V("string") for c in meta_cols}}),
+        "queries": datasets.Features({"_id": V("string"), "text": V("string"), "coverage": V("string"),
+                                      "partial": V("bool"), "question_summary": V("string"), "topic": V("string"),
+                                      "n_citations": V("int64"), "n_resolved": V("int64")}),
+        "qrels": datasets.Features({"query-id": V("string"), "corpus-id": V("string"), "score": V("int64")}),
+        "citations": datasets.Features({"query-id": V("string"), "citation": V("string"), "doc_id": V("string"),
+                                        "article": V("string"), "paragraph": V("string"), "inciso": V("string"),
+                                        "alinea": V("string"), "item": V("string"), "caput": V("bool"),
+                                        "raw": V("string"), "status": V("string"),
+                                        "chunks": datasets.List(V("string")),
+                                        "article_chunks": datasets.List(V("string"))}),
+    }
+
+
+@functools.lru_cache(maxsize=8)
+def _cached(acts: tuple[str, ...], questions: str, fingerprint: str, cfg: tuple) -> CitedTask:
+    chunking, chunk_words, query_words, min_words, max_words, granularity, gold, coverage, dataset, name = cfg
+    return build_cited_task(list(acts), questions, chunking=chunking, chunk_words=chunk_words,
+                            query_words=query_words, min_words=min_words, max_words=max_words,
+                            granularity=granularity, gold=gold, coverage=coverage, dataset=dataset,
+                            config_name=name)
+
+
+class CitedQuestionsBuilder(TaskBuilder):
+    """``cited_questions``: ``data_files={"acts": ..., "questions": ...}``; splits corpus, queries, qrels,
+    citations."""
+
+    VERSION = datasets.Version("1.0.0")
+    BUILDER_CONFIG_CLASS = CitedQuestionsConfig
+    BUILDER_CONFIGS = _named_configs()
+    DEFAULT_CONFIG_NAME = "article"
+    DATASET = "cited_questions"
+
+    def __init__(self, *args: Any, data_files: Any = None, **kwargs: Any) -> None:
+        if data_files is not None:
+            kwargs["acts_files"], kwargs["questions_file"] = self._files(data_files)
+        kwargs.setdefault("dataset_name", self.DATASET)
+        super().__init__(*args, **kwargs)
+
+    @staticmethod
+    def _files(data_files: Any) -> tuple[tuple[str, ...], str]:
+        if not isinstance(data_files, Mapping) or "acts" not in data_files or "questions" not in data_files:
+            raise InputFileError("`data_files` must be a dict with 'acts' (the acts: JSONL/CSV/parquet or a folder) "
+                                 "and 'questions' (a JSONL of questions); got "
+                                 f"{data_files if not isinstance(data_files, Mapping) else sorted(data_files)!r}.")
+        acts = data_files["acts"]
+        acts = [acts] if isinstance(acts, (str, os.PathLike)) else list(acts)
+        q = data_files["questions"]
+        if not isinstance(q, (str, os.PathLike)):
+            q = list(q)
+            if len(q) != 1:
+                raise InputFileError(f"`data_files['questions']` must be one file; got {len(q)}.")
+            q = q[0]
+        return tuple(str(Path(a).expanduser().resolve()) for a in acts), str(Path(q).expanduser().resolve())
+
+    def _create_builder_config(self, config_name=None, custom_features=None, config_id=None, **config_kwargs):
+        config, cid = super()._create_builder_config(config_name=config_name, custom_features=custom_features,
+                                                     config_id=config_id, **config_kwargs)
+        config.name = config.derived_name()
+        if config_id is None:
+            from datasets.fingerprint import Hasher
+
+            acts, q = self._sources(config)
+            key = {"cfg": self._cfg(config), "sources": self._fingerprint(acts, q)}
+            cid = f"{config.name}-{Hasher.hash(key)}"
+        return config, cid
+
+    def _sources(self, config: CitedQuestionsConfig) -> tuple[tuple[str, ...], str]:
+        if not config.acts_files or not config.questions_file:
+            raise InputFileError("cited_questions needs `data_files={'acts': ..., 'questions': ...}`.")
+        return tuple(config.acts_files), config.questions_file
+
+    @staticmethod
+    def _fingerprint(acts: Sequence[str], questions: str) -> str:
+        from ragcov_data.api import _content_hash
+
+        for p in [*acts, questions]:
+            if not Path(p).exists():
+                raise InputFileError(f"source {p!r} does not exist; check `data_files` / `data_dir`.")
+        return _content_hash([*acts, questions])
+
+    def _cfg(self, c: CitedQuestionsConfig) -> tuple:
+        return (c.chunking, c.chunk_words, c.query_words, c.min_words, c.max_words, c.granularity, c.gold,
+                c.coverage, self.DATASET, c.name)
+
+    def source_files(self) -> list[str]:
+        acts, q = self._sources(self.config)
+        return [*acts, q]
+
+    def task(self) -> CitedTask:
+        """The :class:`CitedTask` this builder serves (built once per process and source content)."""
+        acts, q = self._sources(self.config)
+        return _cached(acts, q, self._fingerprint(acts, q), self._cfg(self.config))
+
+    def _split_features(self) -> dict[str, datasets.Features]:
+        return _features(self.task().manifest["metadata_columns"])
+
+    def _info(self) -> datasets.DatasetInfo:
+        from ragcov_data.task import manifest_description
+
+        task = self.task()
+        return datasets.DatasetInfo(description=manifest_description(task.manifest),
+                                    features=self._split_features()["corpus"],
+                                    license="Official acts: not protected by copyright (Lei 9.610/98, art. 8, IV).")
+
+    def _split_generators(self, dl_manager: Any) -> list[datasets.SplitGenerator]:
+        return [datasets.SplitGenerator(name=s, gen_kwargs={"split": s})
+                for s in ("corpus", "queries", "qrels", "citations")]
+
+    def _split_frame(self, split: str) -> pd.DataFrame:
+        t = self.task()
+        return t.citations if split == "citations" else t[split]
+
+
+class IRPFBuilder(CitedQuestionsBuilder):
+    """``irpf``: the shared IRPF questions and acts (``data_dir=`` a folder with ``irpf/`` or the ``irpf``
+    folder itself; default ``$RAGCOV_DATA_DIR``)."""
+
+    DATASET = "irpf"
+
+    def __init__(self, *args: Any, data_dir: Any = None, **kwargs: Any) -> None:
+        folder = irpf_dir(data_dir)
+        kwargs["acts_files"] = (str(folder / IRPF_FILES["acts"]),)
+        kwargs["questions_file"] = str(folder / IRPF_FILES["questions"])
+        super().__init__(*args, **kwargs)
+
+
+def irpf_dir(data_dir: str | os.PathLike | None = None) -> Path:
+    """The folder with ``laws.jsonl`` and ``questions.jsonl``: ``data_dir`` itself or its ``irpf/``."""
+    if data_dir is None:
+        from ragcov_data.paths import data_dir as default_dir
+
+        base = Path(default_dir(None))
+    else:
+        base = Path(data_dir).expanduser()
+    for folder in (base, base / "irpf"):
+        if all((folder / f).is_file() for f in IRPF_FILES.values()):
+            return folder.resolve()
+    raise InputFileError(f"{str(base)!r} has neither {list(IRPF_FILES.values())} nor an irpf/ folder with them; pass "
+                         "`data_dir=` the shared data folder (or its irpf/ folder).")

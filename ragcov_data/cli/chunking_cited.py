@@ -1,0 +1,147 @@
+"""``ragcov chunking --dataset irpf``: chunkings x retrievers on real cited questions, one family.
+
+    ragcov chunking --dataset irpf --data-dir ../shared/data --retriever bm25,tfidf --json irpf-chunking.json
+    ragcov chunking --dataset irpf --data-dir ../shared/data --chunking words-100,article --retriever bm25
+    ragcov chunking --dataset cited_questions --data-files acts.jsonl --questions questions.jsonl
+
+The same questions are asked under every chunking (default: words-50, words-100, words-200, dispositivo,
+article), each retriever runs on each, every (chunking, retriever) is scored per question against its
+own chunking's qrels, and the systems are ranked as one family (:func:`ragcov_data.eval.cited.
+cited_chunking_study`) on recall@10 and nDCG@10 of the cited provisions.
+"""
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from typing import Any
+
+from ragcov_data.errors import RagcovError
+
+#: Datasets this branch of ``ragcov chunking`` serves.
+DATASETS = ("irpf", "cited_questions")
+DEFAULT_CHUNKINGS = ("words-50", "words-100", "words-200", "dispositivo", "article")
+_CHUNKING = re.compile(r"^(?:words-(\d+)|dispositivo(?:-(\d+))?|article)$")
+
+
+def extend_parser(p: argparse.ArgumentParser) -> None:
+    """Let ``--retriever`` and ``--chunking`` take comma lists and add the cited-questions options."""
+    for action in p._actions:  # the shared options keep their names; lists are checked in `dispatch`
+        if action.dest in ("retriever", "chunking"):
+            action.choices = None
+    g = p.add_argument_group("cited questions (--dataset irpf / cited_questions)")
+    g.add_argument("--questions", metavar="FILE", help="cited_questions: the questions JSONL (acts in --data-files)")
+    g.add_argument("--granularity", choices=("dispositivo", "article"), default="dispositivo",
+                   help="relevance of the cited dispositivo itself (graded) or of its whole artigo (default: "
+                        "dispositivo)")
+    g.add_argument("--where", choices=("all", "full"), default="all",
+                   help="'full': only questions whose cited acts are all in the corpus (default: all)")
+    g.add_argument("--metrics", default="recall@10,ndcg@10",
+                   help="comma list of recall@k, ndcg@k, hit@k: one family-wise table each (default: recall@10,ndcg@10)")
+    g.add_argument("--cluster", choices=("auto", "query", "topic", "article"), default="auto",
+                   help="unit of inference: the question, its topic, its first cited artigo, or auto (topic when "
+                        "its ICC > 0.05)")
+
+
+def _split(value: str | None) -> list[str]:
+    return [x.strip() for x in (value or "").split(",") if x.strip()]
+
+
+def dispatch(args: argparse.Namespace) -> int | None:
+    """Run the cited-questions comparison when ``--dataset`` is one of :data:`DATASETS` (returns the exit
+    code); else check that the acervo branch got one retriever and return None."""
+    from ragcov_data.cli.run import RETRIEVERS
+
+    retrievers = _split(args.retriever)
+    bad = [r for r in retrievers if r not in RETRIEVERS]
+    if bad or not retrievers:
+        raise RagcovError(f"--retriever must be one of {list(RETRIEVERS)} (a comma list with --dataset irpf); "
+                          f"got {args.retriever!r}.")
+    if args.dataset not in DATASETS:
+        if len(retrievers) > 1:
+            raise RagcovError("a list of retrievers applies to --dataset irpf / cited_questions; the acervo "
+                              "comparison runs one --retriever.")
+        if args.chunking not in (None, "words", "dispositivo"):
+            raise RagcovError(f"--chunking must be 'words' or 'dispositivo' here; got {args.chunking!r}.")
+        return None
+    return run_cited(args, retrievers)
+
+
+def _chunkings(value: str | None) -> list[tuple[str, dict[str, Any]]]:
+    names = _split(value) or list(DEFAULT_CHUNKINGS)
+    out = []
+    for n in names:
+        m = _CHUNKING.match(n)
+        if m is None:
+            raise RagcovError(f"--chunking entries must be words-N, dispositivo[-N] or article; got {n!r}.")
+        if n.startswith("words"):
+            out.append((n, {"chunking": "words", "chunk_words": int(m.group(1))}))
+        elif n.startswith("dispositivo"):
+            out.append((n, {"chunking": "dispositivo", "max_words": int(m.group(2)) if m.group(2) else None}))
+        else:
+            out.append((n, {"chunking": "article"}))
+    if len(set(names)) != len(names):
+        raise RagcovError(f"--chunking lists a chunking twice: {names}.")
+    return out
+
+
+def _sources(args: argparse.Namespace) -> tuple[Any, Any]:
+    from pathlib import Path
+
+    if args.dataset == "irpf":
+        from ragcov_data.loaders.cited_questions import IRPF_FILES, irpf_dir
+
+        folder = irpf_dir(args.data_dir)
+        return folder / IRPF_FILES["acts"], folder / IRPF_FILES["questions"]
+    if not args.data_files or not args.questions:
+        raise RagcovError("--dataset cited_questions needs the acts (--data-files) and --questions FILE.")
+    return [Path(f) for f in args.data_files], Path(args.questions)
+
+
+def run_cited(args: argparse.Namespace, retrievers: list[str]) -> int:
+    """Build every chunking, run every retriever, print the family-wise table; write JSON if asked."""
+    import copy
+    import warnings
+
+    from ragcov_data.cli.run import make_retriever
+    from ragcov_data.eval.cited import cited_chunking_study
+    from ragcov_data.loaders.cited_questions import build_cited_task
+    from ragcov_data.paths import check_writable
+
+    if args.json_out:
+        check_writable(args.json_out)
+    metrics = _split(args.metrics)
+    if getattr(args, "metric", "hit@1") != "hit@1":  # the acervo branch's --metric, given here: honoured
+        if args.metrics != "recall@10,ndcg@10":
+            raise RagcovError("give the metrics once: --metrics (a comma list) or --metric, not both.")
+        metrics = _split(args.metric)
+    acts, questions = _sources(args)
+    tasks = {}
+    query_words = args.query_words or 20
+    for name, kw in _chunkings(args.chunking):
+        if kw["chunking"] == "dispositivo" and args.min_words is not None:
+            kw["min_words"] = args.min_words
+        if kw["chunking"] == "dispositivo" and kw.get("max_words") is None and args.max_words is not None:
+            kw["max_words"] = args.max_words
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            tasks[name] = build_cited_task(acts, questions, query_words=query_words, dataset=args.dataset,
+                                           config_name=name, granularity=args.granularity, **kw)
+        for w in caught:  # unresolved citations: on the console, never silent
+            print(f"ragcov chunking: {w.message}", file=sys.stderr)
+
+    def factory(name: str):
+        def make():
+            a = copy.copy(args)
+            a.retriever = name
+            return make_retriever(a)
+        return make
+
+    res = cited_chunking_study(tasks, {r: factory(r) for r in retrievers}, metrics=metrics,
+                               granularity=args.granularity, where=args.where, cluster=args.cluster,
+                               level=args.level, n_resamples=args.n_resamples, seed=args.seed)
+    print(res.summary())
+    if args.json_out:
+        res.to_json(args.json_out)
+        print(f"wrote {args.json_out}")
+    return 0

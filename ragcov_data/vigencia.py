@@ -1,0 +1,297 @@
+"""Vigência: which wording of a compiled act is in force, and what the act says of its own status.
+
+Compiled acts are published with their history inside them:
+
+- **Planalto** pages (planalto.gov.br) print a provision's superseded wording struck through (``<strike>``,
+  ``<s>``, ``<del>`` or a ``text-decoration: line-through`` style) next to the wording in force;
+- the Receita's **SIJUT** pages mark a provision that no longer applies with ``[Revogado(a) pelo(a) ...]``
+  after its wording;
+- a **Markdown** clip of such a page keeps the strike as ``~~...~~``;
+- **plain text** extracted from any of them loses the markup, and the old and new wording of one provision
+  follow each other under one number, the later carrying ``(Redação dada pela ...)``.
+
+:func:`superseded_spans` finds the superseded wording of a text (the struck spans found while reading the
+markup, plus :data:`PAIR_RULE` and :data:`SIJUT_RULE` on the text) and :func:`resolve` takes it out (the
+default) or keeps it with its character spans. :func:`document_status` reads the act's own status where the
+text states it (:data:`STATUS_RULE`). :func:`chunk_in_force` turns both into the chunk column ``in_force``.
+"""
+from __future__ import annotations
+
+import re
+from typing import Iterable, Sequence
+
+#: Statuses a document may state (None: the text states none).
+STATUSES = ("revoked", "suspended")
+
+PAIR_RULE = (
+    "plain text: a dispositivo whose unit carries '(Redação dada ...)' supersedes the previous dispositivo with "
+    "the same marker (Art. n, § n, Parágrafo único, inciso, alínea) when no dispositivo of its level or above "
+    "comes between them: the earlier unit (from its line to the later one) is superseded wording"
+)
+SIJUT_RULE = (
+    "SIJUT pages: a '[Revogado(a) pelo(a) ...]' line after the act's first artigo ends a revoked provision: from "
+    "the line of the dispositivo or heading it follows (at most 15 lines back) to the annotation is superseded "
+    "wording"
+)
+MARKUP_RULE = (
+    "HTML: text inside <strike>, <s>, <del> or an element styled text-decoration: line-through; Markdown: "
+    "text between ~~ and ~~ (the tildes are markup and dropped)"
+)
+STATUS_RULE = (
+    "a line that opens with an annotation '(Revogado/Revogada pelo/pela ...)', '[Revogado(a) pelo(a) ...]', "
+    "'(Suspenso/Suspensa ...)', '(Suspensos os efeitos ...)' or '(Suspensa a execução ...)' states the "
+    "document's status when it stands before the act's first artigo (a page header) or after its last one "
+    "(no artigo line between it and the end or the next ANEXO): revoked, else suspended; otherwise none "
+    "(an annotation inside the articulated text is about one provision); a text without line breaks (a task's "
+    "joined chunks) is read with a line break before every such annotation, artigo and ANEXO"
+)
+IN_FORCE_RULE = (
+    "a chunk is in force unless at least half of its words are superseded wording (kept with "
+    "keep_superseded=True) or its document states it is revoked or suspended"
+)
+
+_MARK = re.compile(
+    r"(?:(?:Art|ART)\.?\s*(?P<art>\d{1,4}(?:\.\d{3})*)\s*[º°o]?\.?(?:-?(?P<artl>[A-Z])\b)?"
+    r"|§\s*(?P<par>\d{1,3})\s*[º°o]?(?:-?(?P<parl>[A-Z])\b)?"
+    r"|(?P<unico>Par[áa]grafo\s+[úu]nico)"
+    r"|(?P<inc>[IVXLC]{1,7})\s*[-–—]"
+    r"|(?P<ali>[a-z])\))")
+_LEVEL = {"art": 1, "par": 2, "unico": 2, "inc": 3, "ali": 4}
+_REDACAO = re.compile(r"reda[çc][ãa]o\s+dada", re.I)
+_SIJUT_REVOKED = re.compile(r"^\s*\[\s*Revogad[oa]\(a\)\s+pel[oa]\(a\)", re.I)
+_STATUS = re.compile(
+    r"^\s*[\(\[]\s*(?:(?P<rev>Revogad[oa]s?(?:\(a\))?\s+pel[oa]s?(?:\(a\))?)"
+    r"|(?P<sus>Suspens[oa]s?\b(?!\s+(?:o|a|os|as)\s+(?:prazo|prazos)\b)|Suspensa\s+a\s+execu))", re.I)
+_HEADING_LINE = re.compile(r"^\s*(?:T[ÍI]TULO|CAP[ÍI]TULO|LIVRO|SE[ÇC][ÃA]O|Se[çc][ãa]o|SUBSE[ÇC][ÃA]O|Subse[çc][ãa]o)\s+"
+                           r"(?:[IVXLC]+|[ÚU]NIC[OA]|[Úú]nic[oa])\b")
+_ART_LINE = re.compile(r"^\s*(?:Art|ART)\.?\s*\d")
+_ANEXO_LINE = re.compile(r"^\s*ANEXOS?\b")
+_PSEUDO_LINES = re.compile(r"\s(?=[\(\[]\s*(?:Revogad|REVOGAD|Suspens|SUSPENS)|(?:Art|ART)\.?\s*\d|ANEXOS?\b)")
+_TILDES = re.compile(r"~~(?=\S)(.+?)(?<=\S)~~", re.S)
+
+
+def _lines(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` character offsets of every non-blank line."""
+    out = []
+    pos = 0
+    for line in text.splitlines(keepends=True):
+        if line.strip():
+            out.append((pos, pos + len(line.rstrip("\r\n"))))
+        pos += len(line)
+    return out
+
+
+def _marker(line: str) -> tuple | None:
+    m = _MARK.match(line.lstrip())
+    if not m:
+        return None
+    g = m.groupdict()
+    for kind in ("art", "par", "inc", "ali"):
+        if g.get(kind):
+            letter = g.get(f"{kind}l") or ""
+            num = g[kind].replace(".", "") if kind == "art" else g[kind]
+            return kind, num, letter
+    return ("unico", "", "") if g.get("unico") else None
+
+
+# --------------------------------------------------------------------------- markup
+
+
+def markdown_struck(text: str) -> tuple[str, list[tuple[int, int]]]:
+    """A Markdown text without its ``~~`` marks, and the spans of the text they struck."""
+    out: list[str] = []
+    spans = []
+    pos = last = 0
+    for m in _TILDES.finditer(text):
+        out.append(text[last:m.start()])
+        pos += m.start() - last
+        inner = m.group(1)
+        spans.append((pos, pos + len(inner)))
+        out.append(inner)
+        pos += len(inner)
+        last = m.end()
+    out.append(text[last:])
+    return "".join(out), spans
+
+
+def pair_spans(text: str) -> list[tuple[int, int]]:
+    """Superseded wording in plain text by :data:`PAIR_RULE`."""
+    lines = _lines(text)
+    marks = [(k, _marker(text[a:b])) for k, (a, b) in enumerate(lines)]
+    marks = [(k, m) for k, m in marks if m is not None]
+    spans = []
+    for j, (k, key) in enumerate(marks):
+        unit_end = lines[marks[j + 1][0]][0] if j + 1 < len(marks) else len(text)
+        if not _REDACAO.search(text[lines[k][0]:unit_end]):
+            continue
+        level = _LEVEL[key[0]]
+        for kk, other in reversed(marks[:j]):
+            if _LEVEL[other[0]] <= level:
+                if other == key:
+                    spans.append((lines[kk][0], lines[k][0]))
+                break
+    return spans
+
+
+def sijut_spans(text: str) -> list[tuple[int, int]]:
+    """Superseded wording of a SIJUT page by :data:`SIJUT_RULE`."""
+    lines = _lines(text)
+    first_art = next((k for k, (a, b) in enumerate(lines) if _ART_LINE.match(text[a:b])), None)
+    if first_art is None:
+        return []
+    spans = []
+    for k in range(first_art + 1, len(lines)):
+        a, b = lines[k]
+        if not _SIJUT_REVOKED.match(text[a:b]):
+            continue
+        for kk in range(k - 1, max(first_art, k - 16) - 1, -1):
+            line = text[lines[kk][0]:lines[kk][1]]
+            if _marker(line) is not None or _HEADING_LINE.match(line):
+                spans.append((lines[kk][0], b))
+                break
+    return spans
+
+
+def merge(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Sorted, non-overlapping union of character spans (empty ones dropped)."""
+    out: list[tuple[int, int]] = []
+    for a, b in sorted(s for s in spans if s[1] > s[0]):
+        if out and a <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], b))
+        else:
+            out.append((a, b))
+    return out
+
+
+def superseded_spans(text: str, struck: Sequence[tuple[int, int]] = ()) -> list[tuple[int, int]]:
+    """Every superseded span of ``text``: the ``struck`` spans found in its markup, :func:`pair_spans`
+    and :func:`sijut_spans`, merged; only spans holding a word count."""
+    spans = merge([*struck, *pair_spans(text), *sijut_spans(text)])
+    out: list[tuple[int, int]] = []
+    for a, b in spans:  # one passage where only whitespace separates two spans
+        if not text[a:b].split():
+            continue
+        if out and not text[out[-1][1]:a].strip():
+            out[-1] = (out[-1][0], b)
+        else:
+            out.append((a, b))
+    return out
+
+
+def resolve(text: str, spans: Sequence[tuple[int, int]], keep: bool) -> tuple[str, list[tuple[int, int]], int]:
+    """Take superseded spans out of ``text`` (``keep=False``) or keep them.
+
+    Returns
+    -------
+    (text, spans, words)
+        The text (each removed span replaced by a line break if it held one, else by a space, so the words
+        around it stay apart and lines stay lines), the spans still in it (empty unless ``keep``), and the
+        number of superseded words.
+    """
+    spans = merge(spans)
+    n_words = sum(len(text[a:b].split()) for a, b in spans)
+    if keep or not spans:
+        return text, list(spans) if keep else [], n_words
+    out = []
+    last = 0
+    for a, b in spans:
+        out.append(text[last:a])
+        out.append("\n" if "\n" in text[a:b] else " ")
+        last = b
+    out.append(text[last:])
+    return "".join(out), [], n_words
+
+
+# --------------------------------------------------------------------------- status
+
+
+def document_status(text: str) -> str | None:
+    """The status the document states of itself (:data:`STATUS_RULE`): ``"revoked"``, ``"suspended"`` or
+    None."""
+    if "evogad" not in text and "uspens" not in text and "EVOGAD" not in text:
+        return None
+    if "\n" not in text.strip():  # a chunk text joined with spaces: break before annotations and artigos
+        text = _PSEUDO_LINES.sub("\n", text)
+    lines = _lines(text)
+    arts = [k for k, (a, b) in enumerate(lines) if _ART_LINE.match(text[a:b])]
+    annexes = [k for k, (a, b) in enumerate(lines) if _ANEXO_LINE.match(text[a:b])]
+    found: set[str] = set()
+    for k, (a, b) in enumerate(lines):
+        m = _STATUS.match(text[a:b])
+        if not m:
+            continue
+        if arts and k > arts[0]:
+            stop = next((x for x in annexes if x > k), len(lines))
+            if any(k < x < stop for x in arts):
+                continue  # an artigo follows: the annotation is about a provision
+            if not any(x < k for x in arts):
+                continue
+        found.add("revoked" if m.group("rev") else "suspended")
+    return "revoked" if "revoked" in found else "suspended" if found else None
+
+
+# --------------------------------------------------------------------------- chunks
+
+
+def word_flags(text: str, spans: Sequence[tuple[int, int]]) -> list[bool]:
+    """For every word of ``text.split()``: does it start inside one of ``spans``?"""
+    if not spans:
+        return [False] * len(text.split())
+    flags = []
+    spans = merge(spans)
+    j = 0
+    for m in re.finditer(r"\S+", text):
+        while j < len(spans) and spans[j][1] <= m.start():
+            j += 1
+        flags.append(j < len(spans) and spans[j][0] <= m.start() < spans[j][1])
+    return flags
+
+
+def chunk_in_force(n_words: Sequence[int], flags: Sequence[bool], status: str | None) -> list[bool]:
+    """``in_force`` of consecutive chunks of ``n_words`` words each, from per-word superseded ``flags`` and
+    the document's ``status`` (:data:`IN_FORCE_RULE`)."""
+    if status in STATUSES:
+        return [False] * len(n_words)
+    out = []
+    pos = 0
+    for n in n_words:
+        sup = sum(flags[pos:pos + n])
+        out.append(not (n and 2 * sup >= n))
+        pos += n
+    return out
+
+
+def annotate_task(corpus, acervo, manifest: dict) -> None:
+    """Add the chunk column ``in_force`` and the manifest's ``vigencia`` record to a task being built
+    (in place), when the acervo carries vigência (``acervo.vigencia["annotated"]``).
+
+    ``corpus`` rows are the chunks of the acervo's documents in order, each chunk's words consecutive
+    (the task's construction rule), so a chunk's words are found by counting."""
+    info = getattr(acervo, "vigencia", None) or {}
+    if not info.get("annotated"):
+        return
+    counts = corpus["text"].str.split().str.len().to_numpy()
+    docs = corpus["doc_id"].to_numpy()
+    by_doc = {d.doc_id: d for d in acervo.documents}
+    in_force: list[bool] = []
+    i = 0
+    n = len(corpus)
+    while i < n:
+        j = i
+        while j < n and docs[j] == docs[i]:
+            j += 1
+        doc = by_doc[str(docs[i])]
+        flags = word_flags(doc.text, doc.superseded)
+        in_force.extend(chunk_in_force(counts[i:j].tolist(), flags, doc.status))
+        i = j
+    corpus["in_force"] = in_force
+    if info.get("keep_superseded"):
+        manifest["config"]["keep_superseded"] = True
+    manifest["vigencia"] = {
+        "superseded": "kept (corpus in_force marks it)" if info.get("keep_superseded") else "taken out",
+        "superseded_passages": info.get("passages", 0), "superseded_words": info.get("words", 0),
+        "documents_with_superseded": info.get("documents", 0), "documents_by_status": info.get("statuses", {}),
+        "status_column": info.get("status_column"), "chunks_not_in_force": int(n - sum(in_force)),
+        "rules": {"markup": MARKUP_RULE, "pairs": PAIR_RULE, "sijut": SIJUT_RULE, "status": STATUS_RULE,
+                  "in_force": IN_FORCE_RULE},
+    }

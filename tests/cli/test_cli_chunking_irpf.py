@@ -1,0 +1,81 @@
+"""`ragcov chunking --dataset irpf`: chunkings x retrievers on the shared cited questions, as the API does."""
+from __future__ import annotations
+
+import json
+import warnings
+
+import pytest
+
+from ragcov_data.baselines import BM25
+from ragcov_data.cli import main
+from ragcov_data.eval.cited import cited_chunking_study, per_query_values
+from ragcov_data.loaders.cited_questions import build_cited_task, irpf_dir
+
+
+def test_chunking_irpf_two_chunkings_one_retriever(data_dir, tmp_path, capsys):
+    out = tmp_path / "irpf.json"
+    assert main(["chunking", "--dataset", "irpf", "--data-dir", str(data_dir), "--chunking", "words-200,article",
+                 "--retriever", "bm25", "--n-resamples", "999", "--quiet", "--json", str(out)]) == 0
+    cap = capsys.readouterr()
+    assert "Cited questions: 174 questions (all), granularity dispositivo, paired by question" in cap.out
+    assert "words-200/bm25" in cap.out and "article/bm25" in cap.out
+    assert "of acts not in the corpus" in cap.err  # unresolved citations are shown, not dropped
+    got = json.loads(out.read_text())
+    assert set(got["leaderboards"]) == {"recall@10", "ndcg@10"}
+    systems = {s["name"]: s for s in got["leaderboards"]["recall@10"]["systems"]}
+    assert set(systems) == {"words-200/bm25", "article/bm25"}
+    assert [r["resolved"] for r in got["resolution"]] == [r["article_citations"] for r in got["resolution"]]
+    # the same numbers from the API: per-question recall@10 of BM25 on the article chunking
+    folder = irpf_dir(data_dir)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        task = build_cited_task(folder / "laws.jsonl", folder / "questions.jsonl", chunking="article")
+    qids = [v["query-id"] for v in got["values"]]
+    q = task.queries.set_index("_id").loc[qids].reset_index()
+    run = BM25(show_progress=False).index(task.corpus).search(q[["_id", "text"]], k=10, show_progress=False)
+    ref = per_query_values(run, task, metrics=["recall@10", "ndcg@10"], query_ids=qids)
+    assert systems["article/bm25"]["estimate"] == pytest.approx(ref["recall@10"].mean(), abs=1e-12)
+    nd = {s["name"]: s for s in got["leaderboards"]["ndcg@10"]["systems"]}
+    assert nd["article/bm25"]["estimate"] == pytest.approx(ref["ndcg@10"].mean(), abs=1e-12)
+    assert got["icc"]["decision"] in ("topic", "query")
+
+
+@pytest.mark.parametrize("extra, match", [
+    (["--dataset", "irpf", "--chunking", "sentences"], "--chunking entries must be words-N"),
+    (["--dataset", "irpf", "--retriever", "bm25,splade"], "--retriever must be one of"),
+    (["--retriever", "bm25,tfidf"], "a list of retrievers applies to --dataset irpf"),
+])
+def test_chunking_irpf_bad_options(data_dir, extra, match, capsys):
+    assert main(["chunking", "--data-dir", str(data_dir), "--quiet", *extra]) == 2
+    assert match in capsys.readouterr().err
+
+
+def test_chunking_cited_questions_files(tmp_path, capsys):
+    acts = tmp_path / "acts.jsonl"
+    arts = "\n".join(f"Art. {i}º O contribuinte deve declarar o rendimento {w} recebido no ano, com os seus "
+                     f"comprovantes e a indicação da fonte pagadora do rendimento {w}." for i, w in
+                     enumerate(["aluguel", "pensão", "doação", "herança", "salário", "juros"], 1))
+    acts.write_text(json.dumps({"doc_id": "lei-10-2000", "title": "Lei nº 10, de 2000", "text": arts},
+                               ensure_ascii=False) + "\n", encoding="utf-8")
+    qs = tmp_path / "q.jsonl"
+    qs.write_text("".join(json.dumps({"qid": f"q{i}", "question": f"Como declarar {w}?",
+                                      "citations": f"Lei nº 10, de 2000, art. {i}º"}, ensure_ascii=False) + "\n"
+                          for i, w in enumerate(["aluguel", "pensão", "doação", "herança", "salário", "juros"], 1)),
+                  encoding="utf-8")
+    assert main(["chunking", "--dataset", "cited_questions", "--data-files", str(acts), "--questions", str(qs),
+                 "--chunking", "words-20,article", "--retriever", "bm25,tfidf", "--n-resamples", "199",
+                 "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "Cited questions: 6 questions (all)" in out and "article/tfidf" in out
+    assert main(["chunking", "--dataset", "cited_questions", "--data-files", str(acts), "--quiet"]) == 2
+    assert "--questions FILE" in capsys.readouterr().err
+    assert main(["chunking", "--dataset", "cited_questions", "--data-files", str(acts), "--questions", str(qs),
+                 "--chunking", "words-20,article", "--metric", "hit@1", "--metrics", "recall@5", "--quiet"]) == 0
+    assert "recall@5" in capsys.readouterr().out
+    assert main(["chunking", "--dataset", "cited_questions", "--data-files", str(acts), "--questions", str(qs),
+                 "--chunking", "words-20,article", "--metric", "ndcg@5", "--n-resamples", "199", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "ndcg@5" in out and "recall@10" not in out
+    assert main(["chunking", "--dataset", "cited_questions", "--data-files", str(acts), "--questions", str(qs),
+                 "--metric", "ndcg@5", "--metrics", "recall@5", "--quiet"]) == 2
+    assert "give the metrics once" in capsys.readouterr().err

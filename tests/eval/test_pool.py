@@ -1,0 +1,171 @@
+"""The pool's three readings of unjudged documents: the metric readings against pytrec_eval / hand
+computation, and the leaderboard's ``bound_high`` / ``robust`` on hand-made qrels where a pair flips."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ragcov_data.errors import RagcovError
+from ragcov_data.eval import leaderboard
+from ragcov_data.eval.metrics import per_query
+from ragcov_data.eval.metrics._lists import lowest_relevant_grade
+from ragcov_data.eval.pool import outside_notice, pool_line
+
+N = 30
+
+
+def _task(engines: bool = False) -> dict[str, pd.DataFrame]:
+    """30 queries; each has one relevant document r<i> (grade 2 or 1) and one judged non-relevant n<i>."""
+    q = [f"q{i}" for i in range(N)]
+    qrels = pd.DataFrame({"query-id": q * 2, "corpus-id": [f"r{i}" for i in range(N)] + [f"n{i}" for i in range(N)],
+                          "score": [2 if i % 2 else 1 for i in range(N)] + [0] * N})
+    if engines:
+        qrels["engine"] = ["BM25+LLM"] * 40 + ["STS+Reranker"] * 20
+    return {"queries": pd.DataFrame({"_id": q, "text": q}), "qrels": qrels}
+
+
+def _run(first: dict[int, str]) -> pd.DataFrame:
+    """Per query two rows: ``first[i]`` (default r<i>) at rank 1, then r<i> or n<i> at rank 2."""
+    rows = []
+    for i in range(N):
+        top = first.get(i, f"r{i}")
+        second = f"r{i}" if top != f"r{i}" else f"n{i}"
+        rows += [(f"q{i}", top, 2.0, 1), (f"q{i}", second, 1.0, 2)]
+    return pd.DataFrame(rows, columns=["query-id", "corpus-id", "score", "rank"])
+
+
+@pytest.fixture(scope="module")
+def runs():
+    # pooled: every top document judged; A misses 5 queries (a judged non-relevant first), C misses 15
+    a = _run({i: f"n{i}" for i in range(25, 30)})
+    c = _run({i: f"n{i}" for i in range(15, 30)})
+    # not pooled: an unjudged document u<i> above the relevant one in every query
+    b = _run({i: f"u{i}" for i in range(N)})
+    return {"A": a, "B": b, "C": c}
+
+
+@pytest.fixture(scope="module")
+def board(runs):
+    return leaderboard(runs, _task(engines=True), metric="ndcg@10", n_resamples=499)
+
+
+# ------------------------------------------------------------------------------------------ metric readings
+def _dicts(run, qrels):
+    qd, rd = {}, {}
+    for q, d, s in zip(qrels["query-id"], qrels["corpus-id"], qrels["score"]):
+        qd.setdefault(q, {})[d] = int(s)
+    for q, d, s in zip(run["query-id"], run["corpus-id"], run["score"]):
+        rd.setdefault(q, {})[d] = float(s)
+    return qd, rd
+
+
+@pytest.mark.parametrize("metric,measure", [("p@10", "P_10"), ("mrr@10", "recip_rank"), ("hit@1", "success_1")])
+def test_relevant_reading_equals_pytrec_eval_on_completed_qrels(runs, metric, measure):
+    """P, RR, success do not use the ideal: reading unjudged documents as relevant equals judging them so."""
+    import pytrec_eval
+
+    task = _task()
+    qd, rd = _dicts(runs["B"], task["qrels"])
+    g = lowest_relevant_grade(task["qrels"])
+    assert g == 1.0
+    done = {q: {**docs, **{d: int(g) for d in rd[q] if d not in docs}} for q, docs in qd.items()}
+    ev = pytrec_eval.RelevanceEvaluator(done, {measure.split("_1")[0] if measure != "recip_rank" else measure})
+    ref = ev.evaluate(rd)
+    got = per_query(runs["B"], task["qrels"], metric, unjudged="relevant")
+    for q, v in ref.items():
+        assert got[q] == pytest.approx(v[measure], abs=1e-12)
+    assert (got >= per_query(runs["B"], task["qrels"], metric) - 1e-12).all()
+
+
+def test_relevant_reading_ndcg_by_hand_and_capped():
+    """nDCG: the unjudged document gains the lowest positive grade, the ideal stays the judged one; capped at 1."""
+    qrels = pd.DataFrame({"query-id": ["q", "q", "p"], "corpus-id": ["a", "b", "c"], "score": [3, 0, 1]})
+    run = pd.DataFrame({"query-id": ["q", "q", "q", "p", "p"], "corpus-id": ["u", "b", "a", "v", "c"],
+                        "score": [3.0, 2.0, 1.0, 2.0, 1.0]})
+    got = per_query(run, qrels, "ndcg@10", unjudged="relevant")
+    g = 1.0  # the lowest positive grade of these qrels
+    assert lowest_relevant_grade(qrels) == g
+    dcg_q = g / np.log2(2) + 0 / np.log2(3) + 3 / np.log2(4)
+    assert got["q"] == pytest.approx(dcg_q / 3.0)
+    assert got["p"] == 1.0  # g + 1/log2(3) > the judged ideal 1: capped
+    low = per_query(run, qrels, "ndcg@10")
+    assert (got >= low).all() and low["q"] == pytest.approx(1.5 / 3.0)
+
+
+def test_relevant_reading_rejects_a_bad_grade(runs):
+    with pytest.raises(RagcovError, match="unjudged_grade"):
+        per_query(runs["B"], _task()["qrels"], "p@10", unjudged="relevant", unjudged_grade=0)
+    with pytest.raises(RagcovError, match="`unjudged` must be one of"):
+        per_query(runs["B"], _task()["qrels"], "p@10", unjudged="maybe")
+
+
+# ------------------------------------------------------------------------------------------ leaderboard
+def test_pair_that_flips_under_the_pool_is_not_robust(board):
+    sy = board.systems.set_index("name")
+    pr = board.pairs.set_index(["a", "b"])
+    # estimate: A above C above B, every pair separable (Holm)
+    assert list(board.systems["name"]) == ["A", "C", "B"]
+    assert pr["significant"].all()
+    # A and C were pooled: their order holds under every reading; B's unjudged first documents reverse it
+    assert pr.loc[("A", "C"), "robust"] is True or pr.loc[("A", "C"), "robust"] == True  # noqa: E712
+    assert not pr.loc[("A", "B"), "robust"] and not pr.loc[("C", "B"), "robust"]
+    pool = board.info["pool"]["groups"]["__all__"]
+    assert pool["n_separable"] == 3 and pool["n_robust"] == 1
+    assert sorted(map(tuple, pool["depends"])) == [("A", "B"), ("C", "B")]
+    # condensed lists put B first: every query of B becomes a hit at rank 1
+    assert pool["readings"]["skip"]["B"] == pytest.approx(1.0)
+    assert pool["readings"]["skip"]["B"] > pool["readings"]["skip"]["A"]
+    # bound_high: the high reading, never below the estimate (the low reading)
+    assert (sy["bound_high"].astype(float) >= sy["estimate"] - 1e-12).all()
+    assert sy.loc["B", "bound_high"] == pytest.approx(1.0) and sy.loc["A", "bound_high"] == pytest.approx(sy.loc["A", "estimate"])
+
+
+def test_headline_counts_robust_separations_and_names_the_pool_pairs(board):
+    s = board.separable()
+    assert "3 of 3 pairs" in s and "1 robust to the pool" in s
+    assert "order depends on the pool: A–B, C–B" in s
+    text = board.summary()
+    assert "Judgments pooled from 2 engines: BM25+LLM (40), STS+Reranker (20)" in text
+    d = board.to_dict()
+    assert "bound_high" in board.systems.columns and "robust" in board.pairs.columns
+    import json
+
+    j = json.loads(board.to_json())
+    assert all("bound_high" in r for r in j["systems"]) and all("robust" in r for r in j["pairs"])
+    assert d["info"]["pool"]["line"].startswith("Judgments pooled from 2 engines")
+
+
+def test_no_engine_column_no_pool_line(runs):
+    b = leaderboard(runs, _task(), metric="p@10", n_resamples=199)
+    assert b.info["pool"]["line"] is None and "pooled from" not in b.summary()
+    assert pool_line(_task()["qrels"]) is None
+
+
+def test_outside_notice_names_every_run_once():
+    n = outside_notice({"x": 3, "y": 0, "z": 1200}, "The corpus is a subset.")
+    assert n.count("outside the shipped corpus") == 1 and "'x' 3" in n and "'z' 1,200" in n and "'y'" not in n
+    assert outside_notice({"x": 0}, None) is None
+
+
+def test_default_metric_is_the_tasks_own(runs):
+    b = leaderboard(runs, _task(), n_resamples=199)
+    assert b.metric == "ndcg@10" and b.info["metric_default"] is True
+    assert "ndcg@10 (the task's default metric)" in b.summary()
+
+
+def test_zero_policy_every_panel_says_how_many_queries_each_run_lacked(runs):
+    task = _task()
+    task["queries"]["group"] = ["G1" if i < 10 else "G2" for i in range(N)]
+    r = dict(runs)
+    r["B"] = r["B"][~r["B"]["query-id"].isin([f"q{i}" for i in range(7)])]  # 7 of G1's 10 queries missing
+    b = leaderboard(r, task, metric="p@10", by="group", on_missing="zero", n_resamples=199)
+    sy = b.systems.set_index(["group", "name"])
+    assert sy.loc[("__all__", "B"), "n_missing"] == 7 and sy.loc[("G1", "B"), "n_missing"] == 7
+    assert sy.loc[("G2", "B"), "n_missing"] == 0 and sy.loc[("G1", "A"), "n_missing"] == 0
+    text = b.summary()
+    assert "missing queries scored 0: B lacks 7 of 10." in text and "B lacks 7 of 30." in text
+    g2 = text[text.index("group G2"):]
+    assert "missing queries scored 0" not in g2.split("pairs (")[0]
+    page = b.to_html()
+    assert page.count("missing queries scored 0") == 2 and "__all__" not in page.replace('data-group="all queries"', "")
