@@ -33,7 +33,7 @@ def permute_within_clusters(V: np.ndarray, codes: np.ndarray, K: int, rng: np.ra
 
 def null_family_rates(values: Any, clusters: Any, *, n_families: int = 300, level: float = 0.95,
                       n_resamples: int = 199, estimator: str = "micro", seed: int = 0,
-                      pair_test: str = "cr2") -> dict[str, Any]:
+                      pair_test: str = "wild_cluster") -> dict[str, Any]:
     """Family-wise false-positive rates of the leaderboard's pair machinery on null families.
 
     Parameters
@@ -48,9 +48,10 @@ def null_family_rates(values: Any, clusters: Any, *, n_families: int = 300, leve
     level, n_resamples, estimator
         As in :func:`ragcov_data.eval.leaderboard` (``n_resamples`` is the B of each family).
     seed : int
-    pair_test : {"cr2", "wild_cluster"}
-        Micro pair test of the family (:func:`._family.family`): ``wild_cluster`` tests pairs by the wild
-        cluster restricted bootstrap and takes the simultaneous intervals from its max-|t|.
+    pair_test : {"wild_cluster", "cr2"}, default: "wild_cluster"
+        Micro pair test of the family (:func:`._family.family`): ``wild_cluster`` (the leaderboard's) widens
+        each micro pair's interval to the hull with the wild cluster restricted bootstrap interval; ``cr2``
+        is the CR2-only family, for comparison.
 
     Returns
     -------

@@ -96,6 +96,21 @@ def _twin_population(n, s, q, N: int, rng: np.random.Generator):
     return n[idx], s[idx], q[idx]
 
 
+#: Bound on replicates x documents held at once (memory: a few arrays of this many floats).
+_BLOCK = 1 << 21
+
+
+def _draws(rng: np.random.Generator, R: int, K: int, M: int | None) -> np.ndarray:
+    """``(R, K)`` document indices: K of M without replacement (M given), else K of K with replacement."""
+    if M is None:
+        return rng.integers(0, K, size=(R, K))
+    if K <= M // 4:  # few of many: rejection-free partial shuffle by sorting random keys of a chunk
+        return np.argsort(rng.random((R, M)), axis=1)[:, :K] if R * M <= _BLOCK else np.stack(
+            [rng.choice(M, K, replace=False) for _ in range(R)])
+    return np.stack([rng.permutation(M)[:K] for _ in range(R)]) if R * M > _BLOCK else \
+        np.argsort(rng.random((R, M)), axis=1)[:, :K]
+
+
 def _simulate(design: Mapping[str, Any], pairs: list[tuple[str, str]], reps: int, B: int) -> dict[str, dict]:
     n, s, q = (np.asarray(design[c], float) for c in ("n", "s", "q"))
     K, level = len(n), float(design["level"])
@@ -104,28 +119,30 @@ def _simulate(design: Mapping[str, Any], pairs: list[tuple[str, str]], reps: int
     if M is not None and M > K:
         Mi = int(round(M))
         pn, ps, pq = _twin_population(n, s, q, Mi, rng)
-        idx = np.argsort(rng.random((reps, Mi)), axis=1)[:, :K]  # K of N without replacement
+        idx = _draws(rng, reps, K, Mi)  # K of N without replacement
         pop = {"documents": float(Mi)}
     else:
         pn, ps, pq = n, s, q
-        idx = rng.integers(0, K, size=(reps, K))
+        idx = _draws(rng, reps, K, None)
         pop = None
     truth = {"micro": ps.sum() / pn.sum(), "macro": (ps / pn).mean()}
+    step = max(1, _BLOCK // max(K, 1))  # replicates per block: bounded memory on large designs
     out = {}
     for est, m in pairs:
         core_est = "macro" if est == "mean" else est
-        extra: dict[str, Any] = {}
         if m == "chunk_bootstrap" and not np.allclose(pq, ps):
             continue  # needs per-query values; left unverified
         R = reps if _core.METHODS[m]["kind"] == "analytic" else min(reps, VERIFY_REPS_RESAMPLING)
-        sub = idx[:R]
-        r = _core.interval_batch(pn[sub], ps[sub], pq[sub], estimator=core_est, method=m, level=level,
-                                 n_resamples=B, rng=np.random.default_rng([int(design.get("seed", 0)), len(out)]),
-                                 population=pop, **extra)
-        lo, hi = r["low"], r["high"]
+        mrng = np.random.default_rng([int(design.get("seed", 0)), len(out)])
         t = truth[core_est]
-        cover = np.isfinite(lo) & np.isfinite(hi) & (lo <= t + 1e-12) & (t - 1e-12 <= hi)
-        c = float(cover.mean())
+        hits = 0
+        for lo_ in range(0, R, step):
+            sub = idx[lo_:min(R, lo_ + step)]
+            r = _core.interval_batch(pn[sub], ps[sub], pq[sub], estimator=core_est, method=m, level=level,
+                                     n_resamples=B, rng=mrng, population=pop)
+            lo, hi = r["low"], r["high"]
+            hits += int((np.isfinite(lo) & np.isfinite(hi) & (lo <= t + 1e-12) & (t - 1e-12 <= hi)).sum())
+        c = hits / R
         se = math.sqrt(c * (1 - c) / R)
         out[f"{est}/{m}"] = {"verified_coverage": c, "verified_mc_se": se, "verified": bool(c + 2 * se >= level),
                              "reps": R}
