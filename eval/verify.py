@@ -14,7 +14,8 @@ sampled task (K documents drawn without replacement from N)
     sampled document copied ``N / K`` times (the remainder filled by a seeded draw of distinct documents),
     so it has N documents shaped like the sample; a replicate draws K of its N documents without
     replacement and applies the method exactly as ``evaluate`` does for that task (with the correction
-    ``1 - K/N`` where the method uses it).
+    ``1 - K/N`` where the method uses it). When N exceeds 50 K the twin is not built: K of its N documents
+    without replacement are then, to within ``K/N``, K draws with replacement from the sampled documents.
 
 ``verified_coverage`` is the share of ``reps`` replicates whose interval contains the population value
 (non-finite intervals do not cover), ``verified_mc_se = sqrt(c (1 - c) / reps)`` its Monte-Carlo SE,
@@ -96,6 +97,8 @@ def _twin_population(n, s, q, N: int, rng: np.random.Generator):
     return n[idx], s[idx], q[idx]
 
 
+#: Above this many times K documents, the population twin is not built (see :func:`_simulate`).
+_TWIN_MAX_RATIO = 50
 #: Bound on replicates x documents held at once (memory: a few arrays of this many floats).
 _BLOCK = 1 << 21
 
@@ -116,7 +119,13 @@ def _simulate(design: Mapping[str, Any], pairs: list[tuple[str, str]], reps: int
     K, level = len(n), float(design["level"])
     M = design.get("population")
     rng = np.random.default_rng([int(design.get("seed", 0)), 7919])
-    if M is not None and M > K:
+    if M is not None and M > _TWIN_MAX_RATIO * K:
+        # a population this much larger than the sample: drawing K of its N documents without replacement
+        # is drawing with replacement from the twin's K distinct documents (the twin is never built)
+        pn, ps, pq = n, s, q
+        idx = _draws(rng, reps, K, None)
+        pop = {"documents": float(M)}
+    elif M is not None and M > K:
         Mi = int(round(M))
         pn, ps, pq = _twin_population(n, s, q, Mi, rng)
         idx = _draws(rng, reps, K, Mi)  # K of N without replacement
