@@ -413,7 +413,7 @@ def population_for_eval(rec: Mapping[str, Any], cluster: str, strata: str | None
         notices.append(f"the queries are those of a sample of {k} of {n} documents (seed {rec.get('seed')}"
                        + (f", within {rec['strata']}" if rec.get("strata") else "")
                        + f"): finite-population correction 1 - K/N = {1 - k / n:.4f} applied to the variance of "
-                       "the analytic intervals (--no-fpc / fpc=False: none).")
+                       "the analytic macro intervals, not to micro, where it under-covers (--no-fpc / fpc=False: none).")
         return float(n)
     if strata == rec.get("strata") and pop.get("per_stratum"):
         alloc = rec.get("allocation") or {}

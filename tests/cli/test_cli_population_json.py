@@ -72,7 +72,7 @@ def test_hand_built_eval_json_with_the_same_fields(tmp_path, capsys):
     pd.testing.assert_frame_equal(pd.read_csv(out), direct, check_dtype=False)
 
 
-def test_coverage_fpc_flag_shrinks_analytic_widths(tmp_path, capsys):
+def test_coverage_fpc_flag_shrinks_macro_analytic_widths(tmp_path, capsys):
     rng = np.random.default_rng(1)
     n = rng.integers(2, 12, 40)
     pop = tmp_path / "pop.csv"
@@ -83,9 +83,10 @@ def test_coverage_fpc_flag_shrinks_analytic_widths(tmp_path, capsys):
     assert main(["coverage", str(pop), "--k", "10", "--fpc", "--out", str(b), *COV]) == 0
     assert "finite-population correction" in capsys.readouterr().out
     plain, fpc = (pd.read_csv(p).set_index(["estimator", "method"]) for p in (a, b))
-    for key in [("micro", "cr2"), ("macro", "cr2"), ("macro", "t")]:
+    for key in [("macro", "cr2"), ("macro", "t")]:
         assert fpc.loc[key, "mean_width"] == pytest.approx(plain.loc[key, "mean_width"] * np.sqrt(1 - 10 / 40))
-    assert fpc.loc[("micro", "cluster_bootstrap"), "mean_width"] == plain.loc[("micro", "cluster_bootstrap"), "mean_width"]
+    for key in [("micro", "cr2"), ("micro", "cluster_bootstrap")]:  # micro: never corrected (it under-covers)
+        assert fpc.loc[key, "mean_width"] == plain.loc[key, "mean_width"]
 
 
 @pytest.mark.parametrize(

@@ -142,11 +142,13 @@ def test_stratified_validation():
         interval(v, c, "micro", "t", strata=t, population_sizes={"strata": 2})
 
 
-def test_srs_fpc_shrinks_variance():
+def test_srs_fpc_shrinks_the_macro_variance_and_leaves_micro_alone():
     v, c, _ = _sample(4, K=10)
-    a = interval(v, c, "micro", "cr2")
-    b = interval(v, c, "micro", "cr2", population_sizes=40)
+    a = interval(v, c, "macro", "t")
+    b = interval(v, c, "macro", "t", population_sizes=40)
     assert b.se == pytest.approx(a.se * np.sqrt(1 - 10 / 40), rel=1e-12)
+    m0, m1 = interval(v, c, "micro", "cr2"), interval(v, c, "micro", "cr2", population_sizes=40)
+    assert m1.se == m0.se and "fpc_ignored" in m1.flags  # measured to under-cover with it
     bt = interval(v, c, "micro", "cluster_bootstrap", population_sizes=40, n_resamples=100)
     assert "fpc_ignored" in bt.flags
 
@@ -203,7 +205,7 @@ def test_twin_uses_the_one_icc_and_autocorrelation():
 def test_autocorrelation_equals_the_benchmark_report_correlogram():
     """The report's correlogram (written separately) gives the same numbers: it can call the one function."""
     from ragcov_data.eval.design import autocorrelation
-    from ragcov_data.reporting.benchmark import within_doc_acf
+    from ragcov_data.pipeline import within_doc_acf
 
     rng = np.random.default_rng(7)
     sizes = rng.integers(1, 30, 20)
