@@ -91,12 +91,13 @@ def run(args: argparse.Namespace) -> int:
 def _summary(results) -> str:
     lines = [f"{results['task']['queries']} queries from {results['task']['documents']} documents "
              f"({results['meta']['elapsed_s']} s)"]
+    width = max([6] + [len(r["name"]) for r in results["retrievers"]])
     for r in results["retrievers"]:
         est = {(e["estimator"], e["method"]): e for e in r["estimates"]}
         for key in (("micro", "cr2"), ("macro", "t")):
             e = est.get(key)
             if e:
-                lines.append(f"  {r['name']:6s} {key[0]} {e['estimate']:.4f} [{e['low']:.4f}, {e['high']:.4f}] ({key[1]})")
+                lines.append(f"  {r['name']:{width}s} {key[0]} {e['estimate']:.4f} [{e['low']:.4f}, {e['high']:.4f}] ({key[1]})")
     cov = results.get("coverage") or {}
     for est, c in (cov.get("recommendation") or {}).items():
         if c.get("qualified", True):
