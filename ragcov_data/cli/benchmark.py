@@ -24,7 +24,8 @@ def add_parser(sub) -> None:
             "comparisons are family-wise (simultaneous intervals, Holm-adjusted p), runs BM25 on the dispositivo "
             "chunking too and compares the two chunkings paired by document, flags where BM25's hit@1 misses go, "
             "runs the coverage study on BM25's own per-query outcomes as the census, adds the JurisTCU section "
-            "when DIR/juristcu exists, and writes report.html (self-contained), summary.md, results.json and "
+            "when DIR/juristcu exists and the real-questions section (IRPF: every baseline on recall@10 of the cited "
+            "provisions, and chunkings x bm25/tfidf as one family) when DIR/irpf exists, and writes report.html (self-contained), summary.md, results.json and "
             "misses.csv (one row per miss)."
         ),
         epilog="example: ragcov benchmark --data-dir ../shared/data --out reports/ --quick",
