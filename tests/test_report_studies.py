@@ -134,3 +134,26 @@ def test_paired_figure_keeps_its_size_with_many_retrievers():
     assert len(ranked) == 28 and len(shown) == 7
     assert {frozenset((c["a"], c["b"])) for c in shown} == {frozenset((f"r{i}", f"r{i + 1}")) for i in range(7)}
     assert neighbour_pairs(ranked[:MAX_PAIRS_DRAWN], board) == ranked[:MAX_PAIRS_DRAWN]
+
+
+def test_benchmark_retrievers_come_from_the_registry():
+    """Every registry name is accepted, 'all' runs every installed one once (use-multilingual is `dense`), the
+    default is the installed fast set, and a typo gets a suggestion."""
+    import pytest
+
+    from ragcov_data import pipeline
+    from ragcov_data.baselines.registry import RETRIEVER_NAMES
+    from ragcov_data.errors import RagcovError
+
+    iv = lambda r: pipeline._benchmark_iv(r, [5], None)  # noqa: E731
+    assert iv(None) == pipeline.default_retrievers()
+    assert set(iv(None)) <= set(pipeline.DEFAULT_RETRIEVERS) and {"bm25", "bm25-pt", "tfidf"} <= set(iv(None))
+    assert not {"e5-small", "minilm", "hybrid-bm25pt-e5"} & set(pipeline.DEFAULT_RETRIEVERS)
+    everything = iv(["all"])
+    assert "use-multilingual" not in everything and set(everything) <= set(RETRIEVER_NAMES)
+    assert set(everything) == set(pipeline.available_retrievers()) - {"use-multilingual"}
+    assert iv(["bm25-pt-rm3", "tfidf-pt"]) == ["bm25-pt-rm3", "tfidf-pt"]
+    with pytest.raises(RagcovError, match="Did you mean 'bm25-pt'"):
+        iv(["bm25-tp"])
+    with pytest.raises(RagcovError, match="stands alone"):
+        iv(["all", "bm25"])

@@ -8,7 +8,9 @@ from ragcov_data.cli._common import int_list, str_list
 from ragcov_data.errors import RagcovError
 
 #: Measured wall time of the default set (stated in --help).
-DEFAULT_TIMING = "Measured on 2 shared cores with cold caches: --quick TBD, full TBD."
+DEFAULT_TIMING = ("Measured on the shared data, 2 cores under load average 6-9, cold embedding cache: --quick "
+                  "21 min, full 22 min wall (the encoders take ~80%%); a second run with the cache warm: --quick 3 "
+                  "min.")
 
 
 def add_parser(sub) -> None:
@@ -22,7 +24,8 @@ def add_parser(sub) -> None:
             "comparisons are family-wise (simultaneous intervals, Holm-adjusted p), runs BM25 on the dispositivo "
             "chunking too and compares the two chunkings paired by document, flags where BM25's hit@1 misses go, "
             "runs the coverage study on BM25's own per-query outcomes as the census, adds the JurisTCU section "
-            "when DIR/juristcu exists, and writes report.html (self-contained), summary.md, results.json and "
+            "when DIR/juristcu exists and the real-questions section (IRPF: every baseline on recall@10 of the cited "
+            "provisions, and chunkings x bm25/tfidf as one family) when DIR/irpf exists, and writes report.html (self-contained), summary.md, results.json and "
             "misses.csv (one row per miss)."
         ),
         epilog="example: ragcov benchmark --data-dir ../shared/data --out reports/ --quick",
@@ -91,12 +94,13 @@ def run(args: argparse.Namespace) -> int:
 def _summary(results) -> str:
     lines = [f"{results['task']['queries']} queries from {results['task']['documents']} documents "
              f"({results['meta']['elapsed_s']} s)"]
+    width = max([6] + [len(r["name"]) for r in results["retrievers"]])
     for r in results["retrievers"]:
         est = {(e["estimator"], e["method"]): e for e in r["estimates"]}
         for key in (("micro", "cr2"), ("macro", "t")):
             e = est.get(key)
             if e:
-                lines.append(f"  {r['name']:6s} {key[0]} {e['estimate']:.4f} [{e['low']:.4f}, {e['high']:.4f}] ({key[1]})")
+                lines.append(f"  {r['name']:{width}s} {key[0]} {e['estimate']:.4f} [{e['low']:.4f}, {e['high']:.4f}] ({key[1]})")
     cov = results.get("coverage") or {}
     for est, c in (cov.get("recommendation") or {}).items():
         if c.get("qualified", True):
