@@ -40,8 +40,7 @@ _ENCODER_OF = {"dense": "use-multilingual", "use-multilingual": "use-multilingua
 #: The default set: every lexical baseline and the fast packaged encoders (``dense`` is use-multilingual), as
 #: measured on a 2-core machine with cold caches; e5-small, minilm and their hybrid encode ~5 texts/s there and
 #: run only when named (or with ``all``). ``use-multilingual`` is left out as it is ``dense`` under its own name.
-DEFAULT_RETRIEVERS: tuple[str, ...] = ("bm25", "bm25-pt", "bm25-pt-rm3", "tfidf", "tfidf-pt", "dense", "wordllama",
-                                       "hybrid-bm25pt-use")
+DEFAULT_RETRIEVERS: tuple[str, ...] = ("bm25", "bm25-pt", "bm25-pt-rm3", "tfidf", "tfidf-pt", "dense", "wordllama")
 
 
 def _installed(name: str) -> bool:
@@ -86,21 +85,11 @@ def default_retrievers() -> list[str]:
 
 
 def within_doc_acf(values: np.ndarray, docs: np.ndarray, order: np.ndarray, max_lag: int = 10) -> list[float]:
-    """Pooled within-document autocorrelation of demeaned outcomes at lags 1..max_lag.
+    """Pooled within-document autocorrelation of demeaned outcomes at lags 1..max_lag (the report's correlogram):
+    :func:`ragcov_data.eval.design.autocorrelation`, the one implementation."""
+    from ragcov_data.eval.design import autocorrelation
 
-    ``rho_l = sum_d sum_t r_dt r_d(t+l) / sum_d sum_t r_dt^2`` with ``r`` the residual from the document
-    mean (lag 1 equals :func:`ragcov_data.eval.design.lag1_autocorr`, checked in the tests). A copy of the
-    general autocorrelation by lag until :mod:`ragcov_data.eval.design` offers one.
-    """
-    df = pd.DataFrame({"d": docs, "o": order, "y": np.asarray(values, float)}).sort_values(["d", "o"], kind="stable")
-    r = (df["y"] - df.groupby("d")["y"].transform("mean")).to_numpy()
-    d = df["d"].to_numpy()
-    den = float(np.sum(r * r))
-    out = []
-    for lag in range(1, max_lag + 1):
-        same = d[lag:] == d[:-lag]
-        out.append(float(np.sum(r[lag:][same] * r[:-lag][same]) / den) if den > 0 else float("nan"))
-    return out
+    return [float(x) for x in autocorrelation(values, docs, order, max_lag=max_lag)]
 
 
 def _call(fn, *args, **kwargs):

@@ -8,9 +8,8 @@ from ragcov_data.cli._common import int_list, str_list
 from ragcov_data.errors import RagcovError
 
 #: Measured wall time of the default set (stated in --help).
-DEFAULT_TIMING = ("Measured on the shared data, 2 cores under load average 6-9, cold embedding cache: --quick "
-                  "21 min, full 22 min wall (the encoders take ~80%%); a second run with the cache warm: --quick 3 "
-                  "min.")
+DEFAULT_TIMING = ("Wall time on the shared data and 2 cores: see the README (cold embedding cache; the encoders take "
+                  "most of it; a second run reads them from the cache).")
 
 
 def add_parser(sub) -> None:
@@ -20,12 +19,14 @@ def add_parser(sub) -> None:
         description=(
             "The main job. Builds the self-retrieval task from the default acervo (aneel/aneel_fulltext.jsonl in "
             "the data folder), runs the default baselines (the lexical ones and, when the dense extra is installed, "
-            "the fast packaged encoders and their hybrid; --retrievers names any of the registry), evaluates each on hit@1 with every interval method, ranks them on a leaderboard whose pairwise "
+            "the fast packaged encoders; --retrievers names any of the registry, or all), evaluates each on hit@1 "
+            "with every interval method, ranks them on a leaderboard whose pairwise "
             "comparisons are family-wise (simultaneous intervals, Holm-adjusted p), runs BM25 on the dispositivo "
             "chunking too and compares the two chunkings paired by document, flags where BM25's hit@1 misses go, "
             "runs the coverage study on BM25's own per-query outcomes as the census, adds the JurisTCU section "
             "when DIR/juristcu exists and the real-questions section (IRPF: every baseline on recall@10 of the cited "
-            "provisions, and chunkings x bm25/tfidf as one family) when DIR/irpf exists, and writes report.html (self-contained), summary.md, results.json and "
+            "provisions, and chunkings x bm25/tfidf as one family) when DIR/irpf exists, and writes report.html "
+            "(self-contained), summary.md, results.json and "
             "misses.csv (one row per miss)."
         ),
         epilog="example: ragcov benchmark --data-dir ../shared/data --out reports/ --quick",
@@ -40,8 +41,8 @@ def add_parser(sub) -> None:
                    help="baselines to run, any of " + ", ".join(RETRIEVER_NAMES) + "; or 'all' (every installed "
                         "one). Default: the installed ones of " + ",".join(DEFAULT_RETRIEVERS) + " (dense = "
                         "use-multilingual): the lexical baselines and the fast packaged encoders. "
-                        + DEFAULT_TIMING + " e5-small, minilm and hybrid-bm25pt-e5 encode ~5 texts/s on 2 cores "
-                        "and run only when named or with 'all'.")
+                        + DEFAULT_TIMING + " e5-small, minilm and the hybrids (hybrid-bm25pt-e5, "
+                        "hybrid-bm25pt-use) are slower and run only when named or with 'all'.")
     p.add_argument("--reps", type=int, default=None, help="coverage replicates per K (default: 2000; --quick: 300)")
     p.add_argument("--k", type=int_list, default=None, metavar="K[,K...]",
                    help="documents per coverage sample (default: 5,10,20,40; --quick: 5,10,20)")
