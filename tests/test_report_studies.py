@@ -157,3 +157,20 @@ def test_benchmark_retrievers_come_from_the_registry():
         iv(["bm25-tp"])
     with pytest.raises(RagcovError, match="stands alone"):
         iv(["all", "bm25"])
+
+
+def test_first_screen_marks_unverified_intervals():
+    """An interval whose method was not verified at its design carries a mark and the caption says what it means."""
+    from ragcov_data.reporting.render import _answer_html
+
+    def sys_row(name, verified):
+        return {"name": name, "group": "__all__", "estimate": 0.5, "low": 0.4, "high": 0.6, "tier": "a",
+                "rank": 1, "rank_low": 1, "rank_high": 2, "verified": verified, "verified_coverage": 0.8}
+
+    results = {"meta": {"metric": "hit@1", "level": 0.95},
+               "leaderboard": {"metric": "hit@1", "sentence": "one sentence.",
+                               "systems": [sys_row("x", False), sys_row("y", True)]}}
+    html = _answer_html(results)
+    assert html.count("[0.4000, 0.6000] *") == 1 and "NOT VERIFIED" in html
+    results["leaderboard"]["systems"][0]["verified"] = True
+    assert "NOT VERIFIED" not in _answer_html(results)

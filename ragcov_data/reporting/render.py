@@ -226,7 +226,8 @@ def answer_rows(results: Mapping[str, Any]) -> list[dict[str, Any]]:
                     rows.append({"task": task, "metric": lb.get("metric", metric), "system": s["name"],
                                  "estimate": s["estimate"], "low": s["low"], "high": s["high"], "tier": s["tier"],
                                  "rank": f"{s['rank']} [{s['rank_low']}, {s['rank_high']}]",
-                                 "judged": s.get("judged"), "bound_high": s.get("bound_high")})
+                                 "judged": s.get("judged"), "bound_high": s.get("bound_high"),
+                                 "verified": s.get("verified"), "verified_coverage": s.get("verified_coverage")})
         elif task.startswith("ANEEL"):
             for r in results.get("retrievers") or []:
                 e = next((e for e in r.get("estimates") or [] if e["estimator"] == "micro" and e["method"] == "cr2"),
@@ -234,7 +235,8 @@ def answer_rows(results: Mapping[str, Any]) -> list[dict[str, Any]]:
                 if e:
                     rows.append({"task": task, "metric": metric, "system": r["name"], "estimate": e["estimate"],
                                  "low": e["low"], "high": e["high"], "tier": "–", "rank": "1 [1, 1]",
-                                 "judged": None, "bound_high": None})
+                                 "judged": None, "bound_high": None, "verified": e.get("verified"),
+                                 "verified_coverage": e.get("verified_coverage")})
     return rows
 
 
@@ -274,7 +276,8 @@ def _answer_html(results: Mapping[str, Any]) -> str:
     for r in rows:
         cells = [f'<td class=l>{_e(r["task"])}</td>', f'<td class=l>{_e(r["metric"])}</td>',
                  f'<td class="sys">{_e(r["system"])}</td>', _num(r["estimate"]),
-                 f"[{_num(r['low'])}, {_num(r['high'])}]", r["tier"], r["rank"]]
+                 f"[{_num(r['low'])}, {_num(r['high'])}]" + (" *" if r.get("verified") is False else ""),
+                 r["tier"], r["rank"]]
         if pooled:
             cells += ["–" if r["judged"] is None else f"{r['judged']:.2f}", _num(r["bound_high"])]
         body.append("<tr>" + "".join(c if str(c).startswith("<td") else f"<td>{_e(c)}</td>" for c in cells) + "</tr>")
@@ -283,6 +286,9 @@ def _answer_html(results: Mapping[str, Any]) -> str:
              "interval (clustered by the sampled unit), tier (a shared letter = not separable, family-wise) and rank "
              "interval." + (" On JurisTCU's pooled judgments the score is the low reading (unjudged documents "
                             "non-relevant) and bound_high the high one." if pooled else "")
+             + (" * NOT VERIFIED: the interval's method covers less than the nominal level at this design "
+                "(coverage measured on the task itself; see the verified_coverage fields)."
+                if any(r.get("verified") is False for r in rows) else "")
              + "</caption><tr>" + "".join(f"<th class=l>{_e(h)}</th>" for h in head) + "</tr>" + "".join(body)
              + "</table>") if rows else ""
     items = S.verdict_items(results)
