@@ -51,6 +51,9 @@ from . import _core
 
 __all__ = ["family", "holm", "letters", "rank_bounds", "cluster_sums", "draw_weights", "EPS"]
 
+#: The pair test of the leaderboard's micro families: the hull with the wild cluster restricted bootstrap
+#: (the one whose family-wise error was measured within 5% + 2 MC SE; see ``benchmarks/bench_null_families.py``).
+LEADERBOARD_PAIR_TEST = "wild_cluster"
 #: Per-query differences within this are ties (wins/losses/ties), as in ``compare``.
 EPS = 1e-12
 #: Bound on elements of one block of resampling counts (K x b) held at once.

@@ -68,7 +68,7 @@ from ragcov_data.errors import RagcovError
 from ragcov_data.ties import DEFAULT_TIE_POLICY, check_tie_policy
 
 from . import _core, pool
-from ._family import family, letters, rank_bounds
+from ._family import LEADERBOARD_PAIR_TEST, family, letters, rank_bounds
 from ._nullfamily import null_family_rates
 from .evaluator import ALL_GROUP
 from .outcomes import load_task_frames, outcomes_many
@@ -81,7 +81,7 @@ ON_MISSING = ("error", "zero", "intersect")
 ESTIMATORS = ("micro", "macro")
 #: Pair test of the micro family (:func:`._family.family`): the wild-cluster hull holds its size where
 #: one document holds a large share of the queries (CR2 alone rejects 7.5-9% of ANEEL null pairs at 5%).
-PAIR_TEST = "wild_cluster"
+PAIR_TEST = LEADERBOARD_PAIR_TEST
 #: judged@k below this is flagged (see the module docstring).
 JUDGED_THRESHOLD = 0.9
 #: Names of the family-wise methods, recorded in ``family``.

@@ -106,7 +106,7 @@ def family_check(V: Any, clusters: Any, *, estimator: str = "micro", level: floa
     from ._nullfamily import permute_within_clusters
 
     if pair_test is None:
-        from .leaderboard import PAIR_TEST as pair_test
+        from ._family import LEADERBOARD_PAIR_TEST as pair_test
     V = np.asarray(V, dtype=float)
     codes, labels = pd.factorize(pd.Series(np.asarray(clusters)), sort=False)
     K = len(labels)

@@ -50,11 +50,19 @@ def test_results_write_json_through_the_one_cleaning():
     assert math.isnan(d.icc)
 
 
-def test_runs_jsonable_is_a_special_case_of_to_jsonable():
-    """run metadata (parquet attrs) cleaned by either function gives the same JSON, so the run writer can use
-    the one cleaning."""
-    from ragcov_data.runs import _jsonable
+def test_run_metadata_goes_through_the_one_cleaning(tmp_path):
+    """The run writer cleans its metadata (parquet attrs) with the one JSON cleaning: numpy scalars become numbers,
+    nan becomes null, and the attrs come back from the file as that cleaning gives them."""
+    import pandas as pd
 
+    from ragcov_data import runs
+
+    assert not hasattr(runs, "_jsonable") and runs.to_jsonable is to_jsonable
     attrs = {"retriever": "bm25", "params": {"k1": np.float64(1.2), "b": 0.75, "n": np.int64(3)},
              "exclude_self": True, "sample": {"k": 25, "documents": ["a", "b"], "ratio": float("nan")}}
-    assert json.dumps(_jsonable(attrs), sort_keys=True) == json.dumps(to_jsonable(attrs), sort_keys=True)
+    run = pd.DataFrame({"query-id": ["q1"], "corpus-id": ["d1"], "rank": [1], "score": [1.0]})
+    run.attrs = attrs
+    runs.save_run(run, tmp_path / "r.parquet")
+    back = runs.load_run(tmp_path / "r.parquet").attrs
+    want = to_jsonable(attrs)
+    assert {k: back[k] for k in want} == want
