@@ -114,6 +114,15 @@ class Retriever(ABC):
         self._tiekey = tie_keys(ids)
         return self
 
+    def _search_queries(self, queries: Any, k: Any, exclude_self: bool) -> pd.DataFrame:
+        """The checks every ``search`` starts with (an index, a positive integer ``k``) and the queries as a
+        DataFrame (``_id``, ``text``, and ``chunk_id`` when ``exclude_self``)."""
+        if self.corpus_ids is None:
+            raise RagcovError("call `index(corpus)` before `search(queries)`.")
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+            raise RagcovError(f"`k` must be a positive integer; got {k!r}.")
+        return as_frame(queries, ["_id", "text"] + (["chunk_id"] if exclude_self else []), "queries")
+
     def search(
         self,
         queries: Any,
@@ -141,12 +150,7 @@ class Retriever(ABC):
             The run, ordered by query (input order) then rank; ``attrs`` holds ``retriever``,
             ``params`` and ``exclude_self``.
         """
-        if self.corpus_ids is None:
-            raise RagcovError("call `index(corpus)` before `search(queries)`.")
-        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-            raise RagcovError(f"`k` must be a positive integer; got {k!r}.")
-        req = ["_id", "text"] + (["chunk_id"] if exclude_self else [])
-        qdf = as_frame(queries, req, "queries")
+        qdf = self._search_queries(queries, k, exclude_self)
         qids = qdf["_id"].astype(str).tolist()
         dup = pd.Index(qids)[pd.Index(qids).duplicated()]
         if len(dup):

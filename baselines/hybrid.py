@@ -31,7 +31,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from ragcov_data.baselines.base import Retriever, as_frame
+from ragcov_data.baselines.base import Retriever
 from ragcov_data.errors import RagcovError
 from ragcov_data.runs import RUN_COLUMNS
 from ragcov_data.ties import snap_ties
@@ -228,11 +228,7 @@ class Hybrid(Retriever):
         show_progress: bool | None = None,
     ) -> pd.DataFrame:
         """Each retriever's run to ``depth``, fused, cut at ``k`` rows a query (plus ties with the top)."""
-        if self.corpus_ids is None:
-            raise RagcovError("call `index(corpus)` before `search(queries)`.")
-        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-            raise RagcovError(f"`k` must be a positive integer; got {k!r}.")
-        qdf = as_frame(queries, ["_id", "text"] + (["chunk_id"] if exclude_self else []), "queries")
+        qdf = self._search_queries(queries, k, exclude_self)
         depth = max(int(k), min(self.depth, len(self.corpus_ids)))
         runs = [r.search(qdf, k=depth, exclude_self=exclude_self, show_progress=show_progress) for r in self.retrievers]
         fused = fuse(runs, self.method, k=self.k, weights=self.weights)

@@ -236,9 +236,7 @@ class RM3(Retriever):
         show_progress: bool | None = None,
     ) -> pd.DataFrame:
         """Rank the corpus for every query with the expanded query; see :meth:`Retriever.search`."""
-        if self.corpus_ids is None:
-            raise RagcovError("call `index(corpus)` before `search(queries)`.")
-        qdf = as_frame(queries, ["_id", "text"] + (["chunk_id"] if exclude_self else []), "queries")
+        qdf = self._search_queries(queries, k, exclude_self)
         expanded = self._expand(qdf, exclude_self)
         v = len(self.base.vocabulary_)
         indptr = np.zeros(len(expanded) + 1, dtype=np.int64)
