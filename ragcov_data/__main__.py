@@ -1,6 +1,4 @@
 """``python -m ragcov_data`` runs the ``ragcov`` CLI."""
-import sys
+from ragcov_data.cli import run
 
-from ragcov_data.cli import main
-
-sys.exit(main())
+run()

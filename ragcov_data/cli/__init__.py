@@ -80,3 +80,24 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())
+
+
+def run() -> None:
+    """The ``ragcov`` command (and ``python -m ragcov_data``): :func:`main`, then exit with its status.
+
+    After a failure the message is already printed; the process then leaves without the interpreter's
+    teardown, in which native thread pools of the libraries imported on the way (Arrow, BLAS) can abort the
+    process ("terminate called without an active exception", status -6) and turn a clean one-line error into
+    a crash. A Ray cluster this process started is shut down first. Success exits normally.
+    """
+    code = main()
+    if code:
+        if "ray" in sys.modules:
+            from ragcov_data import engine
+
+            engine.shutdown()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)
+
