@@ -113,7 +113,10 @@ def family(V: np.ndarray, codes: np.ndarray, K: int, *, estimator: str, level: f
         8% at 5% on null pairs of the ANEEL census). ``wild_cluster``: each pair's interval is the hull
         of that CR2 interval and the wild cluster restricted bootstrap interval at Bonferroni's level
         (:func:`._wild.wild_family`, one set of cluster weights for all pairs), and ``p`` the larger of
-        the two p-values (:func:`_wild_hull`): separable only where both tests reject.
+        the two p-values (:func:`_wild_hull`): separable only where both tests reject. Macro pairs (and
+        one-query clusters) under ``wild_cluster``: the hull of the t family and the studentized max-|t|
+        cluster-bootstrap family (:func:`_studentized_hull`), which covers where the t family read at
+        Bonferroni's level is too short for skewed per-document differences.
 
     Returns
     -------
@@ -164,6 +167,10 @@ def family(V: np.ndarray, codes: np.ndarray, K: int, *, estimator: str, level: f
     if core_est == "micro" and bootstrap and K >= 2 and pair_test == "wild_cluster" and live.any():
         p, p_adj, low, high, p_maxt = _wild_hull(n, sd, live, level, n_resamples, rng, p, low, high, p_maxt)
         pair_method = "wild_cluster+cr2"
+    elif core_est == "macro" and bootstrap and K >= 3 and pair_test == "wild_cluster" and live.any():
+        p, p_adj, low, high, p_maxt = _studentized_hull(sd / n, diff, se, live, level, n_resamples, rng, p, low,
+                                                        high, p_maxt)
+        pair_method = "studentized_max_t+t"
     return {
         "method": method, "pair_method": pair_method, "estimator": "mean" if singleton else estimator,
         "singleton": singleton,
@@ -195,6 +202,44 @@ def _wild_hull(n, sd, live, level, B, rng, p, low, high, p_maxt):
     low[live] = np.minimum(low[live], f["low"])
     high[live] = np.maximum(high[live], f["high"])
     p_maxt[live] = np.maximum(p_maxt[live], f["p_maxt"])
+    return p, np.minimum(holm(p), 1.0), low, high, p_maxt
+
+
+def _studentized_hull(X, diff, se, live, level, B, rng, p, low, high, p_maxt):
+    """Macro pairs: the hull of the t family above and a studentized max-|t| cluster-bootstrap family.
+
+    ``X`` (P, K) holds every pair's per-cluster mean difference. Each replicate resamples the K clusters,
+    recomputes every pair's mean *and its own SE*, and takes ``M_b = max_p |d*_pb - d_p| / se*_pb``
+    (replicates where a pair's resampled clusters are all equal contribute 0 for it); the simultaneous
+    interval is ``d_p +- c se_p`` with ``c`` the ``level`` order statistic of ``M``. Studentizing inside
+    the replicate carries the skewness of per-document differences into ``c`` (Hall 1992, ch. 3), where
+    the t family read at Bonferroni's level is too short: with 5 systems and K = 40 documents drawn with
+    replacement from the ANEEL census it covered all ten differences 94.0% of the time, this family
+    97.7% (``benchmarks/bench_coverage_sampled.py``). The hull covers whenever either family covers and
+    excludes 0 only when both do, so its family-wise error is at most the t family's. ``p`` is the larger
+    of the t p-value and the bootstrap's unadjusted one, ``p_maxt`` the larger of the two adjusted ones.
+    """
+    Xl, d, s_ = X[live], diff[live], se[live]
+    K = Xl.shape[1]
+    T = np.empty((len(d), B))
+    lo = 0
+    for W in draw_weights(K, B, rng):
+        b = W.shape[1]
+        m = Xl @ W / K
+        v = np.maximum((Xl * Xl) @ W / K - m * m, 0.0) / (K - 1)  # the replicate's squared SE of the mean
+        with np.errstate(divide="ignore", invalid="ignore"):
+            T[:, lo:lo + b] = np.where(v > 0, np.abs(m - d[:, None]) / np.sqrt(v), 0.0)
+        lo += b
+    M = np.sort(T.max(0))
+    c = float(M[min(B - 1, int(np.ceil(level * (B + 1))) - 1)])  # order statistic: no interpolation
+    tobs = np.abs(d) / s_
+    p_one = (1.0 + (T >= tobs[:, None]).sum(1)) / (B + 1.0)
+    p_all = (1.0 + B - np.searchsorted(M, tobs, side="left")) / (B + 1.0)
+    p, low, high, p_maxt = p.copy(), low.copy(), high.copy(), p_maxt.copy()
+    p[live] = np.maximum(p[live], p_one)
+    low[live] = np.minimum(low[live], d - c * s_)
+    high[live] = np.maximum(high[live], d + c * s_)
+    p_maxt[live] = np.maximum(p_maxt[live], p_all)
     return p, np.minimum(holm(p), 1.0), low, high, p_maxt
 
 

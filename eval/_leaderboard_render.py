@@ -34,6 +34,8 @@ METHOD_WORDS = {
     "compact_letter_display_interval": "letters from the simultaneous intervals (a shared letter = not separable)",
     "not_separably_below_any": "systems no other system is separably above",
     "hull_with_wild_cluster_restricted": "widened to cover the wild cluster restricted bootstrap interval (micro)",
+    "hull_with_studentized_max_t": ("widened to cover the studentized max-|t| cluster-bootstrap interval "
+                                    "(macro and one-query clusters)"),
 }
 _UNITS = {"doc_id": "document", "source_key": "source summary", "_id": "query"}
 

@@ -20,8 +20,10 @@ Design (every choice below is the documented default; the machinery is :mod:`._f
   max-|t| from one cluster bootstrap whose resampling counts (K x B) are shared by every system and pair,
   never narrower than Bonferroni's on the same CR2/t tests; for micro (:data:`PAIR_TEST`) widened to the
   hull with the wild cluster restricted bootstrap interval at Bonferroni's level, whose test keeps its
-  size when one document dominates (see :mod:`._family`); ``p_family`` = the p-value of that hull test
-  (the larger of the two); ``p_adj_maxt`` = the single-step max-|t| adjusted p-value; per-query
+  size when one document dominates (see :mod:`._family`); for macro and for one-query clusters widened to
+  the hull with the studentized max-|t| cluster-bootstrap family, which covers where t intervals read at
+  Bonferroni's level are too short for skewed per-document differences; ``p_family`` = the p-value of
+  that hull test (the larger of the two); ``p_adj_maxt`` = the single-step max-|t| adjusted p-value; per-query
   wins/losses/ties.
 - **One procedure.** ``significant`` (a pair is separable) is exactly "its printed simultaneous interval
   excludes 0"; rank intervals, tiers, colours and ``best_set`` use those decisions and nothing else, so
@@ -90,6 +92,7 @@ FAMILY = {"p": "cr2 t (Satterthwaite df) for micro; t (K-1 df) for macro and mea
           "p_adj_maxt": "max_t_single_step_bonferroni_bounded",
           "rank_interval": "interval_separation", "tier": "compact_letter_display_interval",
           "decision": "simultaneous_interval_excludes_0", "micro_interval": "hull_with_wild_cluster_restricted",
+          "macro_interval": "hull_with_studentized_max_t",
           "best_set": "not_separably_below_any"}
 #: Columns of ``systems`` (the JSON records carry the same fields).
 SYSTEM_COLUMNS = ["name", "group", "estimate", "low", "high", "rank", "rank_low", "rank_high", "tier", "judged",

@@ -57,7 +57,7 @@ FAMILY_RESAMPLES = 499
 #: Largest family (pairs) whose null families run the leaderboard's wild-cluster hull itself; larger ones run
 #: its CR2 part (the printed hull contains those intervals, so the FWER measured is an upper bound).
 EXACT_MAX_PAIRS = 15
-_VERSION = 1
+_VERSION = 2  # 2: macro families are the hull with the studentized max-|t| family
 
 
 def _cached(kind: str, parts: Sequence[Any], meta: Mapping[str, Any], compute: Callable[[], dict],
