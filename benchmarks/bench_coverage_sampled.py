@@ -1,7 +1,7 @@
 """Coverage of single and simultaneous intervals when K documents of the ANEEL census are sampled.
 
 Run by hand:  OPENBLAS_NUM_THREADS=1 nice -n 10 python benchmarks/bench_coverage_sampled.py --data-dir ../shared/data
-              [--reps 2000] [--reps-boot 1000] [--reps-family 500] [--seed 0] [--parts single simultaneous]
+              [--reps 2000] [--reps-boot 1000] [--reps-family 500] [--seed 0] [--parts single simultaneous design]
 
 The census: five real retrievers (as in ``bench_null_families.py``) on the ANEEL self-retrieval task
 (2,312 queries in 147 documents; one document holds 18% of the queries). Its per-query outcomes are the
@@ -16,6 +16,9 @@ population; the target is the census value.
    differences, for the micro family with CR2 pairs (``cr2``) and with the wild-cluster hull
    (``wild_cluster``, the leaderboard's), and the macro family with t pairs (``macro t``) and with the
    studentized max-|t| hull (``macro hull``, the leaderboard's).
+
+3. The single estimates of part 1 under another draw of K documents: the largest documents taken with
+   certainty (a take-all stratum by size), the rest without replacement (``--parts design``).
 
 Margins are 1.96 Monte-Carlo SE.
 """
@@ -72,6 +75,61 @@ def single(V: np.ndarray, codes: np.ndarray, ks, reps: int, reps_boot: int, B: i
     return rows
 
 
+def take_all_stratum(sizes: np.ndarray, k: int) -> np.ndarray:
+    """Documents taken with certainty when K documents are drawn with a take-all stratum by size: repeatedly,
+    every document holding more than ``(queries left) / (documents left to draw)`` queries (its inclusion
+    probability under a draw proportional to size would exceed 1; Hidiroglou 1986)."""
+    cert = np.zeros(len(sizes), bool)
+    while True:
+        new = ~cert & (sizes > sizes[~cert].sum() / (k - cert.sum()))
+        if not new.any():
+            return cert
+        cert |= new
+
+
+TAKE_ALL = [("micro", "cr2", False), ("micro", "bootstrap_t", False), ("macro", "t", True)]
+
+
+def design_study(V: np.ndarray, codes: np.ndarray, ks, reps: int, reps_boot: int, B: int, seed: int,
+                 label: str) -> list:
+    """Part 3: the same K documents drawn with a take-all stratum (the largest documents with certainty, the
+    rest without replacement). The estimate adds the take-all documents' exact contribution to the rest's
+    estimate scaled to the rest's share, ``(S_c + Q_r R) / Q`` (micro) or ``(sum_c m_g + N_r m) / N``
+    (macro), so the interval is the rest's interval under that affine map (macro with the rest's
+    correction ``1 - k/N_r``). Coverage and mean width; ``srs`` columns are part 1's draw, for width."""
+    K0 = int(codes.max()) + 1
+    n = np.bincount(codes, minlength=K0).astype(float)
+    s = np.bincount(codes, weights=V, minlength=K0)
+    q = np.bincount(codes, weights=V * V, minlength=K0)
+    truth = {"micro": s.sum() / n.sum(), "macro": (s / n).mean()}
+    rows = []
+    for k in ks:
+        cert = take_all_stratum(n, k)
+        rest = np.flatnonzero(~cert)
+        kr = k - int(cert.sum())
+        rng = np.random.default_rng([seed, k, 7])
+        idx = rest[np.argsort(rng.random((reps, len(rest))), axis=1)[:, :kr]]
+        srs = np.argsort(rng.random((reps, K0)), axis=1)[:, :k]
+        shift = {"micro": s[cert].sum() / n.sum(), "macro": (s[cert] / n[cert]).sum() / K0}
+        scale = {"micro": n[rest].sum() / n.sum(), "macro": len(rest) / K0}
+        row = {"outcome": label, "K": k, "take-all documents": int(cert.sum())}
+        for est, m, fpc in TAKE_ALL:
+            R = reps if _core.METHODS[m]["kind"] == "analytic" else reps_boot
+            kw = dict(estimator=est, method=m, n_resamples=B, rng=np.random.default_rng([seed, k, len(row)]))
+            o = _core.interval_batch(n[idx[:R]], s[idx[:R]], q[idx[:R]], **kw,
+                                     population={"documents": len(rest)} if fpc else None)
+            low, high = shift[est] + scale[est] * o["low"], shift[est] + scale[est] * o["high"]
+            c = float(np.mean((low <= truth[est]) & (truth[est] <= high)))
+            o2 = _core.interval_batch(n[srs[:R]], s[srs[:R]], q[srs[:R]], **kw,
+                                      population={"documents": K0} if fpc else None)
+            name = f"{est} {m}{' +fpc' if fpc else ''}"
+            row[name] = _fmt(c, R)
+            row[f"{name} width (srs)"] = f"{np.mean(high - low):.3f} ({np.mean(o2['high'] - o2['low']):.3f})"
+        rows.append(row)
+        print("  " + ", ".join(f"{a}: {b}" for a, b in row.items()), flush=True)
+    return rows
+
+
 def simultaneous(V: np.ndarray, codes: np.ndarray, ks, reps: int, B: int, seed: int, label: str) -> list:
     S = V.shape[0]
     K0 = int(codes.max()) + 1
@@ -110,7 +168,7 @@ def main() -> None:
     ap.add_argument("--reps-family", type=int, default=500)
     ap.add_argument("--n-resamples", type=int, default=999)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--parts", nargs="+", default=["single", "simultaneous"], choices=["single", "simultaneous"],
+    ap.add_argument("--parts", nargs="+", default=["single", "simultaneous"], choices=["single", "simultaneous", "design"],
                     help="which study to run (default: both)")
     args = ap.parse_args()
     print(f"$ {command_line()}")
@@ -130,6 +188,14 @@ def main() -> None:
     if "simultaneous" in args.parts:
         print("\n2. simultaneous intervals of the 10 differences of 5 systems (hit@1); B =", args.n_resamples)
         rows = simultaneous(vals["hit@1"], codes, (20, 40, 80), args.reps_family, args.n_resamples, args.seed, "hit@1")
+        print()
+        print(table(rows))
+    if "design" in args.parts:
+        print("\n3. a take-all stratum by size, K of 147 documents (bm25); B =", args.n_resamples)
+        rows = []
+        for m in ("hit@1", "ndcg@10"):
+            rows += design_study(vals[m][0], codes, (20, 40, 80, 120), args.reps, args.reps_boot, args.n_resamples,
+                                 args.seed, f"bm25 {m}")
         print()
         print(table(rows))
     print(f"\ntotal {time.perf_counter() - t0:.0f} s; peak RSS {peak_rss_mb():.0f} MiB")
