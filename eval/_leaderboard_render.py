@@ -199,7 +199,10 @@ def sentence(res: Any, group: str = ALL) -> str:
 def family_words(b: Any) -> str:
     b = _b(b)
     return (f"pairs: simultaneous {b.level:.0%} intervals from one cluster bootstrap "
-            f"(max-|t|, B = {b.info.get('n_resamples')}), never narrower than Bonferroni's; a pair is separable "
+            f"(max-|t|, B = {b.info.get('n_resamples')}), never narrower than Bonferroni's, widened to the hull "
+            "with a second family that keeps its level where those tests do not (the wild cluster restricted "
+            "bootstrap for means over queries, the studentized max-|t| bootstrap for means of cluster means and "
+            "one-query clusters); a pair is separable "
             "exactly when its interval excludes 0, and rank intervals, tiers (a shared letter = not separable) and "
             "the could-be-best set all follow those decisions; Holm-adjusted p-values are shown as an extra column "
             "and decide nothing.")
