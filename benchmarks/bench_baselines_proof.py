@@ -8,15 +8,14 @@ which controls the family-wise error over all pairs:
   (G1 real keyword queries, G2 synthetic keyword queries, G3 synthetic questions); the unit of inference
   is the source summary (``source_key``).
 * **IRPF questions** (``irpf/questions.jsonl``, real tax questions whose official answers cite law
-  articles): recall@10 of the cited articles. The acts of ``irpf/laws.jsonl`` are cut with the
-  dispositivo chunking (``build_task(..., chunking="dispositivo")``); an *article* is every chunk whose
-  ``unit`` names that article (``"art. 6 > § 1"``, ``"anexo > art. 35 > I"``); a question's relevant
-  chunks are the chunks of each (act, article) its answer cites. Questions citing no article are left
-  out (one, citing a whole act). The unit of inference is the question.
+  articles): recall@10 of the cited provisions on the landed cited-questions task with article chunks
+  (``build_cited_task(..., chunking="article")``, as ``load_dataset("irpf")`` and the main job build it);
+  the unit of inference is the question's topic when the ICC of BM25's recall by topic exceeds 0.05 (the
+  main job's rule), else the question.
 * **ANEEL self-retrieval** (the default ``aneel_taesa`` task): hit@1, each query's own chunk excluded,
   unit of inference the document.
 
-Writes, under ``--out``: ``runs/<task>/<system>.trec`` (and the IRPF ``queries.jsonl``/``qrels.tsv``),
+Writes, under ``--out``: ``runs/<task>/<system>.trec``,
 ``<task>-leaderboard.md`` / ``.json`` (the leaderboard's own markdown and JSON), ``times.json`` and
 ``<task>-summary.md`` / ``summary.md`` (the tables, and which systems beat BM25 with the family-wise
 interval above 0). ``--reuse-runs`` reads runs already written instead of running them again.
@@ -36,7 +35,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 import time
 from pathlib import Path
@@ -44,10 +42,9 @@ from pathlib import Path
 import pandas as pd
 
 TASKS = ("juristcu", "irpf", "aneel")
-METRICS = {"juristcu": "ndcg@10", "irpf": "r@10", "aneel": "hit@1"}
+METRICS = {"juristcu": "ndcg@10", "irpf": "recall@10", "aneel": "hit@1"}
 #: JurisTCU is grouped by query group.
 BY = {"juristcu": "group", "irpf": None, "aneel": None}
-_ARTICLE = re.compile(r"(?:^|> )art\. ([0-9]+(?:-[A-Z])?)")
 
 
 def default_systems() -> list[str]:
@@ -73,36 +70,49 @@ def aneel_task(data_dir: Path) -> dict:
             "exclude_self": True}
 
 
-def article_of(unit: str) -> str | None:
-    """The article a dispositivo ``unit`` label belongs to: ``"anexo > art. 35 > I"`` -> ``"35"``."""
-    m = _ARTICLE.search(unit or "")
-    return m.group(1) if m else None
-
-
 def irpf_task(data_dir: Path) -> dict:
-    """Chunks of the IRPF acts (dispositivo), the questions citing articles, and article-level qrels."""
-    from ragcov_data import build_task
+    """The real-questions task as ``load_dataset("irpf")`` builds it with article chunks (the main job's IRPF
+    leaderboard): the seven acts cut by artigo, the questions whose answers cite a resolved provision."""
+    import warnings
 
-    built = build_task(str(data_dir / "irpf" / "laws.jsonl"), chunking="dispositivo", dataset="irpf")
-    corpus = built["corpus"]
-    corpus = corpus.to_pandas() if hasattr(corpus, "to_pandas") else pd.DataFrame(corpus)
-    corpus = corpus.copy()
-    corpus["article"] = corpus["unit"].map(article_of)
-    chunks_of = corpus.dropna(subset=["article"]).groupby(["doc_id", "article"])["_id"].apply(list).to_dict()
-    rows, qrels, uncited = [], [], []
-    with open(data_dir / "irpf" / "questions.jsonl", encoding="utf-8") as fh:
-        for line in fh:
-            q = json.loads(line)
-            cited = {(r["doc_id"], str(r["article"])) for r in q["references"] if r["article"]}
-            found = [key for key in sorted(cited) if key in chunks_of]
-            uncited.extend(key for key in sorted(cited) if key not in chunks_of)
-            if not found:
-                continue
-            rows.append({"_id": q["qid"], "text": q["question"], "n_articles": len(found)})
-            qrels += [{"query-id": q["qid"], "corpus-id": cid, "score": 1} for key in found for cid in chunks_of[key]]
-    queries, qrels = pd.DataFrame(rows), pd.DataFrame(qrels).drop_duplicates(["query-id", "corpus-id"])
-    return {"task": {"corpus": corpus[["_id", "doc_id", "text", "unit"]], "queries": queries, "qrels": qrels},
-            "corpus": corpus, "queries": queries, "exclude_self": False, "uncited": uncited}
+    from ragcov_data.loaders.cited_questions import build_cited_task
+
+    folder = data_dir / "irpf"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        task = build_cited_task(folder / "laws.jsonl", folder / "questions.jsonl", dataset="irpf",
+                                config_name="article", chunking="article")
+    corpus, queries = _pandas(task["corpus"]), _pandas(task["queries"])
+    return {"task": task, "corpus": corpus, "queries": queries, "exclude_self": False,
+            "notes": [str(w.message) for w in caught]}
+
+
+def _pandas(x):
+    return x.to_pandas() if hasattr(x, "to_pandas") else x
+
+
+def irpf_leaderboard(runs: dict, t: dict, n_resamples: int, icc_threshold: float = 0.05):
+    """recall@10 of the cited provisions per question (:func:`ragcov_data.eval.cited.per_query_values`), ranked
+    as one family clustered as the main job's chunking study decides: by topic when the ICC of BM25's recall by
+    topic exceeds ``icc_threshold``, else by question."""
+    from ragcov_data.eval import design_effect
+    from ragcov_data.eval.cited import leaderboard_from_values, per_query_values
+
+    table, order = {}, None
+    for name, run in runs.items():
+        v = per_query_values(run, t["task"], metrics=(METRICS["irpf"],))
+        order = list(v.index) if order is None else order
+        table[name] = v.loc[order, METRICS["irpf"]]
+    table = pd.DataFrame(table)
+    q = t["queries"].assign(_id=t["queries"]["_id"].astype(str)).set_index("_id").loc[order]
+    topics = [tp if isinstance(tp, str) and tp else i for i, tp in zip(order, q["topic"])]
+    ref = table["bm25"] if "bm25" in table else table.iloc[:, 0]
+    icc = float(design_effect(ref.to_numpy(dtype=float), topics).icc)
+    by_topic = icc > icc_threshold
+    print(f"irpf: ICC of {ref.name}'s {METRICS['irpf']} by topic {icc:+.3f} over {len(set(topics))} topics: unit "
+          f"{'topic' if by_topic else 'question'}", file=sys.stderr)
+    return leaderboard_from_values(table, metric=METRICS["irpf"], clusters=topics if by_topic else None,
+                                   cluster_name="topic" if by_topic else "question", n_resamples=n_resamples, seed=0)
 
 
 LOADERS = {"juristcu": juristcu_task, "irpf": irpf_task, "aneel": aneel_task}
@@ -175,16 +185,15 @@ def main(argv: list[str] | None = None) -> int:
     for name in args.tasks:
         t = LOADERS[name](args.data_dir)
         if name == "irpf":
-            folder = args.out / "runs" / "irpf"
-            folder.mkdir(parents=True, exist_ok=True)
-            t["queries"].to_json(folder / "queries.jsonl", orient="records", lines=True, force_ascii=False)
-            t["task"]["qrels"].to_csv(folder / "qrels.tsv", sep="\t", index=False)
-            print(f"irpf: {len(t['corpus'])} chunks, {len(t['queries'])} questions citing articles, "
-                  f"{len(t['task']['qrels'])} relevant chunks; cited articles not found in the chunks: "
-                  f"{len(t['uncited'])}", file=sys.stderr)
+            print(f"irpf: {len(t['corpus'])} article chunks, {len(t['queries'])} questions; "
+                  + " ".join(t["notes"]), file=sys.stderr)
         runs, times = make_runs(name, t, systems, args.out, args.progress, args.reuse_runs)
         all_times[name] = {**all_times.get(name, {}), **times}
-        lb = leaderboard(runs, t["task"], metric=METRICS[name], by=BY[name], n_resamples=args.n_resamples, seed=0)
+        if name == "irpf":
+            lb = irpf_leaderboard(runs, t, args.n_resamples)
+        else:
+            lb = leaderboard(runs, t["task"], metric=METRICS[name], by=BY[name], n_resamples=args.n_resamples,
+                             seed=0)
         lb.to_markdown(args.out / f"{name}-leaderboard.md")
         lb.to_json(args.out / f"{name}-leaderboard.json")
         b = beats_bm25(lb)

@@ -168,8 +168,9 @@ def main() -> None:
     ap.add_argument("--reps-family", type=int, default=500)
     ap.add_argument("--n-resamples", type=int, default=999)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--parts", nargs="+", default=["single", "simultaneous"], choices=["single", "simultaneous", "design"],
-                    help="which study to run (default: both)")
+    ap.add_argument("--parts", nargs="+", default=["single", "simultaneous", "design"],
+                    choices=["single", "simultaneous", "design"],
+                    help="which studies to run (default: all three)")
     args = ap.parse_args()
     print(f"$ {command_line()}")
     t0 = time.perf_counter()
