@@ -116,7 +116,8 @@ def family(V: np.ndarray, codes: np.ndarray, K: int, *, estimator: str, level: f
         the two p-values (:func:`_wild_hull`): separable only where both tests reject. Macro pairs (and
         one-query clusters) under ``wild_cluster``: the hull of the t family and the studentized max-|t|
         cluster-bootstrap family (:func:`_studentized_hull`), which covers where the t family read at
-        Bonferroni's level is too short for skewed per-document differences.
+        Bonferroni's level is too short for skewed per-document differences (families of two or more
+        pairs: a single pair keeps ``compare``'s t interval, which holds at 5%).
 
     Returns
     -------
@@ -167,7 +168,7 @@ def family(V: np.ndarray, codes: np.ndarray, K: int, *, estimator: str, level: f
     if core_est == "micro" and bootstrap and K >= 2 and pair_test == "wild_cluster" and live.any():
         p, p_adj, low, high, p_maxt = _wild_hull(n, sd, live, level, n_resamples, rng, p, low, high, p_maxt)
         pair_method = "wild_cluster+cr2"
-    elif core_est == "macro" and bootstrap and K >= 3 and pair_test == "wild_cluster" and live.any():
+    elif core_est == "macro" and bootstrap and K >= 3 and pair_test == "wild_cluster" and len(ia) >= 2 and live.any():
         p, p_adj, low, high, p_maxt = _studentized_hull(sd / n, diff, se, live, level, n_resamples, rng, p, low,
                                                         high, p_maxt)
         pair_method = "studentized_max_t+t"

@@ -171,9 +171,12 @@ def _own_estimates(result: EvaluationResult, name: str) -> list[dict[str, Any]]:
                            e.loc[e["verified"].map(lambda x: x is True or x is np.True_), "method"]))
     else:
         verified = set()
+    rec = e[e["recommended"].astype(bool)] if "recommended" in e.columns else e.iloc[:0]
+    marked = set(zip(rec["estimator"], rec["method"]))  # evaluate's recommended row at this design
     for est in ("micro", "macro"):
         order = list(RECOMMENDED.get(est, ()))
         order = [m for m in order if (est, m) in verified] + [m for m in order if (est, m) not in verified]
+        order = [m for e_, m in sorted(marked) if e_ == est] + [m for m in order if (est, m) not in marked]
         for m in order:
             hit = e[(e["estimator"] == est) & (e["method"] == m)]
             if len(hit):

@@ -39,7 +39,11 @@ def finish_difference(estimates: pd.DataFrame, a: np.ndarray, b: np.ndarray, clu
     from .verify import verify_for_evaluate
 
     d = np.asarray(a, float) - np.asarray(b, float)
+    from .results import mark_recommended
+    from .verify import is_sampled
+
     out = verify_for_evaluate(estimates, d, clusters, groups, population_sizes, None, level, seed)
+    out = mark_recommended(out, sampled=is_sampled(population_sizes))
     out = clip_table(out, difference_bounds(a, b))
     if "flags" in out.columns:
         texts = []

@@ -10,7 +10,9 @@ Design (every choice below is the documented default; the machinery is :mod:`._f
 - **Per system.** Estimate = mean over queries (``estimator="micro"``, trec_eval's number) or the mean
   of cluster means (``"macro"``); where every cluster holds one query both are the mean (``"mean"``).
   The interval is the design's recommended one, exactly ``evaluate``'s recommended row: CR2 with
-  Satterthwaite df for micro, t on K - 1 df for macro and mean.
+  Satterthwaite df for micro, t on K - 1 df for macro and mean; on a document-sampled task the micro
+  bootstrap-t (resampling counts from the same seed as ``evaluate``'s) and the macro t with the
+  finite-population correction.
 - **Per pair** (all S (S - 1) / 2, ``a`` ranked above ``b``): ``diff`` = mean of per-query differences;
   ``low, high`` = simultaneous interval at ``level``: max-|t| from one cluster bootstrap whose resampling
   counts (K x B) are shared by every system and pair, never narrower than Bonferroni's on the same CR2/t
@@ -265,7 +267,7 @@ def leaderboard(
         group_missing = n_missing if label == ALL_GROUP else {k: int(m[mask].sum()) for k, m in miss.items()}
         srows, prows, info = _one_group(label, V[:, mask], clusters[mask], names, estimator, level, int(n_resamples),
                                         rng, None if J is None else J[:, mask], None if C is None else C[:, mask],
-                                        group_missing, oc.population_sizes)
+                                        group_missing, oc.population_sizes, seed)
         sys_rows += srows
         pair_rows += prows
         group_info[label] = info
@@ -297,14 +299,16 @@ def leaderboard(
     )
 
 
-def _one_group(label, V, clusters, names, estimator, level, B, rng, J, C, n_missing, population_sizes=None):
+def _one_group(label, V, clusters, names, estimator, level, B, rng, J, C, n_missing, population_sizes=None,
+               seed=0):
     """Rows of ``systems`` and ``pairs`` of one group (one family)."""
     codes, uniq = pd.factorize(pd.Series(clusters), sort=False)
     K = len(uniq)
     f = family(V, codes, K, estimator=estimator, level=level, n_resamples=B, rng=rng, pair_test=PAIR_TEST)
     st, pr = f["systems"], f["pairs"]
+    sys_method = f["method"]
     if population_sizes is not None:
-        st = _corrected_systems(V, codes, K, f, estimator, level, population_sizes)
+        st, sys_method = _corrected_systems(V, codes, K, f, estimator, level, population_sizes, B, seed)
     # one procedure: a pair is separable iff its printed simultaneous interval excludes 0 (Holm: extra column)
     sep = (pr["low"] > 0) | (pr["high"] < 0)
     S = len(names)
@@ -327,7 +331,7 @@ def _one_group(label, V, clusters, names, estimator, level, B, rng, J, C, n_miss
             "tier": tiers[s], "judged": judged,
             "judged_flag": None if judged is None else bool(judged < JUDGED_THRESHOLD),
             "condensed": float(C[s].mean()) if C is not None else None, "se": float(st["se"][s]),
-            "df": float(st["df"][s]), "estimator": f["estimator"], "method": f["method"],
+            "df": float(st["df"][s]), "estimator": f["estimator"], "method": sys_method,
             "n_queries": int(V.shape[1]), "n_clusters": K, "n_missing": int(n_missing.get(names[s], 0))})
     pos = {s: k for k, s in enumerate(order)}
     pair_rows = []
@@ -353,18 +357,27 @@ def _one_group(label, V, clusters, names, estimator, level, B, rng, J, C, n_miss
     return sys_rows, pair_rows, info
 
 
-def _corrected_systems(V, codes, K, f, estimator, level, population_sizes):
-    """Per-system intervals with the document sample's finite-population correction: the same call of the
-    interval core that ``evaluate`` makes for its recommended row, so both print one interval."""
+def _corrected_systems(V, codes, K, f, estimator, level, population_sizes, B, seed):
+    """Per-system intervals on a document sample: the same call of the interval core that ``evaluate`` makes
+    for its recommended row (:func:`.results.recommended_order` of a sampled task: the micro bootstrap-t, on
+    resampling counts drawn from the same seed; the macro t with the finite-population correction), so both
+    print one interval. Returns the intervals and the method."""
     from ._family import cluster_sums
     from .interval import _population
+    from .results import recommended_order
+    from .verify import is_sampled
 
     n = np.bincount(codes, minlength=K).astype(float)
     s, q = cluster_sums(V, codes, K), cluster_sums(V * V, codes, K)
     core_est = "macro" if f["singleton"] else estimator
-    out = _core.interval_batch(np.broadcast_to(n, s.shape), s, q, estimator=core_est, method=f["method"],
-                               level=level, population=_population(population_sizes, False, None))
-    return {k: out[k] for k in ("estimate", "se", "df", "low", "high")}
+    method, extra = f["method"], {}
+    if core_est == "micro" and is_sampled(population_sizes) and K >= 2:
+        method = recommended_order("micro", sampled=True)[0]
+        counts = _core._counts_chunk(1, K, B, np.random.default_rng(seed))  # evaluate's draw for this seed
+        extra = {"boot_counts": np.broadcast_to(counts, (len(V), K, B)), "n_resamples": B}
+    out = _core.interval_batch(np.broadcast_to(n, s.shape), s, q, estimator=core_est, method=method,
+                               level=level, population=_population(population_sizes, False, None), **extra)
+    return {k: out[k] for k in ("estimate", "se", "df", "low", "high")}, method
 
 
 # ------------------------------------------------------------------------------------------ result

@@ -241,13 +241,22 @@ def verify_for_evaluate(estimates: pd.DataFrame, values: np.ndarray, clusters: n
     return verify_intervals(estimates, designs)
 
 
+def is_sampled(population_sizes: Any, strata: Any = None) -> bool:
+    """A one-stage document sample with its finite population (the design whose micro method order is
+    :data:`.results.RECOMMENDED_SAMPLED`)."""
+    return population_sizes is not None and strata is None and not isinstance(population_sizes, Mapping)
+
+
 def finish_estimates(estimates: pd.DataFrame, values: np.ndarray, clusters: np.ndarray, groups: Any,
                      population_sizes: Any, strata: Any, level: float, seed: int | None) -> pd.DataFrame:
     """The evaluator's one hook: verification (:func:`verify_for_evaluate`), intervals cut to the range of
     the values (:func:`._bounds.clip_table`) and a ``no_variation`` text on zero-variance rows."""
     from ._bounds import clip_table, no_variation_text, value_range
 
+    from .results import mark_recommended
+
     out = verify_for_evaluate(estimates, values, clusters, groups, population_sizes, strata, level, seed)
+    out = mark_recommended(out, sampled=is_sampled(population_sizes, strata))
     out = clip_table(out, value_range(values))
     if "flags" in out.columns:
         zero = out["flags"].str.contains("zero_variance", regex=False)

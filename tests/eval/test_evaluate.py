@@ -222,7 +222,15 @@ def test_singleton_design_collapses_micro_macro_to_mean():
     text = rep.summary()
     assert _no_nan(text) and "per-document" not in text and "share_never_hit" not in text and "(naive)" not in text
     assert "unit: query (17 queries, each its own cluster)" in text and "per-query value quantiles" in text
-    assert rep.interval() == pytest.approx((r.low, r.high))  # default: mean, t
+    assert rep.interval(method="t") == pytest.approx((r.low, r.high))
+    # the default is the printed (recommended) row: t when verified at this design, else the first verified
+    rec = e[e["recommended"]]
+    assert len(rec) == 1 and rep.interval() == pytest.approx((rec["low"].iloc[0], rec["high"].iloc[0]))
+    if e.set_index("method").loc["t", "verified"]:
+        assert rec["method"].iloc[0] == "t"
+    elif e["verified"].map(lambda x: bool(x) if x is not None else False).any():
+        assert bool(rec["verified"].iloc[0])
+    assert rec["method"].iloc[0] in rep.summary(methods="recommended")
 
 
 def test_self_retrieval_keeps_micro_and_macro():
