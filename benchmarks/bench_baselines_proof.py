@@ -16,7 +16,8 @@ which controls the family-wise error over all pairs:
   unit of inference the document.
 
 Writes, under ``--out``: ``runs/<task>/<system>.trec``,
-``<task>-leaderboard.md`` / ``.json`` (the leaderboard's own markdown and JSON), ``times.json`` and
+``<task>-leaderboard.md`` / ``.json`` / ``.html`` (the leaderboard's own markdown, JSON and page),
+``report.html`` (the three answers, linking each page), ``times.json`` and
 ``<task>-summary.md`` / ``summary.md`` (the tables, and which systems beat BM25 with the family-wise
 interval above 0). ``--reuse-runs`` reads runs already written instead of running them again.
 Dense embeddings come from the embedding cache when present (a second run encodes nothing).
@@ -150,7 +151,7 @@ def beats_bm25(lb, base: str = "bm25", group: str = "__all__") -> dict[str, list
             continue
         other, sign = (p.a, 1) if p.b == base else (p.b, -1)
         diff, low, high = sign * p.diff, *(sorted((sign * p.low, sign * p.high)))
-        row = (other, round(diff, 4), round(low, 4), round(high, 4))
+        row = (other, float(diff), float(low), float(high))  # rounded once, where printed
         key = "beats" if low > 0 else ("looks_better" if diff > 0 else "not_better")
         out[key].append(row)
     return out
@@ -165,6 +166,30 @@ def sentence(b: dict, base: str = "BM25") -> str:
     return s
 
 
+TITLES = {"juristcu": "JurisTCU — nDCG@10 by query group (unit: source summary)",
+          "irpf": "IRPF real questions — recall@10 of the cited provisions (article chunks)",
+          "aneel": "ANEEL self-retrieval — hit@1 (unit: document)"}
+
+
+def report_page(sentences: list[tuple[str, str]], n_systems: int) -> str:
+    """The benchmark report of the baselines: per task, the answer (who beats BM25 family-wise) and a link to
+    the task's leaderboard page (``<task>-leaderboard.html``: tiers, rank intervals, every pair)."""
+    from html import escape
+
+    items = "".join(f'<section><h2>{escape(TITLES[t])}</h2><p>{escape(s)}</p>'
+                    f'<p><a href="{t}-leaderboard.html">the family-wise leaderboard</a> · '
+                    f'<a href="{t}-leaderboard.md">markdown</a> · '
+                    f'<a href="{t}-leaderboard.json">JSON</a></p></section>'
+                    for t, s in sentences)
+    return ("<!doctype html><html lang=\"en\"><meta charset=\"utf-8\"><title>Baselines, family-wise</title>"
+            "<style>body{font-family:system-ui,sans-serif;margin:1.5rem;max-width:60rem;color:#222}"
+            "h1{font-size:1.4rem}h2{font-size:1.1rem;margin-top:1.5rem}</style>"
+            f"<h1>Baselines, family-wise: {n_systems} systems on {len(sentences)} tasks</h1>"
+            "<p>Each task's systems form one family: every pair gets a simultaneous 95% interval, a pair is "
+            "separable exactly when its interval excludes 0, and tiers and rank intervals follow those decisions.</p>"
+            f"{items}</html>")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data-dir", type=Path, default=Path(__file__).resolve().parents[1] / ".." / "shared" / "data")
@@ -173,7 +198,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--systems", nargs="+", default=None, help="registry names (default: every baseline)")
     ap.add_argument("--n-resamples", type=int, default=5000)
     ap.add_argument("--progress", action="store_true")
-    ap.add_argument("--reuse-runs", action="store_true", help="read runs already written under --out instead of running")
+    ap.add_argument("--reuse-runs", action="store_true",
+                    help="read runs already written under --out instead of running")
     args = ap.parse_args(argv)
     from ragcov_data.eval import leaderboard
 
@@ -182,6 +208,7 @@ def main(argv: list[str] | None = None) -> int:
     times_path = args.out / "times.json"
     all_times = json.loads(times_path.read_text()) if times_path.exists() else {}
     summary = [f"# Baselines, family-wise ({len(systems)} systems)\n"]
+    sentences: list[tuple[str, str]] = []
     for name in args.tasks:
         t = LOADERS[name](args.data_dir)
         if name == "irpf":
@@ -196,6 +223,7 @@ def main(argv: list[str] | None = None) -> int:
                              seed=0)
         lb.to_markdown(args.out / f"{name}-leaderboard.md")
         lb.to_json(args.out / f"{name}-leaderboard.json")
+        lb.to_html(args.out / f"{name}-leaderboard.html")
         b = beats_bm25(lb)
         section = [f"## {name}: {METRICS[name]}" + (f" (by {BY[name]})" if BY[name] else ""), "",
                    lb.to_markdown(), "", sentence(b), ""]
@@ -205,7 +233,9 @@ def main(argv: list[str] | None = None) -> int:
         (args.out / f"{name}-summary.md").write_text("\n".join(section))
         summary += section
         (args.out / f"{name}-vs-bm25.json").write_text(json.dumps(b, indent=1))
+        sentences.append((name, sentence(b)))
     times_path.write_text(json.dumps(all_times, indent=1))
+    (args.out / "report.html").write_text(report_page(sentences, len(systems)), encoding="utf-8")
     (args.out / "summary.md").write_text("\n".join(summary))
     print("\n".join(summary))
     return 0

@@ -240,8 +240,9 @@ def leaderboard(
     V = oc.matrix()
     miss = {name: t.missing for name, t in oc.tables.items()}
     if oc.population_sizes is not None:
-        notices.append("per-system intervals carry the document sample's finite-population correction (as "
-                       "`ragcov eval`); the pair tests and simultaneous intervals do not (conservative: wider).")
+        notices.append("per-system intervals are `ragcov eval`'s for a document-sampled task (micro: bootstrap-t; "
+                       "macro: t with the finite-population correction); the pair tests and simultaneous intervals "
+                       "apply no correction (conservative: wider).")
     jk = int(judged_k or spec.k)
     self_retrieval = "chunk_id" in queries.columns
     if self_retrieval:
