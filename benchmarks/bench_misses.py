@@ -42,7 +42,9 @@ def main() -> None:
         times.append(time.perf_counter() - t0)
     print(f"{res.n_queries} queries, {res.n_misses} misses, {len(run):,} run rows")
     for r in res.flags.itertuples(index=False):
-        print(f"  {r.name:<22} {r.share:.3f} [{r.low:.3f}, {r.high:.3f}]  ({r.n_flagged} of {r.n_misses})")
+        lo, hi = getattr(r, "low_bounded", r.low), getattr(r, "high_bounded", r.high)  # printed in [0, 1]
+        mark = " clipped" if getattr(r, "clipped", False) else ""
+        print(f"  {r.name:<22} {r.share:.3f} [{lo:.3f}, {hi:.3f}]{mark}  ({r.n_flagged} of {r.n_misses})")
     print(f"misses(run, task): best {min(times):.3f} s, median {np.median(times):.3f} s over {args.repeats} runs; "
           f"peak RSS {peak_rss_mb():.0f} MiB")
     if args.cli:
