@@ -52,12 +52,17 @@ def _fmt(c: float, reps: int) -> str:
     return f"{c:.3f} ± {1.96 * math.sqrt(c * (1 - c) / reps):.3f}"
 
 
-def single(V: np.ndarray, codes: np.ndarray, ks, reps: int, reps_boot: int, B: int, seed: int, label: str) -> list:
+def _census(V: np.ndarray, codes: np.ndarray):
+    """Documents K0, per-document n, s, q of the census, and its micro and macro values."""
     K0 = int(codes.max()) + 1
     n = np.bincount(codes, minlength=K0).astype(float)
     s = np.bincount(codes, weights=V, minlength=K0)
     q = np.bincount(codes, weights=V * V, minlength=K0)
-    truth = {"micro": s.sum() / n.sum(), "macro": (s / n).mean()}
+    return K0, n, s, q, {"micro": s.sum() / n.sum(), "macro": (s / n).mean()}
+
+
+def single(V: np.ndarray, codes: np.ndarray, ks, reps: int, reps_boot: int, B: int, seed: int, label: str) -> list:
+    K0, n, s, q, truth = _census(V, codes)
     rows = []
     for k in ks:
         rng = np.random.default_rng([seed, k])
@@ -97,11 +102,7 @@ def design_study(V: np.ndarray, codes: np.ndarray, ks, reps: int, reps_boot: int
     estimate scaled to the rest's share, ``(S_c + Q_r R) / Q`` (micro) or ``(sum_c m_g + N_r m) / N``
     (macro), so the interval is the rest's interval under that affine map (macro with the rest's
     correction ``1 - k/N_r``). Coverage and mean width; ``srs`` columns are part 1's draw, for width."""
-    K0 = int(codes.max()) + 1
-    n = np.bincount(codes, minlength=K0).astype(float)
-    s = np.bincount(codes, weights=V, minlength=K0)
-    q = np.bincount(codes, weights=V * V, minlength=K0)
-    truth = {"micro": s.sum() / n.sum(), "macro": (s / n).mean()}
+    K0, n, s, q, truth = _census(V, codes)
     rows = []
     for k in ks:
         cert = take_all_stratum(n, k)
