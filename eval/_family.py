@@ -27,6 +27,11 @@ p-value over the family; a simultaneous interval and a single-step max-|t| adjus
    simultaneous interval excludes 0 exactly when ``p < alpha*``, i.e. (up to the resolution of ``B``)
    when ``p_maxt < 1 - level``.
 
+Resampling hulls (``pair_test="wild_cluster"``, the leaderboard's): micro pairs are widened to the hull
+with the wild cluster restricted bootstrap family (:func:`_wild_hull`), macro pairs of families with two or
+more pairs to the hull with a studentized max-|t| cluster-bootstrap family (:func:`_studentized_hull`); a
+hull excludes 0 only where both of its families do.
+
 Why the Bonferroni bound: the union bound holds whatever the dependence between pairs, given valid
 per-pair tests, and the family's intervals are then never narrower than Bonferroni's on the same tests;
 the bootstrap widens them further where it finds heavier joint tails. Without the bound (pure max-|t|,

@@ -239,21 +239,16 @@ def _plural(unit: str) -> str:
 
 
 def recommended_rows(estimates: pd.DataFrame) -> pd.DataFrame:
-    """One row per (group,) estimator: its :data:`RECOMMENDED` method; all its rows when none was computed."""
+    """One row per (group,) estimator: the row marked ``recommended`` (:func:`mark_recommended`, applied here
+    to a table that lacks the column); all its rows when none was computed."""
     if estimates.empty:
         return estimates
-    keys = ["group", "estimator"] if "group" in estimates.columns else ["estimator"]
+    marked = estimates if "recommended" in estimates.columns else mark_recommended(estimates)
+    keys = ["group", "estimator"] if "group" in marked.columns else ["estimator"]
     keep = []
-    for _, sub in estimates.groupby(keys, sort=False):
-        if "recommended" in sub.columns and sub["recommended"].astype(bool).any():  # marked at this design
-            keep.extend(sub.index[sub["recommended"].astype(bool).to_numpy()][:1])
-            continue
-        methods = list(sub["method"])
-        pick = next((m for m in RECOMMENDED.get(sub["estimator"].iloc[0], ()) if m in methods), None)
-        if "verified" in sub.columns:  # the recommended method is the first one verified at this design
-            ok = set(sub.loc[sub["verified"].map(lambda x: x is True or x is np.True_), "method"])
-            pick = next((m for m in RECOMMENDED.get(sub["estimator"].iloc[0], ()) if m in ok), pick)
-        keep.extend(sub.index if pick is None else sub.index[[m == pick for m in methods]][:1])
+    for _, sub in marked.groupby(keys, sort=False):
+        rec = sub["recommended"].astype(bool).to_numpy()
+        keep.extend(sub.index[rec][:1] if rec.any() else sub.index)
     return estimates.loc[sorted(keep)]
 
 

@@ -252,7 +252,6 @@ def finish_estimates(estimates: pd.DataFrame, values: np.ndarray, clusters: np.n
     """The evaluator's one hook: verification (:func:`verify_for_evaluate`), intervals cut to the range of
     the values (:func:`._bounds.clip_table`) and a ``no_variation`` text on zero-variance rows."""
     from ._bounds import clip_table, no_variation_text, value_range
-
     from .results import mark_recommended
 
     out = verify_for_evaluate(estimates, values, clusters, groups, population_sizes, strata, level, seed)
