@@ -10,9 +10,9 @@ population; the target is the census value.
 1. Single estimates, K = 20, 40, 80, 120 documents drawn *without* replacement (a ``--sample-docs`` task):
    share of samples whose interval contains the census micro / macro value, for each method as
    ``evaluate`` computes it on a sampled task (analytic methods with the correction ``1 - K/N``, named
-   ``+fpc``) and without the correction; ``micro known sizes`` is a candidate that is not a ragcov method
-   (:func:`known_sizes_interval`: the census's document sizes in the variance). ``--chunk-words`` builds
-   the census with another chunking (another size distribution: a design the methods were not tuned on).
+   ``+fpc``) and without the correction (micro ignores it: flagged ``fpc_ignored``); ``known_sizes`` gets
+   every census document's size, as a sampled task records them. ``--chunk-words`` builds the census with
+   another chunking (another size distribution: a design the methods were not tuned on).
 2. Simultaneous intervals of the five systems' ten pairwise differences, K = 20, 40, 80 documents drawn
    with and without replacement: share of samples in which all ten intervals contain the ten census
    differences, for the micro family with CR2 pairs (``cr2``) and with the wild-cluster hull
@@ -44,7 +44,7 @@ import ragcov_data  # noqa: E402
 from ragcov_data.eval import _core  # noqa: E402
 from ragcov_data.eval._family import family  # noqa: E402
 
-SINGLE = [("micro", "cr2", True), ("micro", "cr2", False), ("micro", "bootstrap_t", False),
+SINGLE = [("micro", "known_sizes", False), ("micro", "cr2", False), ("micro", "bootstrap_t", False),
           ("micro", "wild_cluster", False), ("micro", "cluster_bootstrap", False),
           ("macro", "t", True), ("macro", "t", False), ("macro", "bootstrap_t", False),
           ("macro", "wild_cluster", False)]
@@ -70,35 +70,20 @@ def single(V: np.ndarray, codes: np.ndarray, ks, reps: int, reps_boot: int, B: i
         rng = np.random.default_rng([seed, k])
         idx = np.argsort(rng.random((reps, K0)), axis=1)[:, :k]
         row = {"outcome": label, "K": k}
+        widths: dict[str, float] = {}
         for est, m, fpc in SINGLE:
             R = reps if _core.METHODS[m]["kind"] == "analytic" else reps_boot
+            pop = {"documents": K0, "sizes": n} if m in _core.SIZE_METHODS else {"documents": K0} if fpc else None
             o = _core.interval_batch(n[idx[:R]], s[idx[:R]], q[idx[:R]], estimator=est, method=m, n_resamples=B,
-                                     rng=np.random.default_rng([seed, k, len(row)]),
-                                     population={"documents": K0} if fpc else None)
+                                     rng=np.random.default_rng([seed, k, len(row)]), population=pop)
             c = float(np.mean((o["low"] <= truth[est]) & (truth[est] <= o["high"])))
             row[f"{est} {m}{' +fpc' if fpc else ''}"] = _fmt(c, R)
-        low, high = known_sizes_interval(n[idx], s[idx], n)
-        row["micro known sizes"] = _fmt(float(np.mean((low <= truth["micro"]) & (truth["micro"] <= high))), reps)
+            if est == "micro" and m in ("known_sizes", "cr2", "bootstrap_t"):
+                widths[m] = float(np.mean(o["high"] - o["low"]))
+        row["micro mean width: known_sizes / cr2 / bootstrap_t"] = " / ".join(f"{w:.3f}" for w in widths.values())
         rows.append(row)
         print("  " + ", ".join(f"{a}: {b}" for a, b in row.items()), flush=True)
     return rows
-
-
-def known_sizes_interval(n: np.ndarray, s: np.ndarray, sizes: np.ndarray, level: float = 0.95):
-    """A candidate micro interval that uses the census's document sizes (not a ragcov method): the ratio's
-    linearised variance ``S2_e / (K xbar^2)`` with the residual variance modelled as ``sigma^2 n_j^2``,
-    ``sigma^2 = sum_s e_g^2 / sum_s n_g^2`` from the sample and ``S2_e = sigma^2 sum_U n_j^2 / (N - 1)`` over
-    *every* document of the census (model-assisted; Sarndal, Swensson & Wretman 1992, ch. 7), so a sample
-    that missed the dominant document still gets the variance it implies. No finite-population correction
-    (with it the interval under-covers at K = 120), t on K - 1 df. ``n, s``: (R, K) samples."""
-    from scipy import stats
-
-    K, N = n.shape[1], len(sizes)
-    r = s.sum(1) / n.sum(1)
-    sigma2 = ((s - r[:, None] * n) ** 2).sum(1) / (n ** 2).sum(1)
-    se = np.sqrt(sigma2 * (sizes ** 2).sum() / (N - 1) / K) / sizes.mean()
-    half = stats.t.ppf(0.5 + level / 2, K - 1) * se
-    return r - half, r + half
 
 
 def take_all_stratum(sizes: np.ndarray, k: int) -> np.ndarray:

@@ -10,7 +10,7 @@ from ragcov_data.errors import RagcovError
 from ragcov_data.ties import DEFAULT_TIE_POLICY, check_tie_policy
 
 from ._core import check_level, check_resamples
-from .evaluator import _grouped_estimates, _methods_iv
+from .evaluator import _grouped_estimates, _methods_iv, with_size_methods
 from .outcomes import outcomes_many
 from .results import ComparisonResult
 
@@ -113,6 +113,7 @@ def compare(
     cluster_name = oc.cluster
     a, b = ta.values, tb.values
     d = a - b
+    methods_t = with_size_methods(methods_t, methods, oc.population_sizes)
     estimates = _grouped_estimates(d, clusters, groups, methods_t, None, level=level, seed=seed,
                                    n_resamples=int(n_resamples), population_sizes=oc.population_sizes)
     estimates = finish_difference(estimates, a, b, clusters, groups, oc.population_sizes, level, seed)

@@ -30,8 +30,9 @@ from .outcomes import query_column as _query_column  # noqa: E402
 
 
 def _methods_iv(methods: Any, stratified: bool) -> tuple[str, ...]:
-    if methods is None:
-        return _core.STRATIFIED_METHODS if stratified else tuple(_core.METHODS)
+    if methods is None:  # every method; those needing the population's sizes join where they are known
+        return _core.STRATIFIED_METHODS if stratified else tuple(m for m in _core.METHODS
+                                                                  if m not in _core.SIZE_METHODS)
     if isinstance(methods, str):
         methods = (methods,)
     methods = tuple(methods)
@@ -113,7 +114,7 @@ def estimates_table(
     for est in estimators:
         core_est = "macro" if est == SINGLETON_ESTIMATOR else est
         for m in methods:
-            if not _core.applicable(core_est, m, stratified):
+            if not _core.applicable(core_est, m, stratified, sizes=kw["population"].get("sizes") is not None):
                 continue
             extra: dict[str, Any] = {}
             if m == "chunk_bootstrap":
@@ -172,6 +173,20 @@ def _task_record(task: Any) -> dict[str, Any] | None:
     return out or None
 
 
+def with_size_methods(methods_t: tuple[str, ...], requested: Any, population_sizes: Any) -> tuple[str, ...]:
+    """``methods_t`` plus :data:`._core.SIZE_METHODS` when every population document's size is known and
+    no method list was given; a size method asked for without the sizes is an error that says why."""
+    known = getattr(population_sizes, "sizes", None) is not None
+    if requested is None:
+        return methods_t + (_core.SIZE_METHODS if known else ())
+    asked = [m for m in methods_t if m in _core.SIZE_METHODS]
+    if asked and not known:
+        raise RagcovError(f"method {asked[0]!r} needs every population document's size, which a document-sampled "
+                          "task records (ragcov build/run --sample-docs K, evaluated with its finite-population "
+                          "correction); on this task use 'bootstrap_t' or 'cr2'.")
+    return methods_t
+
+
 def _grouped_estimates(values, clusters, groups, methods, strata, **kw) -> pd.DataFrame:
     parts = []
     overall = estimates_table(values, clusters, methods, strata=strata, **kw)
@@ -179,6 +194,11 @@ def _grouped_estimates(values, clusters, groups, methods, strata, **kw) -> pd.Da
         return overall
     overall.insert(0, "group", ALL_GROUP)
     parts.append(overall)
+    # a group's documents are not the population whose sizes are known: no size method within groups
+    pop = kw.get("population_sizes")
+    if getattr(pop, "sizes", None) is not None:
+        kw = {**kw, "population_sizes": float(pop)}
+    methods = tuple(m for m in methods if m not in _core.SIZE_METHODS)
     for g in pd.unique(groups):
         m = groups == g
         t = estimates_table(values[m], clusters[m], methods, strata=None if strata is None else strata[m], **kw)
@@ -289,6 +309,7 @@ def evaluate(
                      on_missing=on_missing, cluster=cluster, by=by, strata=strata, exclude_self=exclude_self,
                      fpc=fpc, population_sizes=population_sizes)
     values, clusters, groups = table.values, table.clusters, table.groups
+    methods_t = with_size_methods(methods_t, methods, table.population_sizes)
     kw = dict(level=level, seed=seed, n_resamples=int(n_resamples), population_sizes=table.population_sizes)
     estimates = _grouped_estimates(values, clusters, groups, methods_t, table.strata_values, **kw)
 

@@ -70,8 +70,9 @@ def _population(population_sizes: Any, stratified: bool, hlabels: np.ndarray | N
         return {}
     if not stratified:
         if isinstance(population_sizes, Mapping):
-            return {"documents": population_sizes.get("documents")}
-        return {"documents": float(population_sizes)}
+            return {"documents": population_sizes.get("documents"), "sizes": population_sizes.get("sizes")}
+        # a document sample's population may also know every document's size (sampling.DocumentPopulation)
+        return {"documents": float(population_sizes), "sizes": getattr(population_sizes, "sizes", None)}
     if not isinstance(population_sizes, Mapping):
         raise RagcovError("`population_sizes` for a stratified design must be a mapping "
                           "{'documents': {stratum: M_h}, 'strata': H_pop} (either key optional).")
@@ -151,7 +152,9 @@ def interval(
     """
     v, c = _interval_iv(values, clusters, level, n_resamples)
     stratified = strata is not None
-    _core._check_pair(estimator, method, stratified)
+    sizes = (population_sizes.get("sizes") if isinstance(population_sizes, Mapping)
+             else getattr(population_sizes, "sizes", None)) is not None
+    _core._check_pair(estimator, method, stratified, sizes)
     _core.check_resamples(n_resamples, level, (method,), stratified)
     labels, n, s, q = sufficient_stats(v, c)
     K = len(labels)

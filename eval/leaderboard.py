@@ -11,7 +11,8 @@ Design (every choice below is the documented default; the machinery is :mod:`._f
   of cluster means (``"macro"``); where every cluster holds one query both are the mean (``"mean"``).
   The interval is the design's recommended one, exactly ``evaluate``'s recommended row: CR2 with
   Satterthwaite df for micro, t on K - 1 df for macro and mean; on a document-sampled task the micro
-  bootstrap-t (resampling counts from the same seed as ``evaluate``'s) and the macro t with the
+  ``known_sizes`` interval (every population document's size in the variance; without recorded sizes the
+  bootstrap-t, on resampling counts from the same seed as ``evaluate``'s) and the macro t with the
   finite-population correction.
 - **Per pair** (all S (S - 1) / 2, ``a`` ranked above ``b``): ``diff`` = mean of per-query differences;
   ``low, high`` = simultaneous interval at ``level``: max-|t| from one cluster bootstrap whose resampling
@@ -240,9 +241,10 @@ def leaderboard(
     V = oc.matrix()
     miss = {name: t.missing for name, t in oc.tables.items()}
     if oc.population_sizes is not None:
-        notices.append("per-system intervals are `ragcov eval`'s for a document-sampled task (micro: bootstrap-t; "
-                       "macro: t with the finite-population correction); the pair tests and simultaneous intervals "
-                       "apply no correction (conservative: wider).")
+        notices.append("per-system intervals are `ragcov eval`'s for a document-sampled task (micro: known_sizes, "
+                       "or the bootstrap-t where the sample lacks the documents' sizes; macro: t with the "
+                       "finite-population correction); the pair tests and simultaneous intervals apply no correction "
+                       "(conservative: wider).")
     jk = int(judged_k or spec.k)
     self_retrieval = "chunk_id" in queries.columns
     if self_retrieval:
@@ -360,9 +362,9 @@ def _one_group(label, V, clusters, names, estimator, level, B, rng, J, C, n_miss
 
 def _corrected_systems(V, codes, K, f, estimator, level, population_sizes, B, seed):
     """Per-system intervals on a document sample: the same call of the interval core that ``evaluate`` makes
-    for its recommended row (:func:`.results.recommended_order` of a sampled task: the micro bootstrap-t, on
-    resampling counts drawn from the same seed; the macro t with the finite-population correction), so both
-    print one interval. Returns the intervals and the method."""
+    for its recommended row (:func:`.results.recommended_order` of a sampled task: micro ``known_sizes``, or
+    the bootstrap-t on resampling counts drawn from the same seed where the sizes are unknown; the macro t
+    with the finite-population correction), so both print one interval. Returns the intervals and the method."""
     from ._family import cluster_sums
     from .interval import _population
     from .results import recommended_order
@@ -373,9 +375,12 @@ def _corrected_systems(V, codes, K, f, estimator, level, population_sizes, B, se
     core_est = "macro" if f["singleton"] else estimator
     method, extra = f["method"], {}
     if core_est == "micro" and is_sampled(population_sizes) and K >= 2:
-        method = recommended_order("micro", sampled=True)[0]
-        counts = _core._counts_chunk(1, K, B, np.random.default_rng(seed))  # evaluate's draw for this seed
-        extra = {"boot_counts": np.broadcast_to(counts, (len(V), K, B)), "n_resamples": B}
+        sizes = getattr(population_sizes, "sizes", None) is not None
+        method = next(m for m in recommended_order("micro", sampled=True)
+                      if sizes or m not in _core.SIZE_METHODS)
+        if _core.METHODS[method]["kind"] == "bootstrap":
+            counts = _core._counts_chunk(1, K, B, np.random.default_rng(seed))  # evaluate's draw for this seed
+            extra = {"boot_counts": np.broadcast_to(counts, (len(V), K, B)), "n_resamples": B}
     out = _core.interval_batch(np.broadcast_to(n, s.shape), s, q, estimator=core_est, method=method,
                                level=level, population=_population(population_sizes, False, None), **extra)
     return {k: out[k] for k in ("estimate", "se", "df", "low", "high")}, method

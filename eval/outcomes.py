@@ -588,6 +588,7 @@ def outcomes_many(
     notices: list[str] = []
     task_ids = frames["queries"]["_id"].astype(str).to_numpy(dtype=object)  # every query of the task, any sample
     sample, attrs = _sample_for_runs(task, loaded, notices)
+    census_queries = frames["queries"]  # before the sample restricts them: every document's queries (sizes)
     if sample is not None:
         frames, sample = restrict_frames(task, attrs, frames)  # a document-sampled task: its queries only
     queries, qrels = frames["queries"], frames["qrels"]
@@ -673,6 +674,12 @@ def outcomes_many(
     strata_arr = query_column(queries, strata, "strata") if strata else None
     if sample is not None and fpc and population_sizes is None:
         population_sizes = population_for_eval(sample, cluster_name, strata, notices)
+        if isinstance(population_sizes, float):  # one-stage: every population document's size, if known
+            from ragcov_data.sampling import DocumentPopulation, census_sizes, sample_of
+
+            sizes = census_sizes(sample, None if sample_of(task) else census_queries)
+            if sizes is not None:
+                population_sizes = DocumentPopulation(population_sizes, sizes)
     elif sample is not None and not (strata is not None and strata == sample.get("strata")):
         from ragcov_data.sampling import unequal_probabilities
 

@@ -195,11 +195,12 @@ RECOMMENDED = {
 
 
 #: The order on a document-sampled task (K of N documents drawn without replacement, the finite population
-#: given): the micro bootstrap-t first. Measured on the ANEEL census (``benchmarks/bench_coverage_sampled.py``),
-#: it covers more than CR2 at every K (hit@1 92.0 / 96.3 / 97.6% at K = 40 / 80 / 120, nDCG@10 89.6 / 95.0 /
-#: 94.9%, where CR2 covers 89.9 / 93.6 / 96.1% and 82.0 / 86.5 / 89.4%): a document holding 18% of the
-#: queries makes the ratio's sampling distribution skewed, which the studentized bootstrap follows.
-RECOMMENDED_SAMPLED = {**RECOMMENDED, "micro": ("bootstrap_t", "cr2", "cr1", "wild_cluster", "cluster_bootstrap", "t")}
+#: given): for micro, ``known_sizes`` (every population document's size in the variance, where the sample
+#: record has them), then the bootstrap-t. Measured on the ANEEL census (``benchmarks/bench_coverage_sampled.py``),
+#: both cover more than CR2, ``known_sizes`` at every K from 40 (one document holds 18% of the queries; a
+#: sample that missed it cannot see it, the sizes can).
+RECOMMENDED_SAMPLED = {**RECOMMENDED, "micro": ("known_sizes", "bootstrap_t", "cr2", "cr1", "wild_cluster",
+                                                 "cluster_bootstrap", "t")}
 
 
 def recommended_order(estimator: str, sampled: bool = False) -> tuple[str, ...]:
@@ -280,8 +281,9 @@ def _notes(shown: pd.DataFrame, full: pd.DataFrame, unit: str, methods: Any) -> 
     """Footnotes that apply to the rows shown: naive contrasts, the default selection, raw intervals."""
     out = []
     if methods == "recommended" and len(shown) < len(full):
-        out.append("shown: the recommended method per estimator (micro: cr2, bootstrap_t on a document-sampled "
-                   "task; macro, mean: t; else the first one verified at this design); every method is in "
+        out.append("shown: the recommended method per estimator (micro: cr2, known_sizes then bootstrap_t on a "
+                   "document-sampled task; macro, mean: t; else the first one verified at this design); every "
+                   "method is in "
                    "the JSON (CLI: --methods all).")
     if "naive" in shown.columns and shown["naive"].any():
         out.append(f"(naive) = ignores the {unit} clustering; shown only as a contrast.")
@@ -392,7 +394,7 @@ class EvaluationResult(_JsonMixin):
 
         ``estimator`` defaults to ``micro`` (``mean`` when every cluster holds one query) and ``method``
         to its recommended one (the ``recommended`` row: :data:`RECOMMENDED`, cr2 for micro and t for macro and
-        mean, or :data:`RECOMMENDED_SAMPLED` on a document-sampled task, bootstrap_t for micro).
+        mean, or :data:`RECOMMENDED_SAMPLED` on a document-sampled task, known_sizes then bootstrap_t for micro).
         """
         row = self._row(estimator, method, group)
         return ConfidenceInterval(float(row["low"]), float(row["high"]))

@@ -129,7 +129,7 @@ def _simulate(design: Mapping[str, Any], pairs: list[tuple[str, str]], reps: int
         Mi = int(round(M))
         pn, ps, pq = _twin_population(n, s, q, Mi, rng)
         idx = _draws(rng, reps, K, Mi)  # K of N without replacement
-        pop = {"documents": float(Mi)}
+        pop = {"documents": float(Mi), "sizes": pn}  # the twin's own documents' sizes (known_sizes)
     else:
         pn, ps, pq = n, s, q
         idx = _draws(rng, reps, K, None)
@@ -141,6 +141,8 @@ def _simulate(design: Mapping[str, Any], pairs: list[tuple[str, str]], reps: int
         core_est = "macro" if est == "mean" else est
         if m == "chunk_bootstrap" and not np.allclose(pq, ps):
             continue  # needs per-query values; left unverified
+        if m in _core.SIZE_METHODS and (pop or {}).get("sizes") is None:
+            continue  # needs the population's sizes: the twin was not built; left unverified
         R = reps if _core.METHODS[m]["kind"] == "analytic" else min(reps, VERIFY_REPS_RESAMPLING)
         mrng = np.random.default_rng([int(design.get("seed", 0)), len(out)])
         t = truth[core_est]

@@ -249,6 +249,8 @@ def sample_task(task: Any, k: int, seed: int = 0, strata: str | None = None) -> 
     qrels = qrels.reset_index(drop=True)
     rec["queries"] = int(len(queries))
     rec["population"]["queries"] = int(len(task.queries))  # the census's queries: the micro mean's denominator
+    per_doc = task.queries["doc_id"].astype(str).value_counts()
+    rec["population"]["sizes"] = {d: int(per_doc.get(d, 0)) for d in ids}  # every document's queries (known_sizes)
     manifest = dict(task.manifest or {})
     manifest[SAMPLE_KEY] = rec
     counts = dict(manifest.get("counts") or {})
@@ -383,6 +385,35 @@ def resolve_for_eval(task_sample: Mapping[str, Any] | None, run_attrs: Mapping[s
             "task it was made on.")
     rec["queries"] = None
     return rec
+
+
+class DocumentPopulation(float):
+    """The number of population documents N (a float, as every finite-population consumer reads it) that
+    also knows each population document's number of queries (``sizes``, length N): what the ``known_sizes``
+    interval needs (:mod:`ragcov_data.eval._core`)."""
+
+    sizes: np.ndarray
+
+    def __new__(cls, documents: float, sizes: Any) -> "DocumentPopulation":
+        obj = super().__new__(cls, float(documents))
+        obj.sizes = np.asarray(sizes, dtype=float)
+        return obj
+
+
+def census_sizes(rec: Mapping[str, Any], census_queries: pd.DataFrame | None) -> np.ndarray | None:
+    """Queries of every population document of a sample: recorded by :func:`sample_task` (``population
+    ["sizes"]``), else counted in the census's queries (a census task read with a sampled run); None when
+    neither is there or the count does not match the recorded population."""
+    pop = rec.get("population") or {}
+    n = pop.get("documents")
+    sizes = pop.get("sizes")
+    if sizes is not None:
+        out = np.asarray(list(sizes.values()) if isinstance(sizes, Mapping) else sizes, dtype=float)
+    elif census_queries is not None and "doc_id" in census_queries.columns:
+        out = census_queries["doc_id"].astype(str).value_counts(sort=False).to_numpy(dtype=float)
+    else:
+        return None
+    return out if n is not None and len(out) == int(n) and (out >= 0).all() else None
 
 
 def population_for_eval(rec: Mapping[str, Any], cluster: str, strata: str | None, notices: list[str], *,
@@ -566,5 +597,6 @@ def eval_info(rec: Mapping[str, Any] | None, population_sizes: Any, applied: boo
 __all__ = ["restrict_frames", "eval_info", "SAMPLE_KEY", "SAMPLE_RULE", "ALLOCATION_RULE", "LEGACY_ALLOCATION_RULE",
            "ALLOCATION_SCHEME", "allocate", "draw", "sample_task", "sample_of", "design_weights", "weights_summary",
            "micro_estimates", "unequal_probabilities",
-           "sample_tag", "parse_tag", "run_sample", "resolve_for_eval", "population_for_eval", "eligible_documents",
+           "sample_tag", "parse_tag", "run_sample", "resolve_for_eval", "population_for_eval", "census_sizes",
+           "DocumentPopulation", "eligible_documents",
            "docs_sha256", "check_k"]

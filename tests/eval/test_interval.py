@@ -287,4 +287,6 @@ def test_interval_iv():
 def test_applicable_and_method_table():
     assert _core.applicable("macro", "t") and not _core.applicable("micro", "t")
     assert not _core.applicable("macro", "wald_iid") and _core.applicable("micro", "deff_wald")
-    assert set(_core.valid_methods("micro")) | set(_core.valid_methods("macro")) == set(_core.METHODS)
+    everything = set(_core.valid_methods("micro")) | set(_core.valid_methods("macro"))
+    assert everything == set(_core.METHODS) - set(_core.SIZE_METHODS)  # size methods need the sizes
+    assert set(_core.valid_methods("micro", sizes=True)) - set(_core.valid_methods("micro")) == {"known_sizes"}

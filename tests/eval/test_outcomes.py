@@ -84,19 +84,19 @@ def test_sampled_run_gets_one_interval_from_eval_leaderboard_and_compare(tmp_pat
         assert main(["run", "--retriever", name, "--data-dir", str(data_dir), "--sample-docs", "25", "--seed", "2",
                      "--out", str(runs[name]), "--quiet"]) == 0
     ev = tmp_path / "eval.json"
-    assert main(["eval", str(runs["bm25"]), "--data-dir", str(data_dir), "--methods", "cr2,t,bootstrap_t",
-                 "--n-resamples", "999", "--json", str(ev)]) == 0
+    assert main(["eval", str(runs["bm25"]), "--data-dir", str(data_dir), "--n-resamples", "999",
+                 "--json", str(ev)]) == 0
     rep = json.loads(ev.read_text())
     assert rep["population_clusters"] == 147
-    # on a sampled task the recommended micro row is the bootstrap-t (it covers more than CR2 at every K)
+    # on a sampled task the recommended micro row is known_sizes (the census's document sizes in the variance)
     row = next(e for e in rep["estimates"] if e["estimator"] == "micro" and e["recommended"])
-    assert row["method"] == "bootstrap_t"
+    assert row["method"] == "known_sizes"
     lb = tmp_path / "board.json"
     assert main(["leaderboard", str(runs["bm25"]), str(runs["tfidf"]), "--data-dir", str(data_dir),
                  "--n-resamples", "999", "--json", str(lb)]) == 0
     board = json.loads(lb.read_text())
     sys_row = next(s for s in board["systems"] if s["name"] == "bm25" and s["group"] == "__all__")
-    assert sys_row["method"] == "bootstrap_t"
+    assert sys_row["method"] == "known_sizes"
     assert (sys_row["low"], sys_row["high"]) == pytest.approx((row["low"], row["high"]), abs=1e-12)
     assert sys_row["estimate"] == pytest.approx(row["estimate"], abs=1e-12)
     assert board["info"]["population_clusters"] == 147

@@ -1,0 +1,97 @@
+"""``known_sizes``: the micro interval of a document-sampled task that reads every population document's
+size (eval/_core.py). Its formula against a plain computation, its coverage where the sample-only methods
+fail (a dominant document the sample can miss), its errors, and the sizes a sampled task records."""
+import numpy as np
+import pytest
+from scipy import stats
+
+from ragcov_data.errors import RagcovError
+from ragcov_data.eval import _core, interval
+
+
+def _dominant_population(seed: int = 5, D: int = 80):
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(3, 20, D).astype(float)
+    sizes[0] = 400  # one document holds about 30% of the queries, with a low hit rate
+    rate = rng.uniform(0.2, 0.9, D)
+    rate[0] = 0.15
+    return sizes, rng.binomial(sizes.astype(int), rate).astype(float)
+
+
+def test_formula_equals_a_plain_computation():
+    sizes, s_all = _dominant_population()
+    pick = np.r_[3, 7, 11, 20, 31, 44, 52, 60, 71, 79]
+    n, s = sizes[pick], s_all[pick]
+    out = _core.interval_batch(n, s, s, estimator="micro", method="known_sizes",
+                               population={"documents": len(sizes), "sizes": sizes})
+    r = s.sum() / n.sum()
+    sigma2 = sum((si - r * ni) ** 2 for si, ni in zip(s, n)) / sum(ni ** 2 for ni in n)
+    s2_pop = sigma2 * sum(x ** 2 for x in sizes) / (len(sizes) - 1)
+    se = np.sqrt(s2_pop / len(pick)) / np.mean(sizes)
+    half = stats.t.ppf(0.975, len(pick) - 1) * se
+    assert out["estimate"][0] == pytest.approx(r, abs=1e-15)
+    assert out["se"][0] == pytest.approx(se, rel=1e-12)
+    assert (out["low"][0], out["high"][0]) == pytest.approx((r - half, r + half), rel=1e-12)
+    assert out["df"][0] == len(pick) - 1
+    assert "fpc_ignored" in _core.decode_flags(out["flags"][0])  # the correction is not applied (measured)
+
+
+def test_covers_where_sample_only_methods_miss_a_dominant_document():
+    """K = 20 of 80 documents without replacement; the dominant document is missed 75% of the time."""
+    sizes, s_all = _dominant_population()
+    truth = s_all.sum() / sizes.sum()
+    rng = np.random.default_rng(0)
+    R, K = 600, 20
+    idx = np.argsort(rng.random((R, len(sizes))), axis=1)[:, :K]
+    cover = {}
+    for m in ("cr2", "known_sizes"):
+        o = _core.interval_batch(sizes[idx], s_all[idx], s_all[idx], estimator="micro", method=m,
+                                 population={"documents": len(sizes), "sizes": sizes})
+        cover[m] = float(np.mean((o["low"] <= truth) & (truth <= o["high"])))
+    assert cover["known_sizes"] >= 0.95 - 3 * np.sqrt(0.05 * 0.95 / R)
+    assert cover["cr2"] < 0.8  # the case the method is for
+
+
+def test_without_sizes_the_error_says_what_it_needs():
+    v = np.r_[np.ones(5), np.zeros(5)]
+    c = np.repeat(np.arange(5), 2)
+    with pytest.raises(RagcovError, match="needs every population document's size"):
+        interval(v, c, "micro", "known_sizes")
+    with pytest.raises(RagcovError, match="needs every population document's size"):
+        interval(v, c, "micro", "known_sizes", population_sizes=50)
+    r = interval(v, c, "micro", "known_sizes", population_sizes={"documents": 6, "sizes": [2, 2, 2, 2, 2, 9]})
+    assert np.isfinite(r.se) and r.se > 0
+    assert "known_sizes" not in _core.valid_methods("micro")  # not among the default methods of a census
+    assert "known_sizes" in _core.valid_methods("micro", sizes=True)
+    assert "known_sizes" not in _core.valid_methods("macro", sizes=True)
+
+
+def test_sampled_task_records_sizes_and_evaluate_uses_them(data_dir):
+    import ragcov_data
+    from ragcov_data.baselines import BM25
+    from ragcov_data.eval import evaluate
+    from ragcov_data.sampling import sample_of
+
+    full = ragcov_data.load_dataset("aneel_taesa", data_dir=str(data_dir), show_progress=False)
+    part = ragcov_data.load_dataset("aneel_taesa", data_dir=str(data_dir), sample_docs=30, sample_seed=1,
+                                    show_progress=False)
+    rec = sample_of(part)
+    sizes = rec["population"]["sizes"]
+    q = full["queries"].to_pandas()
+    assert len(sizes) == rec["population"]["documents"] == q["doc_id"].nunique()
+    assert sum(sizes.values()) == rec["population"]["queries"] == len(q)
+    assert all(sizes[d] == n for d, n in q["doc_id"].value_counts().items())
+    run = BM25(show_progress=False).index(part["corpus"]).search(part["queries"], k=10, exclude_self=True,
+                                                                 show_progress=False)
+    rep = evaluate(run, part, n_resamples=199)
+    e = rep.estimates.set_index(["estimator", "method"])
+    row = e.loc[("micro", "known_sizes")]
+    assert np.isfinite(row["verified_coverage"]) and row["recommended"] in (True, False)
+    rec_rows = rep.estimates[rep.estimates["recommended"]]
+    assert set(rec_rows["estimator"]) == {"micro", "macro"}
+    census_run = BM25(show_progress=False).index(full["corpus"]).search(full["queries"], k=10, exclude_self=True,
+                                                                       show_progress=False)
+    with pytest.raises(RagcovError, match="needs every population document's size"):
+        evaluate(census_run, full, methods=["known_sizes"], n_resamples=199)
+    # without the correction the task is read as a draw from an infinite population: no sizes, no method
+    assert "known_sizes" not in set(evaluate(run, part, fpc=False, n_resamples=199).estimates["method"])
