@@ -399,6 +399,9 @@ class DocumentPopulation(float):
         obj.sizes = np.asarray(sizes, dtype=float)
         return obj
 
+    def __reduce__(self) -> tuple:  # pickle / copy keep the sizes (float's own reduction would drop them)
+        return (type(self), (float(self), self.sizes))
+
 
 def census_sizes(rec: Mapping[str, Any], census_queries: pd.DataFrame | None) -> np.ndarray | None:
     """Queries of every population document of a sample: recorded by :func:`sample_task` (``population

@@ -95,3 +95,15 @@ def test_sampled_task_records_sizes_and_evaluate_uses_them(data_dir):
         evaluate(census_run, full, methods=["known_sizes"], n_resamples=199)
     # without the correction the task is read as a draw from an infinite population: no sizes, no method
     assert "known_sizes" not in set(evaluate(run, part, fpc=False, n_resamples=199).estimates["method"])
+
+
+def test_document_population_is_a_float_that_keeps_its_sizes():
+    import copy
+    import pickle
+
+    from ragcov_data.sampling import DocumentPopulation
+
+    p = DocumentPopulation(5, [1, 2, 3, 4, 5])
+    assert isinstance(p, float) and p == 5.0 and float(p) + 1 == 6.0
+    for q in (pickle.loads(pickle.dumps(p)), copy.deepcopy(p)):
+        assert q == 5.0 and list(q.sizes) == [1, 2, 3, 4, 5]
