@@ -36,12 +36,10 @@ def finish_difference(estimates: pd.DataFrame, a: np.ndarray, b: np.ndarray, clu
     per-query differences and their clusters, :mod:`.verify`), the interval cut to [-1, 1] with the flag
     ``clipped`` (:mod:`._bounds`), and a ``no_variation`` text on zero-variance rows."""
     from ._bounds import clip_table, no_variation_text
-    from .verify import verify_for_evaluate
+    from .results import mark_recommended
+    from .verify import is_sampled, verify_for_evaluate
 
     d = np.asarray(a, float) - np.asarray(b, float)
-    from .results import mark_recommended
-    from .verify import is_sampled
-
     out = verify_for_evaluate(estimates, d, clusters, groups, population_sizes, None, level, seed)
     out = mark_recommended(out, sampled=is_sampled(population_sizes))
     out = clip_table(out, difference_bounds(a, b))
