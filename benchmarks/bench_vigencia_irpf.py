@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import sys
 import warnings
@@ -23,6 +22,9 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import command_line, default_data_dir  # noqa: E402
 
 PAGES = {"L9250compilado.html": "lei-9250-1995", "L7713compilada.html": "lei-7713-1988",
          "L5172compilado.md": "lei-5172-1966", "D9580.html": "decreto-9580-2018",
@@ -103,11 +105,10 @@ def evaluate(chunks: pd.DataFrame, spans: dict, questions: list[dict], k: int) -
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--data-dir", default=os.environ.get("RAGCOV_DATA_DIR") or
-                   str(Path(__file__).resolve().parents[2] / "shared" / "data"))
+    p.add_argument("--data-dir", default=default_data_dir())
     p.add_argument("--k", type=int, default=10)
     args = p.parse_args(argv)
-    print("$ python " + " ".join([sys.argv[0], *(argv if argv is not None else sys.argv[1:])]))
+    print(f"$ {command_line()}")
     from ragcov_data.acervo import read_acervo
     from ragcov_data.eval import interval
 

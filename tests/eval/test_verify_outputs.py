@@ -3,17 +3,22 @@ leaderboard (per system and per family), with the rule ``verified = coverage + 2
 from __future__ import annotations
 
 import json
+import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from ragcov_data.eval import compare, evaluate, misses
-from ragcov_data.eval import verify as V
-from ragcov_data.eval import verify_family as VF
-from ragcov_data.eval._nullfamily import null_family_rates
-from ragcov_data.eval.chunkings import compare_chunkings
-from ragcov_data.eval.cited import leaderboard_from_values
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from test_chunkings import _task_and_run  # noqa: E402  (the shared tiny self-retrieval task)
+
+from ragcov_data.eval import compare, evaluate, misses  # noqa: E402
+from ragcov_data.eval import verify as V  # noqa: E402
+from ragcov_data.eval import verify_family as VF  # noqa: E402
+from ragcov_data.eval._nullfamily import null_family_rates  # noqa: E402
+from ragcov_data.eval.chunkings import compare_chunkings  # noqa: E402
+from ragcov_data.eval.cited import leaderboard_from_values  # noqa: E402
 
 FIELDS = ("verified_coverage", "verified_mc_se", "verified")
 
@@ -22,21 +27,6 @@ FIELDS = ("verified_coverage", "verified_mc_se", "verified")
 def _cache(tmp_path, monkeypatch):
     monkeypatch.setenv(V.ENV_VAR, str(tmp_path / "vcache"))
     return tmp_path / "vcache"
-
-
-def _task_and_run(sizes: dict[str, int], hits: dict[str, list[int]]):
-    """A self-retrieval task (document d has sizes[d] chunks) and a run hitting as ``hits`` says."""
-    q, qr, rows = [], [], []
-    for d, n in sizes.items():
-        for i in range(n):
-            qid = f"{d}#{i:04d}"
-            q.append({"_id": qid, "doc_id": d, "chunk_id": qid, "chunk_index": i})
-            qr.append({"query-id": qid, "corpus-id": f"{d}#{(i + 1) % n:04d}", "score": 1})
-            target = f"{d}#{(i + 1) % n:04d}" if hits[d][i] else "other#0000"
-            rows.append({"query-id": qid, "corpus-id": target, "score": 1.0})
-    corpus = pd.DataFrame({"_id": [x["_id"] for x in q] + ["other#0000"],
-                           "chunk_index": [x["chunk_index"] for x in q] + [0]})
-    return {"corpus": corpus, "queries": pd.DataFrame(q), "qrels": pd.DataFrame(qr)}, pd.DataFrame(rows)
 
 
 def _random_hits(sizes, p, rng):
