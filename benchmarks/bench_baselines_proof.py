@@ -97,7 +97,7 @@ def irpf_leaderboard(runs: dict, t: dict, n_resamples: int, icc_threshold: float
     as one family clustered as the main job's chunking study decides: by topic when the ICC of BM25's recall by
     topic exceeds ``icc_threshold``, else by question."""
     from ragcov_data.eval import design_effect
-    from ragcov_data.eval.cited import leaderboard_from_values, per_query_values
+    from ragcov_data.eval.comparisons.cited import leaderboard_from_values, per_query_values
 
     table, order = {}, None
     for name, run in runs.items():

@@ -36,8 +36,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"$ {command_line()}")
     import numpy as np
 
-    from ragcov_data import citations
-    from ragcov_data.acervo import read_acervo
+    from ragcov_data.legal import citations
+    from ragcov_data.legal.acervo import read_acervo
     from ragcov_data.loaders import cited_questions as cq
     from ragcov_data.loaders.articles import locate, word_starts
 

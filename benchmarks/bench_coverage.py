@@ -10,8 +10,8 @@ import argparse
 import os
 import time
 
-from ragcov_data.eval.coverage import coverage_study
-from ragcov_data.eval.twin import simulate_population
+from ragcov_data.eval.planning.coverage import coverage_study
+from ragcov_data.eval.planning.twin import simulate_population
 
 #: The article's table (estimator, method) -> coverage.
 ARTICLE = {

@@ -41,8 +41,8 @@ from _common import command_line, peak_rss_mb, table  # noqa: E402
 from bench_null_families import RETRIEVERS, outcomes  # noqa: E402
 
 import ragcov_data  # noqa: E402
-from ragcov_data.eval import _core  # noqa: E402
-from ragcov_data.eval._family import family  # noqa: E402
+from ragcov_data.eval.estimates import _core  # noqa: E402
+from ragcov_data.eval.comparisons._family import family  # noqa: E402
 
 SINGLE = [("micro", "known_sizes", False), ("micro", "cr2", False), ("micro", "bootstrap_t", False),
           ("micro", "wild_cluster", False), ("micro", "cluster_bootstrap", False),

@@ -38,9 +38,9 @@ from _common import command_line, peak_rss_mb  # noqa: E402
 import ragcov_data  # noqa: E402
 from ragcov_data.baselines import BM25, TfIdf  # noqa: E402
 from ragcov_data.eval import leaderboard  # noqa: E402
-from ragcov_data.eval._family import family  # noqa: E402
-from ragcov_data.eval.metrics import per_query  # noqa: E402
-from ragcov_data.eval.metrics._lists import prepare_qrels  # noqa: E402
+from ragcov_data.eval.comparisons._family import family  # noqa: E402
+from ragcov_data.eval.outcomes.metrics import per_query  # noqa: E402
+from ragcov_data.eval.outcomes.metrics._lists import prepare_qrels  # noqa: E402
 
 BM25_VARIANTS = ("okapi", "robertson", "lucene", "bm25l", "bm25+")
 BM25_PARAMS = ((1.2, 0.75), (1.5, 0.75), (0.9, 0.4))

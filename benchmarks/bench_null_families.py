@@ -40,7 +40,7 @@ from _common import command_line, peak_rss_mb, table  # noqa: E402
 import ragcov_data  # noqa: E402
 from ragcov_data.baselines import BM25, TfIdf  # noqa: E402
 from ragcov_data.eval import null_family_rates  # noqa: E402
-from ragcov_data.eval.metrics import per_query  # noqa: E402
+from ragcov_data.eval.outcomes.metrics import per_query  # noqa: E402
 
 RETRIEVERS = {
     "bm25": lambda: BM25(show_progress=False),

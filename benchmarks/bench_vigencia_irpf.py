@@ -109,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--k", type=int, default=10)
     args = p.parse_args(argv)
     print(f"$ {command_line()}")
-    from ragcov_data.acervo import read_acervo
+    from ragcov_data.legal.acervo import read_acervo
     from ragcov_data.eval import interval
 
     folder = Path(args.data_dir) / "irpf"

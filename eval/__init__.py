@@ -14,12 +14,12 @@ Every interval goes through one vectorised core, :mod:`ragcov_data.eval._core`.
 """
 from __future__ import annotations
 
-from ._core import ESTIMATORS, METHODS
-from .compare import compare
-from .design import design_effect
-from .evaluator import evaluate
-from .interval import interval
-from .results import (
+from ragcov_data.eval.estimates._core import ESTIMATORS, METHODS
+from ragcov_data.eval.comparisons.compare import compare
+from ragcov_data.eval.estimates.design import design_effect
+from ragcov_data.eval.estimates.evaluator import evaluate
+from ragcov_data.eval.estimates.interval import interval
+from ragcov_data.eval.estimates.results import (
     ComparisonResult,
     ConfidenceInterval,
     DesignEffectResult,
@@ -43,21 +43,21 @@ __all__ = [
 
 # ---- exports of the coverage / planning modules (coverage_study, simulate_population, plan,
 # ---- recommend) go below this line --------------------------------------------------------------
-from .coverage import coverage_study  # noqa: E402
-from .planner import PlanResult, RecommendResult, plan, recommend  # noqa: E402
-from .twin import population_figures, simulate_population  # noqa: E402
+from ragcov_data.eval.planning.coverage import coverage_study  # noqa: E402
+from ragcov_data.eval.planning.planner import PlanResult, RecommendResult, plan, recommend  # noqa: E402
+from ragcov_data.eval.planning.twin import population_figures, simulate_population  # noqa: E402
 
 __all__ += ["coverage_study", "simulate_population", "population_figures", "plan", "recommend", "PlanResult",
             "RecommendResult"]
-from .power import PowerResult, plan_difference  # noqa: E402
+from ragcov_data.eval.planning.power import PowerResult, plan_difference  # noqa: E402
 
 __all__ += ["plan_difference", "PowerResult"]
-from .leaderboard import LeaderboardResult, leaderboard, null_family_rates  # noqa: E402
+from ragcov_data.eval.comparisons.leaderboard import LeaderboardResult, leaderboard, null_family_rates  # noqa: E402
 
 __all__ += ["leaderboard", "LeaderboardResult", "null_family_rates"]
-from .misses import MissesResult, misses  # noqa: E402
+from ragcov_data.eval.misses.analysis import MissesResult, misses  # noqa: E402
 
 __all__ += ["misses", "MissesResult"]
-from .outcomes import OutcomeSet, OutcomeTable, outcomes, outcomes_many  # noqa: E402
+from ragcov_data.eval.outcomes.table import OutcomeSet, OutcomeTable, outcomes, outcomes_many  # noqa: E402
 
 __all__ += ["outcomes", "outcomes_many", "OutcomeTable", "OutcomeSet"]

@@ -25,7 +25,7 @@ from typing import NamedTuple, Sequence
 
 import numpy as np
 
-from ragcov_data.citations import heading_match
+from ragcov_data.legal.citations import heading_match
 
 __all__ = ["Provision", "ProvisionIndex", "locate", "word_starts", "article_spans", "LOCATE_RULE",
            "ARTICLE_RULE"]

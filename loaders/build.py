@@ -16,7 +16,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from ragcov_data.acervo import Acervo, read_acervo
+from ragcov_data.legal.acervo import Acervo, read_acervo
 from ragcov_data.errors import RagcovError
 from ragcov_data.loaders import chunking as ch
 from ragcov_data.loaders import dispositivos as dvm
@@ -192,7 +192,7 @@ def build_task(
     }
     if dv is not None:
         dvm.annotate_manifest(manifest, dv, n_structured, corpus)
-    from ragcov_data.vigencia import annotate_task
+    from ragcov_data.legal.vigencia import annotate_task
 
     annotate_task(corpus, acervo, manifest)  # corpus `in_force` when the acervo carries vigência
     read_types = None

@@ -52,7 +52,7 @@ import datasets
 import numpy as np
 import pandas as pd
 
-from ragcov_data import citations as cit
+from ragcov_data.legal import citations as cit
 from ragcov_data.errors import InputFileError, RagcovError
 from ragcov_data.loaders.base import TaskBuilder
 from ragcov_data.task import Task
@@ -315,7 +315,7 @@ def _subset(task: CitedTask, keep: set, name: str) -> CitedTask:
 
 
 def _read_acts(acts: Any) -> Any:
-    from ragcov_data.acervo import Acervo, read_acervo
+    from ragcov_data.legal.acervo import Acervo, read_acervo
 
     return acts if isinstance(acts, Acervo) else read_acervo(acts)
 
@@ -581,7 +581,7 @@ def _warn(counts: dict, unresolved: list, coarse: list, name: str) -> None:
 
 
 def _sha(p: Path) -> str:
-    from ragcov_data.acervo import sha256_file
+    from ragcov_data.legal.acervo import sha256_file
 
     return sha256_file(p)
 

@@ -195,7 +195,7 @@ def _layout_error(path: Path, found: list[str], need: str) -> InputFileError:
 def clean_text(value: str) -> str:
     """Strip HTML tags and entities and collapse whitespace."""
     if "<" in value or "&" in value:
-        from ragcov_data.acervo import html_to_text
+        from ragcov_data.legal.acervo import html_to_text
 
         value = html_to_text(value) if "<" in value else _unescape(value)
     return _WS.sub(" ", value).strip()

@@ -99,7 +99,7 @@ def _normalise_files(data_files: Any) -> tuple[str, ...]:
 
 def _fingerprint(paths: Sequence[str]) -> tuple[tuple[str, str], ...]:
     """(path, sha256) of every file under the given paths, in order (folders: sorted walk)."""
-    from ragcov_data.acervo import sha256_file
+    from ragcov_data.legal.acervo import sha256_file
 
     out = []
     for p in paths:

@@ -10,6 +10,7 @@ from typing import Any
 
 __version__ = "0.1.0"
 
+from ragcov_data import _moved  # noqa: E402
 from ragcov_data.errors import RagcovError  # noqa: E402
 from ragcov_data.registry import list_datasets  # noqa: E402
 
@@ -21,9 +22,11 @@ _LAZY = {
     "build_task": "ragcov_data.loaders.build",
     "Task": "ragcov_data.task",
     "resolve_task": "ragcov_data.sources",
-    "read_acervo": "ragcov_data.acervo",
+    "read_acervo": "ragcov_data.legal.acervo",
     "exclude_self": "ragcov_data.outside",
 }
+
+_moved.install()  # old module paths (before the stage folders) stay importable
 
 __all__ = ["__version__", "RagcovError", "list_datasets", *_LAZY]
 

@@ -29,7 +29,7 @@ def _code_hash(cls: type) -> str:
 
 def _content_hash(paths: list[str | os.PathLike]) -> str:
     """sha256 over every file under ``paths`` (folders walked in sorted order)."""
-    from ragcov_data.acervo import sha256_file
+    from ragcov_data.legal.acervo import sha256_file
 
     h = hashlib.sha256()
     for p in paths:

@@ -87,7 +87,7 @@ def default_retrievers() -> list[str]:
 def within_doc_acf(values: np.ndarray, docs: np.ndarray, order: np.ndarray, max_lag: int = 10) -> list[float]:
     """Pooled within-document autocorrelation of demeaned outcomes at lags 1..max_lag (the report's correlogram):
     :func:`ragcov_data.eval.design.autocorrelation`, the one implementation."""
-    from ragcov_data.eval.design import autocorrelation
+    from ragcov_data.eval.estimates.design import autocorrelation
 
     return [float(x) for x in autocorrelation(values, docs, order, max_lag=max_lag)]
 
@@ -161,9 +161,10 @@ def run_benchmark(
         miss), which :func:`~ragcov_data.reporting.write_report` writes as ``misses.csv``, not into the JSON.
     """
     from ragcov_data import load_dataset
-    from ragcov_data.eval import _core, evaluate
-    from ragcov_data.eval.coverage import coverage_study
-    from ragcov_data.eval.planner import choose_methods
+    from ragcov_data.eval.estimates import _core
+    from ragcov_data.eval import evaluate
+    from ragcov_data.eval.planning.coverage import coverage_study
+    from ragcov_data.eval.planning.planner import choose_methods
     from ragcov_data.paths import data_dir as _data_dir
 
     t0 = time.perf_counter()
@@ -330,7 +331,7 @@ def _irpf(path: Path, names: Sequence[str], log: Any, show_progress: bool, engin
     retriever of ``names`` ranked on the article chunks, clustered as the study decided (topic or question)."""
     import warnings
 
-    from ragcov_data.eval.cited import cited_chunking_study, leaderboard_from_values, per_query_values, topic_of
+    from ragcov_data.eval.comparisons.cited import cited_chunking_study, leaderboard_from_values, per_query_values, topic_of
     from ragcov_data.loaders.cited_questions import IRPF_FILES, build_cited_task, irpf_dir
     from ragcov_data.reporting.studies import irpf_sentence
 
@@ -408,7 +409,7 @@ def _chunking_study(root: Path, words: Any, words_run: pd.DataFrame, words_eval:
     """``name`` on the dispositivo task too; both chunkings compared paired by document; misses of both."""
     from ragcov_data import load_dataset
     from ragcov_data.eval import evaluate, misses
-    from ragcov_data.eval.chunkings import compare_chunkings
+    from ragcov_data.eval.comparisons.chunkings import compare_chunkings
 
     words_name = f"words-{chunk_words}"
     log(f"chunking study: {name} on the dispositivo task, paired by document with {words_name}; hit@1 misses")

@@ -23,7 +23,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ragcov_data.acervo import sha256_file
+from ragcov_data.legal.acervo import sha256_file
 from ragcov_data.errors import ChecksumError, InputFileError, RagcovError
 from ragcov_data._atomic import _umask, atomic_write
 

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from ragcov_data.citations import (Act, Citation, act_key, canonical_id, doc_id, heading_match, is_citation,
+from ragcov_data.legal.citations import (Act, Citation, act_key, canonical_id, doc_id, heading_match, is_citation,
                                    normalize_article, parse)
 
 
@@ -258,7 +258,7 @@ def test_citation_record():
 
 def test_agreement_with_structured_references(data_dir):
     """Article level: the parsed raw strings agree with the structured references on >= 95%."""
-    from ragcov_data.citations import agreement
+    from ragcov_data.legal.citations import agreement
 
     qs = [json.loads(line) for line in open(data_dir / "irpf" / "questions.jsonl", encoding="utf-8")]
     res = agreement(qs)

@@ -15,7 +15,7 @@ import ragcov_data
 ROOT = Path(__file__).resolve().parents[1]
 #: Installed package name -> folder (pyproject.toml's package-dir).
 PACKAGES = {"ragcov_data": "ragcov_data", "ragcov_data.loaders": "loaders", "ragcov_data.baselines": "baselines",
-            "ragcov_data.eval": "eval", "ragcov_data.eval.metrics": "eval/metrics",
+            "ragcov_data.eval": "eval", "ragcov_data.eval.outcomes.metrics": "eval/metrics",
             "ragcov_data.cli": "ragcov_data/cli", "ragcov_data.reporting": "ragcov_data/reporting"}
 
 

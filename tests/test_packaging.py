@@ -26,7 +26,7 @@ def test_wheel_imports_subpackages_outside_the_repo(tmp_path):
     wheel = next(wheel_dir.glob("ragcov_data-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()
     for expected in ("ragcov_data/loaders/self_retrieval.py", "ragcov_data/baselines/base.py",
-                     "ragcov_data/eval/__init__.py", "ragcov_data/eval/metrics/__init__.py",
+                     "ragcov_data/eval/__init__.py", "ragcov_data/eval/outcomes/metrics/__init__.py",
                      "ragcov_data/dataset_card.md"):
         assert expected in names, expected
     card = zipfile.ZipFile(wheel).read("ragcov_data/dataset_card.md").decode("utf-8")

@@ -36,7 +36,7 @@ def read_population(path: str, twin: bool = False, seed: int = 0) -> pd.DataFram
     ``doc_id`` the coverage study samples; a ``.json`` list of records is read as a table.
     """
     if twin:
-        from ragcov_data.eval.twin import simulate_population
+        from ragcov_data.eval.planning.twin import simulate_population
 
         return simulate_population(seed=seed)
     if path is None:
@@ -53,7 +53,7 @@ def read_population(path: str, twin: bool = False, seed: int = 0) -> pd.DataFram
 
 def _read_json_population(p: Path) -> pd.DataFrame:
     """A ``.json`` population: the outcome stage's reader of ``ragcov eval --json`` (or a list of records)."""
-    from ragcov_data.eval.outcomes import outcomes_from_eval_json
+    from ragcov_data.eval.outcomes.table import outcomes_from_eval_json
 
     return outcomes_from_eval_json(p)[0]
 

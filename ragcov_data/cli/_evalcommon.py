@@ -27,7 +27,7 @@ def load_task(args: argparse.Namespace) -> Any:
 
 def _check_population_size(task: Any, args: argparse.Namespace) -> None:
     """``--population-size`` below the number of sampled units is bad input, said before scoring."""
-    from ragcov_data.eval.outcomes import default_cluster  # the one choice of the default unit
+    from ragcov_data.eval.outcomes.table import default_cluster  # the one choice of the default unit
 
     queries = task["queries"]
     names = list(getattr(queries, "column_names", None) or queries.columns)
@@ -81,7 +81,7 @@ def read_run_arg(path: str, args: argparse.Namespace, depth: int | None = None) 
 def metric_depth(metric: str | None) -> int | None:
     """Rows a query that scoring ``metric`` needs: its cutoff k, plus one for a self-retrieval query's own chunk
     (removed before scoring). None when no metric is named (the verb then chooses the task's own)."""
-    from ragcov_data.eval.metrics import parse_metric
+    from ragcov_data.eval.outcomes.metrics import parse_metric
 
     return None if metric is None else parse_metric(metric).k + 1
 
@@ -90,7 +90,7 @@ def read_population_arg(path: str | None, twin: bool = False, seed: int = 0) -> 
     """The population of ``coverage`` / ``plan``: an ``eval --json`` file through the outcome stage's reader
     (its notices printed: zeroed queries, the sample scored), else any table or ``--twin``."""
     if not twin and path is not None and Path(path).suffix.lower() == ".json" and Path(path).is_file():
-        from ragcov_data.eval.outcomes import outcomes_from_eval_json
+        from ragcov_data.eval.outcomes.table import outcomes_from_eval_json
 
         pop, notes = outcomes_from_eval_json(path)
         for n in notes:

@@ -66,7 +66,7 @@ def _tasks(args: argparse.Namespace) -> dict[str, Any]:
 def run(args: argparse.Namespace) -> int:
     from ragcov_data.cli.run import make_retriever
     from ragcov_data.eval import evaluate
-    from ragcov_data.eval.chunkings import compare_chunkings
+    from ragcov_data.eval.comparisons.chunkings import compare_chunkings
     from ragcov_data.paths import check_writable
 
     from ragcov_data.cli.chunking_cited import dispatch

@@ -104,7 +104,7 @@ def run_cited(args: argparse.Namespace, retrievers: list[str]) -> int:
     import warnings
 
     from ragcov_data.cli.run import make_retriever
-    from ragcov_data.eval.cited import cited_chunking_study
+    from ragcov_data.eval.comparisons.cited import cited_chunking_study
     from ragcov_data.loaders.cited_questions import build_cited_task
     from ragcov_data.paths import check_writable
 

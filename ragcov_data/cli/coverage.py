@@ -46,7 +46,7 @@ def add_parser(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ragcov_data.eval.coverage import coverage_study
+    from ragcov_data.eval.planning.coverage import coverage_study
 
     pop = read_population_arg(args.population, args.twin, args.seed)
     table = coverage_study(pop, k=args.k, reps=args.reps, methods=args.methods, estimators=args.estimators,

@@ -57,7 +57,7 @@ def add_parser(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ragcov_data.eval.misses import misses
+    from ragcov_data.eval.misses.analysis import misses
     from ragcov_data.paths import check_writable
 
     if args.csv_out:

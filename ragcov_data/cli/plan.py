@@ -90,7 +90,7 @@ _TASK_SOURCE = {"--data-dir": "data_dir", "--dataset": "dataset", "--data-files"
 
 
 def run(args: argparse.Namespace) -> int:
-    from ragcov_data.eval.planner import plan, recommend
+    from ragcov_data.eval.planning.planner import plan, recommend
 
     if args.difference is not None:
         return _run_difference(args)
@@ -117,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _run_difference(args: argparse.Namespace) -> int:
     """``--difference``: the power plan from a pilot file or two runs on a task source."""
-    from ragcov_data.eval.power import plan_difference
+    from ragcov_data.eval.planning.power import plan_difference
 
     for flag, dest in _HALFWIDTH_ONLY.items():
         if getattr(args, dest, None) not in (None, False):

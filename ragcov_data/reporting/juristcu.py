@@ -87,7 +87,7 @@ def _section_iv(runs: Any, metrics: Any, level: float) -> tuple[dict[str, pd.Dat
     metrics = (metrics,) if isinstance(metrics, str) else tuple(metrics)
     if not metrics:
         raise RagcovError("`metrics` is empty; pass e.g. ('ndcg@10', 'p@10', 'r@10', 'mrr@10').")
-    from ragcov_data.eval.metrics import parse_metric
+    from ragcov_data.eval.outcomes.metrics import parse_metric
 
     for m in metrics:
         parse_metric(m)
@@ -166,7 +166,7 @@ def juristcu_section(
     >>> tables["estimates"].query("metric == 'ndcg@10' and method == 't'")    # doctest: +SKIP
     """
     from ragcov_data.eval import evaluate
-    from ragcov_data.eval.evaluator import ALL_GROUP
+    from ragcov_data.eval.estimates.evaluator import ALL_GROUP
 
     runs, metrics = _section_iv(runs, metrics, level)
     queries, _n_docs, note = _frames(task)
@@ -218,7 +218,7 @@ def _leaderboards(runs: Mapping[str, pd.DataFrame], task: Any, metrics: Sequence
 def _pair_row(lb: Any, a: str, b: str, metric: str, group: str) -> dict[str, Any]:
     """The pair (a, b) of one group of a leaderboard, as ``A - B`` in ``runs`` order (the leaderboard
     orients pairs by rank; here every row of a pair has the same sign convention)."""
-    from ragcov_data.eval.evaluator import ALL_GROUP
+    from ragcov_data.eval.estimates.evaluator import ALL_GROUP
 
     g = ALL_GROUP if group == OVERALL else group
     pr = lb.pairs[lb.pairs["group"] == g]

@@ -30,7 +30,7 @@ def _n(x: Any, nd: int = 4, sign: bool = False) -> str:
 
 
 def _p(x: Any) -> str:
-    from ragcov_data.eval._leaderboard_render import p_text
+    from ragcov_data.eval.comparisons._leaderboard_render import p_text
 
     return p_text(x)
 

@@ -8,7 +8,7 @@ import pytest
 
 from ragcov_data.baselines import BM25
 from ragcov_data.cli import main
-from ragcov_data.eval.cited import cited_chunking_study, per_query_values
+from ragcov_data.eval.comparisons.cited import cited_chunking_study, per_query_values
 from ragcov_data.loaders.cited_questions import build_cited_task, irpf_dir
 
 

@@ -5,8 +5,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ragcov_data.eval import _core, evaluate
-from ragcov_data.eval._bounds import clip_table, no_variation_text, value_range
+from ragcov_data.eval.estimates import _core
+from ragcov_data.eval import evaluate
+from ragcov_data.eval.estimates._bounds import clip_table, no_variation_text, value_range
 
 
 @pytest.fixture(autouse=True)

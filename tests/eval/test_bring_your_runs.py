@@ -15,7 +15,7 @@ import ragcov_data
 from ragcov_data.baselines import BM25, TfIdf
 from ragcov_data.errors import QrelsRunMismatchError
 from ragcov_data.eval import compare, evaluate
-from ragcov_data.eval.metrics import per_query
+from ragcov_data.eval.outcomes.metrics import per_query
 from ragcov_data.runs import load_run, save_run
 
 pytrec_eval = pytest.importorskip("pytrec_eval")  # a [test] dependency: installed wherever tests run

@@ -10,7 +10,8 @@ import pytest
 
 from ragcov_data._json import to_jsonable
 from ragcov_data.errors import RagcovError
-from ragcov_data.eval import _core, design_effect, evaluate, interval
+from ragcov_data.eval.estimates import _core
+from ragcov_data.eval import design_effect, evaluate, interval
 
 
 @pytest.mark.parametrize("bad", [0, 1, 1.0, -0.5, 95, float("nan"), "0.95", True, None])

@@ -8,7 +8,7 @@ from scipy import stats
 
 from ragcov_data.errors import RagcovError
 from ragcov_data.eval import evaluate
-from ragcov_data.eval.chunkings import compare_chunkings
+from ragcov_data.eval.comparisons.chunkings import compare_chunkings
 
 
 def _task_and_run(sizes: dict[str, int], hits: dict[str, list[int]]):
@@ -81,7 +81,7 @@ def test_bad_inputs():
 
 
 def test_few_documents_flag_the_bootstrap_as_the_core_does():
-    from ragcov_data.eval import _core
+    from ragcov_data.eval.estimates import _core
 
     rng = np.random.default_rng(3)
     for k, few in ((6, True), (12, False)):

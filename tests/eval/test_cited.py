@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from ragcov_data.errors import RagcovError
-from ragcov_data.eval.cited import granularity_qrels, leaderboard_from_values, per_query_values, topic_of
+from ragcov_data.eval.comparisons.cited import granularity_qrels, leaderboard_from_values, per_query_values, topic_of
 
 
 @pytest.fixture()
@@ -69,7 +69,7 @@ def test_bad_metric_and_query_ids(task):
 def test_leaderboard_from_values_equals_leaderboard():
     """Fed the per-query values leaderboard() computes itself, the entry point gives the same table."""
     from ragcov_data.eval import leaderboard
-    from ragcov_data.eval.metrics import per_query
+    from ragcov_data.eval.outcomes.metrics import per_query
 
     rng = np.random.default_rng(3)
     qids = [f"q{i}" for i in range(40)]
@@ -125,7 +125,7 @@ def test_cited_chunking_study_pairs_by_question(tmp_path):
     import warnings
 
     from ragcov_data.baselines import BM25, TfIdf
-    from ragcov_data.eval.cited import cited_chunking_study
+    from ragcov_data.eval.comparisons.cited import cited_chunking_study
     from ragcov_data.loaders.cited_questions import build_cited_task
 
     acts, questions = _study_files(tmp_path)

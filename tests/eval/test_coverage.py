@@ -7,8 +7,8 @@ import pytest
 from scipy import stats
 
 from ragcov_data.errors import RagcovError
-from ragcov_data.eval._core import METHODS, valid_methods
-from ragcov_data.eval.coverage import COLUMNS, coverage_study, population_counts
+from ragcov_data.eval.estimates._core import METHODS, valid_methods
+from ragcov_data.eval.planning.coverage import COLUMNS, coverage_study, population_counts
 
 
 def _iid_population(D=3000, m=5, p=0.3, seed=0) -> pd.DataFrame:
@@ -50,7 +50,7 @@ def test_table_shape_columns_and_attrs():
     assert len(tab) == 3 * n_methods
     assert sorted(tab["k"].unique()) == [5, 10, 20]
     # known_sizes needs a sampled task's recorded sizes: not among a coverage study's methods
-    from ragcov_data.eval._core import SIZE_METHODS
+    from ragcov_data.eval.estimates._core import SIZE_METHODS
 
     assert set(tab["method"]) == set(METHODS) - set(SIZE_METHODS)
     assert tab["coverage"].between(0, 1).all() and (tab["mean_width"] > 0).all()
@@ -100,7 +100,7 @@ def test_two_stage_design_targets_mean_over_types():
 
 
 def test_twin_reproduces_article_pattern():
-    from ragcov_data.eval.twin import simulate_population
+    from ragcov_data.eval.planning.twin import simulate_population
 
     tab = coverage_study(simulate_population(), k=20, reps=1000, n_resamples=199,
                          methods=["wald_iid", "cr2", "t"], show_progress=False).set_index(["estimator", "method"])
@@ -148,7 +148,7 @@ def test_sampled_without_replacement_macro_t_fpc_holds_and_micro_cr2_fpc_does_no
     correction falls short (the reason sampled tasks print the verified method, eval/verify.py)."""
     import numpy as np
 
-    from ragcov_data.eval import _core
+    from ragcov_data.eval.estimates import _core
 
     rng = np.random.default_rng(0)
     D, K, R = 150, 40, 1500

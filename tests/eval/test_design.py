@@ -154,7 +154,7 @@ def test_srs_fpc_shrinks_the_macro_variance_and_leaves_micro_alone():
 
 
 def test_autocorrelation_at_every_lag_matches_a_loop_and_is_the_one_lag1():
-    from ragcov_data.eval.design import autocorrelation, lag1_autocorr
+    from ragcov_data.eval.estimates.design import autocorrelation, lag1_autocorr
 
     rng = np.random.default_rng(5)
     sizes = rng.integers(1, 15, 12)
@@ -177,11 +177,11 @@ def test_autocorrelation_at_every_lag_matches_a_loop_and_is_the_one_lag1():
 
 
 def test_twin_uses_the_one_icc_and_autocorrelation():
-    from ragcov_data.eval import _core
-    from ragcov_data.eval.design import autocorrelation
+    from ragcov_data.eval.estimates import _core
+    from ragcov_data.eval.estimates.design import autocorrelation
     import pandas as pd
 
-    from ragcov_data.eval.twin import population_figures
+    from ragcov_data.eval.planning.twin import population_figures
 
     rng = np.random.default_rng(6)
     sizes = rng.integers(2, 9, 30)
@@ -204,7 +204,7 @@ def test_twin_uses_the_one_icc_and_autocorrelation():
 
 def test_autocorrelation_equals_the_benchmark_report_correlogram():
     """The report's correlogram (written separately) gives the same numbers: it can call the one function."""
-    from ragcov_data.eval.design import autocorrelation
+    from ragcov_data.eval.estimates.design import autocorrelation
     from ragcov_data.pipeline import within_doc_acf
 
     rng = np.random.default_rng(7)

@@ -9,7 +9,7 @@ import pytest
 
 from ragcov_data.errors import QrelsRunMismatchError, RagcovError
 from ragcov_data.eval import compare, evaluate, interval
-from ragcov_data.eval import _core
+from ragcov_data.eval.estimates import _core
 
 SIZES = {"A": 4, "B": 3, "C": 5, "D": 2, "E": 3}
 

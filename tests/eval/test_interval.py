@@ -11,7 +11,7 @@ from scipy import stats
 
 from ragcov_data.errors import RagcovError
 from ragcov_data.eval import ConfidenceInterval, interval
-from ragcov_data.eval import _core
+from ragcov_data.eval.estimates import _core
 
 
 def worked_example():

@@ -6,7 +6,8 @@ import pytest
 from scipy import stats
 
 from ragcov_data.errors import RagcovError
-from ragcov_data.eval import _core, interval
+from ragcov_data.eval.estimates import _core
+from ragcov_data.eval import interval
 
 
 def _dominant_population(seed: int = 5, D: int = 80):

@@ -18,9 +18,9 @@ import ragcov_data
 from ragcov_data.baselines import BM25, TfIdf
 from ragcov_data.errors import RagcovError
 from ragcov_data.eval import compare, evaluate, leaderboard, null_family_rates
-from ragcov_data.eval._family import family, holm, letters
-from ragcov_data.eval.leaderboard import JUDGED_THRESHOLD, PAIR_COLUMNS, SYSTEM_COLUMNS
-from ragcov_data.eval.metrics import per_query
+from ragcov_data.eval.comparisons._family import family, holm, letters
+from ragcov_data.eval.comparisons.leaderboard import JUDGED_THRESHOLD, PAIR_COLUMNS, SYSTEM_COLUMNS
+from ragcov_data.eval.outcomes.metrics import per_query
 from ragcov_data.loaders.juristcu import read_juristcu
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -239,7 +239,7 @@ def test_judged_on_short_runs_equals_ir_measures_per_query(jtask, jruns):
     """judged@k divides by the documents retrieved up to k (ir_measures' Judged@k), not by k: on runs that
     return fewer than k documents for most queries the two readings differ widely."""
     import ir_measures
-    from ragcov_data.eval.leaderboard import _judged_qrels, judged_at_k
+    from ragcov_data.eval.comparisons.leaderboard import _judged_qrels, judged_at_k
 
     qrels = jtask["qrels"]
     qd = {}
@@ -345,7 +345,7 @@ def test_family_wise_error_held_with_few_documents():
 
 
 def test_null_permutation_keeps_each_cluster_a_relabelling():
-    from ragcov_data.eval._nullfamily import permute_within_clusters
+    from ragcov_data.eval.comparisons._nullfamily import permute_within_clusters
 
     rng = np.random.default_rng(1)
     V = rng.random((4, 12))

@@ -3,7 +3,7 @@ loop, the hull's relation to the t family, and its simultaneous coverage on skew
 import numpy as np
 import pytest
 
-from ragcov_data.eval._family import _studentized_hull, draw_weights, family
+from ragcov_data.eval.comparisons._family import _studentized_hull, draw_weights, family
 
 
 def _skewed_population(rng: np.random.Generator, D: int = 150, S: int = 4):

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from ragcov_data.errors import RagcovError
-from ragcov_data.eval.metrics import METRICS, MetricSpec, parse_metric, per_query
+from ragcov_data.eval.outcomes.metrics import METRICS, MetricSpec, parse_metric, per_query
 
 
 def _run(rows):

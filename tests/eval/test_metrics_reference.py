@@ -14,7 +14,7 @@ import pytest
 import pytrec_eval
 from sklearn.feature_extraction.text import TfidfVectorizer
 
-from ragcov_data.eval.metrics import per_query
+from ragcov_data.eval.outcomes.metrics import per_query
 
 MEASURES = {"ndcg_cut.10", "P.10", "recall.10", "recip_rank"}
 TOL = 1e-9

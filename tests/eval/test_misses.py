@@ -9,8 +9,8 @@ import pytest
 
 from ragcov_data.errors import RagcovError
 from ragcov_data.eval import evaluate, interval, misses
-from ragcov_data.eval._editions import heading, other_edition, pattern
-from ragcov_data.eval._ngrams import ngram_sets
+from ragcov_data.eval.misses._editions import heading, other_edition, pattern
+from ragcov_data.eval.misses._ngrams import ngram_sets
 
 FLAGS = ["same_type", "same_issuer", "near_duplicate", "boilerplate", "other_edition", "contains_query",
          "retrieved_not_in_force", "cites"]
@@ -398,7 +398,7 @@ def test_other_edition_needs_the_documents_to_overlap():
 
 
 def test_contains_query_is_contiguous_and_casefolded():
-    from ragcov_data.eval.misses import _contains
+    from ragcov_data.eval.misses.analysis import _contains
 
     assert _contains("Fica  APROVADO o", "art. 1º fica aprovado o regulamento")
     assert not _contains("fica aprovado o", "fica aprovado, o regulamento")  # "aprovado," is another word
@@ -414,13 +414,13 @@ def test_contains_query_is_contiguous_and_casefolded():
     ("PLANO ANUAL DE AUDITORIA INTERNA", None),
 ])
 def test_act_keys(text, key):
-    from ragcov_data.eval._editions import act_key
+    from ragcov_data.eval.misses._editions import act_key
 
     assert act_key(text) == key
 
 
 def test_citations_in_running_text():
-    from ragcov_data.eval._editions import cites, citations
+    from ragcov_data.eval.misses._editions import cites, citations
 
     text = ("nos termos da Lei nº 9.427, de 26 de dezembro de 1996, da Resolução Normativa nº 1.000/2021 e da REN "
             "875, de 2020. (Revogado pelo DSP SCG/ANEEL 2.124 de 09.08.2016) Portaria MME nº 182, de 11 de maio "
@@ -435,7 +435,7 @@ def test_citations_in_running_text():
 
 
 def test_derived_issuer():
-    from ragcov_data.eval._editions import derive_issuer
+    from ragcov_data.eval.misses._editions import derive_issuer
 
     voto = "VOTO PROCESSO: 48500.001755/2021-50 INTERESSADOS: Powertech RELATOR: Diretor Efrain Pereira da Cruz"
     assert derive_issuer("voto", voto, "") == "ANEEL"
@@ -463,7 +463,7 @@ def test_aneel_new_flags_measured(aneel):
 
 def test_act_key_of_a_document_that_discusses_another_act():
     """A decisão heads its text with the act it discusses: that is not its own number."""
-    from ragcov_data.eval._editions import act_key
+    from ragcov_data.eval.misses._editions import act_key
 
     head = "Resolução Homologatória nº 2.919, de 3 de agosto de 2021"
     assert act_key(head) == ("resolucao", 2919, 2021)

@@ -16,7 +16,7 @@ from test_evaluate import HITS, make_run, tiny_task  # noqa: E402
 
 from ragcov_data.errors import QrelsRunMismatchError  # noqa: E402
 from ragcov_data.eval import compare, evaluate, leaderboard, misses  # noqa: E402
-from ragcov_data.eval.outcomes import OutcomeTable, outcomes, outcomes_many  # noqa: E402
+from ragcov_data.eval.outcomes.table import OutcomeTable, outcomes, outcomes_many  # noqa: E402
 from ragcov_data.task import Task  # noqa: E402
 
 ALL_RUNS = {"A": lambda i: True, "B": lambda i: True, "C": lambda i: True, "D": lambda i: True,
@@ -50,8 +50,8 @@ def test_outcome_table_equals_evaluate_and_feeds_every_verb():
 def test_task_frames_and_qrels_are_prepared_once_for_many_runs(monkeypatch):
     import importlib
 
-    lists = importlib.import_module("ragcov_data.eval.metrics._lists")
-    stage = importlib.import_module("ragcov_data.eval.outcomes")  # the module (the package exports the function)
+    lists = importlib.import_module("ragcov_data.eval.outcomes.metrics._lists")
+    stage = importlib.import_module("ragcov_data.eval.outcomes.table")  # the module (the package exports the function)
 
     calls = {"frames": 0, "prepare": 0}
     frames, prepare = stage.load_task_frames, lists.prepare_qrels
@@ -284,7 +284,7 @@ def test_rank_only_runs_are_not_called_tied():
 
 
 def test_tie_profile_by_hand_and_equal_to_the_run_module_share():
-    from ragcov_data.eval.outcomes import tie_profile
+    from ragcov_data.eval.outcomes.table import tie_profile
 
     run = pd.DataFrame({
         "query-id": ["q1", "q1", "q1", "q2", "q2", "q3", "q3", "q3", "q4"],

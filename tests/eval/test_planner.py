@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 
 from ragcov_data.errors import RagcovError
-from ragcov_data.eval.planner import plan, recommend
-from ragcov_data.eval.twin import simulate_population
+from ragcov_data.eval.planning.planner import plan, recommend
+from ragcov_data.eval.planning.twin import simulate_population
 
 
 @pytest.fixture(scope="module")

@@ -8,9 +8,9 @@ import pytest
 
 from ragcov_data.errors import RagcovError
 from ragcov_data.eval import leaderboard
-from ragcov_data.eval.metrics import per_query
-from ragcov_data.eval.metrics._lists import lowest_relevant_grade
-from ragcov_data.eval.pool import outside_notice, pool_line
+from ragcov_data.eval.outcomes.metrics import per_query
+from ragcov_data.eval.outcomes.metrics._lists import lowest_relevant_grade
+from ragcov_data.eval.comparisons.pool import outside_notice, pool_line
 
 N = 30
 

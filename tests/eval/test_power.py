@@ -108,7 +108,7 @@ def test_simulated_power_falls_with_more_pairs_at_the_same_k(aneel):
     _, _, cmp = aneel
     one = plan_difference(cmp, 0.05, n_systems=2, estimators="micro", reps=2000)
     k = one.rows[0]["k_simulated"]
-    from ragcov_data.eval.power import _simulate
+    from ragcov_data.eval.planning.power import _simulate
 
     pq = cmp.per_query
     g = pq.groupby("cluster")["diff"]

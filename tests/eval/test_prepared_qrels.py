@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 
 from ragcov_data.errors import RagcovError
-from ragcov_data.eval.metrics import per_query
-from ragcov_data.eval.metrics._lists import PreparedQrels, prepare_qrels
+from ragcov_data.eval.outcomes.metrics import per_query
+from ragcov_data.eval.outcomes.metrics._lists import PreparedQrels, prepare_qrels
 
 QRELS = pd.DataFrame({"query-id": ["q1", "q1", "q2", "q2", "q3"], "corpus-id": ["a", "b", "c", "d", "e"],
                       "score": [2, 0, 1, 3, 1]})

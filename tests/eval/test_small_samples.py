@@ -9,8 +9,9 @@ import pytest
 from scipy import stats
 
 from ragcov_data.errors import RagcovError
-from ragcov_data.eval import _core, compare, coverage_study, design_effect, evaluate, interval
-from ragcov_data.eval.planner import plan, recommend
+from ragcov_data.eval.estimates import _core
+from ragcov_data.eval import compare, coverage_study, design_effect, evaluate, interval
+from ragcov_data.eval.planning.planner import plan, recommend
 
 
 def _sample(K=12, seed=0):

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from ragcov_data.errors import RagcovError
-from ragcov_data.eval.twin import DocType, population_figures, simulate_population
+from ragcov_data.eval.planning.twin import DocType, population_figures, simulate_population
 
 
 @pytest.fixture(scope="module")

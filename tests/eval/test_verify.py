@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ragcov_data.eval import verify as V
+from ragcov_data.eval.estimates import verify as V
 
 
 @pytest.fixture(autouse=True)

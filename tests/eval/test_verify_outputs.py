@@ -14,11 +14,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_chunkings import _task_and_run  # noqa: E402  (the shared tiny self-retrieval task)
 
 from ragcov_data.eval import compare, evaluate, misses  # noqa: E402
-from ragcov_data.eval import verify as V  # noqa: E402
-from ragcov_data.eval import verify_family as VF  # noqa: E402
-from ragcov_data.eval._nullfamily import null_family_rates  # noqa: E402
-from ragcov_data.eval.chunkings import compare_chunkings  # noqa: E402
-from ragcov_data.eval.cited import leaderboard_from_values  # noqa: E402
+from ragcov_data.eval.estimates import verify as V  # noqa: E402
+from ragcov_data.eval.comparisons import verify_family as VF  # noqa: E402
+from ragcov_data.eval.comparisons._nullfamily import null_family_rates  # noqa: E402
+from ragcov_data.eval.comparisons.chunkings import compare_chunkings  # noqa: E402
+from ragcov_data.eval.comparisons.cited import leaderboard_from_values  # noqa: E402
 
 FIELDS = ("verified_coverage", "verified_mc_se", "verified")
 
@@ -111,14 +111,14 @@ def test_misses_every_share_record_has_its_check_and_stays_in_bounds():
 
 def test_misses_out_of_bounds_share_is_clipped_and_flagged():
     rec = {"name": ["x"], "share": [0.03], "low": [-0.004], "high": [0.056]}
-    from ragcov_data.eval.misses import _finish
+    from ragcov_data.eval.misses.analysis import _finish
 
     out = _finish(pd.DataFrame(rec), np.array([[0, 0, 1, 0, 0, 0]]), np.array(list("AABBCC")), 0.95, 0)
     assert out["low_bounded"].iloc[0] == 0.0 and out["high_bounded"].iloc[0] == 0.056 and bool(out["clipped"].iloc[0])
 
 
 def test_misses_check_fails_where_cr2_undercovers():
-    from ragcov_data.eval.misses import _checks
+    from ragcov_data.eval.misses.analysis import _checks
 
     rng = np.random.default_rng(0)
     cl = np.repeat(np.arange(6), [200, 3, 3, 2, 2, 2])
@@ -204,7 +204,7 @@ def test_family_check_is_the_null_family_simultaneous_rate():
     vals, cl = _values(S=3, K=20, seed=4)
     Vm = vals.to_numpy().T
     got = VF.family_check(Vm, cl, n_families=40, n_resamples=199, seed=0, use_cache=False)
-    from ragcov_data.eval.leaderboard import PAIR_TEST
+    from ragcov_data.eval.comparisons.leaderboard import PAIR_TEST
 
     ref = null_family_rates(Vm, cl, n_families=40, n_resamples=199, seed=[0, 104729], pair_test=PAIR_TEST)
     assert got["fwer"] == pytest.approx(ref["simultaneous"]) and got["mc_se"] == pytest.approx(ref["simultaneous_se"])
@@ -215,7 +215,7 @@ def test_family_check_fails_where_the_family_over_rejects(monkeypatch):
     """A family whose simultaneous intervals are too narrow (here: the unadjusted per-pair CR2 intervals of
     five systems on 40 unequal documents, which reject for some pair in about a third of null families)
     is caught: FWER far above 5%, verified False; the leaderboard's own intervals pass on the same data."""
-    import ragcov_data.eval._family as fam
+    import ragcov_data.eval.comparisons._family as fam
     from scipy import stats
 
     rng = np.random.default_rng(1)
@@ -240,7 +240,7 @@ def test_family_check_fails_where_the_family_over_rejects(monkeypatch):
 
 
 def test_family_check_is_cached(_cache, monkeypatch):
-    import ragcov_data.eval._family as fam
+    import ragcov_data.eval.comparisons._family as fam
 
     vals, cl = _values(S=3, K=15, seed=6)
     calls = {"n": 0}
@@ -294,7 +294,7 @@ def test_leaderboard_function_json_has_every_check():
 
 
 def test_leaderboard_notices_say_what_the_checks_found():
-    from ragcov_data.eval.verify_family import check_notices
+    from ragcov_data.eval.comparisons.verify_family import check_notices
 
     systems = pd.DataFrame({"group": ["__all__"] * 3, "estimator": "micro", "method": "cr2",
                             "verified_coverage": [0.83, 0.95, 0.85], "verified": [False, True, False]})
@@ -308,7 +308,7 @@ def test_leaderboard_notices_say_what_the_checks_found():
 
 
 def test_chunking_own_rows_are_evaluates_recommended_rows():
-    from ragcov_data.eval.results import recommended_rows
+    from ragcov_data.eval.estimates.results import recommended_rows
 
     rng = np.random.default_rng(9)
     sizes = {"D0": 90, **{f"D{i}": int(rng.integers(2, 5)) for i in range(1, 12)}}  # micro CR2 may fail here
@@ -335,6 +335,6 @@ def test_large_micro_family_is_bounded_by_its_cr2_part():
     ref = null_family_rates(Vm, cl, n_families=20, n_resamples=199, seed=[0, 104729], pair_test="cr2")
     assert big["fwer"] == pytest.approx(ref["simultaneous"])
     small = VF.family_check(Vm[:3], cl, n_families=5, n_resamples=199, use_cache=False)
-    from ragcov_data.eval.leaderboard import PAIR_TEST
+    from ragcov_data.eval.comparisons.leaderboard import PAIR_TEST
 
     assert small["upper_bound"] is False and small["pair_test"] == PAIR_TEST

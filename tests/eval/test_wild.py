@@ -8,8 +8,9 @@ import pandas as pd
 import pytest
 import statsmodels.api as sm
 
-from ragcov_data.eval import _core, interval
-from ragcov_data.eval._wild import WildStats, wild_family, wild_interval, wild_pvalue, wild_weights
+from ragcov_data.eval.estimates import _core
+from ragcov_data.eval import interval
+from ragcov_data.eval.estimates._wild import WildStats, wild_family, wild_interval, wild_pvalue, wild_weights
 
 wbt = pytest.importorskip("wildboottest.wildboottest")
 
@@ -159,7 +160,7 @@ def test_method_in_registry_and_interval_api():
 
 
 def test_family_hull_contains_cr2_and_rejects_only_when_both_do():
-    from ragcov_data.eval._family import family
+    from ragcov_data.eval.comparisons._family import family
 
     rng = np.random.default_rng(5)
     y, cl = _data(K=30, seed=9, big=300)
@@ -199,7 +200,7 @@ def test_null_pairs_with_a_dominant_document_hold_their_size():
 def test_simultaneous_coverage_sampling_documents_with_replacement():
     """A smaller bench_coverage_sampled part 2: three systems, K = 30 documents drawn with replacement from
     a population with a dominant document; the micro wild_cluster family covers all three differences."""
-    from ragcov_data.eval._family import family
+    from ragcov_data.eval.comparisons._family import family
 
     rng = np.random.default_rng(8)
     D = 100

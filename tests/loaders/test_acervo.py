@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from ragcov_data import RagcovError, build_task, read_acervo
-from ragcov_data.acervo import SkippedFilesWarning, html_to_text
+from ragcov_data.legal.acervo import SkippedFilesWarning, html_to_text
 from ragcov_data.errors import InputFileError
 
 

@@ -7,7 +7,7 @@ import warnings
 import pytest
 
 from ragcov_data import build_task, read_acervo
-from ragcov_data.acervo import SkippedFilesWarning, jsonl_lines
+from ragcov_data.legal.acervo import SkippedFilesWarning, jsonl_lines
 from ragcov_data.errors import InputFileError
 
 #: Unicode line boundaries that str.splitlines() breaks on but JSON strings may hold raw.

@@ -13,8 +13,8 @@ import warnings
 import pytest
 
 from ragcov_data import build_task, load_dataset
-from ragcov_data import vigencia as vg
-from ragcov_data.acervo import read_acervo
+from ragcov_data.legal import vigencia as vg
+from ragcov_data.legal.acervo import read_acervo
 from ragcov_data.errors import InputFileError
 
 OLD = ("Parágrafo único. Para fins do disposto neste artigo, entende-se como aprovação prévia pelo Ministério do "

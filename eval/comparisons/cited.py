@@ -1,0 +1,473 @@
+"""Cited questions: per-question metrics of cited provisions, and chunkings x retrievers as one family.
+
+A cited-questions task (:mod:`ragcov_data.loaders.cited_questions`) asks the same questions under every
+chunking, so chunkings and retrievers are compared *paired by question*. What changes between chunkings
+is the corpus and therefore the qrels; what stays is the question and the provisions its answer cites.
+So each (chunking, retriever) run is scored per question against its own chunking's qrels, and the
+per-question values of every system go into one value table that the leaderboard's family machinery
+(:func:`leaderboard_from_values`) ranks: Holm-adjusted pair tests, simultaneous intervals, ranks, tiers.
+
+Metrics (per question; :func:`per_query_values`)
+-----------------------------------------------
+- ``recall@k``: the share of the question's cited provisions that a chunk in the top ``k`` overlaps
+  (provision-level recall: a provision split over five windows counts once, found when any of them
+  is retrieved, so the number is comparable across chunkings). At ``granularity="article"`` the
+  provisions are the cited artigos; at ``"dispositivo"`` the cited dispositivos themselves (the
+  artigo for an artigo cited alone; a dispositivo not found in the text is left out, and listed by the
+  task).
+- ``hit@k``: 1 if any cited provision is overlapped in the top ``k``.
+- ``ndcg@k``: trec_eval's nDCG (linear gain) on the chunk qrels of the granularity (dispositivo: grade 2
+  for chunks overlapping the cited dispositivo, 1 for the rest of its artigo; article: 1), computed by
+  :func:`ragcov_data.eval.metrics.per_query`. Caveat: a provision split over many small chunks has
+  many relevant chunks, so its ideal DCG is larger; nDCG rewards retrieving all of them, recall@k does
+  not.
+
+Ties in a run are broken as trec_eval does (score descending, then document id descending).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, ClassVar, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ragcov_data.errors import RagcovError
+
+from ragcov_data.eval.estimates.results import _JsonMixin
+
+__all__ = ["per_query_values", "granularity_qrels", "leaderboard_from_values", "cited_chunking_study",
+           "CitedChunkingResult", "topic_of", "METRIC_NAMES"]
+
+METRIC_NAMES = ("recall", "hit", "ndcg")
+#: Units of inference of :func:`cited_chunking_study`.
+CLUSTERS = ("auto", "query", "topic", "article")
+GRANULARITIES = ("dispositivo", "article")
+_METRIC = re.compile(r"^\s*(recall|r|hit|ndcg)\s*@\s*(\d+)\s*$", re.I)
+
+
+def topic_of(summary: Any) -> str | None:
+    """The topic of a question: its ``question_summary`` up to the first dash (``"DOENÇA GRAVE - ..."``)."""
+    from ragcov_data.loaders.cited_questions import topic_of as _topic
+
+    return _topic(summary)
+
+
+def _parse(metric: str) -> tuple[str, int]:
+    m = _METRIC.match(str(metric))
+    if m is None or int(m.group(2)) < 1:
+        raise RagcovError(f"`metrics` entries must be 'recall@k', 'hit@k' or 'ndcg@k' with k >= 1; got {metric!r}.")
+    name = m.group(1).lower()
+    return ("recall" if name == "r" else name), int(m.group(2))
+
+
+def _frame(task: Any, split: str) -> pd.DataFrame:
+    obj = getattr(task, split, None) if not isinstance(task, Mapping) else task.get(split)
+    if obj is None:
+        raise RagcovError(f"the task has no {split!r} split; pass a cited-questions task "
+                          "(ragcov_data.load_dataset('irpf', ...) or build_cited_task(...)).")
+    return obj if isinstance(obj, pd.DataFrame) else obj.to_pandas()
+
+
+def _provisions(citations: pd.DataFrame, granularity: str) -> dict[str, list[frozenset]]:
+    """Per question: the chunk sets of its distinct cited provisions at ``granularity``."""
+    out: dict[str, dict[frozenset, None]] = {}
+    if granularity == "article":
+        ok = citations[citations["status"].isin(["resolved", "dispositivo_not_found"])]
+        for qid, chunks in zip(ok["query-id"], ok["article_chunks"]):
+            if len(chunks):
+                out.setdefault(str(qid), {})[frozenset(chunks)] = None  # one per (doc, artigo)
+    else:
+        ok = citations[citations["status"] == "resolved"]
+        for qid, chunks in zip(ok["query-id"], ok["chunks"]):
+            if len(chunks):
+                out.setdefault(str(qid), {})[frozenset(chunks)] = None
+    return {q: list(d) for q, d in out.items()}
+
+
+def granularity_qrels(citations: pd.DataFrame, granularity: str = "dispositivo") -> pd.DataFrame:
+    """Chunk qrels of ``granularity`` from a task's ``citations`` split (see the module docstring)."""
+    if granularity not in GRANULARITIES:
+        raise RagcovError(f"`granularity` must be one of {list(GRANULARITIES)}; got {granularity!r}.")
+    grades: dict[tuple[str, str], int] = {}
+    ok = citations[citations["status"].isin(["resolved", "dispositivo_not_found"])]
+    for qid, status, chunks, art in zip(ok["query-id"], ok["status"], ok["chunks"], ok["article_chunks"]):
+        for c in art:
+            grades.setdefault((str(qid), str(c)), 1)
+        if granularity == "dispositivo" and status == "resolved":
+            for c in chunks:
+                grades[(str(qid), str(c))] = 2
+    return pd.DataFrame([(q, c, g) for (q, c), g in grades.items()], columns=["query-id", "corpus-id", "score"])
+
+
+def _ranked(run: pd.DataFrame, k: int) -> dict[str, list[str]]:
+    """Top ``k`` document ids per query, trec_eval order (score desc, then id desc)."""
+    from ragcov_data.runs import load_run
+
+    df = run if isinstance(run, pd.DataFrame) else load_run(run)
+    if "score" not in df.columns:
+        df = df.assign(score=-df["rank"].astype(float))
+    df = df.assign(**{"query-id": df["query-id"].astype(str), "corpus-id": df["corpus-id"].astype(str)})
+    df = df.sort_values(["query-id", "score", "corpus-id"], ascending=[True, False, False], kind="mergesort")
+    return {q: list(g["corpus-id"].to_numpy()[:k]) for q, g in df.groupby("query-id", sort=False)}
+
+
+def per_query_values(run: Any, task: Any, *, metrics: Sequence[str] = ("recall@10", "ndcg@10", "hit@10"),
+                     granularity: str = "dispositivo", query_ids: Sequence[str] | None = None) -> pd.DataFrame:
+    """Per-question values of a run on a cited-questions task.
+
+    Parameters
+    ----------
+    run : DataFrame or path
+        ``query-id, corpus-id, score`` (and/or ``rank``).
+    task : CitedTask or DatasetDict
+        With ``queries`` and ``citations`` splits.
+    metrics : sequence of str
+        ``recall@k``, ``hit@k``, ``ndcg@k`` (see the module docstring).
+    granularity : {"dispositivo", "article"}
+    query_ids : sequence of str, optional
+        Questions to score (default: every question with at least one resolved provision at
+        ``granularity``).
+
+    Returns
+    -------
+    DataFrame
+        Index ``query-id``, one column per metric; ``attrs["excluded"]`` lists the questions left out
+        (no resolved provision).
+    """
+    from ragcov_data.eval.outcomes.metrics import per_query
+    from ragcov_data.ties import DEFAULT_TIE_POLICY
+
+    if granularity not in GRANULARITIES:
+        raise RagcovError(f"`granularity` must be one of {list(GRANULARITIES)}; got {granularity!r}.")
+    specs = [_parse(m) for m in metrics]
+    queries = _frame(task, "queries")
+    citations = _frame(task, "citations")
+    prov = _provisions(citations, granularity)
+    all_q = [str(q) for q in queries["_id"]]
+    qids = [q for q in all_q if q in prov] if query_ids is None else [str(q) for q in query_ids]
+    missing = [q for q in qids if q not in prov]
+    if missing:
+        raise RagcovError(f"`query_ids` holds {len(missing)} question(s) with no resolved provision at granularity "
+                          f"{granularity!r} (first: {missing[:3]}); they cannot be scored.")
+    kmax = max(k for _, k in specs)
+    top = _ranked(run, kmax)
+    out = pd.DataFrame(index=pd.Index(qids, name="query-id"))
+    qrels = None
+    for name, k in specs:
+        label = f"{name}@{k}"
+        if name == "ndcg":
+            if qrels is None:
+                qrels = granularity_qrels(citations, granularity)
+            df = run if isinstance(run, pd.DataFrame) else None
+            out[label] = per_query(df if df is not None else _as_frame(run), qrels, f"ndcg@{k}", query_ids=qids,
+                                   tie_policy=DEFAULT_TIE_POLICY).to_numpy(dtype=float)
+            continue
+        vals = []
+        for q in qids:
+            got = set(top.get(q, [])[:k])
+            found = [bool(got & p) for p in prov[q]]
+            vals.append(float(np.mean(found)) if name == "recall" else float(any(found)))
+        out[label] = vals
+    out.attrs["excluded"] = [q for q in all_q if q not in set(qids)]
+    out.attrs["granularity"] = granularity
+    return out
+
+
+def _as_frame(run: Any) -> pd.DataFrame:
+    from ragcov_data.runs import load_run
+
+    return load_run(run)
+
+
+def leaderboard_from_values(values: pd.DataFrame, *, metric: str, clusters: Sequence[Any] | None = None,
+                            cluster_name: str = "query", level: float = 0.95, n_resamples: int = 5000,
+                            seed: int | None = 0, estimator: str = "micro") -> Any:
+    """A leaderboard from a per-query value table (one column per system, same queries for all).
+
+    The entry point of :func:`ragcov_data.eval.leaderboard` for values computed elsewhere (e.g. each
+    system against its own qrels): the same family machinery (CR2/t per system, Holm-adjusted pair
+    tests, simultaneous max-|t| intervals bounded by Bonferroni, ranks and tiers).
+
+    Parameters
+    ----------
+    values : DataFrame
+        Rows = queries (the index are their ids), columns = systems; no missing value.
+    metric : str
+        Name recorded in the result.
+    clusters : sequence, optional
+        Cluster of each query (default: each query its own cluster).
+
+    Returns
+    -------
+    LeaderboardResult
+    """
+    from ragcov_data.eval.comparisons.leaderboard import FAMILY, JUDGED_THRESHOLD, PAIR_COLUMNS, SYSTEM_COLUMNS, LeaderboardResult, _one_group
+    from ragcov_data.eval.estimates._core import check_resamples
+
+    if not isinstance(values, pd.DataFrame) or values.shape[1] < 2:
+        raise RagcovError("`values` must be a DataFrame with one column per system (at least 2 systems).")
+    if values.isna().any().any():
+        bad = values.columns[values.isna().any()].tolist()
+        raise RagcovError(f"`values` has missing values in {bad}; score every query under every system.")
+    if not (isinstance(level, (int, float)) and 0 < level < 1):
+        raise RagcovError(f"`level` must be in (0, 1); got {level!r}.")
+    check_resamples(n_resamples, level, ("cluster_bootstrap",))
+    V = values.to_numpy(dtype=float).T
+    cl = np.asarray(values.index.astype(str)) if clusters is None else np.asarray(clusters, dtype=object)
+    if len(cl) != V.shape[1]:
+        raise RagcovError(f"`clusters` has {len(cl)} entries for {V.shape[1]} queries.")
+    rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(1)[0])
+    names = [str(c) for c in values.columns]
+    srows, prows, info = _one_group("__all__", V, cl, names, estimator, level, int(n_resamples), rng, None, None, {})
+    # every interval's check at this design: per system (as evaluate), the family's FWER on null families
+    from ragcov_data.eval.comparisons.verify_family import check_leaderboard
+
+    check_said: list[str] = []
+
+    systems, pairs = check_leaderboard(pd.DataFrame(srows, columns=SYSTEM_COLUMNS),
+                                       pd.DataFrame(prows, columns=PAIR_COLUMNS), {"__all__": info}, V, cl, names,
+                                       [("__all__", np.ones(V.shape[1], dtype=bool))], estimator=estimator,
+                                       level=level, notices=check_said)
+    return LeaderboardResult(
+        systems=systems, pairs=pairs,
+        metric=metric, level=level, cluster=cluster_name, n_clusters=info["n_clusters"], n_queries=int(V.shape[1]),
+        family=dict(FAMILY), estimator=estimator, tie_policy="trec_eval", relevance_threshold=1, by=None,
+        judged_k=None, judged_threshold=JUDGED_THRESHOLD, groups={"__all__": info},
+        info={"n_resamples": int(n_resamples), "seed": seed, "on_missing": "error", "n_dropped": 0,
+              "n_missing": {}, "self_retrieval": False,
+              "notices": ["values computed per system against its own chunking's qrels (cited provisions)",
+                          *check_said]})
+
+
+@dataclass
+class CitedChunkingResult(_JsonMixin):
+    """Chunkings x retrievers on cited questions: one leaderboard a metric, paired by question.
+
+    Attributes
+    ----------
+    leaderboards : dict of str to LeaderboardResult
+        Keyed by metric (``recall@10``, ``ndcg@10``).
+    values : DataFrame
+        Per-question values: rows = questions, columns = ``(metric, system)``.
+    resolution : DataFrame
+        Per chunking: chunks, article-level citations in the corpus and resolved, unresolved.
+    icc : dict
+        ICC of the reference system's recall@k by topic (and by first cited artigo), with the decision.
+    granularity, where, cluster : the design.
+    """
+
+    _json_indent: ClassVar[int] = 2
+
+    leaderboards: dict[str, Any]
+    values: pd.DataFrame
+    resolution: pd.DataFrame
+    icc: dict[str, Any]
+    granularity: str
+    where: str
+    cluster: str
+    info: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        vals = self.values.copy()
+        vals.columns = [f"{m}|{s}" for m, s in vals.columns]
+        return {"granularity": self.granularity, "where": self.where, "cluster": self.cluster,
+                "leaderboards": {m: lb.to_dict() for m, lb in self.leaderboards.items()},
+                "resolution": self.resolution, "icc": self.icc,
+                "values": vals.reset_index(), "info": self.info}
+
+    def table(self) -> pd.DataFrame:
+        """One row per system: estimate [low, high], rank and tier of every metric."""
+        rows = {}
+        for m, lb in self.leaderboards.items():
+            s = lb.systems.set_index("name")
+            for name, r in s.iterrows():
+                row = rows.setdefault(name, {"system": name})
+                row[m] = r["estimate"]
+                row[f"{m} low"] = r["low"]
+                row[f"{m} high"] = r["high"]
+                row[f"{m} rank"] = f"{r['rank']} [{r['rank_low']}, {r['rank_high']}]"
+                row[f"{m} tier"] = r["tier"]
+                row[f"{m} verified"] = r.get("verified")
+        first = next(iter(self.leaderboards))
+        return pd.DataFrame(list(rows.values())).sort_values(first, ascending=False).reset_index(drop=True)
+
+    def to_markdown(self) -> str:
+        t = self.table()
+        mets = list(self.leaderboards)
+        head = "| system | " + " | ".join(f"{m} [{self.leaderboards[m].level:.0%} CI] | rank | tier" for m in mets) + " |"
+        lines = [head, "|" + "---|" * (1 + 3 * len(mets))]
+        for _, r in t.iterrows():
+            cells = [f"{r['system']}"]
+            for m in mets:
+                cells += [f"{r[m]:.3f} [{r[m + ' low']:.3f}, {r[m + ' high']:.3f}]", r[f"{m} rank"], r[f"{m} tier"]]
+            lines.append("| " + " | ".join(cells) + " |")
+        return "\n".join(lines)
+
+    def summary(self) -> str:
+        lb0 = next(iter(self.leaderboards.values()))
+        lines = [f"Cited questions: {lb0.n_queries} questions ({self.where}), granularity {self.granularity}, "
+                 f"paired by question; unit of inference: {self.cluster} ({lb0.n_clusters} clusters)."]
+        lines.append("Resolution per chunking:")
+        lines += ["  " + x for x in self.resolution.to_string(index=False).splitlines()]
+        lines.append(f"ICC: {self.icc.get('sentence', '')}")
+        lines.append("")
+        lines.append(self.table_text())
+        for m, lb in self.leaderboards.items():
+            lines.append("")
+            lines.append(lb.summary())
+        return "\n".join(lines)
+
+    def table_text(self) -> str:
+        t = self.table()
+        out = []
+        for _, r in t.iterrows():
+            cells = [f"{r['system']:<22}"]
+            for m in self.leaderboards:
+                bad = r.get(f"{m} verified") is False or r.get(f"{m} verified") is np.False_
+                cells.append(f"{m} {r[m]:.3f} [{r[m + ' low']:.3f}, {r[m + ' high']:.3f}]{'*' if bad else ''} "
+                             f"rank {r[m + ' rank']:<9} {r[m + ' tier']:<4}")
+            out.append("  ".join(cells))
+        if any(c.endswith(" verified") and t[c].map(lambda x: x is False or x is np.False_).any() for c in t):
+            out.append("* NOT VERIFIED: the interval's method covers less than the nominal level at this design "
+                       "(verified_coverage in the JSON).")
+        return "\n".join(out)
+
+    def __repr__(self) -> str:
+        return f"CitedChunkingResult(systems={self.values.shape[1] // max(len(self.leaderboards), 1)}, " \
+               f"questions={len(self.values)})\n{self.summary()}"
+
+
+def cited_chunking_study(
+    tasks: Mapping[str, Any],
+    retrievers: Mapping[str, Callable[[], Any]],
+    *,
+    metrics: Sequence[str] = ("recall@10", "ndcg@10"),
+    granularity: str = "dispositivo",
+    where: str = "all",
+    cluster: str = "auto",
+    level: float = 0.95,
+    n_resamples: int = 5000,
+    seed: int | None = 0,
+    icc_threshold: float = 0.05,
+) -> CitedChunkingResult:
+    """Run every retriever on every chunking and rank the systems as one family, paired by question.
+
+    Parameters
+    ----------
+    tasks : mapping name -> CitedTask
+        The same questions under each chunking.
+    retrievers : mapping name -> factory
+        A fresh retriever per chunking (``index(corpus)``, ``search(queries, k)``).
+    metrics : sequence of str
+        One leaderboard each (default recall@10 and nDCG@10); ``hit@10`` is also recorded in ``values``.
+    granularity : {"dispositivo", "article"}
+    where : {"all", "full"}
+        ``"full"``: only questions whose cited acts are all in the corpus.
+    cluster : {"auto", "query", "topic", "article"}
+        Unit of inference. ``"auto"``: the topic (``question_summary`` head) when the ICC of the first
+        retriever's recall@k on the first chunking by topic exceeds ``icc_threshold``, else the question;
+        ``"article"``: the question's first cited artigo (a sensitivity design: questions citing one
+        provision share it).
+
+    Returns
+    -------
+    CitedChunkingResult
+    """
+    from ragcov_data.eval.estimates.design import design_effect
+
+    if where not in ("all", "full"):
+        raise RagcovError(f"`where` must be 'all' or 'full'; got {where!r}.")
+    if cluster not in CLUSTERS:
+        raise RagcovError(f"`cluster` must be one of {list(CLUSTERS)}; got {cluster!r}.")
+    if len(tasks) * len(retrievers) < 2:
+        raise RagcovError("need at least two systems (chunkings x retrievers).")
+    specs = [_parse(m) for m in metrics]
+    kmax = max(k for _, k in specs)
+    all_metrics = list(dict.fromkeys([*metrics, f"hit@{kmax}"]))
+    per_sys: dict[str, pd.DataFrame] = {}
+    res_rows, qsets = [], {}
+    queries0 = None
+    for cname, task in tasks.items():
+        queries = _frame(task, "queries")
+        if where == "full":
+            queries = queries[~queries["partial"].astype(bool)]
+        cits = _frame(task, "citations")
+        prov = _provisions(cits, granularity)
+        qsets[cname] = [q for q in queries["_id"].astype(str) if q in prov]
+        queries0 = queries if queries0 is None else queries0
+        counts = getattr(task, "manifest", {}).get("counts", {})
+        res_rows.append({"chunking": cname, "chunks": int(len(_frame(task, "corpus"))),
+                         "article_citations": counts.get("article_citations_in_corpus"),
+                         "resolved": counts.get("article_citations_resolved"),
+                         "questions_scored": len(qsets[cname])})
+    common = sorted(set.intersection(*(set(v) for v in qsets.values())))
+    notices = []
+    for cname, q in qsets.items():
+        if len(q) != len(common):
+            notices.append(f"{cname}: {len(q) - len(common)} question(s) scored there but not under every chunking "
+                           "were left out of the family")
+    if len(common) < 2:
+        raise RagcovError("fewer than 2 questions have a resolved provision under every chunking.")
+    order = [q for q in queries0["_id"].astype(str) if q in set(common)]
+    for cname, task in tasks.items():
+        q = _frame(task, "queries")
+        q = q[q["_id"].astype(str).isin(set(order))].set_index("_id").loc[order].reset_index()
+        corpus = _frame(task, "corpus")
+        for rname, make in retrievers.items():
+            r = make()
+            r.index(corpus)
+            run = r.search(q[["_id", "text"]], k=kmax)
+            per_sys[f"{cname}/{rname}"] = per_query_values(run, task, metrics=all_metrics, granularity=granularity,
+                                                           query_ids=order)
+    values = pd.concat({s: v for s, v in per_sys.items()}, axis=1).swaplevel(0, 1, axis=1).sort_index(axis=1, level=0,
+                                                                                                     sort_remaining=False)
+    # unit of inference: ICC of the first system's recall by topic (and by first cited artigo, for the record)
+    qinfo = queries0.set_index(queries0["_id"].astype(str)).loc[order]
+    topics = np.asarray([topic_of(s) or q for q, s in zip(order, qinfo.get("question_summary", pd.Series(
+        [None] * len(order), index=order)))], dtype=object)
+    first_sys = next(iter(per_sys))
+    rec_name = next((f"{n}@{k}" for n, k in specs if n == "recall"), all_metrics[0])
+    y = per_sys[first_sys][rec_name].to_numpy(dtype=float)
+    de = design_effect(y, topics)
+    first_cits = _first_article(tasks[next(iter(tasks))], order)
+    de_art = design_effect(y, first_cits)
+    icc = {"system": first_sys, "metric": rec_name, "topic_icc": float(de.icc), "topic_deff": float(de.deff),
+           "n_topics": int(len(set(topics))), "first_article_icc": float(de_art.icc),
+           "first_article_deff": float(de_art.deff), "n_first_articles": int(len(set(first_cits))),
+           "threshold": icc_threshold}
+    if cluster == "auto":
+        chosen = "topic" if de.icc > icc_threshold else "query"
+    else:
+        chosen = cluster
+    icc["decision"] = chosen
+    icc["sentence"] = (f"{rec_name} of {first_sys}: ICC by topic {de.icc:+.3f} over {icc['n_topics']} topics "
+                       f"(deff {de.deff:.2f}); by first cited artigo {de_art.icc:+.3f} over {icc['n_first_articles']} "
+                       f"artigos (deff {de_art.deff:.2f}); unit of inference: "
+                       + {"topic": "the topic", "article": "the first cited artigo"}.get(chosen, "the question")
+                       + (" (chosen)." if cluster != "auto" else
+                          f" (auto: topic ICC {'>' if chosen == 'topic' else '<='} {icc_threshold})."))
+    clusters = {"topic": topics, "article": first_cits}.get(chosen)
+    cname_ = {"topic": "topic", "article": "first cited artigo"}.get(chosen, "question")
+    lbs = {}
+    for m in metrics:
+        tbl = values[m]
+        lbs[m] = leaderboard_from_values(tbl, metric=m, clusters=clusters,
+                                         cluster_name=cname_,
+                                         level=level, n_resamples=n_resamples, seed=seed)
+        lbs[m].info["notices"] += notices
+    return CitedChunkingResult(leaderboards=lbs, values=values, resolution=pd.DataFrame(res_rows), icc=icc,
+                               granularity=granularity, where=where,
+                               cluster=cname_,
+                               info={"n_resamples": int(n_resamples), "seed": seed, "notices": notices,
+                                     "systems": list(per_sys), "level": level})
+
+
+def _first_article(task: Any, order: Sequence[str]) -> np.ndarray:
+    cits = _frame(task, "citations")
+    ok = cits[cits["article"].notna()]
+    first = {}
+    for q, d, a in zip(ok["query-id"], ok["doc_id"], ok["article"]):
+        first.setdefault(str(q), f"{d}:{a}")
+    return np.asarray([first.get(q, q) for q in order], dtype=object)

@@ -1,0 +1,138 @@
+"""``compare``: paired comparison of two runs on the same queries, clustered by document."""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ragcov_data.errors import RagcovError
+from ragcov_data.ties import DEFAULT_TIE_POLICY, check_tie_policy
+
+from ragcov_data.eval.estimates._core import check_level, check_resamples
+from ragcov_data.eval.estimates.evaluator import _grouped_estimates, _methods_iv, with_size_methods
+from ragcov_data.eval.outcomes.table import outcomes_many
+from ragcov_data.eval.estimates.results import ComparisonResult
+
+__all__ = ["compare", "finish_difference"]
+
+ON_MISMATCH = ("error", "intersect")
+
+
+def difference_bounds(a: np.ndarray, b: np.ndarray) -> tuple[float, float] | None:
+    """Range of a mean paired difference ``a - b``: ``(-1, 1)`` when both sides' values lie in [0, 1]
+    (hit rates, MRR, nDCG, P/R), else the range of the differences themselves (or None)."""
+    from ragcov_data.eval.estimates._bounds import value_range
+
+    if value_range(a) == (0.0, 1.0) and value_range(b) == (0.0, 1.0):
+        return (-1.0, 1.0)
+    return value_range(np.asarray(a, float) - np.asarray(b, float))
+
+
+def finish_difference(estimates: pd.DataFrame, a: np.ndarray, b: np.ndarray, clusters: np.ndarray, groups: Any,
+                      population_sizes: Any, level: float, seed: int | None) -> pd.DataFrame:
+    """The estimates of a mean paired difference, finished as ``evaluate``'s are: each interval's measured
+    coverage at this design (``verified_coverage``, ``verified_mc_se``, ``verified``; the design is the
+    per-query differences and their clusters, :mod:`.verify`), the interval cut to [-1, 1] with the flag
+    ``clipped`` (:mod:`._bounds`), and a ``no_variation`` text on zero-variance rows."""
+    from ragcov_data.eval.estimates._bounds import clip_table, no_variation_text
+    from ragcov_data.eval.estimates.results import mark_recommended
+    from ragcov_data.eval.estimates.verify import is_sampled, verify_for_evaluate
+
+    d = np.asarray(a, float) - np.asarray(b, float)
+    out = verify_for_evaluate(estimates, d, clusters, groups, population_sizes, None, level, seed)
+    out = mark_recommended(out, sampled=is_sampled(population_sizes))
+    out = clip_table(out, difference_bounds(a, b))
+    if "flags" in out.columns:
+        texts = []
+        for i, z in zip(out.index, out["flags"].str.contains("zero_variance", regex=False)):
+            g = out.at[i, "group"] if "group" in out.columns else None
+            v = d if groups is None or g is None or g == "__all__" else d[groups == g]
+            texts.append(no_variation_text(v) if z else "")
+        out["no_variation"] = texts
+    return out
+
+
+def compare(
+    run_a: Any,
+    run_b: Any,
+    task: Any,
+    metric: str = "hit@1",
+    *,
+    tie_policy: str = DEFAULT_TIE_POLICY,
+    relevance_threshold: int = 1,
+    cluster: str | None = None,
+    by: str | None = None,
+    methods: Sequence[str] | str | None = None,
+    level: float = 0.95,
+    seed: int | None = 0,
+    n_resamples: int = 5000,
+    on_mismatch: str = "error",
+    on_missing: str = "error",
+    exclude_self: bool = True,
+) -> ComparisonResult:
+    """Interval for the mean paired difference ``A - B`` of a metric, inferring at the document level.
+
+    Parameters
+    ----------
+    run_a, run_b : DataFrame or path
+        Two runs on the same task (see :func:`ragcov_data.eval.evaluate`).
+    task, metric, tie_policy, relevance_threshold, cluster, by, methods, level, seed, n_resamples
+        As in :func:`ragcov_data.eval.evaluate`; the per-query differences ``d_i = a_i - b_i``
+        (values in [-1, 1]) go through the same estimators and methods.
+    on_mismatch : {"error", "intersect"}, default: "error"
+        Runs covering different query sets are an error, or (``"intersect"``) only the queries both
+        runs cover are compared (count recorded in ``info``).
+    on_missing : {"error", "zero"}, default: "error"
+        Task queries absent from both runs (after intersecting): error, or score 0.
+    exclude_self : bool, default: True
+
+    Returns
+    -------
+    ComparisonResult
+        ``estimates`` (estimator x method of the mean difference), ``share_docs_tied`` (clusters —
+        documents, sources — whose mean is identical in both runs; also ``share_clusters_tied`` in
+        JSON), per-query ``wins``/``losses``/``ties``, ``cluster`` and ``n_clusters`` in ``info``.
+    """
+    tie_policy = check_tie_policy(tie_policy)
+    if on_mismatch not in ON_MISMATCH:
+        raise RagcovError(f"`on_mismatch` must be one of {ON_MISMATCH}; got {on_mismatch!r}.")
+    check_level(level)
+    if on_missing not in ("error", "zero"):
+        raise RagcovError(f"`on_missing` must be one of ('error', 'zero'); got {on_missing!r}.")
+    check_resamples(n_resamples, level, methods)  # the shared rule: positive, and the bootstrap minimum for level
+    methods_t = _methods_iv(methods, False)
+    # one outcome stage for both runs: the same queries, sample (and its correction), missing-query rules
+    oc = outcomes_many({"run_a": run_a, "run_b": run_b}, task, metric, tie_policy=tie_policy,
+                       relevance_threshold=relevance_threshold, on_missing=on_missing, on_mismatch=on_mismatch,
+                       cluster=cluster, by=by, exclude_self=exclude_self)
+    ta, tb = oc.tables["run_a"], oc.tables["run_b"]
+    qids, clusters, groups = oc.query_ids, oc.clusters, oc.groups
+    cluster_name = oc.cluster
+    a, b = ta.values, tb.values
+    d = a - b
+    methods_t = with_size_methods(methods_t, methods, oc.population_sizes)
+    estimates = _grouped_estimates(d, clusters, groups, methods_t, None, level=level, seed=seed,
+                                   n_resamples=int(n_resamples), population_sizes=oc.population_sizes)
+    estimates = finish_difference(estimates, a, b, clusters, groups, oc.population_sizes, level, seed)
+    pq = pd.DataFrame({"query-id": qids, "cluster": clusters, "value_a": a, "value_b": b, "diff": d})
+    if groups is not None:
+        pq["group"] = groups
+    rates = pq.groupby("cluster", sort=False)[["value_a", "value_b"]].mean()
+    tied = np.isclose(rates["value_a"].to_numpy(), rates["value_b"].to_numpy(), rtol=0, atol=1e-12)
+    eps = 1e-12
+    n_dropped = oc.info["n_dropped_mismatch"]
+    return ComparisonResult(
+        per_query=pq, estimates=estimates, share_docs_tied=float(tied.mean()),
+        wins=int((d > eps).sum()), losses=int((d < -eps).sum()), ties=int((np.abs(d) <= eps).sum()),
+        metric=metric, tie_policy=tie_policy, level=level,
+        info={"n_queries": int(len(d)), "n_clusters": int(len(rates)), "n_dropped_mismatch": n_dropped,
+              "on_mismatch": on_mismatch, "cluster": cluster_name, "by": by, "seed": seed,
+              "n_resamples": int(n_resamples), "mean_a": float(a.mean()), "mean_b": float(b.mean()),
+              "tie_policy": tie_policy, "notices": oc.notices,
+              "n_missing_queries": dict(oc.n_missing), "on_missing": on_missing,
+              "missing_queries": {k: t.info["missing_queries"] for k, t in oc.tables.items()},
+              "top_tie_share": {k: t.info["top_tie_share"] for k, t in oc.tables.items()},
+              "all_tied_share": {k: t.info["all_tied_share"] for k, t in oc.tables.items()},
+              **{k: oc.info[k] for k in ("population_clusters", "sample") if k in oc.info}},
+    )

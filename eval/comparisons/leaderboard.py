@@ -1,0 +1,488 @@
+"""``leaderboard``: many retrievers on one shared benchmark, with the family-wise error held.
+
+Design (every choice below is the documented default; the machinery is :mod:`._family`)
+--------------------------------------------------------------------------------------
+- **Values.** Every run is scored per query by :func:`ragcov_data.eval.metrics.per_query` with one tie
+  policy for all (default ``trec_eval``). The unit of inference is the task's default cluster
+  (``source_key``, else ``doc_id``, else the query) unless ``cluster=`` names another queries column.
+  With ``by=`` everything is done per group and overall (group ``"__all__"``); each group is its own
+  family (its pairs are adjusted together).
+- **Per system.** Estimate = mean over queries (``estimator="micro"``, trec_eval's number) or the mean
+  of cluster means (``"macro"``); where every cluster holds one query both are the mean (``"mean"``).
+  The interval is the design's recommended one, exactly ``evaluate``'s recommended row: CR2 with
+  Satterthwaite df for micro, t on K - 1 df for macro and mean; on a document-sampled task the micro
+  ``known_sizes`` interval (every population document's size in the variance; without recorded sizes the
+  bootstrap-t, on resampling counts from the same seed as ``evaluate``'s) and the macro t with the
+  finite-population correction.
+- **Per pair** (all S (S - 1) / 2, ``a`` ranked above ``b``): ``diff`` = mean of per-query differences;
+  ``low, high`` = simultaneous interval at ``level``: max-|t| from one cluster bootstrap whose resampling
+  counts (K x B) are shared by every system and pair, never narrower than Bonferroni's on the same CR2/t
+  tests (see :mod:`._family`); ``p_adj_maxt`` = the adjusted p-value coherent with the intervals;
+  ``p`` = the CR2 (micro) / t (macro, mean) test of ``compare``; ``p_adj`` = Holm step-down over the
+  family (an extra column: ``significant_holm``); ``low, high`` = simultaneous interval at ``level``:
+  max-|t| from one cluster bootstrap whose resampling counts (K x B) are shared by every system and pair,
+  never narrower than Bonferroni's on the same CR2/t tests; for micro (:data:`PAIR_TEST`) widened to the
+  hull with the wild cluster restricted bootstrap interval at Bonferroni's level, whose test keeps its
+  size when one document dominates (see :mod:`._family`); for macro and for one-query clusters widened to
+  the hull with the studentized max-|t| cluster-bootstrap family, which covers where t intervals read at
+  Bonferroni's level are too short for skewed per-document differences; ``p_family`` = the p-value of
+  that hull test (the larger of the two); ``p_adj_maxt`` = the single-step max-|t| adjusted p-value; per-query
+  wins/losses/ties.
+- **One procedure.** ``significant`` (a pair is separable) is exactly "its printed simultaneous interval
+  excludes 0"; rank intervals, tiers, colours and ``best_set`` use those decisions and nothing else, so
+  no verdict contradicts the interval beside it. Holm (``p_adj``, ``significant_holm``) is shown as a
+  named extra column, never as the verdict.
+- **Ranks.** ``rank`` by estimate (ties share the best rank). The rank interval is the coherent one:
+  ``rank_low = 1 + #systems separably above``, ``rank_high = S - #systems separably below``; ``tier``
+  is the compact letter display of the same decisions (systems sharing a letter are not separable), so
+  ranks and tiers never contradict. ``best_set`` (in each group's info) = the systems that could be best:
+  none is separably above them (``rank_low = 1``).
+- **judged@k** (k = the metric's cutoff unless ``judged_k``): the share of each system's top-k
+  documents that carry any judgment for the query, as ``ir_measures``' ``Judged@k``: judged documents
+  among the first ``min(k, n_q)`` divided by ``min(k, n_q)``, ``n_q`` the documents the run retrieved
+  for the query (a query without any scores 0), under the same tie policy, averaged over queries. Below
+  :data:`JUDGED_THRESHOLD` (0.9) the row is flagged. For P@k the gap between reading unjudged documents
+  as non-relevant and as relevant is, per query, ``min(k, n_q) / k * (1 - judged@k)``: exactly
+  ``1 - judged@k`` when every query retrieves at least k documents, so a flagged system's score may owe
+  ten points or more to the pool. Beside nDCG the condensed-list nDCG (unjudged documents removed, Sakai
+  2007) shows how much. On a self-retrieval task (queries carry ``chunk_id``) judgments are complete
+  by construction (every same-document chunk is relevant, every other chunk is non-relevant and simply
+  not listed): judged@k would just be the share of relevant documents, so it is omitted (``None``)
+  with a note.
+- **Missing queries.** ``on_missing="error"`` names every run lacking task queries and how many;
+  ``"zero"`` scores them 0 (counted per system and per group, and said: "run X lacked N of M queries
+  (scored 0); by group: ..."); ``"intersect"`` keeps the queries every run covers (dropped count in the
+  result).
+- **Inputs.** Every run goes through the outcome stage (:mod:`.outcomes`), as in ``evaluate``: a document
+  sample restricts the queries and its finite-population correction enters the per-system intervals (the
+  same interval ``evaluate`` prints; the pair tests stay uncorrected, which is conservative, and say so);
+  a run whose candidates share one score in most queries is named in a notice.
+
+References: Sakai, T. (2007). Alternatives to bpref. SIGIR '07, 71-78 (condensed lists).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar, Mapping
+
+import numpy as np
+import pandas as pd
+
+from ragcov_data.errors import RagcovError
+from ragcov_data.ties import DEFAULT_TIE_POLICY, check_tie_policy
+
+from ragcov_data.eval.estimates import _core
+from ragcov_data.eval.comparisons import pool
+from ragcov_data.eval.comparisons._family import LEADERBOARD_PAIR_TEST, family, letters, rank_bounds
+from ragcov_data.eval.comparisons._nullfamily import null_family_rates
+from ragcov_data.eval.estimates.evaluator import ALL_GROUP
+from ragcov_data.eval.outcomes.table import load_task_frames, outcomes_many
+from ragcov_data.eval.estimates.results import _JsonMixin
+
+__all__ = ["leaderboard", "LeaderboardResult", "null_family_rates", "JUDGED_THRESHOLD", "SYSTEM_COLUMNS",
+           "PAIR_COLUMNS"]
+
+ON_MISSING = ("error", "zero", "intersect")
+ESTIMATORS = ("micro", "macro")
+#: Pair test of the micro family (:func:`._family.family`): the wild-cluster hull holds its size where
+#: one document holds a large share of the queries (CR2 alone rejects 7.5-9% of ANEEL null pairs at 5%).
+PAIR_TEST = LEADERBOARD_PAIR_TEST
+#: judged@k below this is flagged (see the module docstring).
+JUDGED_THRESHOLD = 0.9
+#: Names of the family-wise methods, recorded in ``family``.
+FAMILY = {"p": "cr2 t (Satterthwaite df) for micro; t (K-1 df) for macro and mean",
+          "p_adj": "holm", "interval": "max_t_cluster_bootstrap_bonferroni_bounded",
+          "p_adj_maxt": "max_t_single_step_bonferroni_bounded",
+          "rank_interval": "interval_separation", "tier": "compact_letter_display_interval",
+          "decision": "simultaneous_interval_excludes_0", "micro_interval": "hull_with_wild_cluster_restricted",
+          "macro_interval": "hull_with_studentized_max_t",
+          "best_set": "not_separably_below_any"}
+#: Columns of ``systems`` (the JSON records carry the same fields).
+SYSTEM_COLUMNS = ["name", "group", "estimate", "low", "high", "rank", "rank_low", "rank_high", "tier", "judged",
+                  "judged_flag", "condensed", "se", "df", "estimator", "method", "n_queries", "n_clusters",
+                  "n_missing", "bound_high",
+                  "verified_coverage", "verified_mc_se", "verified"]  # each interval's check (eval/verify_family.py)
+#: Columns of ``pairs``.
+PAIR_COLUMNS = ["a", "b", "group", "diff", "low", "high", "p", "p_adj", "p_adj_maxt", "se", "df", "significant",
+                "wins", "losses", "ties", "robust", "significant_holm", "p_family",
+                "verified_coverage", "verified_mc_se", "verified"]  # the family's check (eval/verify_family.py)
+_SELF_RETRIEVAL_NOTE = ("judged@k not applicable: on a self-retrieval task every chunk of the query's document "
+                        "is relevant and every other chunk is non-relevant by construction (judgments are complete), "
+                        "so a pool bias cannot arise.")
+
+
+# ------------------------------------------------------------------------------------------ inputs
+def _check_args(runs: Any, metric: Any, estimator: str, on_missing: str, level: float, n_resamples: Any,
+                judged_k: Any) -> None:
+    if not isinstance(runs, Mapping):
+        raise RagcovError("`runs` must map names to runs, e.g. {'bm25': 'bm25.trec', 'tfidf': df}; "
+                          f"got {type(runs).__name__}.")
+    if len(runs) < 2:
+        raise RagcovError(f"a leaderboard needs at least 2 runs; got {len(runs)}.")
+    bad = [n for n in runs if not isinstance(n, str) or not n.strip()]
+    if bad:
+        raise RagcovError(f"run names must be non-empty strings; got {bad!r}.")
+    if estimator not in ESTIMATORS:
+        raise RagcovError(f"`estimator` must be one of {ESTIMATORS}; got {estimator!r}.")
+    if on_missing not in ON_MISSING:
+        raise RagcovError(f"`on_missing` must be one of {ON_MISSING}; got {on_missing!r}.")
+    _core.check_level(level)
+    _core.check_resamples(n_resamples, level, ("cluster_bootstrap",))
+    if judged_k is not None and (not isinstance(judged_k, (int, np.integer)) or judged_k < 1):
+        raise RagcovError(f"`judged_k` must be a positive integer; got {judged_k!r}.")
+
+
+def _judged_qrels(qrels: pd.DataFrame) -> pd.DataFrame:
+    """Every judged (query, document) as grade 1: P@k on it counts the judged documents in the top k."""
+    out = qrels[["query-id", "corpus-id"]].copy()
+    out["score"] = 1
+    return out
+
+
+def judged_at_k(run: pd.DataFrame, judged_qrels: Any, k: int, *, tie_policy: str = DEFAULT_TIE_POLICY,
+                query_ids: Any = None) -> np.ndarray:
+    """Per-query ``Judged@k`` as ``ir_measures`` defines it: judged documents among the top ``k`` divided by
+    the number of documents retrieved up to ``k`` (``min(k, retrieved)``), not by ``k``; 0 for a query
+    without run rows.
+
+    ``judged_qrels`` is :func:`_judged_qrels` (every judgment as grade 1), prepared or not; the top ``k``
+    follows ``tie_policy`` (ir_measures breaks ties by document id ascending, trec_eval and ragcov by
+    document id descending: the two agree whenever no tie straddles rank ``k``).
+    """
+    from ragcov_data.eval.outcomes.metrics import per_query
+
+    p = per_query(run, judged_qrels, f"p@{k}", tie_policy=tie_policy, query_ids=query_ids)
+    n_ret = run["query-id"].astype(str).value_counts().reindex(p.index.astype(str), fill_value=0).to_numpy()
+    denom = np.minimum(n_ret, k)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(denom > 0, p.to_numpy(dtype=float) * k / np.maximum(denom, 1), 0.0)
+
+
+def default_metric(queries: pd.DataFrame) -> str:
+    """The task's own metric: hit@1 for self-retrieval (queries carry ``chunk_id``: one relevant document
+    per query), else nDCG@10 (graded or pooled judgments, as trec_eval and BEIR report them)."""
+    return "hit@1" if "chunk_id" in queries.columns else "ndcg@10"
+
+
+# ------------------------------------------------------------------------------------------ main
+def leaderboard(
+    runs: Mapping[str, Any],
+    task: Any,
+    *,
+    metric: str | None = None,
+    cluster: str | None = None,
+    by: str | None = None,
+    level: float = 0.95,
+    n_resamples: int = 5000,
+    seed: int | None = 0,
+    on_missing: str = "error",
+    estimator: str = "micro",
+    tie_policy: str = DEFAULT_TIE_POLICY,
+    relevance_threshold: int = 1,
+    judged_k: int | None = None,
+    exclude_self: bool = True,
+) -> "LeaderboardResult":
+    """Rank many runs on one task: per-system intervals, family-wise pair tests, ranks, tiers, judged@k.
+
+    Parameters
+    ----------
+    runs : mapping name -> run
+        Each run anything :func:`ragcov_data.runs.load_run` reads: a path (TREC, CSV/TSV, parquet, JSON),
+        a DataFrame (``query-id, corpus-id`` and ``score`` and/or ``rank``) or a ``{qid: {docid: score}}`` dict.
+    task : DatasetDict or dict of DataFrames
+        ``queries``, ``qrels`` (``corpus`` optional), as for :func:`ragcov_data.eval.evaluate`.
+    metric : str, optional
+        ``hit@k``, ``ndcg@k``, ``p@k``, ``r@k``, ``mrr@k``. Default: the task's own, :func:`default_metric`
+        (recorded in ``info["metric_default"]``).
+    cluster, by : str, optional
+        Queries column of the sampled unit (default :func:`default_cluster`); column of groups (each
+        group ranked as its own family, plus ``"__all__"``).
+    level : float
+        Confidence level of every interval; a pair is significant when its simultaneous interval excludes 0.
+    n_resamples : int
+        B of the shared cluster bootstrap (simultaneous intervals, max-|t| p-values).
+    seed : int or None
+    on_missing : {"error", "zero", "intersect"}
+    estimator : {"micro", "macro"}
+    tie_policy : str
+        One tie policy for every run (see :mod:`ragcov_data.ties`).
+    relevance_threshold : int
+        Minimum grade counted relevant by binary metrics.
+    judged_k : int, optional
+        Cutoff of judged@k (default: the metric's k).
+    exclude_self : bool
+        Drop rows retrieving the query's own chunk (self-retrieval; a no-op elsewhere).
+
+    Returns
+    -------
+    LeaderboardResult
+        ``systems`` (:data:`SYSTEM_COLUMNS`), ``pairs`` (:data:`PAIR_COLUMNS`), ``to_json``,
+        ``to_markdown``, ``to_html``.
+    """
+    from ragcov_data.eval.outcomes.metrics import parse_metric, per_query
+    from ragcov_data.eval.outcomes.metrics._lists import prepare_qrels
+
+    _check_args(runs, metric, estimator, on_missing, level, n_resamples, judged_k)
+    tie_policy = check_tie_policy(tie_policy)
+    metric_default = metric is None
+    if metric_default:  # the task's own metric: hit@1 for self-retrieval, nDCG@10 for graded/pooled qrels
+        metric = default_metric(load_task_frames(task)["queries"])
+    spec = parse_metric(metric)
+    # the outcome stage: task frames read once, qrels prepared once, the sample and its correction,
+    # missing queries and tie notices for every run
+    oc = outcomes_many(runs, task, spec, tie_policy=tie_policy, relevance_threshold=relevance_threshold,
+                       on_missing=on_missing, cluster=cluster, by=by, exclude_self=exclude_self)
+    notices = oc.notices
+    queries, qrels, pq = oc.queries, oc.qrels, oc.prepared_qrels
+    loaded = {name: t.run for name, t in oc.tables.items()}
+    qids, clusters, groups = oc.query_ids, oc.clusters, oc.groups
+    cluster_name = oc.cluster
+    n_missing = oc.n_missing
+    V = oc.matrix()
+    miss = {name: t.missing for name, t in oc.tables.items()}
+    if oc.population_sizes is not None:
+        notices.append("per-system intervals are `ragcov eval`'s for a document-sampled task (micro: known_sizes, "
+                       "or the bootstrap-t where the sample lacks the documents' sizes; macro: t with the "
+                       "finite-population correction); the pair tests and simultaneous intervals apply no correction "
+                       "(conservative: wider).")
+    jk = int(judged_k or spec.k)
+    self_retrieval = "chunk_id" in queries.columns
+    if self_retrieval:
+        J = None
+        notices.append(_SELF_RETRIEVAL_NOTE)
+    else:
+        jq = prepare_qrels(_judged_qrels(qrels))
+        J = np.array([judged_at_k(r, jq, jk, tie_policy=tie_policy, query_ids=qids) for r in loaded.values()])
+    kw = dict(relevance_threshold=relevance_threshold, tie_policy=tie_policy, query_ids=qids)
+    C = None
+    if spec.name in ("ndcg", "ndcg_exp") and not self_retrieval:
+        C = np.array([per_query(r, pq, spec, unjudged="skip", **kw).to_numpy(dtype=float)
+                      for r in loaded.values()])
+
+    names = list(loaded)
+    parts = [(ALL_GROUP, np.ones(len(qids), dtype=bool))]
+    if groups is not None:
+        parts += [(str(g), groups == g) for g in pd.unique(groups)]
+    seq = np.random.SeedSequence(seed)
+    rngs = [np.random.default_rng(s) for s in seq.spawn(len(parts))]
+    sys_rows, pair_rows, group_info = [], [], {}
+    for (label, mask), rng in zip(parts, rngs):
+        group_missing = n_missing if label == ALL_GROUP else {k: int(m[mask].sum()) for k, m in miss.items()}
+        srows, prows, info = _one_group(label, V[:, mask], clusters[mask], names, estimator, level, int(n_resamples),
+                                        rng, None if J is None else J[:, mask], None if C is None else C[:, mask],
+                                        group_missing, oc.population_sizes, seed)
+        sys_rows += srows
+        pair_rows += prows
+        group_info[label] = info
+    systems = pd.DataFrame(sys_rows, columns=SYSTEM_COLUMNS)
+    pairs = pd.DataFrame(pair_rows, columns=PAIR_COLUMNS)
+    # the pool's three readings of unjudged documents (none on self-retrieval: judgments are complete)
+    readings = None if J is None else pool.pool_readings(list(loaded.values()), pq, spec, V, **kw)
+    systems, pairs, pool_info = pool.apply_pool(systems, pairs, readings, names, parts, clusters,
+                                                estimator=estimator, level=level,
+                                                alpha_star={k: v["alpha_star"] for k, v in group_info.items()})
+    pool_said = None if J is None else pool.pool_line(qrels)
+    # -- every interval's check at this design: per system (as evaluate), per family (eval/verify_family.py) --
+    from ragcov_data.eval.comparisons.verify_family import check_leaderboard
+
+    systems, pairs = check_leaderboard(systems, pairs, group_info, V, clusters, names, parts, estimator=estimator,
+                                       level=level, population_sizes=oc.population_sizes, notices=notices)
+    return LeaderboardResult(
+        systems=systems, pairs=pairs, metric=str(spec), level=level, cluster=cluster_name,
+        n_clusters=group_info[ALL_GROUP]["n_clusters"], n_queries=int(len(qids)), family=dict(FAMILY),
+        estimator=estimator, tie_policy=tie_policy, relevance_threshold=relevance_threshold, by=by,
+        judged_k=None if self_retrieval else jk, judged_threshold=JUDGED_THRESHOLD, groups=group_info,
+        info={"n_resamples": int(n_resamples), "seed": seed, "on_missing": on_missing,
+              "n_dropped": oc.n_dropped if on_missing == "intersect" else 0, "n_missing": n_missing,
+              "self_retrieval": self_retrieval, "notices": notices, "metric_default": metric_default,
+              "top_tie_share": {k: t.info["top_tie_share"] for k, t in oc.tables.items()},
+              "all_tied_share": {k: t.info["all_tied_share"] for k, t in oc.tables.items()},
+              **{k: oc.info[k] for k in ("population_clusters", "sample") if k in oc.info},
+              "pool": {"line": pool_said, "readings": pool.READINGS, "groups": pool_info} if readings else None},
+    )
+
+
+def _one_group(label, V, clusters, names, estimator, level, B, rng, J, C, n_missing, population_sizes=None,
+               seed=0):
+    """Rows of ``systems`` and ``pairs`` of one group (one family)."""
+    codes, uniq = pd.factorize(pd.Series(clusters), sort=False)
+    K = len(uniq)
+    f = family(V, codes, K, estimator=estimator, level=level, n_resamples=B, rng=rng, pair_test=PAIR_TEST)
+    st, pr = f["systems"], f["pairs"]
+    sys_method = f["method"]
+    if population_sizes is not None:
+        st, sys_method = _corrected_systems(V, codes, K, f, estimator, level, population_sizes, B, seed)
+    # one procedure: a pair is separable iff its printed simultaneous interval excludes 0 (Holm: extra column)
+    sep = (pr["low"] > 0) | (pr["high"] < 0)
+    S = len(names)
+    est = st["estimate"]
+    rank = pd.Series(-est).rank(method="min").astype(int).to_numpy()
+    order = list(np.argsort(-est, kind="stable"))
+    alpha = 1.0 - level
+    better = np.zeros((S, S), dtype=bool)  # better[i, j]: i's simultaneous interval over j excludes 0
+    for i, j, d, sp in zip(f["ia"], f["ib"], pr["diff"], sep):
+        if sp:
+            better[(i, j) if d > 0 else (j, i)] = True
+    rlow, rhigh = rank_bounds(better)
+    tiers = letters(order, better | better.T)
+    sys_rows = []
+    for s in order:
+        judged = float(J[s].mean()) if J is not None else None
+        sys_rows.append({
+            "name": names[s], "group": label, "estimate": float(est[s]), "low": float(st["low"][s]),
+            "high": float(st["high"][s]), "rank": int(rank[s]), "rank_low": int(rlow[s]), "rank_high": int(rhigh[s]),
+            "tier": tiers[s], "judged": judged,
+            "judged_flag": None if judged is None else bool(judged < JUDGED_THRESHOLD),
+            "condensed": float(C[s].mean()) if C is not None else None, "se": float(st["se"][s]),
+            "df": float(st["df"][s]), "estimator": f["estimator"], "method": sys_method,
+            "n_queries": int(V.shape[1]), "n_clusters": K, "n_missing": int(n_missing.get(names[s], 0))})
+    pos = {s: k for k, s in enumerate(order)}
+    pair_rows = []
+    for k, (i, j) in enumerate(zip(f["ia"], f["ib"])):
+        flip = pos[j] < pos[i]
+        a, b = (j, i) if flip else (i, j)
+        sgn = -1.0 if flip else 1.0
+        lo, hi = sgn * pr["low"][k], sgn * pr["high"][k]
+        w, l_ = (pr["losses"][k], pr["wins"][k]) if flip else (pr["wins"][k], pr["losses"][k])
+        pair_rows.append({
+            "a": names[a], "b": names[b], "group": label, "diff": float(sgn * pr["diff"][k]),
+            "low": float(min(lo, hi)), "high": float(max(lo, hi)), "p": float(pr["p_cr2"][k]),
+            "p_adj": float(pr["p_adj_cr2"][k]), "p_adj_maxt": float(pr["p_maxt"][k]), "se": float(pr["se"][k]),
+            "df": float(pr["df"][k]), "significant": bool(sep[k]),
+            "significant_holm": bool(pr["p_adj_cr2"][k] < alpha), "p_family": float(pr["p"][k]), "wins": int(w),
+            "losses": int(l_), "ties": int(pr["ties"][k]), "_order": (pos[a], pos[b])})
+    pair_rows.sort(key=lambda r: r.pop("_order"))
+    info = {"n_queries": int(V.shape[1]), "n_clusters": K, "estimator": f["estimator"], "method": f["method"],
+            "crit": f["crit"], "alpha_star": f["alpha_star"], "pair_method": f.get("pair_method", f["method"]),
+            # could be best: no system separably above it (rank_low = 1), by the same intervals
+            "best_set": [names[s] for s in order if rlow[s] == 1],
+            "n_missing": {k: int(v) for k, v in n_missing.items() if v}}  # queries scored 0, per run
+    return sys_rows, pair_rows, info
+
+
+def _corrected_systems(V, codes, K, f, estimator, level, population_sizes, B, seed):
+    """Per-system intervals on a document sample: the same call of the interval core that ``evaluate`` makes
+    for its recommended row (:func:`.results.recommended_order` of a sampled task: micro ``known_sizes``, or
+    the bootstrap-t on resampling counts drawn from the same seed where the sizes are unknown; the macro t
+    with the finite-population correction), so both print one interval. Returns the intervals and the method."""
+    from ragcov_data.eval.comparisons._family import cluster_sums
+    from ragcov_data.eval.estimates.interval import _population
+    from ragcov_data.eval.estimates.results import recommended_order
+    from ragcov_data.eval.estimates.verify import is_sampled
+
+    n = np.bincount(codes, minlength=K).astype(float)
+    s, q = cluster_sums(V, codes, K), cluster_sums(V * V, codes, K)
+    core_est = "macro" if f["singleton"] else estimator
+    method, extra = f["method"], {}
+    if core_est == "micro" and is_sampled(population_sizes) and K >= 2:
+        sizes = getattr(population_sizes, "sizes", None) is not None
+        method = next(m for m in recommended_order("micro", sampled=True)
+                      if sizes or m not in _core.SIZE_METHODS)
+        if _core.METHODS[method]["kind"] == "bootstrap":
+            counts = _core._counts_chunk(1, K, B, np.random.default_rng(seed))  # evaluate's draw for this seed
+            extra = {"boot_counts": np.broadcast_to(counts, (len(V), K, B)), "n_resamples": B}
+    out = _core.interval_batch(np.broadcast_to(n, s.shape), s, q, estimator=core_est, method=method,
+                               level=level, population=_population(population_sizes, False, None), **extra)
+    return {k: out[k] for k in ("estimate", "se", "df", "low", "high")}, method
+
+
+# ------------------------------------------------------------------------------------------ result
+@dataclass
+class LeaderboardResult(_JsonMixin):
+    """A leaderboard: ``systems`` and ``pairs`` per group, the settings and the family's methods.
+
+    Attributes
+    ----------
+    systems : DataFrame
+        :data:`SYSTEM_COLUMNS`, one row per (group, system), best first within each group.
+    pairs : DataFrame
+        :data:`PAIR_COLUMNS`, one row per (group, pair), ``a`` ranked above ``b`` (``diff = a - b``).
+    metric, level, cluster, n_clusters, n_queries : the overall design.
+    family : dict
+        Names of the methods behind ``p``, ``p_adj``, the simultaneous interval, ``p_adj_maxt``, ranks
+        and tiers.
+    groups : dict
+        Per group: ``n_queries``, ``n_clusters``, ``estimator``, ``method``, ``crit`` (max-|t| quantile),
+        ``alpha_star`` (per-comparison level of the simultaneous intervals), ``n_missing`` (runs that lacked
+        queries of the group, scored 0: how many; under ``intersect`` only ``__all__`` holds the counts, of
+        the queries dropped before ranking).
+    info : dict
+        ``n_resamples``, ``seed``, ``on_missing``, ``n_dropped``, ``n_missing``, ``notices``.
+    """
+
+    _json_indent: ClassVar[int] = 2
+
+    systems: pd.DataFrame
+    pairs: pd.DataFrame
+    metric: str
+    level: float
+    cluster: str
+    n_clusters: int
+    n_queries: int
+    family: dict[str, str]
+    estimator: str
+    tie_policy: str
+    relevance_threshold: int
+    by: str | None
+    judged_k: int | None
+    judged_threshold: float
+    groups: dict[str, Any] = field(default_factory=dict)
+    info: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Top level ``metric, level, cluster, n_clusters, n_queries, family``, the settings, ``systems``
+        and ``pairs`` records, ``groups`` and ``info``."""
+        return {"metric": self.metric, "level": self.level, "cluster": self.cluster, "n_clusters": self.n_clusters,
+                "n_queries": self.n_queries, "family": self.family, "estimator": self.estimator,
+                "family_check": (self.groups.get(ALL_GROUP) or {}).get("family_check"),  # eval/verify_family.py
+                "tie_policy": self.tie_policy, "relevance_threshold": self.relevance_threshold, "by": self.by,
+                "judged_k": self.judged_k, "judged_threshold": self.judged_threshold,
+                "best_set": self.best_set(), "systems": self.systems, "pairs": self.pairs, "groups": self.groups,
+                "info": self.info}
+
+    def to_frame(self) -> pd.DataFrame:
+        return self.systems.copy()
+
+    def best_set(self, group: str = ALL_GROUP) -> list[str]:
+        """The systems that could be best in ``group``: those no other system is separably above (their
+        simultaneous intervals against every better-ranked system contain 0), best first. With probability
+        at least ``level`` it contains the truly best system."""
+        return list(self.groups[group]["best_set"])
+
+    def separable(self, group: str = ALL_GROUP) -> str:
+        """One sentence: which systems are separable at the family-wise level and which are not."""
+        from ragcov_data.eval.comparisons._leaderboard_render import sentence
+
+        return sentence(self, group)
+
+    def summary(self) -> str:
+        """Terminal text: per group a compact table and a pair matrix."""
+        from ragcov_data.eval.comparisons._leaderboard_render import text
+
+        return text(self)
+
+    def to_markdown(self, path: str | Path | None = None) -> str:
+        """Markdown tables (systems and pairs per group); also written to ``path`` when given."""
+        from ragcov_data.eval.comparisons._leaderboard_render import markdown
+
+        return _write(markdown(self), path)
+
+    def to_html(self, path: str | Path | None = None) -> str:
+        """A self-contained HTML page (inline SVG, no external resource); also written to ``path``."""
+        from ragcov_data.eval.comparisons._leaderboard_render import html
+
+        return _write(html(self), path)
+
+    def __repr__(self) -> str:
+        S = self.systems["name"].nunique()
+        return (f"LeaderboardResult(metric={self.metric!r}, systems={S}, N={self.n_queries}, K={self.n_clusters}, "
+                f"level={self.level})\n{self.summary()}")
+
+
+def _write(text: str, path: str | Path | None) -> str:
+    if path is not None:
+        from ragcov_data._atomic import atomic_write
+
+        atomic_write(path, text if text.endswith("\n") else text + "\n")
+    return text

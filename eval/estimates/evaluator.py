@@ -1,0 +1,343 @@
+"""``evaluate``: score a run on a task and infer at the document level."""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ragcov_data.errors import RagcovError
+from ragcov_data.ties import DEFAULT_TIE_POLICY, check_tie_policy
+
+from ragcov_data.eval.estimates import _core
+from ragcov_data.eval.estimates.design import design_effect
+from ragcov_data.eval.estimates.interval import _population, _strata_codes, sufficient_stats
+from ragcov_data.eval.estimates.results import EvaluationResult
+
+__all__ = ["evaluate", "load_task_frames", "read_run", "estimates_table", "default_cluster", "ALL_GROUP",
+           "SINGLETON_ESTIMATOR"]
+
+ON_MISSING = ("error", "zero")
+
+
+# ----------------------------------------------------------------------------------------- inputs
+# The task + run -> per-query outcome step lives in :mod:`.outcomes`; these names stay importable here.
+from ragcov_data.eval.outcomes.table import (ALL_GROUP, DEFAULT_CLUSTERS, _split_frame, check_run_documents, check_task_qrels,  # noqa: E402
+                       default_cluster, judged_queries, load_task_frames, outcomes, read_run)
+from ragcov_data.eval.outcomes.table import check_run as _check_run  # noqa: E402
+from ragcov_data.eval.outcomes.table import exclude_self_rows as _exclude_self  # noqa: E402
+from ragcov_data.eval.outcomes.table import query_column as _query_column  # noqa: E402
+
+
+def _methods_iv(methods: Any, stratified: bool) -> tuple[str, ...]:
+    if methods is None:  # every method; those needing the population's sizes join where they are known
+        return _core.STRATIFIED_METHODS if stratified else tuple(m for m in _core.METHODS
+                                                                  if m not in _core.SIZE_METHODS)
+    if isinstance(methods, str):
+        methods = (methods,)
+    methods = tuple(methods)
+    bad = [m for m in methods if m not in _core.METHODS]
+    if bad:
+        raise RagcovError(f"unknown method(s) {bad} in `methods`; valid: {tuple(_core.METHODS)}.")
+    if not methods:
+        raise RagcovError("`methods` is empty; give at least one method or None for all.")
+    if stratified:
+        bad = [m for m in methods if m not in _core.STRATIFIED_METHODS]
+        if bad:
+            raise RagcovError(f"methods {bad} do not apply to a stratified design; valid: {_core.STRATIFIED_METHODS}.")
+    return methods
+
+
+# ----------------------------------------------------------------------------------------- estimates
+#: Estimator label when every cluster holds one query (micro = macro = the mean over queries).
+SINGLETON_ESTIMATOR = "mean"
+
+
+def singleton_methods(methods: Sequence[str], n_clusters: int) -> tuple[str, ...]:
+    """The requested methods that mean something when every cluster holds one query.
+
+    Naive methods (queries as independent: here they *are* the design, with a biased SE) and
+    ``deff_wald`` (its ICC needs clusters of two or more) are left out; ``cr2`` and ``cr1`` equal ``t``
+    exactly here, so only the first of ``t``, ``cr2``, ``cr1`` requested is kept. Nothing left is an error.
+    """
+    keep = [m for m in methods if _core.applicable("macro", m)]
+    same_as_t = [m for m in keep if m in ("t", "cr2", "cr1")]
+    first = min(same_as_t, key=("t", "cr2", "cr1").index) if same_as_t else None
+    keep = [m for m in keep if m not in same_as_t or m == first]
+    if not keep:
+        raise RagcovError(
+            f"methods {list(methods)} do not apply when every cluster holds one query ({n_clusters} clusters): "
+            "the estimate is the mean over queries; use 't', 'cluster_bootstrap' or 'bootstrap_t'.")
+    return tuple(keep)
+
+
+def estimates_table(
+    values: np.ndarray,
+    clusters: np.ndarray,
+    methods: Sequence[str],
+    *,
+    level: float,
+    seed: int | None,
+    n_resamples: int,
+    strata: np.ndarray | None = None,
+    population_sizes: Any = None,
+    estimators: Sequence[str] = _core.ESTIMATORS,
+) -> pd.DataFrame:
+    """Rows ``estimator, method, estimate, se, df, low, high, width, flags, naive`` for one sample.
+
+    Every applicable (estimator, method) pair is computed; document bootstraps of both estimators
+    share one set of resampling counts drawn from ``seed`` (the chunk bootstrap uses ``seed + 1``).
+
+    When every cluster holds exactly one query (a *singleton design*: JurisTCU per group, or
+    ``cluster="_id"``) micro and macro are the same number, so one estimator ``mean`` is computed, by
+    the methods that apply to it (see :func:`singleton_methods`).
+    """
+    labels, n, s, q = sufficient_stats(values, clusters)
+    K = len(labels)
+    singleton = K > 0 and bool((n == 1).all())
+    if singleton:  # one estimator, computed as the macro mean (equal to micro here)
+        methods = singleton_methods(methods, K)
+        estimators = (SINGLETON_ESTIMATOR,)
+    stratified = strata is not None
+    kw: dict[str, Any] = {}
+    if stratified:
+        codes, hlabels = _strata_codes(strata, clusters, labels)
+        kw["strata"] = codes[None, :]
+        kw["population"] = _population(population_sizes, True, hlabels)
+    else:
+        kw["population"] = _population(population_sizes, False, None)
+    counts = None
+    if not stratified and K >= 2 and any(_core.METHODS[m]["kind"] == "bootstrap" and m != "chunk_bootstrap"
+                                         for m in methods):
+        counts = _core._counts_chunk(1, K, n_resamples, np.random.default_rng(seed))
+    rows = []
+    for est in estimators:
+        core_est = "macro" if est == SINGLETON_ESTIMATOR else est
+        for m in methods:
+            if not _core.applicable(core_est, m, stratified, sizes=kw["population"].get("sizes") is not None):
+                continue
+            extra: dict[str, Any] = {}
+            if m == "chunk_bootstrap":
+                extra["rng"] = None if seed is None else np.random.default_rng([int(seed), 1])
+                if not np.allclose(q, s):
+                    lv, cnt = np.unique(values, return_counts=True)
+                    extra["value_counts"] = (lv, cnt[None, :])
+            elif _core.METHODS[m]["kind"] == "bootstrap" and counts is not None:
+                extra["boot_counts"] = counts
+            elif _core.METHODS[m]["kind"] == "wild":  # wild cluster bootstrap: its own seeded weights
+                extra["rng"] = None if seed is None else np.random.default_rng([int(seed), 2])
+            out = _core.interval_batch(n, s, q, estimator=core_est, method=m, level=level,
+                                       n_resamples=n_resamples, **kw, **extra)
+            r = {k: float(v[0]) for k, v in out.items() if k != "flags"}
+            rows.append({"estimator": est, "method": m, **{k: r[k] for k in ("estimate", "se", "df", "low", "high")},
+                         "width": r["high"] - r["low"], "flags": ",".join(_core.decode_flags(out["flags"][0])),
+                         "naive": bool(_core.METHODS[m]["naive"]), "n_clusters": K, "n_obs": int(n.sum())})
+    return pd.DataFrame(rows)
+
+
+def _diagnostics(values: np.ndarray, clusters: np.ndarray, order: np.ndarray | None, pdoc: pd.DataFrame,
+                 cluster_name: str) -> dict[str, Any]:
+    """Design diagnostics that are defined for this design, named by its unit.
+
+    Every cluster one query: only the mean and the per-query quantiles (ICC, DEFF, N_eff, lag-1 and
+    the share of clusters never hit have no meaning). Lag-1 needs a within-cluster order (chunk index).
+    ``share_never_hit`` keeps its name for documents; for other units it is ``share_all_zero``.
+    """
+    de = design_effect(values, clusters, order=order).to_dict()
+    if bool((pdoc["n"] == 1).all()):
+        return {"mean": float(values.mean()), "quantiles": de["quantiles"]}
+    out = {k: v for k, v in de.items() if k not in ("n_obs", "n_clusters")}
+    if order is None:
+        out.pop("lag1_autocorr")
+    if cluster_name != "doc_id":
+        out = {("share_all_zero" if k == "share_never_hit" else k): v for k, v in out.items()}
+    out["micro"] = float(values.mean())
+    out["macro"] = float(pdoc["rate"].mean())
+    return out
+
+
+def _task_record(task: Any) -> dict[str, Any] | None:
+    """The task parameters an evaluation records (``config``: chunk size, chunking; the chunking's fallback
+    counts), so results built on it (the chunking comparison) can say what was compared."""
+    from ragcov_data.eval.outcomes.table import _manifest
+
+    man = _manifest(task)
+    if not man:
+        return None
+    config = dict(man.get("config") or {})
+    counts = man.get("counts") or {}
+    out = {k: config.get(k) for k in ("name", "chunk_words", "query_words", "chunking") if config.get(k) is not None}
+    for k in ("documents_read", "documents_eligible", "documents_structured", "documents_fallback"):
+        if counts.get(k) is not None:
+            out[k] = counts[k]
+    return out or None
+
+
+def with_size_methods(methods_t: tuple[str, ...], requested: Any, population_sizes: Any) -> tuple[str, ...]:
+    """``methods_t`` plus :data:`._core.SIZE_METHODS` when every population document's size is known and
+    no method list was given; a size method asked for without the sizes is an error that says why."""
+    known = getattr(population_sizes, "sizes", None) is not None
+    if requested is None:
+        return methods_t + (_core.SIZE_METHODS if known else ())
+    asked = [m for m in methods_t if m in _core.SIZE_METHODS]
+    if asked and not known:
+        raise RagcovError(f"method {asked[0]!r} needs every population document's size, which a document-sampled "
+                          "task records (ragcov build/run --sample-docs K, evaluated with its finite-population "
+                          "correction); on this task use 'bootstrap_t' or 'cr2'.")
+    return methods_t
+
+
+def _grouped_estimates(values, clusters, groups, methods, strata, **kw) -> pd.DataFrame:
+    parts = []
+    overall = estimates_table(values, clusters, methods, strata=strata, **kw)
+    if groups is None:
+        return overall
+    overall.insert(0, "group", ALL_GROUP)
+    parts.append(overall)
+    # a group's documents are not the population whose sizes are known: no size method within groups
+    pop = kw.get("population_sizes")
+    if getattr(pop, "sizes", None) is not None:
+        kw = {**kw, "population_sizes": float(pop)}
+    methods = tuple(m for m in methods if m not in _core.SIZE_METHODS)
+    for g in pd.unique(groups):
+        m = groups == g
+        t = estimates_table(values[m], clusters[m], methods, strata=None if strata is None else strata[m], **kw)
+        t.insert(0, "group", str(g))
+        parts.append(t)
+    return pd.concat(parts, ignore_index=True)
+
+
+# ----------------------------------------------------------------------------------------- evaluate
+def evaluate(
+    run: Any,
+    task: Any,
+    metric: str = "hit@1",
+    *,
+    tie_policy: str = DEFAULT_TIE_POLICY,
+    relevance_threshold: int = 1,
+    cluster: str | None = None,
+    by: str | None = None,
+    methods: Sequence[str] | str | None = None,
+    level: float = 0.95,
+    seed: int | None = 0,
+    n_resamples: int = 5000,
+    on_missing: str = "error",
+    strata: str | None = None,
+    population_sizes: Any = None,
+    exclude_self: bool = True,
+    fpc: bool = True,
+) -> EvaluationResult:
+    """Score ``run`` on ``task`` and report estimates and intervals that respect the sampled unit.
+
+    Parameters
+    ----------
+    run : path, DataFrame or dict
+        Anything :func:`ragcov_data.runs.load_run` reads: a TREC, CSV/TSV, parquet or JSON run file
+        (``.gz``/``.bz2``/``.xz`` too), a DataFrame (``query-id, corpus-id`` and ``score`` and/or ``rank``)
+        or a ``{qid: {docid: score}}`` dict.
+    task : DatasetDict or dict of DataFrames
+        Splits ``queries`` and ``qrels`` (``corpus`` optional: chunk order, and the check that every run
+        document belongs to the task).
+    metric : str, default: "hit@1"
+        ``hit@k``, ``ndcg@k``, ``p@k``, ``r@k``, ``mrr@k`` (``ragcov_data.eval.metrics``).
+    tie_policy : {"trec_eval", "run", "pessimistic", "optimistic", "expected"}, default: "trec_eval"
+        Order of documents with equal scores, for every metric (see :mod:`ragcov_data.ties`): the
+        default is trec_eval's (document id descending), so values equal trec_eval's on the run file.
+    relevance_threshold : int, default: 1
+        Minimum qrels grade counted as relevant.
+    cluster : str, optional
+        Queries column naming the sampled unit. Default (:func:`default_cluster`): ``source_key``
+        when present (JurisTCU: G2 query i and G3 query i+50 share a source summary), else ``doc_id``
+        (self-retrieval: chunks of one document move together), else the query id itself. Where every
+        cluster holds one query (e.g. JurisTCU per group) the estimator is ``mean`` (micro = macro).
+    by : str, optional
+        Queries column (e.g. ``"group"``): estimates per group plus the overall (``group == "__all__"``).
+    methods : sequence of str, optional
+        Interval methods (default: all; each is computed for the estimators it applies to).
+    level : float, default: 0.95
+    seed : int, default: 0
+        Seed of the bootstraps (reproducible).
+    n_resamples : int, default: 5000
+    on_missing : {"error", "zero"}, default: "error"
+        A task query without run rows is an error, or (``"zero"``) scores 0; the count is recorded in
+        ``info["n_missing_queries"]``.
+    strata : str, optional
+        Queries column of strata (e.g. ``"doc_type"``) for a two-stage / stratified design (method
+        ``t`` only, target = mean over strata).
+    population_sizes : float or mapping, optional
+        Finite population sizes (see :func:`ragcov_data.eval.interval`). Default: from the document
+        sample the task (``manifest["sample"]``) or the run (``attrs["sample"]``, a TREC tag) records,
+        when there is one (:mod:`ragcov_data.sampling`): only the sampled documents' queries are scored,
+        and ``info["population_clusters"]`` is the population's number of documents.
+    fpc : bool, default: True
+        Apply that sample's finite-population correction (``False``: score the sample, infer as from
+        an infinite population).
+    exclude_self : bool, default: True
+        When queries have a ``chunk_id`` (self-retrieval), drop run rows retrieving the query's own
+        chunk before scoring (a no-op for ragcov baselines, which already exclude it; needed for runs
+        from other toolkits). The count is recorded in ``info["n_self_rows_removed"]``.
+
+    Returns
+    -------
+    EvaluationResult
+        ``per_query``, ``per_document``, ``estimates``, ``diagnostics`` and the recorded settings.
+
+    Raises
+    ------
+    RagcovError
+        Empty run, missing columns, unknown method/metric/column, queries missing from the run, run
+        documents outside a complete corpus, qrels grades that are not integers.
+
+    Notes
+    -----
+    The per-query values come from the outcome stage, :func:`ragcov_data.eval.outcomes.outcomes`, as for
+    ``compare``, ``leaderboard`` and ``misses``: the same sample restriction and correction, missing-query
+    accounting (``info["missing_queries"]``: the ids scored 0) and tie notices (``info["all_tied_share"]``).
+    A ragcov run recording other task parameters than the task's (``chunk_words``...) is refused.
+
+    Queries without any judgment are left out of every mean (as trec_eval), and documents outside a
+    known-subset corpus (JurisTCU's shipped 3,022 documents) are scored as non-relevant: both are said
+    in ``info["notices"]`` and printed by :meth:`EvaluationResult.summary`.
+    """
+    tie_policy = check_tie_policy(tie_policy)
+    _core.check_level(level)
+    _core.check_resamples(n_resamples, level, methods, stratified=strata is not None)  # minimum for level
+    methods_t = _methods_iv(methods, strata is not None)
+    if on_missing not in ON_MISSING:
+        raise RagcovError(f"`on_missing` must be one of {ON_MISSING}; got {on_missing!r}.")
+    table = outcomes(run, task, metric, tie_policy=tie_policy, relevance_threshold=relevance_threshold,
+                     on_missing=on_missing, cluster=cluster, by=by, strata=strata, exclude_self=exclude_self,
+                     fpc=fpc, population_sizes=population_sizes)
+    values, clusters, groups = table.values, table.clusters, table.groups
+    methods_t = with_size_methods(methods_t, methods, table.population_sizes)
+    kw = dict(level=level, seed=seed, n_resamples=int(n_resamples), population_sizes=table.population_sizes)
+    estimates = _grouped_estimates(values, clusters, groups, methods_t, table.strata_values, **kw)
+
+    pq = table.per_query.drop(columns=[c for c in ("stratum",) if c in table.per_query.columns])
+    pdoc = (pq.groupby("cluster", sort=False)["value"].agg(n="size", sum="sum").reset_index())
+    pdoc["n"] = pdoc["n"].astype(int)
+    pdoc["rate"] = pdoc["sum"] / pdoc["n"]
+    cluster_name = table.cluster
+    diagnostics = _diagnostics(values, clusters, table.info["order"], pdoc, cluster_name)
+    tinfo = table.info
+    info = {
+        "n_missing_queries": tinfo["n_missing_queries"], "on_missing": on_missing, "n_resamples": int(n_resamples),
+        "seed": seed, "run_attrs": tinfo["run_attrs"], "n_no_relevant": tinfo["n_no_relevant"],
+        "n_run_only": tinfo["n_run_only"], "by": by, "strata": strata,
+        "n_self_rows_removed": tinfo["n_self_rows_removed"],
+        "n_unknown_document_rows": tinfo["n_unknown_document_rows"],
+        "n_unjudged_queries": tinfo["n_unjudged_queries"], "notices": list(table.notices),
+        # how often the tie policy mattered: queries whose best score is shared by 2+ candidates
+        "top_tie_share": tinfo["top_tie_share"], "all_tied_share": tinfo["all_tied_share"],
+        "missing_queries": tinfo["missing_queries"], "run_name": table.name,
+        "task": _task_record(task),
+        **{k: tinfo[k] for k in ("population_clusters", "sample") if k in tinfo},
+    }
+    # -- each interval's measured coverage at this design, kept in bounds (ragcov_data.eval.verify) --
+    from ragcov_data.eval.estimates.verify import finish_estimates  # + intervals cut to the values' range, zero-variance text
+
+    estimates = finish_estimates(estimates, values, clusters, groups, table.population_sizes, table.strata_values,
+                                 level, seed)
+    return EvaluationResult(per_query=pq, per_document=pdoc, estimates=estimates, diagnostics=diagnostics,
+                            metric=table.metric, tie_policy=tie_policy,
+                            relevance_threshold=relevance_threshold, level=level, cluster=cluster_name, info=info)

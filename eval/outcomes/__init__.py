@@ -1,0 +1,23 @@
+"""Stage 1 of the evaluation flow: a run and a task become per-query outcomes (and the IR metrics that score them).
+
+``run -> outcomes -> estimates -> comparisons -> misses / planning``.
+"""
+from __future__ import annotations
+
+from ragcov_data.eval.outcomes.table import (  # noqa: F401
+    ALL_GROUP,
+    DEFAULT_CLUSTERS,
+    EVAL_JSON_FIELDS,
+    ON_MISSING,
+    OutcomeSet,
+    OutcomeTable,
+    load_task_frames,
+    outcomes,
+    outcomes_from_eval_json,
+    outcomes_many,
+    outside_notice,
+    read_run,
+    run_name,
+)
+
+__all__ = ["outcomes", "outcomes_many", "OutcomeTable", "OutcomeSet", "load_task_frames", "outcomes_from_eval_json"]

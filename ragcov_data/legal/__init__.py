@@ -1,0 +1,1 @@
+"""Readers of Brazilian legal text: citations, vigência (wording in force) and acervo files of compiled acts."""
