@@ -25,6 +25,7 @@ from ragcov_data.eval.estimates.results import (
     DesignEffectResult,
     EvaluationResult,
     IntervalResult,
+    from_json,
 )
 
 __all__ = [
@@ -39,6 +40,7 @@ __all__ = [
     "ConfidenceInterval",
     "METHODS",
     "ESTIMATORS",
+    "from_json",
 ]
 
 # ---- exports of the coverage / planning modules (coverage_study, simulate_population, plan,

@@ -30,7 +30,7 @@ from ragcov_data.errors import RagcovError
 from ragcov_data.eval.estimates import _core
 from ragcov_data.eval.estimates.interval import interval
 from ragcov_data.eval.estimates.verify import VERIFY_FIELDS
-from ragcov_data.eval.estimates.results import EvaluationResult, _JsonMixin, _fmt
+from ragcov_data.eval.estimates.results import ConfidenceInterval, EvaluationResult, _JsonMixin, _fmt
 
 __all__ = ["compare_chunkings", "ChunkingComparison"]
 
@@ -73,10 +73,15 @@ class ChunkingComparison(_JsonMixin):
     level: float
     info: dict[str, Any] = field(default_factory=dict)
 
-    def confidence_interval(self, estimator: str = "macro", method: str | None = None) -> tuple[float, float]:
-        """Interval of the difference for one estimator (default method: the headline's)."""
+    def confidence_interval(self, estimator: str | None = None, method: str | None = None,
+                            group: str | None = None) -> ConfidenceInterval:
+        """Interval of the difference for one estimator (default ``macro``; default method: the headline's).
+        No groups: ``group`` is accepted for the one signature of every result and must be None."""
+        if group is not None:
+            raise RagcovError(f"a chunking comparison has no groups; asked for group={group!r}.")
+        estimator = estimator or "macro"
         row = self._row(estimator, method or HEADLINE[estimator])
-        return float(row["low"]), float(row["high"])
+        return ConfidenceInterval(float(row["low"]), float(row["high"]))
 
     def _row(self, estimator: str, method: str) -> pd.Series:
         d = self.differences

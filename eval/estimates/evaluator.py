@@ -12,7 +12,7 @@ from ragcov_data.ties import DEFAULT_TIE_POLICY, check_tie_policy
 from ragcov_data.eval.estimates import _core
 from ragcov_data.eval.estimates.design import design_effect
 from ragcov_data.eval.estimates.interval import _population, _strata_codes, sufficient_stats
-from ragcov_data.eval.estimates.results import EvaluationResult
+from ragcov_data.eval.estimates.results import EvaluationResult, per_cluster
 
 __all__ = ["evaluate", "load_task_frames", "read_run", "estimates_table", "default_cluster", "ALL_GROUP",
            "SINGLETON_ESTIMATOR"]
@@ -314,9 +314,7 @@ def evaluate(
     estimates = _grouped_estimates(values, clusters, groups, methods_t, table.strata_values, **kw)
 
     pq = table.per_query.drop(columns=[c for c in ("stratum",) if c in table.per_query.columns])
-    pdoc = (pq.groupby("cluster", sort=False)["value"].agg(n="size", sum="sum").reset_index())
-    pdoc["n"] = pdoc["n"].astype(int)
-    pdoc["rate"] = pdoc["sum"] / pdoc["n"]
+    pdoc = per_cluster(pq)
     cluster_name = table.cluster
     diagnostics = _diagnostics(values, clusters, table.info["order"], pdoc, cluster_name)
     tinfo = table.info

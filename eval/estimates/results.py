@@ -7,13 +7,20 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, NamedTuple, Sequence
+from pathlib import Path
+from typing import Any, ClassVar, Mapping, NamedTuple, Sequence
 
 import numpy as np
 import pandas as pd
 
 from ragcov_data._json import to_jsonable
+
+
+#: The one signature of ``confidence_interval`` on every result that holds intervals: which row (estimator, method,
+#: group), each optional, returning :class:`ConfidenceInterval`.
+CI_SIGNATURE = ("estimator", "method", "group")
 
 
 class ConfidenceInterval(NamedTuple):
@@ -34,20 +41,123 @@ def _fmt(x: float, nd: int = 4) -> str:
     return "nan" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{nd}g}"
 
 
+#: Result class name -> class: the one registry :func:`from_json` reads a result's JSON back through.
+RESULT_TYPES: dict[str, type] = {}
+
+
 class _JsonMixin:
-    """``to_json`` for every result: JSON text of ``to_dict()`` (NaN/inf as null), optionally written."""
+    """``to_json`` / ``from_json`` for every result: JSON text of ``to_dict()`` (NaN/inf as null, the class
+    named in ``result_type``), optionally written, and read back into the same class."""
 
     _json_indent: int | None = None
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        RESULT_TYPES[cls.__name__] = cls
+
     def to_json(self, path: str | None = None, **kwargs: Any) -> str:
-        """JSON text of :meth:`to_dict`; also written (atomically) to ``path`` when given."""
+        """JSON text of :meth:`to_dict` (plus ``result_type``); also written (atomically) to ``path`` when given."""
         kwargs.setdefault("indent", self._json_indent)
-        text = json.dumps(_clean(self.to_dict()), **kwargs)  # type: ignore[attr-defined]
+        data = _clean(self.to_dict())  # type: ignore[attr-defined]
+        if isinstance(data, dict):
+            data.setdefault("result_type", type(self).__name__)
+        text = json.dumps(data, **kwargs)
         if path is not None:
             from ragcov_data._atomic import atomic_write
 
             atomic_write(path, text + "\n")
         return text
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Any:
+        """The result from its :meth:`to_dict` form: the dataclass fields read back (records into DataFrames,
+        lists into tuples where the field is a tuple); keys derived for readers (``unit``, ``width``...) ignored."""
+        return _from_fields(cls, data)
+
+    @classmethod
+    def from_json(cls, source: str | os.PathLike) -> Any:
+        """Read a result written by :meth:`to_json` (a path or the JSON text). On the base class, or when the
+        file names its class, the class comes from ``result_type`` through :data:`RESULT_TYPES`."""
+        data = _read_json(source)
+        name = data.get("result_type") if isinstance(data, dict) else None
+        target = RESULT_TYPES.get(name) if name else None
+        if target is None:
+            if cls is _JsonMixin:
+                from ragcov_data.errors import RagcovError
+
+                raise RagcovError(f"{_where(source)} names no result type ({name!r}); known: "
+                                  f"{', '.join(sorted(RESULT_TYPES))}. Read it with the result class itself.")
+            target = cls
+        elif cls is not _JsonMixin and not issubclass(target, cls):
+            from ragcov_data.errors import RagcovError
+
+            raise RagcovError(f"{_where(source)} holds a {name}, not a {cls.__name__}; read it with "
+                              f"{name}.from_json or ragcov_data.eval.from_json.")
+        return target.from_dict(data)
+
+
+def _where(source: Any) -> str:
+    return f"{str(source)!r}" if isinstance(source, os.PathLike) or (
+        isinstance(source, str) and not source.lstrip().startswith("{")) else "the JSON text"
+
+
+def _read_json(source: str | os.PathLike) -> Any:
+    from ragcov_data.errors import InputFileError
+
+    text = source
+    if isinstance(source, os.PathLike) or not str(source).lstrip().startswith("{"):
+        path = Path(source)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as e:
+            raise InputFileError(f"cannot read the result file {str(path)!r}: {e.strerror or e}.") from e
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise InputFileError(f"{_where(source)} is not JSON (line {e.lineno}, column {e.colno}: {e.msg}); pass "
+                             "a file written by a result's to_json / a ragcov --json option.") from e
+
+
+def _from_fields(cls: type, data: Mapping[str, Any]) -> Any:
+    """Build dataclass ``cls`` from a dict, typed by its annotations (strings under postponed evaluation)."""
+    import dataclasses
+
+    from ragcov_data.errors import RagcovError
+
+    kwargs: dict[str, Any] = {}
+    missing = []
+    for f in dataclasses.fields(cls):
+        if not f.init:
+            continue
+        if f.name not in data:
+            if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:  # type: ignore[misc]
+                missing.append(f.name)
+            continue
+        value, kind = data[f.name], str(f.type)
+        if "DataFrame" in kind and not isinstance(value, pd.DataFrame):
+            value = pd.DataFrame.from_records(value) if value is not None else pd.DataFrame()
+        elif kind.startswith("tuple") and isinstance(value, list):
+            value = tuple(value)
+        elif kind == "float" and value is None:
+            value = float("nan")  # JSON null stands for a non-finite number
+        kwargs[f.name] = value
+    if missing:
+        raise RagcovError(f"the JSON of a {cls.__name__} lacks {', '.join(missing)}; it was not written by "
+                          f"{cls.__name__}.to_json.")
+    return cls(**kwargs)
+
+
+def per_cluster(per_query: pd.DataFrame) -> pd.DataFrame:
+    """``cluster, n, sum, rate`` per cluster of the ``per_query`` table (first-seen order)."""
+    pdoc = per_query.groupby("cluster", sort=False)["value"].agg(n="size", sum="sum").reset_index()
+    pdoc["n"] = pdoc["n"].astype(int)
+    pdoc["rate"] = pdoc["sum"] / pdoc["n"]
+    return pdoc
+
+
+def from_json(source: str | os.PathLike) -> Any:
+    """Any ragcov result read back from its JSON (path or text), as the class its ``result_type`` names."""
+    return _JsonMixin.from_json(source)
 
 
 @dataclass(frozen=True)
@@ -87,8 +197,22 @@ class IntervalResult(_JsonMixin):
     flags: tuple[str, ...] = ()
     naive: bool = False
 
-    def confidence_interval(self) -> ConfidenceInterval:
-        """The raw interval as ``ConfidenceInterval(low, high)``."""
+    def confidence_interval(self, estimator: str | None = None, method: str | None = None,
+                            group: str | None = None) -> ConfidenceInterval:
+        """The raw interval as ``ConfidenceInterval(low, high)``.
+
+        The signature is every result's (:data:`CI_SIGNATURE`); a result of one row only checks that the
+        estimator and method asked for are its own (there are no groups)."""
+        for name, asked, have in (("estimator", estimator, self.estimator), ("method", method, self.method)):
+            if asked is not None and asked != have:
+                from ragcov_data.errors import RagcovError
+
+                raise RagcovError(f"this interval is {self.estimator}/{self.method}; asked for {name}={asked!r}. "
+                                  "Compute that one with ragcov_data.eval.interval(...).")
+        if group is not None:
+            from ragcov_data.errors import RagcovError
+
+            raise RagcovError(f"an IntervalResult has no groups; asked for group={group!r}.")
         return ConfidenceInterval(self.low, self.high)
 
     def clipped(self) -> ConfidenceInterval:
@@ -399,6 +523,11 @@ class EvaluationResult(_JsonMixin):
         row = self._row(estimator, method, group)
         return ConfidenceInterval(float(row["low"]), float(row["high"]))
 
+    def confidence_interval(self, estimator: str | None = None, method: str | None = None,
+                            group: str | None = None) -> ConfidenceInterval:
+        """The raw interval of one estimates row: :meth:`interval` under every result's one signature."""
+        return self.interval(estimator, method, group)
+
     def _row(self, estimator: str | None, method: str | None, group: str | None) -> pd.Series:
         return _find_row(self.estimates, estimator, method, group)
 
@@ -415,6 +544,14 @@ class EvaluationResult(_JsonMixin):
     def to_frame(self) -> pd.DataFrame:
         """The estimates table (one row per estimator × method)."""
         return self.estimates.copy()
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "EvaluationResult":
+        """Read back from :meth:`to_dict`; ``per_document`` is recomputed from the ``per_query`` records."""
+        data = dict(data)
+        data["per_document"] = per_cluster(pd.DataFrame.from_records(data.get("per_query") or [],
+                                                                     columns=["query-id", "cluster", "value"]))
+        return _from_fields(cls, data)
 
     def to_dict(self) -> dict[str, Any]:
         """Settings, ``estimates`` (every computed row), ``diagnostics``, ``info`` and ``per_query``
@@ -521,6 +658,11 @@ class ComparisonResult(_JsonMixin):
         """Raw interval of the mean difference (defaults as :meth:`EvaluationResult.interval`)."""
         row = _find_row(self.estimates, estimator, method, group)
         return ConfidenceInterval(float(row["low"]), float(row["high"]))
+
+    def confidence_interval(self, estimator: str | None = None, method: str | None = None,
+                            group: str | None = None) -> ConfidenceInterval:
+        """The raw interval of the mean difference: :meth:`interval` under every result's one signature."""
+        return self.interval(estimator, method, group)
 
     def to_dict(self) -> dict[str, Any]:
         """Settings, counts, ``estimates``, ``info`` and ``per_query`` (records ``query-id, cluster, value_a,
