@@ -191,3 +191,30 @@ def test_relative_links_resolve() -> None:
             elif anchor and dest.suffix == ".md" and anchor not in _anchors(dest):
                 broken.append(f"{_page_id(page)}: {target} (no such heading)")
     assert not broken, "broken links:\n" + "\n".join(broken)
+
+
+def _resolve(dotted: str) -> bool:
+    """Whether ``a.b.c`` names an importable module or an attribute reachable from one."""
+    import importlib
+
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        try:
+            for name in parts[cut:]:
+                obj = getattr(obj, name)
+        except AttributeError:
+            return False
+        return True
+    return False
+
+
+def test_named_python_paths_exist() -> None:
+    """Every ``ragcov_data.…`` path the pages name in prose is a module or attribute that exists."""
+    missing = sorted({f"{_page_id(page)}: {name}" for page in PAGES
+                      for name in re.findall(r"`(ragcov_data(?:\.\w+)+)", page.read_text(encoding="utf-8"))
+                      if not _resolve(name)})
+    assert not missing, "paths named in the docs that do not exist:\n" + "\n".join(missing)
