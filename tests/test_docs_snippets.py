@@ -218,3 +218,15 @@ def test_named_python_paths_exist() -> None:
                       for name in re.findall(r"`(ragcov_data(?:\.\w+)+)", page.read_text(encoding="utf-8"))
                       if not _resolve(name)})
     assert not missing, "paths named in the docs that do not exist:\n" + "\n".join(missing)
+
+
+def test_results_pages_are_dated_with_their_command() -> None:
+    """Each page of docs/results/ says when it was measured and names the command (in backticks) that made it."""
+    undated = []
+    for page in sorted((REPO / "docs" / "results").glob("*.md")):
+        if page.name == "README.md":
+            continue
+        head = "\n".join(page.read_text(encoding="utf-8").splitlines()[:8])
+        if not re.search(r"[Mm]easured (before |on )?\d{4}-\d{2}-\d{2}", head) or not re.search(r"`(ragcov|python) ", head):
+            undated.append(_page_id(page))
+    assert not undated, f"results pages without a date and a command in their first lines: {undated}"
