@@ -230,3 +230,31 @@ def test_results_pages_are_dated_with_their_command() -> None:
         if not re.search(r"[Mm]easured (before |on )?\d{4}-\d{2}-\d{2}", head) or not re.search(r"`(ragcov|python) ", head):
             undated.append(_page_id(page))
     assert not undated, f"results pages without a date and a command in their first lines: {undated}"
+
+
+def _verb_options() -> dict[str, set[str]]:
+    """Each CLI verb -> the option strings its parser accepts."""
+    import argparse
+
+    from ragcov_data.cli import build_parser
+
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    return {verb: set(p._option_string_actions) for verb, p in sub.choices.items()}
+
+
+def test_commands_in_prose_use_real_options() -> None:
+    """Commands quoted in prose or transcripts (not run) name a real verb and only options that verb accepts."""
+    verbs = _verb_options()
+    wrong = []
+    for page in PAGES:
+        text = page.read_text(encoding="utf-8")
+        quoted = re.findall(r"`ragcov ([a-z]+)((?:[^`\n]|\n(?!\n))*)`", text)
+        quoted += re.findall(r"^\$ ragcov ([a-z]+)(.*(?:\\\n.*)*)$", text, flags=re.M)
+        for verb, rest in quoted:
+            if verb not in verbs:
+                wrong.append(f"{_page_id(page)}: ragcov {verb} (no such verb)")
+                continue
+            for option in re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]*)", rest):
+                if option not in verbs[verb]:
+                    wrong.append(f"{_page_id(page)}: ragcov {verb} {option} (no such option)")
+    assert not wrong, "commands the CLI would refuse:\n" + "\n".join(sorted(set(wrong)))
