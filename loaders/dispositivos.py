@@ -18,8 +18,9 @@ Text extracted from PDF breaks lines anywhere, so a citation ("observado o dispo
    an annotation such as ``(NR)`` or ``(Redação dada pela Lei ...)``, the ``e``/``ou`` that ends an item
    (``...; e``), or the words since the last heading are its title (no clause punctuation yet); an
    upper-case heading (``CAPÍTULO``, ``ANEXO``), and an artigo or parágrafo that is the very next number
-   (art. n + 1, § n + 1), also follow any word that is not a citation word (``do``, ``no``, ``conforme``
-   ...): a signature line, an unnumbered title;
+   (art. n + 1, § n + 1), and the first artigo of an act (or of an ANEXO) at a line start, also follow any
+   word that is not a citation word (``do``, ``no``, ``conforme`` ...): a signature line, an unnumbered
+   title, a page header (``Presidência da República`` / ``Art. 644.``: an excerpt of an act);
 3. it has the expected shape: a number after ``Art.``/``§``, a dash after the roman numeral; and after
    an artigo, parágrafo or heading the text goes on with a capital letter, a digit, a quote, a bracket or
    a dash, never a lower-case word ("§ 1º *do* art. 7º" is a citation);
@@ -50,14 +51,14 @@ Also (:data:`SPECIAL_RULES`):
   (Revogados ...)`` and ``Arts. 52 a 58.`` are one unit (``arts. 28 e 29``) after which the numbering
   goes on from the last; ``§ 4o``, ``Art 31.`` and a quoted ``Art. 6º......`` parse.
 
-:func:`dispositivo_spans` turns the boundaries into chunks (:data:`SIZE_RULE`); a document with no
-artigo falls back to word windows (:data:`FALLBACK_RULE`).
+:func:`ragcov_data.loaders.dispositivo_chunks.dispositivo_spans` turns the boundaries into chunks
+(:data:`SIZE_RULE`); a document with no artigo falls back to word windows (:data:`FALLBACK_RULE`). Its
+names (``dispositivo_spans``, ``settings``, ``config_name``, ``annotate_manifest``) are importable from here.
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from itertools import groupby
 from typing import Sequence
 
 from ragcov_data.errors import RagcovError
@@ -90,7 +91,8 @@ SIZE_RULE = (
     "itens), a part with no lower level into windows of max_words words (a last window shorter than min_words "
     "joins the one before) flagged continued; a unit shorter than min_words joins the next unit of its artigo "
     "(the last one, the previous chunk of its artigo if that stays within max_words + min_words - 1 words, else "
-    "the next chunk); so a chunk of a document with two or more chunks holds between min_words and "
+    "the next chunk), a short vetoed or revoked stub the chunk before it (whatever its artigo) when that stays "
+    "within max_words + min_words - 1 words; so a chunk of a document with two or more chunks holds between min_words and "
     "max_words + min_words - 1 words (a longer merge is cut again into windows, the rest flagged continued)"
 )
 FALLBACK_RULE = (
@@ -124,6 +126,7 @@ _CITATION_WORDS = {
     "mencionada", "constante", "constantes", "sobre", "entre", "até", "por", "seu", "sua", "respectivo",
     "respectiva", "o(s)", "a(s)",
 }
+_BLOCK_ID = re.compile(r"^\^[0-9a-z]{4,8}$")
 _ANNOTATION = re.compile(r"^\((?:reda[çc][ãa]o|inclu[íi]d|revogad|vetad|vide|nr\b|vig[êe]ncia|regulamento|acrescid|"
                          r"renumerad|alterad|suprimid|produ[çc][ãa]o|promulga|declarad|express|suspens|"
                          r"ratificad|convertid|transformad|mantid)", re.I)
@@ -145,12 +148,15 @@ class Boundary:
 
 @dataclass(frozen=True)
 class Span:
-    """A chunk of a document: half-open word span, its unit label and whether it continues a longer unit."""
+    """A chunk of a document: half-open word span, its unit label, whether it continues a longer unit, and
+    the artigos it holds."""
 
     start: int
     stop: int
     unit: str | None
     continued: bool
+    #: the artigos whose text the chunk holds, in order (``("art. 12", "art. 12-A")``); empty outside any
+    articles: tuple[str, ...] = ()
 
 
 def validate_sizes(min_words: int, max_words: int, query_words: int) -> None:
@@ -204,6 +210,10 @@ def _closes_clause(words: Sequence[str], i: int) -> bool:
     if i == 0:
         return True
     prev = words[i - 1]
+    if _BLOCK_ID.match(prev):  # a Markdown clip's block id ("^e10rf7") ends the line it marks
+        return _closes_clause(words, i - 1)
+    if "](" in prev:  # a Markdown link: "2022)](https://...)" is the annotation "(... 2022)"
+        prev = prev[:prev.index("](")] + "]"
     bare = _strip_close(prev)
     if not bare and i >= 2:  # a closing quote alone: what it closes
         prev = words[i - 2] + prev
@@ -212,11 +222,15 @@ def _closes_clause(words: Sequence[str], i: int) -> bool:
         return True
     if prev in ("(NR)", "(NR).", "(...)", "(…)", "[...]"):
         return True
-    if bare.endswith(")") or bare.endswith(")."):
+    if bare.endswith((")", ").", "]", "].")):
+        opening = "(" if ")" in bare[-2:] else "["
         for j in range(i - 1, max(i - 31, -1), -1):  # the annotation's opening bracket, a few words back
-            if "(" in words[j]:
-                return bool(_ANNOTATION.match(words[j][words[j].index("("):]))
+            w = prev if j == i - 1 else words[j]
+            if opening in w:
+                return bool(_ANNOTATION.match("(" + w[w.index(opening):].lstrip("[(")))
         return False
+    if (re.fullmatch(r"\d{4}\)?\.?", bare) or prev == "Vigência") and _bare_annotation(words, i - 1):
+        return True  # planalto's annotation as bare links: "Revogado pelo / Decreto nº 10.854, de 2021"
     if prev in ("Vigência", "Regulamento", "encerrada") and i >= 2 and _closes_clause(words, i - 1):
         return True  # planalto's annotation links after "(Incluído pela Lei ...)"
     if prev.strip("()") == "efeitos" and i >= 4 and [w.strip("()") for w in words[i - 3:i]] == [
@@ -226,6 +240,23 @@ def _closes_clause(words: Sequence[str], i: int) -> bool:
         return True
     if prev in ("(NR)", "(NR).", "(...)", "(…)", "[...]"):
         return True
+    return False
+
+
+_BARE_NOTE = {"Revogado", "Revogada", "Revogados", "Revogadas", "Incluído", "Incluída", "Incluídos", "Incluídas",
+              "Acrescido", "Acrescida", "Acrescidos", "Renumerado", "Renumerada", "Suprimido", "Suprimida"}
+
+
+def _bare_annotation(words: Sequence[str], end: int) -> bool:
+    """Do the words up to ``end`` (its last word a year) close an annotation printed without brackets
+    (``Revogado pelo Decreto nº 10.854, de 2021``, ``Redação dada pela Lei nº 1, de 2021``)? It opens at
+    most 15 words back, with no sentence end between."""
+    for j in range(end - 1, max(end - 16, -1), -1):
+        w, nxt = words[j], words[j + 1]
+        if (w in _BARE_NOTE and nxt in ("pelo", "pela", "pelos", "pelas")) or (w == "Redação" and nxt == "dada"):
+            return True
+        if w[-1:] in ".;:" and w.lower() not in _ABBREV and not re.fullmatch(r"\d[\d.]*\.\d+", w):
+            return False
     return False
 
 
@@ -380,7 +411,8 @@ def find_boundaries(text_or_words: str | Sequence[str], line_starts: Sequence[in
                    and words[i - 1].lower() not in _CITATION_WORDS and words[i - 1][-1:] not in ",-–")
         sequel = (kind in ("art", "par") and i > 0 and words[i - 1].lower() not in _CITATION_WORDS
                   and words[i - 1][-1:] not in ",-–"
-                  and (_is_sequel(frame, kind, key) or (frame is not top and _plausible(frame, kind, key))))
+                  and (_is_sequel(frame, kind, key) or (frame is not top and _plausible(frame, kind, key))
+                       or (kind == "art" and frame.art is None and starts[i] and not quoted)))
         if w == "rt." and not (_is_sequel(frame, kind, key) and (clause or in_title or sequel)):
             i += 1  # "rt. 758." (a lost A) only as the very next artigo
             continue
@@ -562,7 +594,9 @@ def _match(words: Sequence[str], i: int, w: str, frame: _Frame
     if w in _HEADINGS:
         if i + 1 < n:
             num = words[i + 1].rstrip(".:-–")
-            if (_roman(num) or num in _UNICO) and _text_goes_on(words, i + 2):
+            base, _, letter = num.partition("-")  # "CAPÍTULO II-A", inserted between II and III
+            if ((_roman(base) and (not letter or re.fullmatch(r"[A-Z]", letter)) or num in _UNICO)
+                    and _text_goes_on(words, i + 2)):
                 return "heading", 0, None, f"{_HEADINGS[w]} {num}", i + 2, None
         return None
     if w in _ANNEX:
@@ -598,8 +632,8 @@ def _plausible(frame: _Frame, kind: str, key: object) -> bool:
         return frame.art is None or key > frame.art  # type: ignore[operator]
     if frame.art is None:
         return False
-    if kind == "par":
-        return frame.par is None or key > frame.par  # type: ignore[operator]
+    if kind == "par":  # a parágrafo único renumbered § 1 when a § 2 came (a compilation prints both)
+        return frame.par is None or key > frame.par or (frame.par == (10_000, "") and key == (1, ""))  # type: ignore[operator]
     if kind == "inc":
         return frame.inc is None or key > frame.inc  # type: ignore[operator]
     if kind == "ali":
@@ -655,178 +689,16 @@ def _advance(frame: _Frame, kind: str, key: object, label: str) -> None:
         frame.item = key  # type: ignore[assignment]
 
 
-# --------------------------------------------------------------------------- from boundaries to chunks
+
+_CHUNK_NAMES = {"CHUNKINGS", "annotate_manifest", "config_name", "dispositivo_spans", "settings", "unit_segments",
+                "vigencia_units"}
 
 
-@dataclass
-class _Seg:
-    start: int
-    stop: int
-    path: tuple[str, ...]
+def __getattr__(name: str):
+    """The chunk assembly lives in :mod:`ragcov_data.loaders.dispositivo_chunks`; its names stay importable
+    from here (read lazily: that module imports this one)."""
+    if name in _CHUNK_NAMES:
+        from ragcov_data.loaders import dispositivo_chunks
 
-
-def _group_key(path: tuple[str, ...]) -> tuple[str, ...]:
-    """The artigo a unit belongs to (for merging): its path up to the first artigo."""
-    for j, p in enumerate(path):
-        if p.startswith("art. "):
-            return path[:j + 1]
-    return path[:1]
-
-
-def _windows(start: int, stop: int, unit: str, continued: bool, max_words: int, min_words: int) -> list[Span]:
-    from ragcov_data.loaders.chunking import chunk_spans
-
-    spans = chunk_spans(stop - start, max_words, min_words)
-    return [Span(start + a, start + b, unit, continued or k > 0) for k, (a, b) in enumerate(spans)]
-
-
-def _pieces(segs: list[_Seg], depth: int, max_words: int, min_words: int) -> list[Span]:
-    """A unit of ``segs`` (sharing ``path[:depth]``) whole, or split at the next lower level."""
-    if segs[-1].stop - segs[0].start <= max_words:
-        return [Span(segs[0].start, segs[-1].stop, " > ".join(segs[0].path), False)]
-    out: list[Span] = []
-    rest = segs
-    while rest and len(rest[0].path) <= depth:  # the unit's own text (caput): windows if too long
-        s = rest[0]
-        out.extend(_windows(s.start, s.stop, " > ".join(s.path), False, max_words, min_words)
-                   if s.stop - s.start > max_words else [Span(s.start, s.stop, " > ".join(s.path), False)])
-        rest = rest[1:]
-    for _, group in groupby(rest, key=lambda s: s.path[:depth + 1]):
-        out.extend(_pieces(list(group), depth + 1, max_words, min_words))
-    return out
-
-
-def _merge_short(pieces: list[Span], keys: list[tuple[str, ...]], min_words: int, max_words: int) -> list[Span]:
-    """Units shorter than ``min_words`` join the next unit of their artigo (see :data:`SIZE_RULE`)."""
-    limit = max_words + min_words - 1
-    chunks: list[Span] = []
-    carry: Span | None = None
-    for _, group in groupby(zip(pieces, keys), key=lambda pk: pk[1]):
-        acc: Span | None = carry
-        carry = None
-        first = len(chunks)
-        for p, _k in group:
-            if acc is not None:
-                p = Span(acc.start, p.stop, acc.unit, acc.continued)
-                acc = None
-            if p.stop - p.start < min_words:
-                acc = p
-            else:
-                chunks.append(p)
-        if acc is not None:
-            last = chunks[-1] if len(chunks) > first else None
-            if last is not None and acc.stop - last.start <= limit:
-                chunks[-1] = Span(last.start, acc.stop, last.unit, last.continued)
-            else:
-                carry = acc
-    if carry is not None:
-        if chunks:
-            last = chunks.pop()
-            carry = Span(last.start, carry.stop, last.unit, last.continued)
-        chunks.append(carry)
-    out: list[Span] = []
-    for c in chunks:  # a merge past the limit is cut again into windows
-        if c.stop - c.start > limit:
-            out.extend(_windows(c.start, c.stop, c.unit or "", c.continued, max_words, min_words))
-        else:
-            out.append(c)
-    return out
-
-
-def dispositivo_spans(words: Sequence[str], line_starts: Sequence[int], *, min_words: int, max_words: int,
-                      chunk_words: int, query_words: int) -> tuple[list[Span], bool]:
-    """The chunks of one document under ``chunking="dispositivo"``.
-
-    Parameters
-    ----------
-    words, line_starts
-        The document's words and line-start flags (:func:`words_and_line_starts`).
-    min_words, max_words : int
-        Unit sizes (:data:`SIZE_RULE`).
-    chunk_words, query_words : int
-        Word windows of a document with no artigo (:data:`FALLBACK_RULE`).
-
-    Returns
-    -------
-    (list of Span, bool)
-        Consecutive spans covering every word, and whether the document has structure (an artigo).
-    """
-    from ragcov_data.loaders.chunking import chunk_spans
-
-    bounds = find_boundaries(words, line_starts)
-    if not any(b.kind == "art" for b in bounds):
-        return [Span(a, b, None, False) for a, b in chunk_spans(len(words), chunk_words, query_words)], False
-    segs: list[_Seg] = []
-    if bounds[0].start > 0:
-        segs.append(_Seg(0, bounds[0].start, (PREAMBLE,)))
-    for b, nxt in zip(bounds, bounds[1:] + [None]):
-        segs.append(_Seg(b.start, len(words) if nxt is None else nxt.start, b.path))
-    # headings join the unit after them (a heading at the end keeps its own label)
-    glued: list[_Seg] = []
-    pending: int | None = None
-    kinds = ([None] if bounds[0].start > 0 else []) + [b.kind for b in bounds]
-    for s, kind in zip(segs, kinds):
-        if kind == "heading":
-            pending = s.start if pending is None else pending
-            continue
-        glued.append(_Seg(s.start if pending is None else pending, s.stop, s.path))
-        pending = None
-    if pending is not None:
-        glued.append(_Seg(pending, len(words), segs[-1].path))
-    pieces: list[Span] = []
-    for _, group in groupby(glued, key=lambda s: s.path[:1]):
-        pieces.extend(_pieces(list(group), 1, max_words, min_words))
-    keys = [_group_key(tuple(p.unit.split(" > "))) if p.unit else () for p in pieces]
-    return _merge_short(pieces, keys, min_words, max_words), True
-
-
-# --------------------------------------------------------------------------- task settings and manifest
-
-CHUNKINGS = ("words", "dispositivo")
-
-
-def settings(chunking: str, min_words: int | None, max_words: int | None, query_words: int
-             ) -> tuple[int, int] | None:
-    """``(min_words, max_words)`` for ``chunking="dispositivo"`` (defaults: ``query_words``, 400), None for
-    ``"words"``; every bad value is a :class:`RagcovError` naming the fix."""
-    if chunking not in CHUNKINGS:
-        raise RagcovError(f"`chunking` must be one of {list(CHUNKINGS)}; got {chunking!r}.")
-    if chunking == "words":
-        for name, value in (("min_words", min_words), ("max_words", max_words)):
-            if value is not None:
-                raise RagcovError(f"`{name}` applies to chunking='dispositivo', not to chunking='words' (whose "
-                                  "chunks are chunk_words long); drop it or pass chunking='dispositivo'.")
-        return None
-    lo = query_words if min_words is None else min_words
-    hi = DEFAULT_MAX_WORDS if max_words is None else max_words
-    validate_sizes(lo, hi, query_words)
-    return lo, hi
-
-
-def config_name(max_words: int, min_words: int, chunk_words: int, query_words: int) -> str:
-    """Config name of a dispositivo chunking: ``dispositivo`` (defaults), ``dispositivo-200``, and
-    ``-min30``, ``-w50``, ``-q30`` for a non-default minimum, fallback window or query length."""
-    name = "dispositivo" if max_words == DEFAULT_MAX_WORDS else f"dispositivo-{max_words}"
-    if min_words != query_words:
-        name += f"-min{min_words}"
-    if chunk_words != 100:
-        name += f"-w{chunk_words}"
-    if query_words != 20:
-        name += f"-q{query_words}"
-    return name
-
-
-def annotate_manifest(manifest: dict, sizes: tuple[int, int], n_structured: int, corpus) -> None:
-    """Record the dispositivo settings, rules and counts in a task manifest (in place)."""
-    manifest["config"].update({"chunking": "dispositivo", "min_words": sizes[0], "max_words": sizes[1]})
-    manifest["rules"].update({"dispositivo": BOUNDARY_RULE, "dispositivo_special": SPECIAL_RULES,
-                              "units": SIZE_RULE, "fallback": FALLBACK_RULE,
-                              "unit_columns": "corpus `unit`: label of the dispositivo where the chunk starts "
-                                              "(e.g. 'art. 2 > I > a', 'preâmbulo', 'anexo I'), null for word "
-                                              "windows of a document with no artigo; `continued`: the chunk is "
-                                              "a window of a longer unit, not its start"})
-    counts = manifest["counts"]
-    read = counts["documents_read"]
-    counts.update({"documents_structured": int(n_structured), "documents_fallback": int(read - n_structured),
-                   "chunks_continued": int(corpus["continued"].sum()),
-                   "chunks_fallback": int(corpus["unit"].isna().sum())})
+        return getattr(dispositivo_chunks, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
