@@ -21,7 +21,8 @@ from ragcov_data.loaders.dispositivos import (
 ARTICLES_RULE = (
     "corpus `articles`: every artigo whose text the chunk holds, in order (a short artigo joined to the next, "
     "a vetoed or revoked stub joined to the chunk before it); `unit` names the first of them whose text is "
-    "more than a stub (a chunk holding only stubs: the first stub)"
+    "more than a stub (a chunk holding only stubs: the first stub), also when the chunk starts with text of no "
+    "artigo shorter than min_words (a preâmbulo, an annex's title) joined to the artigo after it"
 )
 STUB_RULE = (
     "a stub is a unit whose text after its marker is only an annotation: '(VETADO)', '(Revogado ...)', "
@@ -162,9 +163,10 @@ def _name_articles(chunks: list[Span], segs: list[_Seg]) -> list[Span]:
         unit = c.unit
         own = _artigo(tuple(unit.split(" > "))) if unit else None
         stub_only = {a for a in arts if all(s for x, s, _ in held if x == a)}
-        if own in stub_only and not c.continued:
+        if (own is None or own in stub_only) and arts and not c.continued:
+            # a stub, or text of no artigo (a short preâmbulo, an annex's title), joined to an artigo
             nxt = next((lab for a, s, lab in held if a not in stub_only), None)
-            unit = nxt or unit
+            unit = nxt or (unit if own is not None else next(lab for _, _, lab in held))
         out.append(Span(c.start, c.stop, unit, c.continued, arts))
     return out
 
