@@ -92,7 +92,8 @@ SIZE_RULE = (
     "joins the one before) flagged continued; a unit shorter than min_words joins the next unit of its artigo "
     "(the last one, the previous chunk of its artigo if that stays within max_words + min_words - 1 words, else "
     "the next chunk), a short vetoed or revoked stub the chunk before it (whatever its artigo) when that stays "
-    "within max_words + min_words - 1 words; so a chunk of a document with two or more chunks holds between min_words and "
+    "within max_words + min_words - 1 words; so a chunk of a document with two or more chunks holds between "
+    "min_words and "
     "max_words + min_words - 1 words (a longer merge is cut again into windows, the rest flagged continued)"
 )
 FALLBACK_RULE = (
@@ -633,7 +634,8 @@ def _plausible(frame: _Frame, kind: str, key: object) -> bool:
     if frame.art is None:
         return False
     if kind == "par":  # a parágrafo único renumbered § 1 when a § 2 came (a compilation prints both)
-        return frame.par is None or key > frame.par or (frame.par == (10_000, "") and key == (1, ""))  # type: ignore[operator]
+        renumbered = frame.par == (10_000, "") and key == (1, "")
+        return frame.par is None or key > frame.par or renumbered  # type: ignore[operator]
     if kind == "inc":
         return frame.inc is None or key > frame.inc  # type: ignore[operator]
     if kind == "ali":

@@ -110,7 +110,8 @@ def test_numeral_and_dash_on_two_lines_are_one_inciso():
 
 
 def test_a_stub_with_no_chunk_before_joins_the_next_and_is_named():
-    text = "Art. 1º (VETADO)\n" + f"Art. 2º O titular {_words(30, 'dois')}.\n" + f"Art. 3º O prazo {_words(30, 't')}.\n"
+    text = ("Art. 1º (VETADO)\n" + f"Art. 2º O titular {_words(30, 'dois')}.\n"
+            + f"Art. 3º O prazo {_words(30, 't')}.\n")
     spans = _check_every_chunk(text)
     assert [(s.unit, list(s.articles)) for s in spans] == [("art. 2", ["art. 1", "art. 2"]), ("art. 3", ["art. 3"])]
 
