@@ -8,8 +8,9 @@ artigos, SIJUT pages, the CTN Markdown clip), superseded wording taken out (the 
 
 The artigo headings of each act are found independently of the parser: a line that opens with ``Art. N``
 (``Art 31.``, ``Art. 12-A``, ``rt. 758.``) followed by a word that is neither lower case nor a comma,
-outside a quoted block (a line opening with a quote, up to the line that closes it or a ``(NR)``); the
-numbering restarts at an ``ANEXO`` line. A chunk is right when (1) every heading inside it is named by
+outside a quoted block (a line opening with a quote, up to the line that closes it or a ``(NR)``), its
+number neither going back nor leaping more than 20 ahead (inserted articles of another act); the numbering
+restarts at an ``ANEXO`` line. A chunk is right when (1) every heading inside it is named by
 the chunk (its ``articles``; a chunker without that column names only its label's artigo), and (2) its
 label's artigo is the first heading inside it whose line is more than a stub (``(VETADO)``,
 ``(Revogado ...)``), or, with no heading inside, the last heading before it. Prints the share of right
@@ -35,7 +36,7 @@ _HEAD = re.compile(r"^(?:Art\.?|ART\.?|Artigo|rt\.)\s*(\d{1,4}(?:\.\d{3})*)\s*(?
                    r"\s*(\S*)")
 _STUB = re.compile(r"^[\(\[]\s*(?:vetad|revogad)", re.I)
 _LABEL_ART = re.compile(r"^arts?\. (\d+)(?:-([A-Z]))?")
-_OPEN = "“\"«"
+_OPEN = "“\"«\x93"
 
 
 def headings(text: str) -> list[tuple[int, str, bool]]:
@@ -52,8 +53,12 @@ def headings(text: str) -> list[tuple[int, str, bool]]:
         line = " ".join(ws)
         if ws[0][0] in _OPEN and not quoted:
             quoted = True
+        elif quoted and out and out[-1][1] != "ANEXO":  # a lost closing quote: the act's next artigo ends it
+            nxt = _heading_at(flat, pos, len(ws))
+            if nxt and _key(nxt[0][1])[0] == _key(out[-1][1])[0] + 1:
+                quoted = False
         if quoted:
-            if "”" in line or "(NR)" in line or line.endswith(('"', '".', '";')) and len(line) > 1:
+            if "”" in line or "\x94" in line or "(NR)" in line or line.endswith(('"', '".', '";')) and len(line) > 1:
                 quoted = False
             pos += len(ws)
             continue
@@ -98,7 +103,8 @@ def _key(number: str) -> tuple[int, str]:
 
 
 def _increasing(heads: list[tuple[int, str, bool]]) -> list[tuple[int, str, bool]]:
-    """Keep the headings whose number does not go back (an equal one is a second wording); restart at ANEXO."""
+    """Keep the headings whose number neither goes back (an equal one is a second wording) nor leaps more than
+    20 ahead (an article another act inserts, ``Art. 337-E`` in Lei 14.133 art. 178); restart at ANEXO."""
     out = []
     last: tuple[int, str] | None = None
     for h in heads:
@@ -106,7 +112,7 @@ def _increasing(heads: list[tuple[int, str, bool]]) -> list[tuple[int, str, bool
             last = None
             continue
         k = _key(h[1])
-        if last is None or k >= last:
+        if last is None or last <= k and k[0] <= last[0] + 20:
             out.append(h)
             last = k
     return out
@@ -147,6 +153,9 @@ def check(words_starts, spans, heads) -> tuple[int, int, list[str]]:
         named = set().union(*(_named(a) for a in getattr(s, "articles", ()) or ())) | label_arts
         if inside:
             lead = next((h for h in inside if not h[2]), inside[0])[1]
+            if last_before is not None and inside[0][0] > s.start and _starts_in_text(words, s.start,
+                                                                                       inside[0][0]):
+                lead = last_before  # the chunk opens with the rest of the artigo before
             # a label naming no artigo (preâmbulo, an annex's title) names where the chunk starts
             ok = all(h[1] in named for h in inside) and (lead in label_arts or not label_arts)
         else:
@@ -157,6 +166,15 @@ def check(words_starts, spans, heads) -> tuple[int, int, list[str]]:
                          f"{[h[1] for h in inside] or ['(text of ' + str(last_before) + ')']}: "
                          + " ".join(words[s.start:s.start + 14]))
     return right, total, wrong
+
+
+_HEADING_WORDS = re.compile(r"^(?:ANEXOS?|Anexo|T[ÍI]TULO|CAP[ÍI]TULO|Se[çc][ãa]o|SE[ÇC][ÃA]O|Subse[çc][ãa]o|LIVRO)$")
+
+
+def _starts_in_text(words: list[str], a: int, b: int) -> bool:
+    """Do words[a:b] (before the chunk's first heading) hold text of an artigo, not only a heading
+    (``CAPÍTULO IV`` and its title)? Judged by the first word."""
+    return not _HEADING_WORDS.match(words[a].lstrip("#*"))
 
 
 def _old_chunker(rev: str):
@@ -204,7 +222,42 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"    wrong: {w}")
         for name, (r, t) in totals.items():
             print(f"ALL {name}: {r}/{t} = {r / t:.1%} of chunks name the artigos whose text they hold")
+    _aneel(Path(args.data_dir) / "aneel" / "aneel_fulltext.jsonl", chunkers, args.show)
     return 0
+
+
+def _aneel(path: Path, chunkers: dict, show: int) -> None:
+    """The same check on the acts of the ANEEL sample (PDF/HTML text of laws, decrees, resoluções, portarias:
+    acts the parser's IRPF quirks were not written for), those with at least one artigo heading."""
+    import json
+
+    from ragcov_data.loaders.dispositivos import words_and_line_starts
+
+    if not path.is_file():
+        return
+    print(f"\n## ANEEL sample ({path.name}), documents with an artigo heading")
+    totals = {name: [0, 0, 0] for name in chunkers}
+    wrong_all: list[str] = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        rec = json.loads(line)
+        text = rec["text"]
+        heads = headings(text)
+        if not heads:
+            continue
+        ws = words_and_line_starts(text)
+        for name, fn in chunkers.items():
+            spans, _ = fn(ws[0], ws[1], min_words=20, max_words=400, chunk_words=100, query_words=20)
+            r, t, wrong = check(ws, spans, heads)
+            totals[name][0] += r
+            totals[name][1] += t
+            totals[name][2] += 1
+            if name.startswith("after"):
+                wrong_all.extend(f"{rec['doc_id']}: {w}" for w in wrong)
+    for name, (r, t, d) in totals.items():
+        print(f"ANEEL {name}: {r}/{t} = {r / max(t, 1):.1%} of chunks of {d} documents name the artigos whose "
+              "text they hold")
+    for w in wrong_all[:show * 4]:
+        print(f"    wrong: {w[:220]}")
 
 
 if __name__ == "__main__":
