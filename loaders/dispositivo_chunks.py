@@ -31,8 +31,7 @@ STUB_RULE = (
     "min_words - 1 words, else the next chunk"
 )
 
-_STUB_NOTE = re.compile(r"^[\(\[]\s*(?:vetad|revogad|suprimid|exclu[íi]d)", re.I)
-_TRAILERS = {"Produção", "de", "efeitos", "Vigência", "(Vide", "Regulamento"}
+_STUB_NOTE = re.compile(r"^[\(\[]{1,2}\s*(?:vetad|revogad|suprimid|exclu[íi]d)", re.I)
 
 
 @dataclass
@@ -43,22 +42,28 @@ class _Seg:
     stub: bool = False
 
 
+_LINK_TARGET = re.compile(r"\]\(https?://[^)\s]*\)")
+_BLOCK_ID = re.compile(r"\^[0-9a-z]{4,8}\b")
+_GROUP = re.compile(r"\([^()]*\)|\[[^\[\]]*\]")
+_LEFT_OK = re.compile(r"^[\s.;,]*(?:(?:Produção de efeitos|Vigência|Regulamento)[\s.;,]*)*$")
+
+
 def is_stub(words: Sequence[str], start: int, stop: int) -> bool:
     """Is the unit ``words[start:stop]`` a vetoed or revoked stub (:data:`STUB_RULE`)? Its marker is the
-    words before the first bracket, at most four (``Art. 19.``, ``§ 2º``, ``I -``, ``Arts. 28 e 29``)."""
-    if stop - start > 40:
+    words before the first bracket, at most five (``Art. 19.``, ``§ 2º``, ``I -``, ``Arts. 52 a 58 .``);
+    after it come only annotations (``(VETADO).``, ``[(Revogado ...)](link)``, ``(Incluído ...)``) and
+    Planalto's link words."""
+    if stop - start > 60:
         return False
-    first = next((k for k in range(start, min(stop, start + 5)) if words[k][:1] in "(["), None)
+    first = next((k for k in range(start, min(stop, start + 6)) if words[k][:1] in "(["), None)
     if first is None or not _STUB_NOTE.match(words[first]):
         return False
-    depth = 0
-    for k in range(first, stop):
-        w = words[k]
-        if depth <= 0 and k > first:  # after the annotation: only Planalto's link words
-            if w not in _TRAILERS and w.strip(".;") not in ("", "efeitos)"):
-                return False
-        depth += w.count("(") + w.count("[") - w.count(")") - w.count("]")
-    return True
+    rest = _BLOCK_ID.sub(" ", _LINK_TARGET.sub("]", " ".join(words[first:stop])))
+    while True:  # take out bracketed groups, innermost first
+        rest, n = _GROUP.subn(" ", rest)
+        if not n:
+            break
+    return bool(_LEFT_OK.match(rest.strip()))
 
 
 def _artigo(path: tuple[str, ...]) -> str | None:

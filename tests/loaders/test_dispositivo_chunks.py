@@ -118,12 +118,20 @@ def test_a_stub_with_no_chunk_before_joins_the_next_and_is_named():
 
 @pytest.mark.parametrize("stub", ["(VETADO)", "(VETADO).", "(Revogado pela Lei nº 8.383, de 1991)",
                                   "[Revogado(a) pelo(a) Instrução Normativa RFB nº 2299, de 2025]",
-                                  "(Revogado pela Lei nº 15.270, de 2025) Produção de efeitos"])
+                                  "(Revogado pela Lei nº 15.270, de 2025) Produção de efeitos",
+                                  "[(Revogado pela Lei Complementar nº 227, de 2026)](https://www.planalto.gov.br/"
+                                  "ccivil_03/leis/LCP/Lcp227.htm#art181) ^3gd32g",
+                                  "(VETADO).      [(Incluído pela Lei Complementar nº 227, de 2026)](https://x.htm) "
+                                  "^j53z5h"])
 def test_stub_shapes(stub):
     words = f"Art. 11. {stub}".split()
     assert dc.is_stub(words, 0, len(words))
     words = f"Art. 11. {stub} O prazo será contado da data".split()
     assert not dc.is_stub(words, 0, len(words))  # text after the annotation: not a stub
+    words = "Arts. 52 a 58 . [(Revogados pelo Decreto-lei nº 406, de 1968](https://x.htm#art13)".split()
+    assert dc.is_stub(words, 0, len(words))
+    words = "Art. 11. (Vide Lei nº 1, de 2020) O prazo será contado da data".split()
+    assert not dc.is_stub(words, 0, len(words))
 
 
 STRUCK_PAGE = """<html><body>
