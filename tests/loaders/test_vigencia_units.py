@@ -229,3 +229,19 @@ def test_chunk_vigencia_rule_by_brute_force():
             out_held = any(held[k] and out[k] for k in out)
             assert ok == (in_held or not (out_held or 2 * sum(common[k] for k in nm) >= n))
         assert vg.chunk_vigencia(sizes, flags, "revoked", units)[0] == [False] * len(sizes)
+
+
+def test_misses_json_carries_the_units(tmp_path):
+    import json
+
+    root = _acervo(tmp_path, {"D9580.html": RIR, "L7713.html": LONG})
+    task = build_task(root, chunking="dispositivo", keep_superseded=True, query_words=5)
+    c = task.corpus
+    a644 = _chunk(c, "D9580.html", "Art. 644.")["_id"]
+    q = c[c["doc_id"] == "L7713.html"]["_id"].iloc[0]
+    res = misses(pd.DataFrame([{"query-id": q, "corpus-id": a644, "rank": 1, "score": 1.0}]), task,
+                 on_missing="zero")
+    rows = json.loads(res.to_json())["misses"]
+    row = next(r for r in rows if r["query-id"] == q)
+    assert row["retrieved_units_not_in_force"] == "art. 644 > parágrafo único"
+    assert 0 < row["retrieved_share_not_in_force"] < 1 and row["retrieved_not_in_force"] is False
