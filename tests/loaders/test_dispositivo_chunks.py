@@ -184,3 +184,35 @@ def test_articles_column_of_the_task(tmp_path):
     ds = task.to_dataset_dict()
     assert ds["corpus"]["articles"][1] == ["art. 1", "art. 2"]
     assert "articles" in task.manifest["rules"]["unit_columns"]
+
+
+@pytest.mark.parametrize("text, labels", [
+    # Planalto: a chapter inserted between II and III, its annotation and title, then art. 6-A
+    ("Art. 6º Os rendimentos serão convertidos.\nCAPÍTULO II-A\n(Incluído pela Lei nº 15.270, de 2025)\n"
+     "Produção de efeitos\nDA TRIBUTAÇÃO MENSAL DE ALTAS RENDAS\nArt.\n6º-A.\nA partir do mês de janeiro.\n",
+     ["art. 6", "capítulo II-A", "art. 6-A"]),
+    # the CTN Markdown clip: Obsidian block ids and annotations as Markdown links end the line before
+    ("Art. 185. Presume-se fraudulenta a alienação. ^a1b2c3\nParágrafo único. Não se aplica. [(Redação dada pela "
+     "Lcp nº 118, de 2005)](https://www.planalto.gov.br/Lcp118.htm#art1) ^fy23y8\nArt. 185-A. Na hipótese de o "
+     "devedor não pagar.\n", ["art. 185", "art. 185 > parágrafo único", "art. 185-A"]),
+    # SIJUT: an annotation in square brackets closes the clause before a heading
+    ("Art. 102. As despesas.\n§ 2º Observa-se o disposto no art. 99.\n[Redação dada pelo(a) Instrução Normativa RFB "
+     "nº 1869, de 25 de janeiro de 2019]\nSeção VI\nDas Despesas Escrituradas\nArt. 104. O contribuinte poderá.\n",
+     ["art. 102", "art. 102 > § 2", "seção VI", "art. 104"]),
+    # Planalto's bare annotation links, and a parágrafo único renumbered § 1 (both wordings printed)
+    ("Art. 644. A dedução se aplica às despesas.\nParágrafo único. Para fins do disposto neste artigo.\nRevogado pelo\n"
+     "Decreto nº 10.854, de 2021\n§ 1º O imposto será retido. (Redação dada pela Lei nº 1, de 2021)\n"
+     "Art. 645. As despesas.\n",
+     ["art. 644", "art. 644 > parágrafo único", "art. 644 > § 1", "art. 645"]),
+    # the first artigo of an excerpt after a page header
+    ("Presidência da República\nArt. 644. A dedução se aplica.\nArt. 645. As despesas.\n",
+     ["art. 644", "art. 645"]),
+])
+def test_layouts_of_the_compiled_pages(text, labels):
+    assert [b.label for b in dv.find_boundaries(text)] == labels
+
+
+def test_a_citation_after_a_year_is_still_no_boundary():
+    text = ("Art. 1º O prazo conta-se conforme a Lei nº 9.250, de 1995\n§ 1º do art. 7º aplica-se.\n"
+            "Revogado pelo Decreto nº 1, de 2021\nArt. 2º Outro.\n")
+    assert [b.label for b in dv.find_boundaries(text)] == ["art. 1", "art. 2"]
