@@ -4,7 +4,8 @@
 find_boundaries` finds, sizing units by :data:`~ragcov_data.loaders.dispositivos.SIZE_RULE`. Every chunk
 names the artigos whose text it holds (:data:`ARTICLES_RULE`): a short artigo joined to the next one, or a
 vetoed or revoked stub joined to the chunk before it, is named, so a chunk's label never hides the text of
-another artigo. :func:`unit_spans` gives the word span of every unit, for vigência per dispositivo.
+another artigo. :func:`unit_segments` and :func:`vigencia_units` give the word span of every unit, for
+vigência per dispositivo (:mod:`ragcov_data.legal.vigencia`).
 """
 from __future__ import annotations
 
@@ -26,7 +27,8 @@ ARTICLES_RULE = (
 )
 STUB_RULE = (
     "a stub is a unit whose text after its marker is only an annotation: '(VETADO)', '(Revogado ...)', "
-    "'[Revogado(a) pelo(a) ...]' (optionally followed by 'Produção de efeitos' or 'Vigência'); a stub shorter "
+    "'[Revogado(a) pelo(a) ...]', '[(Revogado ...)](link)' (other annotations, 'Produção de efeitos', "
+    "'Vigência' and a Markdown clip's block ids may follow); a stub shorter "
     "than min_words joins the chunk before it (whatever its artigo) when that stays within max_words + "
     "min_words - 1 words, else the next chunk"
 )
