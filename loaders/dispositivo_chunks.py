@@ -76,6 +76,13 @@ def _artigo(path: tuple[str, ...]) -> str | None:
     return None
 
 
+def artigo_of(unit: str | None) -> tuple[str, ...]:
+    """The artigo a unit label belongs to, as an ``articles`` value: ``"art. 3 > § 1"`` -> ``("art. 3",)``;
+    ``()`` for a label of no artigo (the preâmbulo, an annex's text) or none."""
+    art = _artigo(tuple(unit.split(" > "))) if unit else None
+    return (art,) if art else ()
+
+
 def _group_key(path: tuple[str, ...]) -> tuple[str, ...]:
     """The artigo a unit belongs to (for merging): its path up to the first artigo."""
     for j, p in enumerate(path):

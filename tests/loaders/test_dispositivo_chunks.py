@@ -216,3 +216,21 @@ def test_a_citation_after_a_year_is_still_no_boundary():
     text = ("Art. 1º O prazo conta-se conforme a Lei nº 9.250, de 1995\n§ 1º do art. 7º aplica-se.\n"
             "Revogado pelo Decreto nº 1, de 2021\nArt. 2º Outro.\n")
     assert [b.label for b in dv.find_boundaries(text)] == ["art. 1", "art. 2"]
+
+
+def test_cited_task_corpus_names_the_artigos(tmp_path):
+    import json
+
+    from ragcov_data.loaders.cited_questions import build_cited_task
+
+    acts = tmp_path / "acts.jsonl"
+    acts.write_text(json.dumps({"doc_id": "lei", "text": ACT}) + "\n", encoding="utf-8")
+    questions = [{"qid": "q1", "question": "Quais são os deveres do titular?",
+                  "references": [{"doc_id": "lei", "article": "6"}]}]
+    disp = build_cited_task(acts, questions, chunking="dispositivo", warn=False).corpus
+    assert [list(a) for a in disp["articles"]][1:4] == [["art. 1", "art. 2"], ["art. 3", "art. 4"],
+                                                       ["art. 5", "art. 6"]]
+    art = build_cited_task(acts, questions, chunking="article", warn=False).corpus
+    assert [list(a) for a in art["articles"]][1:3] == [["art. 1"], ["art. 2"]]  # one artigo a chunk
+    words = build_cited_task(acts, questions, chunking="words", warn=False).corpus
+    assert all(len(a) == 0 for a in words["articles"])
