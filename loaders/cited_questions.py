@@ -282,7 +282,7 @@ def chunk_act(text: str, chunking: str, *, chunk_words: int, query_words: int, m
 
         parts, _ = article_spans(words, starts, chunk_words=chunk_words, query_words=query_words)
     if with_articles and chunking != "dispositivo":  # one chunk per artigo: the artigo it is
-        from ragcov_data.loaders.dispositivo_chunks import artigo_of
+        from ragcov_data.loaders.dispositivos import artigo_of
 
         parts = [p.__class__(p.start, p.stop, p.unit, p.continued, artigo_of(p.unit)) for p in parts]
     return [(p.start, p.stop, p.unit, p.continued, *([list(p.articles)] if with_articles else []))

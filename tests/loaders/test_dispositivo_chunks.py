@@ -15,7 +15,6 @@ import pytest
 
 from ragcov_data import build_task
 from ragcov_data.legal.acervo import read_acervo
-from ragcov_data.loaders import dispositivo_chunks as dc
 from ragcov_data.loaders import dispositivos as dv
 
 _HEAD = re.compile(r"^(?:Art\.?)\s*(\d+)(?:º|\.)?(?:-([A-Z]))?\.?$")
@@ -125,13 +124,13 @@ def test_a_stub_with_no_chunk_before_joins_the_next_and_is_named():
                                   "^j53z5h"])
 def test_stub_shapes(stub):
     words = f"Art. 11. {stub}".split()
-    assert dc.is_stub(words, 0, len(words))
+    assert dv.is_stub(words, 0, len(words))
     words = f"Art. 11. {stub} O prazo será contado da data".split()
-    assert not dc.is_stub(words, 0, len(words))  # text after the annotation: not a stub
+    assert not dv.is_stub(words, 0, len(words))  # text after the annotation: not a stub
     words = "Arts. 52 a 58 . [(Revogados pelo Decreto-lei nº 406, de 1968](https://x.htm#art13)".split()
-    assert dc.is_stub(words, 0, len(words))
+    assert dv.is_stub(words, 0, len(words))
     words = "Art. 11. (Vide Lei nº 1, de 2020) O prazo será contado da data".split()
-    assert not dc.is_stub(words, 0, len(words))
+    assert not dv.is_stub(words, 0, len(words))
 
 
 STRUCK_PAGE = """<html><body>
