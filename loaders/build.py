@@ -60,7 +60,8 @@ def build_task(
     chunking : {"words", "dispositivo"}, default: "words"
         ``"words"``: windows of ``chunk_words`` words. ``"dispositivo"``: cut at the act's own artigos,
         parágrafos, incisos ... (:mod:`.dispositivos`); documents with no artigo fall
-        back to ``chunk_words`` windows; the corpus gains ``unit`` and ``continued``.
+        back to ``chunk_words`` windows; the corpus gains ``unit``, ``continued`` and ``articles`` (the
+        artigos each chunk holds).
     min_words, max_words : int, optional
         ``chunking="dispositivo"`` only: a unit shorter than ``min_words`` (default ``query_words``) joins
         the next one; a unit longer than ``max_words`` (default 400) is split.
@@ -71,8 +72,9 @@ def build_task(
         document, and ``manifest["sample"]`` records the population, the design and the sample
         (see :mod:`ragcov_data.sampling`).
     keep_superseded : bool, default: False
-        Keep superseded wording of text files in the index (see :func:`read_acervo`); the corpus column
-        ``in_force`` marks it (:mod:`ragcov_data.vigencia`).
+        Keep superseded wording of text files in the index (see :func:`read_acervo`); the corpus columns
+        ``in_force``, ``units_not_in_force`` and ``share_not_in_force`` mark it, per dispositivo unit
+        (:mod:`ragcov_data.vigencia`).
 
     Returns
     -------
@@ -105,6 +107,7 @@ def build_task(
     n_words = 0
     units: list[str | None] = []
     continued: list[bool] = []
+    articles: list[list[str]] = []
     n_structured = 0
     for doc in acervo.documents:
         if dv is None:
@@ -131,6 +134,7 @@ def build_task(
         if dv is not None:
             units.extend(p.unit for p in parts)
             continued.extend(p.continued for p in parts)
+            articles.extend(list(p.articles) for p in parts)
     if not doc_sizes:
         names = [s.name for s in acervo.sources] or ["(source)"]
         raise RagcovError(
@@ -141,7 +145,8 @@ def build_task(
     corpus = pd.concat([pd.DataFrame({"_id": c_ids, "doc_id": c_docs,
                                       "chunk_index": np.asarray(c_idx, dtype="int64"), "text": c_text,
                                       **({} if dv is None else {"unit": pd.Series(units, dtype=object),
-                                                                "continued": np.asarray(continued, dtype=bool)})}),
+                                                                "continued": np.asarray(continued, dtype=bool),
+                                                                "articles": pd.Series(articles, dtype=object)})}),
                         meta_df], axis=1)
     queries = pd.concat([pd.DataFrame({"_id": c_ids, "text": [ch.query_of(t, query_words) for t in c_text],
                                        "doc_id": c_docs, "chunk_id": c_ids}), meta_df], axis=1)
@@ -161,7 +166,7 @@ def build_task(
     qrels = pd.DataFrame({"query-id": q_col, "corpus-id": c_col, "score": np.ones(len(q_col), dtype="int64")})
     for df in (corpus, queries, qrels):  # pandas' default string dtype, as ``Dataset.to_pandas()`` gives
         for c in df.columns:
-            if df[c].dtype == object:
+            if df[c].dtype == object and c != "articles":  # articles: a list per chunk
                 df[c] = df[c].astype("str")
 
     if dv is None:
@@ -194,7 +199,8 @@ def build_task(
         dvm.annotate_manifest(manifest, dv, n_structured, corpus)
     from ragcov_data.legal.vigencia import annotate_task
 
-    annotate_task(corpus, acervo, manifest)  # corpus `in_force` when the acervo carries vigência
+    # corpus `in_force`, `units_not_in_force`, `share_not_in_force` when the acervo carries vigência
+    annotate_task(corpus, acervo, manifest, units_of=dvm.vigencia_units)
     read_types = None
     if "doc_type" in meta_cols:
         read_types = pd.Series([d.metadata.get("doc_type") for d in acervo.documents], dtype=object)

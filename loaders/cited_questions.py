@@ -31,7 +31,8 @@ its artigo (``dispositivo_not_found``).
 Splits
 ------
 corpus: ``_id, doc_id, chunk_index, text, unit, continued, start_char, end_char`` (the chunk's
-character span in its act) and the acts' metadata. queries: ``_id, text, coverage, partial,
+character span in its act), ``articles`` (the artigos the chunk holds; empty for word windows) and the acts'
+metadata. queries: ``_id, text, coverage, partial,
 question_summary, topic`` (the summary up to its first dash, else the question id: a cluster for
 ``evaluate(..., cluster="topic")``), ``n_citations, n_resolved``. qrels: ``query-id, corpus-id, score``. citations: one row
 per (question, cited provision): ``query-id, citation, doc_id, article, paragraph, inciso, alinea, item,
@@ -260,13 +261,15 @@ def _s(v: Any) -> str | None:
 
 
 def chunk_act(text: str, chunking: str, *, chunk_words: int, query_words: int, min_words: int | None,
-              max_words: int | None) -> tuple[list[tuple[int, int, str | None, bool]], list[str]]:
-    """Word spans ``(start, stop, unit, continued)`` of one act under ``chunking``, and its words."""
+              max_words: int | None, with_articles: bool = False) -> tuple[list[tuple], list[str]]:
+    """Word spans ``(start, stop, unit, continued)`` of one act under ``chunking``, and its words; with
+    ``with_articles`` each span also carries the artigos it holds (a list: the corpus column ``articles``)."""
     from ragcov_data.loaders import chunking as ch
 
     if chunking == "words":
         words = ch.split_words(text)
-        return [(a, b, None, False) for a, b in ch.chunk_spans(len(words), chunk_words, query_words)], words
+        return [(a, b, None, False, *([[]] if with_articles else [])) for a, b in
+                ch.chunk_spans(len(words), chunk_words, query_words)], words
     from ragcov_data.loaders.dispositivos import DEFAULT_MAX_WORDS, dispositivo_spans, words_and_line_starts
 
     words, starts = words_and_line_starts(text)
@@ -278,7 +281,12 @@ def chunk_act(text: str, chunking: str, *, chunk_words: int, query_words: int, m
         from ragcov_data.loaders.articles import article_spans
 
         parts, _ = article_spans(words, starts, chunk_words=chunk_words, query_words=query_words)
-    return [(p.start, p.stop, p.unit, p.continued) for p in parts], words
+    if with_articles and chunking != "dispositivo":  # one chunk per artigo: the artigo it is
+        from ragcov_data.loaders.dispositivos import artigo_of
+
+        parts = [p.__class__(p.start, p.stop, p.unit, p.continued, artigo_of(p.unit)) for p in parts]
+    return [(p.start, p.stop, p.unit, p.continued, *([list(p.articles)] if with_articles else []))
+            for p in parts], words
 
 
 @functools.lru_cache(maxsize=16)
@@ -380,19 +388,19 @@ def build_cited_task(
         qs = validate_questions([(f"`questions[{i}]`", q) for i, q in enumerate(questions)])
     # ---- corpus
     rows: dict[str, list] = {k: [] for k in ("_id", "doc_id", "chunk_index", "text", "unit", "continued",
-                                             "start_char", "end_char")}
+                                             "start_char", "end_char", "articles")}
     meta_cols = list(acervo.metadata_columns)
     meta_rows: list[tuple] = []
     bounds: dict[str, tuple[np.ndarray, np.ndarray, int]] = {}  # doc -> chunk char starts, ends, first row
     index: dict[str, Any] = {}
     for doc in acervo.documents:
         spans, words = chunk_act(doc.text, chunking, chunk_words=chunk_words, query_words=query_words,
-                                 min_words=min_words, max_words=max_words)
+                                 min_words=min_words, max_words=max_words, with_articles=True)
         located, ws = _located(doc.text)
         index[doc.doc_id] = located
         first = len(rows["_id"])
         cs, ce = [], []
-        for i, (a, b, unit, cont) in enumerate(spans):
+        for i, (a, b, unit, cont, arts) in enumerate(spans):
             s_char = int(ws[a])
             e_char = int(ws[b - 1]) + len(words[b - 1])
             rows["_id"].append(ch.chunk_id(doc.doc_id, i))
@@ -403,6 +411,7 @@ def build_cited_task(
             rows["continued"].append(bool(cont))
             rows["start_char"].append(s_char)
             rows["end_char"].append(e_char)
+            rows["articles"].append(arts)
             cs.append(s_char)
             ce.append(e_char)
             meta_rows.append(tuple(doc.metadata.get(c) for c in meta_cols))
@@ -471,7 +480,7 @@ def build_cited_task(
     }
     for df in (corpus, queries, qr):
         for c in df.columns:
-            if df[c].dtype == object and c not in ("unit", "question_summary") and c not in meta_cols:
+            if df[c].dtype == object and c not in ("unit", "question_summary", "articles") and c not in meta_cols:
                 df[c] = df[c].astype("str")
     if warn:
         _warn(counts, unresolved, coarse, name)
@@ -675,6 +684,7 @@ def _features(meta_cols: Sequence[str]) -> dict[str, datasets.Features]:
         "corpus": datasets.Features({"_id": V("string"), "doc_id": V("string"), "chunk_index": V("int64"),
                                      "text": V("string"), "unit": V("string"), "continued": V("bool"),
                                      "start_char": V("int64"), "end_char": V("int64"),
+                                     "articles": datasets.List(V("string")),
                                      **{c: V("string") for c in meta_cols}}),
         "queries": datasets.Features({"_id": V("string"), "text": V("string"), "coverage": V("string"),
                                       "partial": V("bool"), "question_summary": V("string"), "topic": V("string"),

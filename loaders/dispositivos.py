@@ -18,8 +18,9 @@ Text extracted from PDF breaks lines anywhere, so a citation ("observado o dispo
    an annotation such as ``(NR)`` or ``(Redação dada pela Lei ...)``, the ``e``/``ou`` that ends an item
    (``...; e``), or the words since the last heading are its title (no clause punctuation yet); an
    upper-case heading (``CAPÍTULO``, ``ANEXO``), and an artigo or parágrafo that is the very next number
-   (art. n + 1, § n + 1), also follow any word that is not a citation word (``do``, ``no``, ``conforme``
-   ...): a signature line, an unnumbered title;
+   (art. n + 1, § n + 1), and the first artigo of an act (or of an ANEXO) at a line start, also follow any
+   word that is not a citation word (``do``, ``no``, ``conforme`` ...): a signature line, an unnumbered
+   title, a page header (``Presidência da República`` / ``Art. 644.``: an excerpt of an act);
 3. it has the expected shape: a number after ``Art.``/``§``, a dash after the roman numeral; and after
    an artigo, parágrafo or heading the text goes on with a capital letter, a digit, a quote, a bracket or
    a dash, never a lower-case word ("§ 1º *do* art. 7º" is a citation);
@@ -50,8 +51,12 @@ Also (:data:`SPECIAL_RULES`):
   (Revogados ...)`` and ``Arts. 52 a 58.`` are one unit (``arts. 28 e 29``) after which the numbering
   goes on from the last; ``§ 4o``, ``Art 31.`` and a quoted ``Art. 6º......`` parse.
 
-:func:`dispositivo_spans` turns the boundaries into chunks (:data:`SIZE_RULE`); a document with no
-artigo falls back to word windows (:data:`FALLBACK_RULE`).
+:func:`find_boundaries` (in :mod:`ragcov_data.loaders.dispositivo_parser`) finds them; :func:`dispositivo_spans`
+turns the boundaries into chunks (:data:`SIZE_RULE`), each naming the artigos whose text it holds
+(:data:`ARTICLES_RULE`: a short artigo joined to the next one, a vetoed or revoked stub joined to the chunk
+before it, :data:`STUB_RULE`); a document with no artigo falls back to word windows (:data:`FALLBACK_RULE`).
+:func:`unit_segments` and :func:`vigencia_units` give the word span of every unit, for vigência per
+dispositivo (:mod:`ragcov_data.legal.vigencia`).
 """
 from __future__ import annotations
 
@@ -61,6 +66,10 @@ from itertools import groupby
 from typing import Sequence
 
 from ragcov_data.errors import RagcovError
+from ragcov_data.loaders.dispositivo_parser import Boundary, find_boundaries, words_and_line_starts
+
+__all__ = ["Boundary", "Span", "find_boundaries", "words_and_line_starts", "dispositivo_spans", "settings",
+           "config_name", "annotate_manifest", "unit_segments", "vigencia_units", "is_stub", "validate_sizes"]
 
 #: Default maximum words of a unit before it is split (config ``dispositivo``).
 DEFAULT_MAX_WORDS = 400
@@ -90,7 +99,9 @@ SIZE_RULE = (
     "itens), a part with no lower level into windows of max_words words (a last window shorter than min_words "
     "joins the one before) flagged continued; a unit shorter than min_words joins the next unit of its artigo "
     "(the last one, the previous chunk of its artigo if that stays within max_words + min_words - 1 words, else "
-    "the next chunk); so a chunk of a document with two or more chunks holds between min_words and "
+    "the next chunk), a short vetoed or revoked stub the chunk before it (whatever its artigo) when that stays "
+    "within max_words + min_words - 1 words; so a chunk of a document with two or more chunks holds between "
+    "min_words and "
     "max_words + min_words - 1 words (a longer merge is cut again into windows, the rest flagged continued)"
 )
 FALLBACK_RULE = (
@@ -98,59 +109,18 @@ FALLBACK_RULE = (
     "words exactly as chunking='words' does; its chunks have unit null and continued false"
 )
 
-_ROMAN = re.compile(r"^(?=[MDCLXVI])M{0,3}(CM|CD|D?C{0,3})(XC|XL|L?X{0,3})(IX|IV|V?I{0,3})$")
-_ROMAN_VAL = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100, "D": 500, "M": 1000}
-_DASHES = "-–—−‐‑"
-_OPEN_Q = "“\x93«\""
-_CLOSE_Q = "”\x94»\"'’"
-# a number with its ordinal and letter suffix: 1º, 10., 1º-A, 2o, 1.000, 3-A
-_NUM = re.compile(r"^(\d{1,4}(?:\.\d{3})*)([º°ªo]|\.[º°])?(?:-?([A-Z]))?[.:]?$")
-_ART = re.compile(r"^(?:Art|ART|Artigo|ARTIGO)(?:\.|\b)(.*)$")
-_RT = re.compile(r"^rt\.()$")
-_INCISO = re.compile(r"^([IVXLCDM]+)([-–—−‐‑])?(.*)$")
-_ALINEA = re.compile(r"^([a-z])\)(.*)$")
-_ITEM = re.compile(r"^(\d{1,3})[.)](\D.*)?$")
-_HEADINGS = {"TÍTULO": "título", "CAPÍTULO": "capítulo", "LIVRO": "livro", "SEÇÃO": "seção", "Seção": "seção",
-             "SUBSEÇÃO": "subseção", "Subseção": "subseção"}
-_ANNEX = {"ANEXO", "Anexo", "ANEXOS"}
-_UNICO = {"único", "única", "ÚNICO", "ÚNICA", "Único", "Única"}
-_ABBREV = {"art.", "arts.", "inc.", "al.", "n.", "nº.", "no.", "n.º", "p.", "pág.", "fl.", "fls.", "cf.", "sr.",
-           "sra.", "dr.", "dra.", "prof.", "av.", "ex.", "obs.", "min.", "máx.", "etc.:"}
-_CITATION_WORDS = {
-    "do", "da", "dos", "das", "no", "na", "nos", "nas", "ao", "aos", "à", "às", "o", "a", "os", "as", "pelo", "pela",
-    "pelos", "pelas", "de", "em", "e", "ou", "conforme", "segundo", "com", "que", "art.", "arts.", "artigo", "artigos",
-    "inciso", "incisos", "alínea", "alíneas", "parágrafo", "parágrafos", "termos", "vide", "ver", "cf.", "este",
-    "esta", "deste", "desta", "neste", "nesta", "referido", "referida", "previsto", "prevista", "mencionado",
-    "mencionada", "constante", "constantes", "sobre", "entre", "até", "por", "seu", "sua", "respectivo",
-    "respectiva", "o(s)", "a(s)",
-}
-_ANNOTATION = re.compile(r"^\((?:reda[çc][ãa]o|inclu[íi]d|revogad|vetad|vide|nr\b|vig[êe]ncia|regulamento|acrescid|"
-                         r"renumerad|alterad|suprimid|produ[çc][ãa]o|promulga|declarad|express|suspens|"
-                         r"ratificad|convertid|transformad|mantid)", re.I)
-
-
-@dataclass(frozen=True)
-class Boundary:
-    """Where a dispositivo starts: word index, kind and label path (e.g. ``("art. 2", "I", "a")``)."""
-
-    start: int
-    kind: str  # heading, annex, art, par, inc, ali, item
-    path: tuple[str, ...]
-
-    @property
-    def label(self) -> str:
-        """The unit label: ``"art. 2 > I > a"``."""
-        return " > ".join(self.path)
-
 
 @dataclass(frozen=True)
 class Span:
-    """A chunk of a document: half-open word span, its unit label and whether it continues a longer unit."""
+    """A chunk of a document: half-open word span, its unit label, whether it continues a longer unit, and
+    the artigos it holds."""
 
     start: int
     stop: int
     unit: str | None
     continued: bool
+    #: the artigos whose text the chunk holds, in order (``("art. 12", "art. 12-A")``); empty outside any
+    articles: tuple[str, ...] = ()
 
 
 def validate_sizes(min_words: int, max_words: int, query_words: int) -> None:
@@ -165,497 +135,23 @@ def validate_sizes(min_words: int, max_words: int, query_words: int) -> None:
         raise RagcovError(f"`max_words` ({max_words}) must be >= `min_words` ({min_words}); raise max_words.")
 
 
-# --------------------------------------------------------------------------- words and lines
-
-
-def words_and_line_starts(text: str) -> tuple[list[str], bytearray]:
-    """The words of ``text`` (exactly ``text.split()``) and a flag per word: does it start a line?
-
-    A text without any line break flags every word (its line structure is unknown)."""
-    words: list[str] = []
-    starts = bytearray()
-    for line in text.splitlines():
-        ws = line.split()
-        if ws:
-            starts.append(1)
-            starts.extend(bytes(len(ws) - 1))
-            words.extend(ws)
-    if len(starts) and starts.count(1) == 1:
-        starts = bytearray(b"\x01" * len(words))
-    return words, starts
-
-
-def _roman(s: str) -> int | None:
-    if not s or not _ROMAN.match(s):
-        return None
-    total = 0
-    for a, b in zip(s, s[1:] + " "):
-        v = _ROMAN_VAL[a]
-        total += -v if b != " " and _ROMAN_VAL[b] > v else v
-    return total
-
-
-def _strip_close(tok: str) -> str:
-    return tok.rstrip(_CLOSE_Q)
-
-
-def _closes_clause(words: Sequence[str], i: int) -> bool:
-    """Does the text before word ``i`` end a sentence or clause (rule 2, without the heading-title case)?"""
-    if i == 0:
-        return True
-    prev = words[i - 1]
-    bare = _strip_close(prev)
-    if not bare and i >= 2:  # a closing quote alone: what it closes
-        prev = words[i - 2] + prev
-        bare = _strip_close(prev)
-    if bare and bare[-1] in ".:;!?…" and prev.lower() not in _ABBREV and bare.lower() not in _ABBREV:
-        return True
-    if prev in ("(NR)", "(NR).", "(...)", "(…)", "[...]"):
-        return True
-    if bare.endswith(")") or bare.endswith(")."):
-        for j in range(i - 1, max(i - 31, -1), -1):  # the annotation's opening bracket, a few words back
-            if "(" in words[j]:
-                return bool(_ANNOTATION.match(words[j][words[j].index("("):]))
-        return False
-    if prev in ("Vigência", "Regulamento", "encerrada") and i >= 2 and _closes_clause(words, i - 1):
-        return True  # planalto's annotation links after "(Incluído pela Lei ...)"
-    if prev.strip("()") == "efeitos" and i >= 4 and [w.strip("()") for w in words[i - 3:i]] == [
-            "Produção", "de", "efeitos"] and _closes_clause(words, i - 3):
-        return True  # "... (Redação dada pela ...) Produção de efeitos"
-    if prev in ("e", "ou", "e/ou") and i >= 2 and _strip_close(words[i - 2])[-1:] in ";,":
-        return True
-    if prev in ("(NR)", "(NR).", "(...)", "(…)", "[...]"):
-        return True
-    return False
-
-
-def _parse_number(words: Sequence[str], j: int, rest: str | None) -> tuple[tuple[int, str], str, int] | None:
-    """The number of an ``Art.``/``§`` marker: ``((n, letter), label, next word index)``, or None.
-
-    ``rest`` is what follows the marker in its own word (``Art.1º`` -> ``"1º"``), else the number is word ``j``.
-    """
-    if rest:
-        tok, nxt = rest, j
-    elif j < len(words):
-        tok, nxt = words[j], j + 1
-    else:
-        return None
-    m = _NUM.match(tok)
-    if not m and tok.endswith(".."):  # "6º......": the number of an article quoted in part
-        m = _NUM.match(tok.rstrip("."))
-    if not m:
-        return None
-    if not m.group(2) and nxt < len(words) and words[nxt] in ("o", "º", "°", "o.", "º.", "°."):
-        nxt += 1  # "Art. 1 o": OCR splits the ordinal off
-    n = int(m.group(1).replace(".", ""))
-    letter = m.group(3) or ""
-    return (n, letter), f"{n}-{letter}" if letter else str(n), nxt
-
-
-def _text_goes_on(words: Sequence[str], j: int) -> bool:
-    """After an artigo, parágrafo or heading: the next word is not lower case (else it is a citation)."""
-    if j >= len(words):
-        return False
-    w = words[j].lstrip(_OPEN_Q + "(['")
-    if not w:
-        return True
-    c = w[0]
-    return not c.islower()
-
-
-# --------------------------------------------------------------------------- the parser
-
-
-class _Frame:
-    """Numbering state of one act (the document, an ANEXO, a quoted amendment)."""
-
-    def __init__(self, prefix: tuple[str, ...] = (), end: int | None = None) -> None:
-        self.prefix = prefix
-        self.end = end  # word index where a quoted frame closes
-        self.art: tuple[int, str] | None = None
-        self.art_label: str | None = None
-        self.par: tuple[int, str] | None = None
-        self.par_label: str | None = None
-        self.inc: int | None = None
-        self.inc_label: str | None = None
-        self.ali: str | None = None
-        self.item: int | None = None
-
-    def path(self, level: int) -> tuple[str, ...]:
-        parts = [self.art_label, self.par_label, self.inc_label, self.ali, None if self.item is None else str(self.item)]
-        out = [p for p in parts[:level] if p is not None]
-        return self.prefix + tuple(out)
-
-
-def _quote_end(words: Sequence[str], starts: Sequence[int], i: int, next_art: int) -> int | None:
-    """Index of the word after the quoted block opening at word ``i``: after its closing quote (and a
-    ``(NR)``), or, when the closing quote was lost, the line where the amending act's next artigo
-    (number ``next_art``) starts. None when neither is found."""
-    depth = 0
-    for j in range(i, len(words)):
-        w = words[j]
-        if j > i and starts[j] and w.startswith(("Art", "ART")) and _closes_clause(words, j):
-            m = _ART.match(w)
-            num = _parse_number(words, j + 1, m.group(1)) if m else None
-            if num is not None and num[0][0] == next_art:
-                return j
-        depth += w.count("“") + w.count("\x93") + w.count("«") + (w[0] == '"')
-        depth -= w.count("”") + w.count("\x94") + w.count("»") + (len(w) > 1 and w[-1] == '"' or w == '"' and j > i)
-        if w.startswith("(NR)"):
-            return j + 1
-        if depth <= 0 and j > i:
-            if j + 1 < len(words) and words[j + 1].startswith("(NR)"):
-                return j + 2
-            return j + 1
-    return None
-
-
-_CAND_FIRST = set("AaPpS§TCLIVXLCDM“\x93«\"0123456789abcdefghijklmnopqrstuvwxyz")
-
-
-def find_boundaries(text_or_words: str | Sequence[str], line_starts: Sequence[int] | None = None) -> list[Boundary]:
-    """The dispositivos of a normative text, in order (see the module docstring for the rules).
-
-    Parameters
-    ----------
-    text_or_words : str or list of str
-        The text, or its words (then ``line_starts`` flags the words that start a line).
-
-    Returns
-    -------
-    list of Boundary
-        Word index, kind and label path of every dispositivo found; empty for a text with no structure.
-    """
-    if isinstance(text_or_words, str):
-        words, starts = words_and_line_starts(text_or_words)
-    else:
-        words = list(text_or_words)
-        starts = bytearray(line_starts) if line_starts is not None else bytearray(b"\x01" * len(words))
-    out: list[Boundary] = []
-    top = _Frame()  # the act (replaced at each ANEXO)
-    frame = top  # top, or a quoted amendment inside it
-    heading_at: int | None = None  # start of the last heading, while its title runs
-    closed_at = -1  # where the last quoted amendment closed: a boundary may follow whatever ends it
-    last_end = -1  # word after the last accepted marker (a stub "(VETADO)." runs from there)
-    art_at = -1  # start of the act's current artigo (its caput may announce an insertion)
-    n = len(words)
-    transcribed = _transcribed_from(words, starts)  # a voto's own numbered paragraphs: artigos are quotes
-    i = 0
-    while i < n:
-        if frame is not top and i >= frame.end:  # type: ignore[operator]
-            closed_at, frame = frame.end, top
-        w = words[i]
-        if not starts[i]:
-            # mid-line: only the next dispositivo after a stub ("Art. 19. (VETADO). Art. 20. ...")
-            if i - last_end > 31 or w[0] not in "AP§IVXLC" or not _after_stub(words, last_end, i):
-                i += 1
-                continue
-        elif (frame is top and top.art is not None and art_at >= 0 and i > 0 and words[i - 1][-1:] == ":"
-              and _announces_insertion(words, art_at, i)):
-            end = _insertion_end(words, starts, i, top.art[0] + 1)  # text inserted into another act
-            if end is not None and end > i:
-                frame = _Frame(top.path(5), end)
-        if w[0] not in _CAND_FIRST:
-            i += 1
-            continue
-        quoted, k = False, i  # an opening quote before the marker, alone or glued to it
-        if w in ("“", "\x93", "«", '"'):
-            if i + 1 >= n:
-                break
-            quoted, k, w = True, i + 1, words[i + 1]
-        elif w[0] in _OPEN_Q and len(w) > 1:
-            quoted, w = True, w[1:]
-        hit = _match(words, k, w, frame)
-        if hit is None:
-            i += 1
-            continue
-        kind, level, key, label, nxt, last = hit
-        if transcribed is not None and i >= transcribed[0] and kind != "annex":
-            i += 1  # an artigo a voto or nota técnica transcribes: not the document's own
-            continue
-        clause = i == closed_at or _closes_clause(words, i)
-        in_title = heading_at is not None and i - heading_at <= 60 and not any(
-            _strip_close(x)[-1:] in ".:;" for x in words[heading_at:i])
-        relaxed = (kind in ("heading", "annex") and w.isupper() and not quoted and i > 0
-                   and words[i - 1].lower() not in _CITATION_WORDS and words[i - 1][-1:] not in ",-–")
-        sequel = (kind in ("art", "par") and i > 0 and words[i - 1].lower() not in _CITATION_WORDS
-                  and words[i - 1][-1:] not in ",-–"
-                  and (_is_sequel(frame, kind, key) or (frame is not top and _plausible(frame, kind, key))))
-        if w == "rt." and not (_is_sequel(frame, kind, key) and (clause or in_title or sequel)):
-            i += 1  # "rt. 758." (a lost A) only as the very next artigo
-            continue
-        if not (clause or in_title or relaxed or sequel):
-            i += 1
-            continue
-        if quoted and frame is top:  # a quoted amendment opens: numbered on its own, inside the artigo
-            end = None if top.art is None else _quote_end(words, starts, i, top.art[0] + 1)
-            if end is None:
-                i += 1
-                continue
-            frame = _Frame(top.path(5), end)
-            hit = _match(words, k, w, frame)
-            if hit is None:
-                frame = top
-                i += 1
-                continue
-            kind, level, key, label, nxt, last = hit
-        if kind == "annex":
-            if frame is not top:
-                i += 1
-                continue
-            top = frame = _Frame((label,))
-            out.append(Boundary(i, kind, (label,)))
-            heading_at = i
-            if transcribed is not None and i > transcribed[1]:
-                transcribed = None  # after the voto, an annexed act has its own artigos
-            i = last_end = nxt
-            continue
-        if kind == "heading":
-            out.append(Boundary(i, kind, frame.prefix + (label,)))
-            heading_at = i
-            i = last_end = nxt
-            continue
-        if not _plausible(frame, kind, key) and not (_same_number(frame, kind, key)
-                                                     and _new_wording(words, starts, nxt)):
-            i += 1
-            continue
-        _advance(frame, kind, last, label)
-        if kind == "art" and frame is top:
-            art_at = i
-        out.append(Boundary(i, kind, frame.path(level)))
-        heading_at = None
-        i = last_end = nxt
-    return out
-
-
-_INSERTS = re.compile(r"\b(?:passa(?:m|r[aã]o)? a vigorar|(?:fica|ficam|é|são) (?:acrescid|acrescentad|inserid)|"
-                      r"acrescent(?:e|em)-se|insira(?:m)?-se)", re.I)
-
-
-def _announces_insertion(words: Sequence[str], art_at: int, i: int) -> bool:
-    """Does the artigo starting at ``art_at`` announce, in the clause that ends with the colon before word
-    ``i``, text it inserts into another act ("passa a vigorar acrescido do seguinte ...:", "passam a
-    vigorar com a seguinte redação:", "fica acrescido o seguinte parágrafo:")?"""
-    lo = max(art_at, i - 60)
-    for j in range(i - 2, lo - 1, -1):  # the clause: back to the previous full stop or semicolon
-        if words[j][-1:] in ".;" and words[j].lower() not in _ABBREV:
-            lo = j + 1
-            break
-    return bool(_INSERTS.search(" ".join(words[lo:i])))
-
-
-def _insertion_end(words: Sequence[str], starts: Sequence[int], i: int, next_art: int) -> int | None:
-    """Where text inserted from word ``i`` ends: after its closing quote (and a ``(NR)``), after a
-    ``(NR)``, or at the line where the amending act's next artigo (``next_art``) starts; None if none."""
-    if words[i][0] in _OPEN_Q:
-        return _quote_end(words, starts, i, next_art)
-    for j in range(i, len(words)):
-        w = words[j]
-        if j > i and starts[j] and w.startswith(("Art", "ART")) and _closes_clause(words, j):
-            m = _ART.match(w)
-            num = _parse_number(words, j + 1, m.group(1)) if m else None
-            if num is not None and num[0][0] == next_art:
-                return j
-        if w.startswith("(NR)"):
-            return j + 1
-        if w[-1] in "”\x94»" or (len(w) > 1 and w[-2] in "”\x94»" and w[-1] in ".;"):
-            return j + 2 if j + 1 < len(words) and words[j + 1].startswith("(NR)") else j + 1
-    return None
-
-
-def _after_stub(words: Sequence[str], last_end: int, i: int) -> bool:
-    """Is the text between the last marker (ending at ``last_end``) and word ``i`` a stub annotation
-    alone, ``(VETADO).``, ``(Revogado pela Lei nº ...)``? Then the next dispositivo may follow on its line."""
-    if last_end >= 0 and words[last_end] in _DASHES:  # "I - (VETADO);": the inciso's dash
-        last_end += 1
-    if last_end < 0 or not 0 < i - last_end <= 30 or not words[last_end].startswith("("):
-        return False
-    tail = words[i - 1]
-    if not tail.rstrip(".;").endswith(")"):
-        return False
-    return bool(_ANNOTATION.match(words[last_end])) or words[last_end].lower().startswith("(vetad")
-
-
-_PARA = re.compile(r"^(\d{1,3})\.$")
-
-
-def _transcribed_from(words: Sequence[str], starts: Sequence[int]) -> tuple[int, int] | None:
-    """``(start, end)`` word range in which artigos are transcriptions, or None.
-
-    A voto, nota técnica or parecer is cut into numbered paragraphs (``1.``, ``2.``, ... ``22.``), and it
-    quotes the articles it discusses. When the document's numbered paragraphs start before its first
-    artigo and go on after it (an increasing run of at least five, steps of 1 to 3, the first numbered 1
-    to 3), its artigos are quotes: from the first paragraph on (up to an ANEXO after the last paragraph)
-    no artigo, parágrafo, inciso or alínea is the document's own. Returns the first and the last
-    paragraph's word index."""
-    n = len(words)
-    paras = [(j, int(w[:-1])) for j, w in enumerate(words)
-             if len(w) <= 4 and w[-1] == "." and w[:-1].isdigit() and j + 1 < n and words[j + 1][:1].isupper()
-             and (starts[j] or (j > 0 and words[j - 1][-1:] in ".:;)"))]
-    if len(paras) < 5:
-        return None
-    first_art = next((j for j, w in enumerate(words) if starts[j] and w[:3] in ("Art", "ART") and _ART.match(w)),
-                     None)
-    if first_art is None:
-        return None
-    best: list[tuple[int, int]] = []
-    run: list[tuple[int, int]] = []
-    for pos, num in paras:
-        if run and 1 <= num - run[-1][1] <= 3:
-            run.append((pos, num))
-        elif num <= 3:
-            run = [(pos, num)]
-        else:
-            continue
-        if len(run) > len(best):
-            best = list(run)
-    if len(best) < 5 or best[0][0] > first_art or best[-1][0] < first_art:
-        return None
-    return best[0][0], best[-1][0]
-
-
-def _match(words: Sequence[str], i: int, w: str, frame: _Frame
-           ) -> tuple[str, int, object, str, int, object] | None:
-    """Shape test of a candidate at word ``i`` (``w`` without its opening quote):
-    ``(kind, level, sequence key, label, next word index, key of its last number)`` or None (the last
-    key differs from the key for ``Arts. 28 e 29``, ``§§ 3º e 4º``)."""
-    n = len(words)
-    m = _ART.match(w) or (w == "rt." and _RT.match(w))  # "rt. 758.": the A lost (accepted only in sequence)
-    if m:
-        num = _parse_number(words, i + 1, m.group(1))
-        if num is None or not _text_goes_on(words, num[2]):
-            return None
-        return "art", 1, num[0], f"art. {num[1]}", num[2], num[0]
-    if w in ("Arts.", "ARTS.", "Arts", "ARTS"):  # "Arts. 28 e 29 (Revogados pela Lei ...)"
-        nums = [_parse_number(words, i + 1, None)]
-        if nums[0] is None:
-            return None
-        j = nums[0][2]
-        label = f"arts. {nums[0][1]}"
-        while j + 1 < n and words[j] in ("e", "a"):
-            nx = _parse_number(words, j + 1, None)
-            if nx is None:
-                break
-            nums.append(nx)
-            label += f" {words[j]} {nx[1]}"
-            j = nx[2]
-        if len(nums) < 2 or not _text_goes_on(words, j):
-            return None
-        return "art", 1, nums[0][0], label, j, nums[-1][0]
-    if w[0] == "§":
-        plural = w.startswith("§§")
-        rest = w[2:] if plural else w[1:]
-        num = _parse_number(words, i + 1, rest or None)
-        if num is None:
-            return None
-        j = num[2]
-        if plural:  # "§§ 3º e 4º (Revogados)."
-            while j < n and (words[j] in ("e", "a", ",") or _NUM.match(words[j].rstrip(","))):
-                j += 1
-        if not _text_goes_on(words, j):
-            return None
-        return "par", 2, num[0], f"§§ {num[1]}" if plural else f"§ {num[1]}", j, num[0]
-    if w in ("Parágrafo", "PARÁGRAFO", "Paragrafo", "PARAGRAFO"):
-        if i + 1 < n and words[i + 1].rstrip(".:-–") in _UNICO and _text_goes_on(words, i + 2):
-            return "par", 2, (10_000, ""), "parágrafo único", i + 2, (10_000, "")
-        return None
-    if w in _HEADINGS:
-        if i + 1 < n:
-            num = words[i + 1].rstrip(".:-–")
-            if (_roman(num) or num in _UNICO) and _text_goes_on(words, i + 2):
-                return "heading", 0, None, f"{_HEADINGS[w]} {num}", i + 2, None
-        return None
-    if w in _ANNEX:
-        j = i + 1
-        label = "anexo"
-        if j < n:
-            num = words[j].rstrip(".:-–")
-            if _roman(num) or re.fullmatch(r"[A-Z]|\d{1,3}", num) or num in _UNICO:
-                label, j = f"anexo {num}", j + 1
-        if j < n and not _text_goes_on(words, j):
-            return None
-        return "annex", 0, None, label, j, None
-    if frame.art is None:
-        return None  # §, incisos, alíneas and itens live inside an artigo
-    m = _INCISO.match(w)  # inciso: roman numeral and a dash, glued or in the next word
-    if m and (m.group(2) or (not m.group(3) and i + 1 < n and words[i + 1][0] in _DASHES)):
-        val = _roman(m.group(1))
-        if val is not None:
-            return "inc", 3, val, m.group(1), i + 1, val
-    m = _ALINEA.match(w)
-    if m:
-        return "ali", 4, m.group(1), m.group(1), i + 1, m.group(1)
-    if frame.ali is not None:
-        m = _ITEM.match(w)
-        if m:
-            return "item", 5, int(m.group(1)), m.group(1), i + 1, int(m.group(1))
-    return None
-
-
-def _plausible(frame: _Frame, kind: str, key: object) -> bool:
-    """Rule 4: the number follows the previous one of its level."""
-    if kind == "art":
-        return frame.art is None or key > frame.art  # type: ignore[operator]
-    if frame.art is None:
-        return False
-    if kind == "par":
-        return frame.par is None or key > frame.par  # type: ignore[operator]
-    if kind == "inc":
-        return frame.inc is None or key > frame.inc  # type: ignore[operator]
-    if kind == "ali":
-        return frame.ali is None or key > frame.ali  # type: ignore[operator]
-    if kind == "item":
-        return frame.item is None or key > frame.item  # type: ignore[operator]
-    return True
-
-
-def _same_number(frame: _Frame, kind: str, key: object) -> bool:
-    """The number of the current dispositivo of its level, again (a compilation's new wording)."""
-    return frame.art is not None and key is not None and key == {
-        "art": frame.art, "par": frame.par, "inc": frame.inc, "ali": frame.ali, "item": frame.item}.get(kind)
-
-
-def _new_wording(words: Sequence[str], starts: Sequence[int], j: int, span: int = 150) -> bool:
-    """Does the unit starting at word ``j`` carry ``(Redação dada ...)`` before the next line-start marker?
-    Then it is the new wording of the provision just before it, printed under the same number."""
-    for k in range(j, min(len(words), j + span)):
-        w = words[k]
-        if k > j and starts[k] and (w.startswith(("Art", "§", "Parágrafo")) or _ALINEA.match(w)
-                                    or (_INCISO.match(w) and k + 1 < len(words) and words[k + 1][:1] in _DASHES)):
-            return False
-        if w.lstrip("([").lower().startswith("redação") and k + 1 < len(words) and words[k + 1] == "dada":
-            return True
-    return False
-
-
-def _is_sequel(frame: _Frame, kind: str, key: object) -> bool:
-    """The very next number of its level (art. 1 first, then n + 1; § 1 first in an artigo, then n + 1)."""
-    n, letter = key  # type: ignore[misc]
-    if letter:
-        return False
-    if kind == "art":
-        return n == (1 if frame.art is None else frame.art[0] + 1)
-    return frame.art is not None and n == (1 if frame.par is None else frame.par[0] + 1)
-
-
-def _advance(frame: _Frame, kind: str, key: object, label: str) -> None:
-    """Record an accepted dispositivo in its frame (lower levels restart)."""
-    if kind == "art":
-        frame.art, frame.art_label = key, label  # type: ignore[assignment]
-        frame.par = frame.par_label = frame.inc = frame.inc_label = frame.ali = frame.item = None
-    elif kind == "par":
-        frame.par, frame.par_label = key, label  # type: ignore[assignment]
-        frame.inc = frame.inc_label = frame.ali = frame.item = None
-    elif kind == "inc":
-        frame.inc, frame.inc_label = key, label  # type: ignore[assignment]
-        frame.ali = frame.item = None
-    elif kind == "ali":
-        frame.ali, frame.item = key, None  # type: ignore[assignment]
-    elif kind == "item":
-        frame.item = key  # type: ignore[assignment]
-
-
 # --------------------------------------------------------------------------- from boundaries to chunks
+
+ARTICLES_RULE = (
+    "corpus `articles`: every artigo whose text the chunk holds, in order (a short artigo joined to the next, "
+    "a vetoed or revoked stub joined to the chunk before it); `unit` names the first of them whose text is "
+    "more than a stub (a chunk holding only stubs: the first stub), also when the chunk starts with text of no "
+    "artigo shorter than min_words (a preâmbulo, an annex's title) joined to the artigo after it"
+)
+STUB_RULE = (
+    "a stub is a unit whose text after its marker is only an annotation: '(VETADO)', '(Revogado ...)', "
+    "'[Revogado(a) pelo(a) ...]', '[(Revogado ...)](link)' (other annotations, 'Produção de efeitos', "
+    "'Vigência' and a Markdown clip's block ids may follow); a stub shorter "
+    "than min_words joins the chunk before it (whatever its artigo) when that stays within max_words + "
+    "min_words - 1 words, else the next chunk"
+)
+
+_STUB_NOTE = re.compile(r"^[\(\[]{1,2}\s*(?:vetad|revogad|suprimid|exclu[íi]d)", re.I)
 
 
 @dataclass
@@ -663,6 +159,46 @@ class _Seg:
     start: int
     stop: int
     path: tuple[str, ...]
+    stub: bool = False
+
+
+_LINK_TARGET = re.compile(r"\]\(https?://[^)\s]*\)")
+_BLOCK_IDS = re.compile(r"\^[0-9a-z]{4,8}\b")
+_GROUP = re.compile(r"\([^()]*\)|\[[^\[\]]*\]")
+_LEFT_OK = re.compile(r"^[\s.;,]*(?:(?:Produção de efeitos|Vigência|Regulamento)[\s.;,]*)*$")
+
+
+def is_stub(words: Sequence[str], start: int, stop: int) -> bool:
+    """Is the unit ``words[start:stop]`` a vetoed or revoked stub (:data:`STUB_RULE`)? Its marker is the
+    words before the first bracket, at most five (``Art. 19.``, ``§ 2º``, ``I -``, ``Arts. 52 a 58 .``);
+    after it come only annotations (``(VETADO).``, ``[(Revogado ...)](link)``, ``(Incluído ...)``) and
+    Planalto's link words."""
+    if stop - start > 60:
+        return False
+    first = next((k for k in range(start, min(stop, start + 6)) if words[k][:1] in "(["), None)
+    if first is None or not _STUB_NOTE.match(words[first]):
+        return False
+    rest = _BLOCK_IDS.sub(" ", _LINK_TARGET.sub("]", " ".join(words[first:stop])))
+    while True:  # take out bracketed groups, innermost first
+        rest, n = _GROUP.subn(" ", rest)
+        if not n:
+            break
+    return bool(_LEFT_OK.match(rest.strip()))
+
+
+def _artigo(path: tuple[str, ...]) -> str | None:
+    """The label of the artigo a unit belongs to (its path up to the first artigo), None outside any."""
+    for j, p in enumerate(path):
+        if p.startswith(("art. ", "arts. ")):
+            return " > ".join(path[:j + 1])
+    return None
+
+
+def artigo_of(unit: str | None) -> tuple[str, ...]:
+    """The artigo a unit label belongs to, as an ``articles`` value: ``"art. 3 > § 1"`` -> ``("art. 3",)``;
+    ``()`` for a label of no artigo (the preâmbulo, an annex's text) or none."""
+    art = _artigo(tuple(unit.split(" > "))) if unit else None
+    return (art,) if art else ()
 
 
 def _group_key(path: tuple[str, ...]) -> tuple[str, ...]:
@@ -696,16 +232,23 @@ def _pieces(segs: list[_Seg], depth: int, max_words: int, min_words: int) -> lis
     return out
 
 
-def _merge_short(pieces: list[Span], keys: list[tuple[str, ...]], min_words: int, max_words: int) -> list[Span]:
-    """Units shorter than ``min_words`` join the next unit of their artigo (see :data:`SIZE_RULE`)."""
+def _merge_short(pieces: list[Span], keys: list[tuple[str, ...]], stubs: list[bool], min_words: int,
+                 max_words: int) -> list[Span]:
+    """Units shorter than ``min_words`` join the next unit of their artigo; a short stub joins the chunk
+    before it (see :data:`SIZE_RULE` and :data:`STUB_RULE`)."""
     limit = max_words + min_words - 1
     chunks: list[Span] = []
     carry: Span | None = None
-    for _, group in groupby(zip(pieces, keys), key=lambda pk: pk[1]):
+    for _, group in groupby(zip(pieces, keys, stubs), key=lambda pk: pk[1]):
         acc: Span | None = carry
         carry = None
         first = len(chunks)
-        for p, _k in group:
+        for p, _k, stub in group:
+            if (stub and acc is None and chunks and p.stop - p.start < min_words
+                    and p.stop - chunks[-1].start <= limit):
+                chunks[-1] = Span(chunks[-1].start, p.stop, chunks[-1].unit, chunks[-1].continued)
+                first = min(first, len(chunks) - 1)
+                continue
             if acc is not None:
                 p = Span(acc.start, p.stop, acc.unit, acc.continued)
                 acc = None
@@ -733,29 +276,50 @@ def _merge_short(pieces: list[Span], keys: list[tuple[str, ...]], min_words: int
     return out
 
 
-def dispositivo_spans(words: Sequence[str], line_starts: Sequence[int], *, min_words: int, max_words: int,
-                      chunk_words: int, query_words: int) -> tuple[list[Span], bool]:
-    """The chunks of one document under ``chunking="dispositivo"``.
+def _name_articles(chunks: list[Span], segs: list[_Seg]) -> list[Span]:
+    """Every chunk with the artigos whose text it holds, its label the first that is more than a stub
+    (:data:`ARTICLES_RULE`); segs and chunks are both in word order."""
+    out: list[Span] = []
+    j = 0
+    for c in chunks:
+        while j < len(segs) and segs[j].stop <= c.start:
+            j += 1
+        held: list[tuple[str, bool, str]] = []  # (artigo, stub, unit label) of each unit in the chunk
+        k = j
+        while k < len(segs) and segs[k].start < c.stop:
+            art = _artigo(segs[k].path)
+            if art is not None:
+                held.append((art, segs[k].stub, " > ".join(segs[k].path)))
+            k += 1
+        arts = tuple(dict.fromkeys(a for a, _, _ in held))
+        unit = c.unit
+        own = _artigo(tuple(unit.split(" > "))) if unit else None
+        stub_only = {a for a in arts if all(s for x, s, _ in held if x == a)}
+        if (own is None or own in stub_only) and arts and not c.continued:
+            # a stub, or text of no artigo (a short preâmbulo, an annex's title), joined to an artigo
+            nxt = next((lab for a, s, lab in held if a not in stub_only), None)
+            unit = nxt or (unit if own is not None else next(lab for _, _, lab in held))
+        out.append(Span(c.start, c.stop, unit, c.continued, arts))
+    return out
 
-    Parameters
-    ----------
-    words, line_starts
-        The document's words and line-start flags (:func:`words_and_line_starts`).
-    min_words, max_words : int
-        Unit sizes (:data:`SIZE_RULE`).
-    chunk_words, query_words : int
-        Word windows of a document with no artigo (:data:`FALLBACK_RULE`).
 
-    Returns
-    -------
-    (list of Span, bool)
-        Consecutive spans covering every word, and whether the document has structure (an artigo).
-    """
-    from ragcov_data.loaders.chunking import chunk_spans
+def unit_segments(words: Sequence[str], line_starts: Sequence[int]) -> list[tuple[int, int, str]]:
+    """Every dispositivo unit of a document as ``(start, stop, label)`` word spans, in order (headings joined
+    to the unit after them, the text before the first boundary the preâmbulo); empty with no artigo."""
+    return [(s.start, s.stop, " > ".join(s.path)) for s in _segments(words, line_starts)[0]]
 
+
+def vigencia_units(text: str) -> list[tuple[int, int, str, bool]]:
+    """The units of a document for vigência per dispositivo: ``(start, stop, label, stub)`` word spans of
+    ``text.split()`` (:func:`unit_segments`, each flagged when it is a vetoed or revoked stub)."""
+    words, starts = words_and_line_starts(text)
+    return [(s.start, s.stop, " > ".join(s.path), s.stub) for s in _segments(words, starts)[0]]
+
+
+def _segments(words: Sequence[str], line_starts: Sequence[int]) -> tuple[list[_Seg], bool]:
     bounds = find_boundaries(words, line_starts)
     if not any(b.kind == "art" for b in bounds):
-        return [Span(a, b, None, False) for a, b in chunk_spans(len(words), chunk_words, query_words)], False
+        return [], False
     segs: list[_Seg] = []
     if bounds[0].start > 0:
         segs.append(_Seg(0, bounds[0].start, (PREAMBLE,)))
@@ -769,17 +333,50 @@ def dispositivo_spans(words: Sequence[str], line_starts: Sequence[int], *, min_w
         if kind == "heading":
             pending = s.start if pending is None else pending
             continue
-        glued.append(_Seg(s.start if pending is None else pending, s.stop, s.path))
+        glued.append(_Seg(s.start if pending is None else pending, s.stop, s.path,
+                          kind != "annex" and is_stub(words, s.start, s.stop)))
         pending = None
     if pending is not None:
         glued.append(_Seg(pending, len(words), segs[-1].path))
+    return glued, True
+
+
+def dispositivo_spans(words: Sequence[str], line_starts: Sequence[int], *, min_words: int, max_words: int,
+                      chunk_words: int, query_words: int) -> tuple[list[Span], bool]:
+    """The chunks of one document under ``chunking="dispositivo"``.
+
+    Parameters
+    ----------
+    words, line_starts
+        The document's words and line-start flags (:func:`~ragcov_data.loaders.dispositivos.
+        words_and_line_starts`).
+    min_words, max_words : int
+        Unit sizes (:data:`SIZE_RULE`).
+    chunk_words, query_words : int
+        Word windows of a document with no artigo (:data:`FALLBACK_RULE`).
+
+    Returns
+    -------
+    (list of Span, bool)
+        Consecutive spans covering every word (each naming the artigos it holds), and whether the document
+        has structure (an artigo).
+    """
+    from ragcov_data.loaders.chunking import chunk_spans
+
+    glued, structured = _segments(words, line_starts)
+    if not structured:
+        return [Span(a, b, None, False) for a, b in chunk_spans(len(words), chunk_words, query_words)], False
     pieces: list[Span] = []
+    stubs: list[bool] = []
     for _, group in groupby(glued, key=lambda s: s.path[:1]):
-        pieces.extend(_pieces(list(group), 1, max_words, min_words))
+        segs = list(group)
+        got = _pieces(segs, 1, max_words, min_words)
+        pieces.extend(got)
+        # a piece is a stub when every unit it spans is one
+        for p in got:
+            stubs.append(all(s.stub for s in segs if s.start < p.stop and s.stop > p.start))
     keys = [_group_key(tuple(p.unit.split(" > "))) if p.unit else () for p in pieces]
-    return _merge_short(pieces, keys, min_words, max_words), True
-
-
+    return _name_articles(_merge_short(pieces, keys, stubs, min_words, max_words), glued), True
 # --------------------------------------------------------------------------- task settings and manifest
 
 CHUNKINGS = ("words", "dispositivo")
@@ -824,7 +421,8 @@ def annotate_manifest(manifest: dict, sizes: tuple[int, int], n_structured: int,
                               "unit_columns": "corpus `unit`: label of the dispositivo where the chunk starts "
                                               "(e.g. 'art. 2 > I > a', 'preâmbulo', 'anexo I'), null for word "
                                               "windows of a document with no artigo; `continued`: the chunk is "
-                                              "a window of a longer unit, not its start"})
+                                              "a window of a longer unit, not its start; `articles`: "
+                                              + ARTICLES_RULE, "stubs": STUB_RULE})
     counts = manifest["counts"]
     read = counts["documents_read"]
     counts.update({"documents_structured": int(n_structured), "documents_fallback": int(read - n_structured),

@@ -216,6 +216,9 @@ class SelfRetrievalBuilder(TaskBuilder):
                               units=task.manifest["config"].get("chunking") == "dispositivo")
         if "in_force" in task.corpus.columns:  # vigência (ragcov_data.vigencia)
             feats["corpus"]["in_force"] = datasets.Value("bool")
+        if "units_not_in_force" in task.corpus.columns:  # vigência per dispositivo
+            feats["corpus"]["units_not_in_force"] = datasets.List(datasets.Value("string"))
+            feats["corpus"]["share_not_in_force"] = datasets.Value("float64")
         return feats
 
     def _info(self) -> datasets.DatasetInfo:

@@ -40,13 +40,35 @@ TASK_NAME = "chunked self-retrieval"
 # --------------------------------------------------------------------------- schemas
 
 
+#: Corpus columns a task builds itself (the rest are the acervo's metadata).
+CORPUS_OWN_COLUMNS = ("_id", "doc_id", "chunk_index", "text", "unit", "continued", "articles", "in_force",
+                      "units_not_in_force", "share_not_in_force")
+#: Corpus columns holding a list of labels per chunk.
+LIST_COLUMNS = ("articles", "units_not_in_force")
+
+
+def _feature_of(col: pd.Series) -> Any:
+    """The ``datasets`` feature of one column: int64, float64, bool, a list of strings or a string."""
+    from datasets import List, Value
+
+    if col.name in LIST_COLUMNS:
+        return List(Value("string"))
+    if pd.api.types.is_bool_dtype(col):
+        return Value("bool")
+    if pd.api.types.is_integer_dtype(col):
+        return Value("int64")
+    if pd.api.types.is_float_dtype(col):
+        return Value("float64")
+    return Value("string")
+
+
 def task_features(metadata_columns: Sequence[str], units: bool = False) -> dict[str, Any]:
     """``datasets.Features`` of each split of a self-retrieval task with these metadata columns
-    (``units``: the corpus has the ``unit``/``continued`` columns of ``chunking="dispositivo"``)."""
-    from datasets import Features, Value
+    (``units``: the corpus has the ``unit``/``continued``/``articles`` columns of ``chunking="dispositivo"``)."""
+    from datasets import Features, List, Value
 
     meta = {c: Value("string") for c in metadata_columns}
-    unit = {"unit": Value("string"), "continued": Value("bool")} if units else {}
+    unit = {"unit": Value("string"), "continued": Value("bool"), "articles": List(Value("string"))} if units else {}
     return {
         "corpus": Features({"_id": Value("string"), "doc_id": Value("string"), "chunk_index": Value("int64"),
                             "text": Value("string"), **unit, **meta}),
@@ -213,16 +235,14 @@ class Task:
         """The task as a ``datasets.DatasetDict`` (manifest JSON in each split's ``info.description``)."""
         from datasets import Dataset, DatasetDict, DatasetInfo, Features, Value
 
-        units = "unit" in self.corpus.columns and "continued" in self.corpus.columns
-        meta = [c for c in self.corpus.columns
-                if c not in ("_id", "doc_id", "chunk_index", "text", "unit", "continued", "in_force")]
+        units = all(c in self.corpus.columns for c in ("unit", "continued", "articles"))
+        meta = [c for c in self.corpus.columns if c not in CORPUS_OWN_COLUMNS]
         feats = task_features(meta, units=units)
         out = {}
         for split in SPLITS:
             df = self[split]
             f = feats[split] if list(df.columns) == list(feats[split]) else Features(
-                {c: Value("int64") if pd.api.types.is_integer_dtype(df[c]) else
-                 Value("bool") if pd.api.types.is_bool_dtype(df[c]) else Value("string") for c in df.columns})
+                {c: _feature_of(df[c]) for c in df.columns})
             info = DatasetInfo(description=manifest_description(self.manifest), features=f)
             out[split] = Dataset.from_pandas(df, features=f, info=info, preserve_index=False)
         return DatasetDict(out)

@@ -32,9 +32,12 @@ chunk is compared with the query's own chunk and document:
     the query's words appear, in order and contiguous, in the retrieved chunk (casefolded whitespace words):
     the retriever found the query's text elsewhere, a duplicate the query cannot tell apart;
 ``retrieved_not_in_force``
-    the retrieved chunk is superseded wording (corpus ``in_force`` false) or its document states that it
-    is revoked or suspended (corpus ``status``, else read from the document's text by
-    :func:`ragcov_data.vigencia.document_status`);
+    the retrieved chunk is superseded wording (corpus ``in_force`` false: every unit it holds is out of
+    force) or its document states that it is revoked or suspended (corpus ``status``, else read from the
+    document's text by :func:`ragcov_data.vigencia.document_status`); the table names the out-of-force
+    units the retrieved chunk holds (``retrieved_units_not_in_force``, from corpus ``units_not_in_force``)
+    and the share of its words they hold (``retrieved_share_not_in_force``), so a chunk with one revoked
+    parágrafo (flag false, one unit named) and a chunk all of old wording (flag true) are told apart;
 ``cites``
     the retrieved document cites the query's act, or the query's document cites the retrieved act (an act
     is its heading's type, number and year; citations such as ``Lei nº 9.427, de 26 de dezembro de 1996``,
@@ -228,7 +231,8 @@ def _frames(task: Any, cluster: str | None) -> tuple[pd.DataFrame, pd.DataFrame,
 
     frames = load_task_frames(task, [c for c in (cluster, *DEFAULT_CLUSTERS) if c])
     queries, qrels = frames["queries"], frames["qrels"]
-    corpus = _split_frame(task, "corpus", ["_id", "text", "doc_id", "chunk_index", *_META, "in_force", "status"])
+    corpus = _split_frame(task, "corpus", ["_id", "text", "doc_id", "chunk_index", *_META, "in_force", "status",
+                                           "units_not_in_force", "share_not_in_force"])
     if corpus is None:
         raise RagcovError("`task` has no 'corpus' split; the miss analysis compares chunk texts, so it needs the "
                           "corpus (`_id`, `text`, `doc_id`).")
@@ -525,6 +529,7 @@ def misses(
         inf = corpus["in_force"].to_numpy()
         chunk_out[has_r] = [not _truthy(inf[p]) for p in r_pos[has_r]]
     not_in_force = has_r & (chunk_out | np.array([s in vigencia_statuses for s in r_status], dtype=bool))
+    r_units, r_share = _units_not_in_force(corpus, r_pos, has_r)
     # cites: the retrieved document cites the query's act, or the reverse
     none = [None] * len(docs)
     keys = {d: _editions.act_key(h, dt, ty) for d, h, dt, ty in zip(
@@ -558,6 +563,7 @@ def misses(
         "jaccard": jac, "boilerplate_share": bshare, "cluster": clusters[mq],
         **{f: flag_values[f] for f in available},
         "document_jaccard": doc_jac, "retrieved_status": r_status,
+        "retrieved_units_not_in_force": r_units, "retrieved_share_not_in_force": r_share,
         "query_issuer": q_meta["issuer"] if "issuer" in q_meta else None,
         "retrieved_issuer": r_meta["issuer"] if "issuer" in r_meta else None,
         "issuer_derived": meta("issuer_derived", r_doc) if "issuer_derived" in docs.columns else False,
@@ -597,9 +603,12 @@ def misses(
                          f"word {DEFAULTS['ngram']}-gram sets overlap with Jaccard >= {edition_overlap:g}",
         "contains_query": "the query's casefolded whitespace words occur in order and contiguous in the retrieved "
                           "chunk",
-        "retrieved_not_in_force": "the retrieved chunk is superseded wording (corpus in_force false) or its "
-                                  "document states it is revoked or suspended (corpus status, else "
-                                  "ragcov_data.vigencia.document_status of its text)",
+        "retrieved_not_in_force": "the retrieved chunk is superseded wording (corpus in_force false: every "
+                                  "unit it holds is out of force) or its document states it is revoked or "
+                                  "suspended (corpus status, else ragcov_data.vigencia.document_status of its "
+                                  "text); the table's retrieved_units_not_in_force names the out-of-force "
+                                  "units the retrieved chunk holds, retrieved_share_not_in_force the share of "
+                                  "its words they hold",
         "cites": "the retrieved document cites the query document's act (heading type, number, year), or the "
                  "query document cites the retrieved act",
         "issuer": "a voto, decisão or nota técnica without issuer gets the one its heading (ANEEL process 48500.) "
@@ -626,6 +635,27 @@ def _contains(query: str, text: str) -> bool:
     """Do ``query``'s casefolded whitespace words occur, in order and contiguous, in ``text``'s?"""
     q = " ".join(query.casefold().split())
     return bool(q) and f" {q} " in f" {' '.join(text.casefold().split())} "
+
+
+def _units_not_in_force(corpus: pd.DataFrame, r_pos: np.ndarray, has_r: np.ndarray
+                        ) -> tuple[np.ndarray, np.ndarray]:
+    """Per miss: the out-of-force units of the retrieved chunk (corpus ``units_not_in_force``, labels joined
+    with ``"; "``; None when it holds none or the corpus has no such column) and the share of its words they
+    hold (NaN without the column), so a chunk with one revoked parágrafo and one all of old wording are
+    told apart."""
+    units = np.full(len(r_pos), None, dtype=object)
+    share = np.full(len(r_pos), np.nan)
+    if "units_not_in_force" not in corpus.columns or not has_r.any():
+        return units, share
+    col = corpus["units_not_in_force"].to_numpy(dtype=object)
+    shares = (corpus["share_not_in_force"].to_numpy(dtype=float) if "share_not_in_force" in corpus.columns
+              else np.full(len(corpus), np.nan))
+    for i in np.flatnonzero(has_r):
+        labels = col[r_pos[i]]
+        labels = [] if labels is None or (isinstance(labels, float) and math.isnan(labels)) else list(labels)
+        units[i] = "; ".join(str(x) for x in labels) or None
+        share[i] = shares[r_pos[i]]
+    return units, share
 
 
 def _truthy(value: Any) -> bool:

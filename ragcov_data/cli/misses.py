@@ -21,7 +21,8 @@ def add_parser(sub) -> None:
                     "flag it: same_type, same_issuer, near_duplicate (word 5-gram Jaccard >= 0.5), boilerplate "
                     "(mostly 5-grams common across documents), other_edition (another act of the same series whose "
                     "text overlaps the query document's), contains_query (the query's words in order in the "
-                    "retrieved chunk), retrieved_not_in_force (superseded wording or a revoked/suspended act), "
+                    "retrieved chunk), retrieved_not_in_force (superseded wording or a revoked/suspended act; the "
+                    "table names the retrieved chunk's out-of-force units and their share of its words), "
                     "cites (one document cites the other's act). "
                     "Prints the share of misses under each flag with CR2 intervals clustered by the query's "
                     "document, and a table by doc_type.",

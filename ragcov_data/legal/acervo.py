@@ -415,6 +415,8 @@ class _Vigencia:
             if fmt == "md":
                 text, struck = vigencia.markdown_struck(text)
         spans = vigencia.superseded_spans(text, struck)
+        if fmt == "md":  # superseded wording inside a code fence is left alone
+            spans = vigencia.outside(spans, vigencia.code_fences(text))
         text, kept, n_words = vigencia.resolve(text, spans, self.keep)
         self.passages += len(spans)
         self.words += n_words

@@ -13,12 +13,17 @@ Compiled acts are published with their history inside them:
 :func:`superseded_spans` finds the superseded wording of a text (the struck spans found while reading the
 markup, plus :data:`PAIR_RULE` and :data:`SIJUT_RULE` on the text) and :func:`resolve` takes it out (the
 default) or keeps it with its character spans. :func:`document_status` reads the act's own status where the
-text states it (:data:`STATUS_RULE`). :func:`chunk_in_force` turns both into the chunk column ``in_force``.
+text states it (:data:`STATUS_RULE`). :func:`chunk_vigencia` turns both, per dispositivo unit
+(:data:`UNIT_RULE`), into the chunk columns ``in_force``, ``units_not_in_force`` and ``share_not_in_force``
+(:data:`IN_FORCE_RULE`).
 """
 from __future__ import annotations
 
 import re
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
+
+import numpy as np
+import pandas as pd
 
 #: Statuses a document may state (None: the text states none).
 STATUSES = ("revoked", "suspended")
@@ -45,9 +50,19 @@ STATUS_RULE = (
     "(an annotation inside the articulated text is about one provision); a text without line breaks (a task's "
     "joined chunks) is read with a line break before every such annotation, artigo and ANEXO"
 )
+UNIT_RULE = (
+    "each dispositivo unit (the preâmbulo, an artigo's caput, a parágrafo, inciso, alínea or item, with the "
+    "headings before it) is out of force when at least half of its words are superseded wording, or when it "
+    "is a vetoed or revoked stub ('Art. 19. (VETADO)', '§ 3º (Revogado pela ...)'); superseded wording inside a "
+    "Markdown code fence is left alone"
+)
 IN_FORCE_RULE = (
-    "a chunk is in force unless at least half of its words are superseded wording (kept with "
-    "keep_superseded=True) or its document states it is revoked or suspended"
+    "a chunk's wording is in force (corpus in_force) unless its document states it is revoked or suspended, or "
+    "every unit the chunk holds is out of force (a chunk holds a unit when it has at least half of the unit's "
+    "words, or the unit makes at least half of the chunk); corpus units_not_in_force lists the out-of-force "
+    "units with words in the chunk (labels, in order, one per unit) and share_not_in_force the share of the "
+    "chunk's words they hold; a document with no artigo has no units: its chunk is out of force when at least "
+    "half of its words are superseded wording (units_not_in_force empty, share_not_in_force that share)"
 )
 
 _MARK = re.compile(
@@ -97,12 +112,41 @@ def _marker(line: str) -> tuple | None:
 # --------------------------------------------------------------------------- markup
 
 
+_FENCE = re.compile(r"^[ \t]{0,3}(```|~~~)", re.M)
+
+
+def code_fences(text: str) -> list[tuple[int, int]]:
+    """Character spans of the Markdown code fences of ``text`` (an unclosed fence runs to the end)."""
+    spans = []
+    opened: tuple[int, str] | None = None
+    for m in _FENCE.finditer(text):
+        if opened is None:
+            opened = (m.start(), m.group(1))
+        elif m.group(1) == opened[1]:
+            end = text.find("\n", m.end())
+            spans.append((opened[0], len(text) if end < 0 else end))
+            opened = None
+    if opened is not None:
+        spans.append((opened[0], len(text)))
+    return spans
+
+
+def outside(spans: Sequence[tuple[int, int]], fences: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The ``spans`` that overlap none of ``fences`` (superseded wording inside a code fence is left alone:
+    the fence shows text, it does not publish a provision)."""
+    return [(a, b) for a, b in spans if not any(a < fb and fa < b for fa, fb in fences)]
+
+
 def markdown_struck(text: str) -> tuple[str, list[tuple[int, int]]]:
-    """A Markdown text without its ``~~`` marks, and the spans of the text they struck."""
+    """A Markdown text without its ``~~`` marks, and the spans of the text they struck; tildes inside a
+    code fence are text and stay."""
     out: list[str] = []
     spans = []
     pos = last = 0
+    fences = code_fences(text)
     for m in _TILDES.finditer(text):
+        if outside([m.span()], fences) == []:
+            continue
         out.append(text[last:m.start()])
         pos += m.start() - last
         inner = m.group(1)
@@ -114,10 +158,23 @@ def markdown_struck(text: str) -> tuple[str, list[tuple[int, int]]]:
     return "".join(out), spans
 
 
+_ROMAN_ALONE = re.compile(r"^\s*([IVXLC]{1,7})\s*$")
+
+
+def _line_marker(text: str, lines: Sequence[tuple[int, int]], k: int) -> tuple | None:
+    """The marker opening line ``k``; an inciso whose numeral ends its line and whose dash opens the next
+    (``III`` / ``- ...``) counts."""
+    a, b = lines[k]
+    m = _ROMAN_ALONE.match(text[a:b])
+    if m and k + 1 < len(lines) and text[lines[k + 1][0]:lines[k + 1][1]].lstrip()[:1] in "-–—":
+        return "inc", m.group(1), ""
+    return _marker(text[a:b])
+
+
 def pair_spans(text: str) -> list[tuple[int, int]]:
     """Superseded wording in plain text by :data:`PAIR_RULE`."""
     lines = _lines(text)
-    marks = [(k, _marker(text[a:b])) for k, (a, b) in enumerate(lines)]
+    marks = [(k, _line_marker(text, lines, k)) for k in range(len(lines))]
     marks = [(k, m) for k, m in marks if m is not None]
     spans = []
     for j, (k, key) in enumerate(marks):
@@ -146,7 +203,7 @@ def sijut_spans(text: str) -> list[tuple[int, int]]:
             continue
         for kk in range(k - 1, max(first_art, k - 16) - 1, -1):
             line = text[lines[kk][0]:lines[kk][1]]
-            if _marker(line) is not None or _HEADING_LINE.match(line):
+            if _line_marker(text, lines, kk) is not None or _HEADING_LINE.match(line):
                 spans.append((lines[kk][0], b))
                 break
     return spans
@@ -247,26 +304,81 @@ def word_flags(text: str, spans: Sequence[tuple[int, int]]) -> list[bool]:
     return flags
 
 
-def chunk_in_force(n_words: Sequence[int], flags: Sequence[bool], status: str | None) -> list[bool]:
-    """``in_force`` of consecutive chunks of ``n_words`` words each, from per-word superseded ``flags`` and
-    the document's ``status`` (:data:`IN_FORCE_RULE`)."""
-    if status in STATUSES:
-        return [False] * len(n_words)
-    out = []
+def unit_out_of_force(units: Sequence[tuple[int, int, str, bool]], flags: Sequence[bool]) -> list[bool]:
+    """Per unit ``(start, stop, label, stub)`` (word spans): is it out of force (:data:`UNIT_RULE`)?"""
+    return [bool(stub) or (b > a and 2 * sum(flags[a:b]) >= b - a) for a, b, _, stub in units]
+
+
+def chunk_vigencia(n_words: Sequence[int], flags: Sequence[bool], status: str | None,
+                   units: Sequence[tuple[int, int, str, bool]] = ()
+                   ) -> tuple[list[bool], list[list[str]], list[float]]:
+    """``in_force``, ``units_not_in_force`` and ``share_not_in_force`` of consecutive chunks of ``n_words``
+    words each (:data:`IN_FORCE_RULE`).
+
+    Parameters
+    ----------
+    n_words
+        Words of each chunk, in document order (the chunks cover the document's words).
+    flags
+        Per word of the document: is it superseded wording?
+    status
+        The document's stated status (``revoked``/``suspended`` put every chunk out of force).
+    units
+        The document's dispositivo units ``(start, stop, label, stub)`` as word spans covering it, in order;
+        empty for a document with no artigo.
+    """
+    out_unit = unit_out_of_force(units, flags)
+    in_force: list[bool] = []
+    names: list[list[str]] = []
+    shares: list[float] = []
     pos = 0
+    j = 0
     for n in n_words:
-        sup = sum(flags[pos:pos + n])
-        out.append(not (n and 2 * sup >= n))
-        pos += n
-    return out
+        lo, hi = pos, pos + n
+        pos = hi
+        while j < len(units) and units[j][1] <= lo:
+            j += 1
+        held_in = held_out = False
+        out_words = 0
+        labels: list[str] = []
+        k = j
+        while k < len(units) and units[k][0] < hi:
+            a, b, label, _ = units[k]
+            common = min(b, hi) - max(a, lo)
+            held = common > 0 and (2 * common >= b - a or 2 * common >= n)
+            if out_unit[k]:
+                labels.append(label)
+                out_words += common
+                held_out |= held
+            else:
+                held_in |= held
+            k += 1
+        if not units:  # no structure: the share of superseded words decides
+            out_words = sum(flags[lo:hi])
+            ok = not (n and 2 * out_words >= n)
+        else:
+            ok = held_in or not (held_out or (n and 2 * out_words >= n))
+        in_force.append(ok and status not in STATUSES)
+        names.append(labels)
+        shares.append(out_words / n if n else 0.0)
+    return in_force, names, shares
 
 
-def annotate_task(corpus, acervo, manifest: dict) -> None:
-    """Add the chunk column ``in_force`` and the manifest's ``vigencia`` record to a task being built
-    (in place), when the acervo carries vigência (``acervo.vigencia["annotated"]``).
+def chunk_in_force(n_words: Sequence[int], flags: Sequence[bool], status: str | None) -> list[bool]:
+    """``in_force`` of consecutive chunks of a document with no units (:func:`chunk_vigencia`)."""
+    return chunk_vigencia(n_words, flags, status)[0]
+
+
+def annotate_task(corpus, acervo, manifest: dict,
+                  units_of: Callable[[str], Sequence[tuple[int, int, str, bool]]] | None = None) -> None:
+    """Add the chunk columns ``in_force``, ``units_not_in_force`` and ``share_not_in_force`` and the
+    manifest's ``vigencia`` record to a task being built (in place), when the acervo carries vigência
+    (``acervo.vigencia["annotated"]``).
 
     ``corpus`` rows are the chunks of the acervo's documents in order, each chunk's words consecutive
-    (the task's construction rule), so a chunk's words are found by counting."""
+    (the task's construction rule), so a chunk's words are found by counting. ``units_of(text)`` gives a
+    document's dispositivo units ``(start, stop, label, stub)`` as word spans (the caller's parser); without
+    it every document is read as having none."""
     info = getattr(acervo, "vigencia", None) or {}
     if not info.get("annotated"):
         return
@@ -274,6 +386,9 @@ def annotate_task(corpus, acervo, manifest: dict) -> None:
     docs = corpus["doc_id"].to_numpy()
     by_doc = {d.doc_id: d for d in acervo.documents}
     in_force: list[bool] = []
+    names: list[list[str]] = []
+    shares: list[float] = []
+    n_units_out = 0
     i = 0
     n = len(corpus)
     while i < n:
@@ -282,9 +397,16 @@ def annotate_task(corpus, acervo, manifest: dict) -> None:
             j += 1
         doc = by_doc[str(docs[i])]
         flags = word_flags(doc.text, doc.superseded)
-        in_force.extend(chunk_in_force(counts[i:j].tolist(), flags, doc.status))
+        units = list(units_of(doc.text)) if units_of is not None else []
+        n_units_out += sum(unit_out_of_force(units, flags))
+        f, u, s = chunk_vigencia(counts[i:j].tolist(), flags, doc.status, units)
+        in_force.extend(f)
+        names.extend(u)
+        shares.extend(s)
         i = j
     corpus["in_force"] = in_force
+    corpus["units_not_in_force"] = pd.Series(names, index=corpus.index, dtype=object)
+    corpus["share_not_in_force"] = np.asarray(shares, dtype="float64")
     if info.get("keep_superseded"):
         manifest["config"]["keep_superseded"] = True
     manifest["vigencia"] = {
@@ -292,6 +414,8 @@ def annotate_task(corpus, acervo, manifest: dict) -> None:
         "superseded_passages": info.get("passages", 0), "superseded_words": info.get("words", 0),
         "documents_with_superseded": info.get("documents", 0), "documents_by_status": info.get("statuses", {}),
         "status_column": info.get("status_column"), "chunks_not_in_force": int(n - sum(in_force)),
+        "chunks_with_units_not_in_force": int(sum(bool(x) for x in names)),
+        "units_not_in_force": int(n_units_out),
         "rules": {"markup": MARKUP_RULE, "pairs": PAIR_RULE, "sijut": SIJUT_RULE, "status": STATUS_RULE,
-                  "in_force": IN_FORCE_RULE},
+                  "units": UNIT_RULE, "in_force": IN_FORCE_RULE},
     }

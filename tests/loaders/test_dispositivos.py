@@ -441,7 +441,8 @@ def test_inserted_text_keeps_the_enclosing_acts_labels():
     artigo): they are units of art. 178, and the law's own arts. 179 to 182 follow with their own labels."""
     labels = _labels(LEI_14133_ART_178)
     assert labels == ["art. 177", "art. 177 > art. 1048", "art. 177 > art. 1048 > IV",
-                      "art. 178", "art. 178 > art. 337-E", "art. 178 > art. 337-L", "art. 178 > art. 337-L > I",
+                      "art. 178", "art. 178 > capítulo II-B", "art. 178 > art. 337-E", "art. 178 > art. 337-L",
+                      "art. 178 > art. 337-L > I",
                       "art. 178 > art. 337-L > II", "art. 178 > art. 337-P", "art. 179", "art. 179 > art. 2",
                       "art. 179 > art. 2 > II", "capítulo III", "art. 181", "art. 181 > parágrafo único",
                       "art. 182"]

@@ -215,7 +215,11 @@ def test_task_in_force_column(acervo_dir, tmp_path):
         return sum(w in struck for w in t.split()) / len(t.split())
 
     assert (~d["in_force"]).sum() >= 3
-    assert all((share(t) >= 0.5) != f for t, f in zip(d["text"], d["in_force"]))  # in force iff < half struck
+    # per dispositivo: a window all of struck words is out of force, one of no struck word in force
+    assert all(not f for t, f in zip(d["text"], d["in_force"]) if share(t) == 1)
+    assert all(f for t, f in zip(d["text"], d["in_force"]) if share(t) == 0)
+    assert all(u for t, u in zip(d["text"], d["units_not_in_force"]) if "antigo0" in t)  # struck: its unit named
+    assert ((d["share_not_in_force"] >= 0) & (d["share_not_in_force"] <= 1)).all()
     assert not corpus[corpus["doc_id"] == "Revogado.txt"]["in_force"].any()  # the act states it is revoked
     assert set(corpus[corpus["doc_id"] == "Revogado.txt"]["status"]) == {"revoked"}
     assert kept.manifest["config"]["keep_superseded"] is True
