@@ -45,8 +45,11 @@ ALIASES: list[tuple[str, tuple[str, str | None, int | None]]] = [
     (r"(?:Regulamento\s+do\s+Imposto\s+(?:sobre\s+a|de)\s+Renda(?:\s+e\s+Proventos\s+de\s+Qualquer\s+Natureza)?"
      r"(?:\s*[-–—]?\s*RIR\s*/\s*(?P<rir1>\d{4}|\d{2}))?|\bRIR\s*/\s*(?P<rir2>\d{4}|\d{2})\b)", ("rir", None, None)),
     (r"(?:C[óo]digo\s+Tribut[áa]rio\s+Nacional(?:\s*[-–—]\s*CTN\b)?|\bCTN\b)", ("lei", "5172", 1966)),
-    (r"(?:Constitui[çc][ãa]o(?:\s+Federal|\s+da\s+Rep[úu]blica(?:\s+Federativa\s+do\s+Brasil)?)(?:\s+de\s+1988)?"
-     r"|\bCF\s*/\s*(?:88|1988)\b)", ("constituicao", None, 1988)),
+    # the Constitution by every common name; a state constitution ("Constituição Estadual") is not it
+    (r"(?:(?i:Constitui[çc][ãa]o)(?!\s+(?i:Estadual|do\s+Estado|dos?\s+Estados?))"
+     r"(?:\s+(?i:Federal)|\s+(?i:da\s+Rep[úu]blica)(?:\s+(?i:Federativa\s+do\s+Brasil))?)?"
+     r"(?:\s+(?i:de)\s+1988|\s*/\s*(?:88|1988)\b)?"
+     r"|\b(?:CF|CRFB)(?:\s*/\s*(?:88|1988)\b|(?![\w/-]))|\b(?i:Carta\s+Magna)\b)", ("constituicao", None, 1988)),
     (r"(?:C[óo]digo\s+de\s+Processo\s+Civil|\bCPC\b)", ("lei", "13105", 2015)),
     (r"C[óo]digo\s+Civil", ("lei", "10406", 2002)),
     (r"(?:Consolida[çc][ãa]o\s+das\s+Leis\s+do\s+Trabalho|\bCLT\b)", ("decreto_lei", "5452", 1943)),
@@ -96,10 +99,54 @@ def act_key(act: Act) -> tuple[str, str | None, str | None]:
     return act.type, issuer, act.number
 
 
+#: Highest number of each federal series (2026): a larger one names no real act. Decretos are not
+#: checked (the pre-1991 series reached 99.999).
+MAX_ACT_NUMBER = {"lei": 16000, "lei_complementar": 250, "decreto_lei": 2500, "medida_provisoria": 1400,
+                  "emenda_constitucional": 200}
+_ID_YEAR = re.compile(r"-(\d{4})$")
+
+
+def act_reason(act: Act) -> str | None:
+    """Why ``act`` names no real act (``number_out_of_range``, ``year_out_of_range``), or None."""
+    if act.number and act.type in MAX_ACT_NUMBER:
+        head = act.number.split("-")[0]
+        if head.isdigit() and int(head) > MAX_ACT_NUMBER[act.type]:
+            return "number_out_of_range"
+    if act.year is not None and not 1800 <= act.year <= 2100:
+        return "year_out_of_range"
+    return None
+
+
+def resolve_act(act: Act | None, table: dict | None = None) -> tuple[str | None, str | None]:
+    """``(doc_id, reason)``: the document of ``act`` (see :func:`doc_id`), or None and why not.
+
+    The year is checked against the document the table names: ``Decreto nº 9.580, de 1942`` is not the
+    2018 decree, so it resolves to nothing with reason ``year_mismatch`` (the year of a document is the
+    ``-YYYY`` its id ends with, ``lei-9250-1995``; an id without one is not checked). An impossible act
+    number or year gives ``number_out_of_range`` / ``year_out_of_range``.
+    """
+    if act is None:
+        return None, None
+    reason = act_reason(act)
+    if reason is not None:
+        return None, reason
+    did = _lookup(act, table)
+    if did is not None and act.year is not None and act.type != "constituicao":
+        m = _ID_YEAR.search(did)
+        if m is not None and int(m.group(1)) != act.year:
+            return None, "year_mismatch"
+    return did, None
+
+
 def doc_id(act: Act | None, table: dict | None = None) -> str | None:
     """The document id of ``act``: from ``table`` (default :data:`DOC_IDS`, keyed by :func:`act_key`),
-    falling back to the issuer-less key; None for an act not in the table, ``self`` or None."""
-    if act is None or act.type == "self" or act.number is None:
+    falling back to the issuer-less key; None for an act not in the table, ``self`` or None, or one whose
+    year contradicts the document's (see :func:`resolve_act`)."""
+    return resolve_act(act, table)[0]
+
+
+def _lookup(act: Act, table: dict | None) -> str | None:
+    if act is None or act.type == "self" or (act.number is None and act.type != "constituicao"):
         return None
     table = DOC_IDS if table is None else table
     key = act_key(act)
@@ -117,6 +164,8 @@ def doc_id(act: Act | None, table: dict | None = None) -> str | None:
 def canonical_id(act: Act) -> str | None:
     """A readable id built from the act itself: ``lei-9250-1995``, ``in-rfb-1500-2014`` (None without a
     number or year)."""
+    if act.type == "constituicao":
+        return "constituicao-1988"
     if act.number is None or act.year is None or act.type == "self":
         return None
     prefix = _ID_PREFIX.get(act.type, act.type)

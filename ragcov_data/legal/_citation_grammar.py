@@ -10,33 +10,41 @@ from typing import NamedTuple
 _NUM = r"\d{1,3}(?:\.\d{3})+|\d{1,4}"
 _ORD = r"(?:\s?[º°ª](?![a-zA-Z])|o(?![a-zA-Z])|\.[º°])?"
 _SUF = r"(?:[-–](?P<suf>[A-Z])(?![a-zA-Z]))?"
-_ARAB = re.compile(r"(?P<n>" + _NUM + r")" + _ORD + _SUF)
+#: A number of a citation: any length (``art. 99999`` is read whole, then rejected by range, never cut).
+_ARAB = re.compile(r"(?P<n>\d{1,3}(?:\.\d{3})+(?!\d)|\d+)" + _ORD + _SUF)
 _ROMAN = re.compile(r"(?P<r>[IVXLC]{1,7})(?:[-–](?P<rsuf>[A-Z]))?(?![a-zA-Z0-9])")
 _ROMAN_OK = re.compile(r"^(?=[IVXLC])(XC|XL|L?X{0,3})(IX|IV|V?I{0,3})$|^C{1,3}(XC|XL|L?X{0,3})(IX|IV|V?I{0,3})$")
-_LETTER = re.compile(r"[“\"‘'«]\s*(?P<q>[a-z])\s*(?:[”\"’'»]|(?=[,;.\s)]))|(?P<b>[a-z])(?:\)|(?=[\s,;.]|$))")
-_QLETTER = re.compile(r"[“\"‘'«]\s*(?P<q>[a-z])\s*(?:[”\"’'»]|(?=[,;.\s)]))")
+_LETTER = re.compile(r"[“\"‘'«]\s*(?P<q>[a-zA-Z])\s*(?:[”\"’'»]|(?=[,;.\s)]))|(?P<b>[a-z])(?:\)|(?=[\s,;.]|$))")
+#: After an explicit ``alínea`` marker an unquoted capital letter is a value too (``ALÍNEA B``).
+_LETTER_AFTER_MARKER = re.compile(_LETTER.pattern + r"|(?P<u>[A-Z])(?:\)|(?=[\s,;.]|$))")
+_QLETTER = re.compile(r"[“\"‘'«]\s*(?P<q>[a-zA-Z])\s*(?:[”\"’'»]|(?=[,;.\s)]))")
 
 #: Any dispositivo marker: where a chain of a citation may start.
 MARKER_RE = re.compile(
-    r"(?P<art>\b(?:[Aa]rts?\.?|ARTS?\.?|[Aa]rtigos?|ARTIGOS?)(?=\s*\d))"
+    r"(?P<art>\b(?:arts?\.?|artigos?)(?=\s*\d))"
     r"|(?P<par>§§?)"
-    r"|(?P<uni>\b[Pp]ar[áa]grafo\s+[úu]nico\b|\bPAR[ÁA]GRAFO\s+[ÚU]NICO\b)"
-    r"|(?P<pars>\b[Pp]ar[áa]grafos?(?=\s+\d))"
-    r"|(?P<inc>\b(?:[Ii]ncisos?|INCISOS?|inc\.)(?=\s+[IVXLC]))"
-    r"|(?P<ali>\b(?:[Aa]l[íi]neas?|AL[ÍI]NEAS?)\b)"
-    r"|(?P<item>\b(?:[Ii]tens|[Ii]tem)(?=\s+\d))"
+    r"|(?P<uni>\bpar[áa]grafo\s+[úu]nico\b)"
+    r"|(?P<pars>\bpar[áa]grafos?(?=\s+\d))"
+    r"|(?P<inc>\b(?:incisos?|inc\.)(?=\s+(?-i:[IVXLC])))"
+    r"|(?P<ali>\bal[íi]neas?\b)"
+    r"|(?P<item>\b(?:itens|item)(?=\s+\d))"
     r"|(?P<caput>\bcaput\b)"
+    r"|(?P<anx>\banexos?(?=\s+(?:(?-i:[IVXLC]+)\b|\d|[úu]nico\b)))",
+    re.I,
 )
-_LEVEL = {"art": 1, "par": 2, "uni": 2, "pars": 2, "caput": 2, "inc": 3, "ali": 4, "item": 5}
+#: Levels of a chain: the annex above the artigo, then artigo, parágrafo (or caput), inciso, alínea, item.
+_LEVEL = {"anx": 0, "art": 1, "par": 2, "uni": 2, "pars": 2, "caput": 2, "inc": 3, "ali": 4, "item": 5}
 _WS = re.compile(r"\s*")
-_LIST_SEP = re.compile(r"\s*(?:,\s*(?:e|ou)\s+|,\s*|\s+e/ou\s+|\s+e\s+|\s+ou\s+)")
-_RANGE_SEP = re.compile(r"\s+(?:a|até)\s+")
-_DOWN = re.compile(r"\s*,?\s*(?:d[oa]s?|n[oa]s?)\s+(?:mesmo\s+|referido\s+)?")
+_LIST_SEP = re.compile(r"\s*(?:,\s*(?:e|ou)\s+|,\s*|\s+e/ou\s+|\s+e\s+|\s+ou\s+)", re.I)
+_RANGE_SEP = re.compile(r"\s+(?:a|até)\s+", re.I)
+_DOWN = re.compile(r"\s*,?\s*(?:d[oa]s?|n[oa]s?|de\s+(?:seu|sua)s?)\s+(?:mesmo\s+|referido\s+)?", re.I)
+_UNICO = re.compile(r"\s*[úu]nico\b", re.I)
 _CHAIN_JOIN = re.compile(r"\s*(?:,\s*)?(?:e\s+|ou\s+)?(?:(?:n|d|a)[oa]s?\s+|ao\s+|aos\s+|à\s+|às\s+)?")
 _FORWARD = re.compile(r"\s*,?\s*(?:d[oa]s?\s+(?:referid[oa]\s+|mencionad[oa]\s+|citad[oa]\s+)?"
                       r"|(?=(?:[dn]est[ae]|d[ao]\s+present[e])\s))", re.I)
 _ACT_BEFORE_GAP = re.compile(r"[\s,;:–—\-(]*(?:e\s+)?")
-_SELF_ARTICLE = re.compile(r"\s*,?\s*(?:dest[ae]|do\s+mesmo|da\s+mesma)\s+(?:artigo|art\.|par[áa]grafo|inciso|al[íi]nea)\b",
+#: A reference to the dispositivo the text sits in (``deste artigo``, ``do mesmo parágrafo``): the level it names.
+_SELF_ARTICLE = re.compile(r"\s*,?\s*(?:dest[ae]|do\s+mesmo|da\s+mesma)\s+(?P<lv>artigo|art\.|par[áa]grafo|inciso|al[íi]nea|item)\b",
                            re.I)
 
 
@@ -165,12 +173,13 @@ def _arab_value(m: re.Match) -> str:
     return m.group("n").replace(".", "") + (f"-{m.group('suf')}" if m.group("suf") else "")
 
 
-def _values(text: str, pos: int, kind: str, multi: bool = True) -> tuple[list[tuple[str, bool]], int]:
+def _values(text: str, pos: int, kind: str, multi: bool = True,
+            marker: bool = False) -> tuple[list[tuple[str, bool]], int]:
     """The value list after a marker of ``kind`` (``arab``, ``roman``, ``letter``) from ``pos``:
     ``([(value, from_range)], end)``; ranges expanded. ``multi=False`` (a singular ``§``, ``inciso``,
     ``alínea``) reads one value or one range."""
     out: list[tuple[str, bool]] = []
-    rx = {"arab": _ARAB, "roman": _ROMAN, "letter": _LETTER}[kind]
+    rx = {"arab": _ARAB, "roman": _ROMAN, "letter": _LETTER_AFTER_MARKER if marker else _LETTER}[kind]
     p = _WS.match(text, pos).end()
     m = rx.match(text, p)
     if m is None or (kind == "roman" and not _roman_ok(m.group("r"))):
@@ -200,7 +209,7 @@ def _same_list(text: str, m: re.Match, kind: str) -> bool:
     """A value after a list separator continues the list unless it opens something else (a year, a
     lower-case word after a single letter)."""
     if kind == "letter":
-        return m.group("q") is not None or text[m.end():m.end() + 1] == ")"
+        return m.group("q") is not None or text[m.end():m.end() + 1] == ")" or bool(m.groupdict().get("u"))
     if kind == "arab":
         nxt = text[m.end():m.end() + 12]
         return not re.match(r"\s+de\s+\d", nxt)
@@ -212,7 +221,8 @@ def _val(m: re.Match, kind: str) -> str:
         return _arab_value(m)
     if kind == "roman":
         return m.group("r") + (f"-{m.group('rsuf')}" if m.group("rsuf") else "")
-    return m.group("q") or m.group("b")
+    g = m.groupdict()
+    return (g["q"] or g["b"] or g.get("u")).lower()
 
 
 _ROMAN_VAL = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100}
@@ -249,7 +259,7 @@ def _expand(a: str, b: str, kind: str) -> list[tuple[str, bool]]:
     return [(b, True)]
 
 
-def _component(text: str, pos: int, prev: _Comp | None, art_list: bool) -> _Comp | None:
+def _component(text: str, pos: int, prev: _Comp | None, list_level: int) -> _Comp | None:
     """One component starting at ``pos`` (a marker with its values, or a bare value in a list)."""
     p = _WS.match(text, pos).end()
     m = MARKER_RE.match(text, p)
@@ -260,17 +270,25 @@ def _component(text: str, pos: int, prev: _Comp | None, art_list: bool) -> _Comp
             return _Comp(2, [("caput", False)], False, p, m.end())
         if kind == "uni":
             return _Comp(2, [("único", False)], False, p, m.end())
-        vk = {"art": "arab", "par": "arab", "pars": "arab", "inc": "roman", "ali": "letter", "item": "arab"}[kind]
+        u = _UNICO.match(text, m.end())
+        if kind in ("par", "anx") and u:  # "§ único", "Anexo Único"
+            return _Comp(level, [("único", False)], False, p, u.end())
+        if kind == "anx":
+            mr = _ROMAN.match(text, _WS.match(text, m.end()).end())
+            vk = "roman" if mr and _roman_ok(mr.group("r")) else "arab"
+        else:
+            vk = {"art": "arab", "par": "arab", "pars": "arab", "inc": "roman", "ali": "letter", "item": "arab"}[kind]
         word = m.group(0).lower().rstrip(".")
-        plural = word in ("§§", "arts", "artigos", "parágrafos", "paragrafos", "incisos", "alíneas", "alineas", "itens")
-        vals, end = _values(text, m.end(), vk, multi=plural or kind == "art")
+        plural = word in ("§§", "arts", "artigos", "parágrafos", "paragrafos", "incisos", "alíneas", "alineas", "itens",
+                          "anexos")
+        vals, end = _values(text, m.end(), vk, multi=plural or kind == "art", marker=kind == "ali")
         if not vals:
             return None
         return _Comp(level, vals, plural or len(vals) > 1, p, end)
     if prev is None:
         return None
     # a bare value continuing a list: a quoted letter (alínea), a roman numeral (inciso), a number
-    if _QLETTER.match(text, p) and prev.level in (3, 4):
+    if _QLETTER.match(text, p) and prev.level in (3, 4, 5):  # "alíneas “b”, item 10, e “c”"
         vals, end = _values(text, p, "letter")
         return _Comp(4, vals, len(vals) > 1, p, end) if vals else None
     mr = _ROMAN.match(text, p)
@@ -279,9 +297,12 @@ def _component(text: str, pos: int, prev: _Comp | None, art_list: bool) -> _Comp
         return _Comp(3, vals, len(vals) > 1, p, end)
     ma = _ARAB.match(text, p)
     if ma and not re.match(r"\s+de\s", text[ma.end():ma.end() + 5]):
-        if art_list:  # "arts. 53, inciso II, § 4º, 54, 65"
+        if list_level == 1:  # "arts. 53, inciso II, § 4º, 54, 65"
             vals, end = _values(text, p, "arab")
             return _Comp(1, vals, len(vals) > 1, p, end)
+        if list_level == 2 and prev.level > 2:  # "§§ 1º, inciso III, e 2º"
+            vals, end = _values(text, p, "arab")
+            return _Comp(2, vals, len(vals) > 1, p, end)
         if prev.level == 2 and prev.values[-1][0] not in ("caput", "único"):  # "§ 1º e 2º"
             vals, end = _values(text, p, "arab", multi=False)
             return _Comp(2, vals, False, p, end)
@@ -292,11 +313,11 @@ def _chain(text: str, pos: int) -> tuple[list[_Comp], int]:
     """The components of the citation chain starting at ``pos`` and where it ends."""
     comps: list[_Comp] = []
     end = pos
-    art_list = False
+    list_level = 0  # the level of the last plural list of numbers (arts., §§): a bare number continues it
     p = pos
     while True:
         prev = comps[-1] if comps else None
-        c = _component(text, p, prev, art_list)
+        c = _component(text, p, prev, list_level)
         if c is None:
             break
         if prev is not None and c.level < prev.level and _DOWN.fullmatch(text, end, p):
@@ -306,7 +327,9 @@ def _chain(text: str, pos: int) -> tuple[list[_Comp], int]:
         comps.append(c)
         end = c.end
         if c.level == 1 and c.plural:
-            art_list = True
+            list_level = 1
+        elif c.level == 2 and c.plural and list_level != 1:
+            list_level = 2
         # what may follow: a list separator and a component, or "do/da" and a higher-level marker
         nxt = None
         s = _LIST_SEP.match(text, end)
@@ -343,23 +366,23 @@ def _resolve(comps: list[_Comp]) -> list[dict]:
         i = j + 1
     out: list[dict] = []
     cur: dict[int, list[tuple[str, bool]]] = {}
-    deepest = 0
+    deepest = -1  # no level yet (the annex is level 0)
 
     def emit() -> None:
-        if not deepest:
+        if deepest < 0:
             return
         base = {lv: cur[lv][-1] for lv in cur if lv < deepest}
         for v in cur[deepest]:
             out.append({**base, deepest: v})
 
     for c in seq:
-        if c.link == "and" and deepest and c.level > deepest:
+        if c.link == "and" and deepest > 0 and c.level > deepest:
             n = len(out)
             emit()  # the text before "e" is cited by itself too: an artigo, as its caput
             if deepest == 1:
                 out[n:] = [{**x, 2: ("caput", False)} for x in out[n:]]
         if c.level > deepest:
-            if deepest and len(cur[deepest]) > 1:  # only the last value of a list is refined
+            if deepest >= 0 and len(cur[deepest]) > 1:  # only the last value of a list is refined
                 keep = cur[deepest]
                 cur[deepest] = keep[:-1]
                 emit()

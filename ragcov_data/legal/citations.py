@@ -61,16 +61,19 @@ Examples
 from __future__ import annotations
 
 import bisect
-from typing import Iterable, NamedTuple
+import re
+from typing import Any, Iterable, Mapping, NamedTuple
 
-from ragcov_data.legal._citation_acts import (ACT_RE, ALIASES, DOC_IDS, RIR_EDITIONS, Act, _acts, _type_of,  # noqa: F401
-                                              act_key, canonical_id, doc_id)
+from ragcov_data.legal._citation_acts import (ACT_RE, ALIASES, DOC_IDS, MAX_ACT_NUMBER, RIR_EDITIONS,  # noqa: F401
+                                              Act, _acts, _type_of, act_key, canonical_id, doc_id, resolve_act)
 from ragcov_data.legal._citation_grammar import (MARKER_RE, _FORWARD, _ACT_BEFORE_GAP, _CHAIN_JOIN,  # noqa: F401
                                                  _SELF_ARTICLE, Heading, _chain, _resolve, heading_match, is_citation,
                                                  normalize_article)
+from ragcov_data.legal._citation_text import clean, original_span
 
-__all__ = ["Act", "Citation", "Heading", "parse", "agreement", "doc_id", "act_key", "canonical_id", "heading_match", "is_citation",
-           "normalize_article", "DOC_IDS", "ALIASES", "ACT_RE", "MARKER_RE"]
+__all__ = ["Act", "Citation", "Heading", "parse", "agreement", "doc_id", "resolve_act", "act_key", "canonical_id",
+           "heading_match", "is_citation", "normalize_article", "DOC_IDS", "ALIASES", "ACT_RE", "MARKER_RE",
+           "MAX_NUMBER", "MAX_ACT_NUMBER"]
 
 
 class Citation(NamedTuple):
@@ -79,7 +82,8 @@ class Citation(NamedTuple):
     Attributes
     ----------
     act : Act or None
-        The cited act (None: a reference inside the enclosing act, e.g. ``do art. 78``).
+        The cited act (None: a reference inside the enclosing act, e.g. ``do art. 78``, when no
+        ``context`` names it).
     article, paragraph, inciso, alinea, item : str or None
         ``"3-A"``, ``"1042"``; ``"1"``, ``"único"``; ``"II"``; ``"b"``; ``"10"`` (None: not cited).
     caput : bool
@@ -90,6 +94,14 @@ class Citation(NamedTuple):
         Character span of the chain (or act mention) in the parsed text.
     doc_id : str or None
         ``doc_id(act)``: the document id, when the act is in the alias table given to :func:`parse`.
+    annex : str or None
+        The annex cited (``Anexo VII`` -> ``"VII"``, ``Anexo Único`` -> ``"único"``): a level above the
+        artigo (``art. 5º do Anexo I``) or on its own (``Anexo VII, inciso VII``).
+    reason : str or None
+        Why the citation names no usable provision: ``year_mismatch`` (the year contradicts the act the
+        table names), ``number_out_of_range`` (an act, artigo, parágrafo or item number no real act
+        has), ``year_out_of_range``, ``relative_without_context`` (``§ 2º deste artigo`` parsed with no
+        ``context``). None: usable.
     """
 
     act: Act | None
@@ -103,16 +115,24 @@ class Citation(NamedTuple):
     start: int = 0
     end: int = 0
     doc_id: str | None = None
+    annex: str | None = None
+    reason: str | None = None
 
     @property
     def level(self) -> str:
-        """``act`` (no article), ``article`` (an article alone) or ``dispositivo`` (a part of one)."""
+        """``act`` (no article, no annex), ``annex`` (an annex, or a part of one, with no artigo), ``article``
+        (an article alone) or ``dispositivo`` (a part of one)."""
         if self.article is None:
-            return "act"
+            return "annex" if self.annex is not None else "act"
         if self.paragraph is None and self.inciso is None and self.alinea is None and self.item is None \
                 and not self.caput:
             return "article"
         return "dispositivo"
+
+    @property
+    def ok(self) -> bool:
+        """No ``reason`` against it: the citation names a provision that can be looked up."""
+        return self.reason is None
 
     @property
     def key(self) -> tuple:
@@ -121,11 +141,57 @@ class Citation(NamedTuple):
 
     def to_dict(self) -> dict:
         """The fields of a structured reference (``doc_id, article, paragraph, inciso, alinea``, plus
-        ``item``, ``caput``, ``from_range`` and the act)."""
+        ``item``, ``caput``, ``from_range``, ``annex``, ``reason`` and the act)."""
         return {"doc_id": self.doc_id, "article": self.article, "paragraph": self.paragraph,
                 "inciso": self.inciso, "alinea": self.alinea, "item": self.item, "caput": self.caput,
-                "from_range": self.from_range, "level": self.level,
+                "from_range": self.from_range, "level": self.level, "annex": self.annex, "reason": self.reason,
                 "act": None if self.act is None else self.act._asdict()}
+
+
+#: Largest number of a level in any real act: artigo (Código Civil, Lei 10.406/2002, ends at art. 2.046),
+#: parágrafo, item. A larger one is a typo or garbage: the citation is kept with ``number_out_of_range``.
+MAX_NUMBER = {1: 2046, 2: 99, 5: 999}
+_LEVEL_KEYS = {1: ("article", "artigo"), 2: ("paragraph", "parágrafo", "paragrafo"), 3: ("inciso",),
+               4: ("alinea", "alínea"), 5: ("item",)}
+
+
+class _Context(NamedTuple):
+    act: Act | None
+    doc_id: str | None
+    levels: dict  # level -> value of the enclosing dispositivo
+
+
+def _context(context: "Citation | Mapping[str, Any] | None", table: dict | None) -> _Context | None:
+    """The caller's context (a :class:`Citation` or a dict with ``act``/``doc_id``, ``article``/``artigo``,
+    ``paragraph``/``parágrafo``, ``inciso``, ``alinea``/``alínea``, ``item``; ``caput=True`` for the caput)."""
+    if context is None:
+        return None
+    if isinstance(context, Citation):
+        levels = {1: context.article, 2: "caput" if context.caput else context.paragraph, 3: context.inciso,
+                  4: context.alinea, 5: context.item}
+        return _Context(context.act, context.doc_id or doc_id(context.act, table),
+                        {k: v for k, v in levels.items() if v is not None})
+    if not isinstance(context, Mapping):
+        raise TypeError(f"`context` must be a Citation or a dict (act/doc_id, article, paragraph, ...); "
+                        f"got {type(context).__name__}.")
+    known = {"act", "doc_id", "caput"} | {k for ks in _LEVEL_KEYS.values() for k in ks}
+    bad = sorted(set(context) - known)
+    if bad:
+        raise ValueError(f"`context` has unknown key(s) {bad}; use {sorted(known)}.")
+    act = context.get("act")
+    did = context.get("doc_id")
+    if isinstance(act, str):  # a document id given as the act
+        act, did = None, did or act
+    elif act is not None and not isinstance(act, Act):
+        raise TypeError(f"`context['act']` must be an Act or a document id; got {type(act).__name__}.")
+    levels = {}
+    for lv, keys in _LEVEL_KEYS.items():
+        v = next((context[k] for k in keys if context.get(k) is not None), None)
+        if v is not None:
+            levels[lv] = normalize_article(str(v)) if lv == 1 else str(v).strip()
+    if context.get("caput") and 2 not in levels:
+        levels[2] = "caput"
+    return _Context(act, did or doc_id(act, table), levels)
 
 
 def _line_start(text: str, pos: int) -> bool:
@@ -133,42 +199,34 @@ def _line_start(text: str, pos: int) -> bool:
     return not text[k + 1:pos].strip(" \t“\"")
 
 
-def parse(text: str, *, table: dict | None = None, acts: bool = True) -> list[Citation]:
-    """Every citation in ``text``, in order.
+def _is_heading(text: str, m: "re.Match", end: int) -> bool:
+    """A marker at a line start that opens the dispositivo (``Art. 7º O imposto``) or an annex
+    (``ANEXO I``) rather than citing it."""
+    if not _line_start(text, m.start()):
+        return False
+    k = text.rfind("\n", 0, m.start()) + 1
+    e = text.find("\n", m.start())
+    line = text[k:len(text) if e < 0 else e]
+    if m.lastgroup == "anx":
+        return not _ANNEX_GOES_ON.match(text, end)
+    h = heading_match(line)
+    return h is not None and bool(line[h.end:].strip())
 
-    Parameters
-    ----------
-    text : str
-        Running text, a citation list, or one human-written citation string.
-    table : dict, optional
-        Alias table for :func:`doc_id` (default :data:`DOC_IDS`).
-    acts : bool, default: True
-        Also return act-level citations (an act cited with no dispositivo).
 
-    Returns
-    -------
-    list of Citation
-        Dispositivos in text order (each value of a list or range its own citation), act-level
-        citations where an act is cited alone. Headings of the text's own dispositivos are skipped
-        (:func:`heading_match`).
-    """
-    if not isinstance(text, str):
-        raise TypeError(f"`text` must be a string; got {type(text).__name__}.")
-    act_spans = _acts(text)
+_ANNEX_GOES_ON = re.compile(r"\s*(?:[,;]|\(|d[oa]s?\s|n[oa]s?\s|e\s)", re.I)
+
+
+def _chains(text: str) -> list[tuple[int, int, list[dict]]]:
+    """Every citation chain: ``(start, end, [levels])``, headings skipped."""
     chains: list[tuple[int, int, list[dict]]] = []
     pos = 0
     for m in MARKER_RE.finditer(text):
         if m.start() < pos:
             continue
-        if _line_start(text, m.start()):
-            k = text.rfind("\n", 0, m.start()) + 1
-            e = text.find("\n", m.start())
-            line = text[k:len(text) if e < 0 else e]
-            h = heading_match(line)
-            if h is not None and line[h.end:].strip():
-                pos = m.end()
-                continue
         comps, end = _chain(text, m.start())
+        if _is_heading(text, m, end):
+            pos = m.end()
+            continue
         if not comps:
             continue
         cits = _resolve(comps)
@@ -177,8 +235,12 @@ def parse(text: str, *, table: dict | None = None, acts: bool = True) -> list[Ci
             end = sa.end() if sa else end
         chains.append((m.start(), end, cits))
         pos = end
-    # bind chains to acts: forward ("art. 6º da Lei ..."), else the act just before, else a later
-    # chain's forward act in the same clause
+    return chains
+
+
+def _bind(text: str, chains: list, act_spans: list) -> tuple[list[Act | None], set[int]]:
+    """The act of each chain: forward (``art. 6º da Lei ...``), else the act just before, else a later
+    chain's forward act in the same clause; and the acts some chain cites a dispositivo of."""
     act_starts = [x[0] for x in act_spans]
     act_ends = [x[1] for x in act_spans]
     reach = list(act_ends)  # where text bound to each act ends so far
@@ -186,7 +248,7 @@ def parse(text: str, *, table: dict | None = None, acts: bool = True) -> list[Ci
     used: set[int] = set()
     pending: list[int] = []
     for ci, (a, b, cits_) in enumerate(chains):
-        has_article = any(1 in c for c in cits_)
+        has_article = any(1 in c or 0 in c for c in cits_)
         fwd = _FORWARD.match(text, b)
         if fwd:
             k = bisect.bisect_left(act_starts, fwd.end())
@@ -211,27 +273,89 @@ def parse(text: str, *, table: dict | None = None, acts: bool = True) -> list[Ci
         if pending and not _CHAIN_JOIN.fullmatch(text, chains[pending[-1]][1], a):
             pending = []
         pending.append(ci)
+    return bound, used
+
+
+def _citation(c: dict, act: Act | None, did: str | None, reason: str | None, ctx: _Context | None,
+              a: int, b: int) -> Citation | None:
+    """One chain's levels as a :class:`Citation`: a relative one (no artigo, inside the enclosing act)
+    completed from ``ctx``; None for a chain of a named act with neither artigo nor annex."""
+    relative = act is None or act.type == "self"
+    if relative and ctx is not None:
+        act, did = ctx.act if ctx.act is not None else act, ctx.doc_id
+        if 1 in c or 0 in c:
+            pass
+        elif ctx.levels.get(1) is not None:
+            top = min(c)
+            c = {**{lv: (v, False) for lv, v in ctx.levels.items() if lv < top}, **c}
+    if 1 not in c and 0 not in c:
+        if not relative:
+            return None  # "item 4" of an act: the act is cited as a whole
+        reason = reason or "relative_without_context"
+    for lv, top in MAX_NUMBER.items():
+        v = c.get(lv)
+        if v is not None and v[0].split("-")[0].isdigit() and int(v[0].split("-")[0]) > top:
+            reason = reason or "number_out_of_range"
+    par = c.get(2)
+    caput = par is not None and par[0] == "caput"
+    art, vals = c.get(1), [c.get(lv) for lv in (3, 4, 5)]
+    rng = any(v[1] for v in c.values())
+    return Citation(act, None if art is None else art[0], None if par is None or caput else par[0],
+                    *(None if v is None else v[0] for v in vals), caput=caput, from_range=rng, start=a, end=b,
+                    doc_id=None if reason else did, annex=c[0][0] if 0 in c else None, reason=reason)
+
+
+def parse(text: str, *, table: dict | None = None, acts: bool = True,
+          context: "Citation | Mapping[str, Any] | None" = None) -> list[Citation]:
+    """Every citation in ``text``, in order.
+
+    Parameters
+    ----------
+    text : str
+        Running text, a citation list, or one human-written citation string. Read case-insensitively
+        and Unicode-insensitively (NFC or NFD, zero-width characters, non-breaking spaces).
+    table : dict, optional
+        Alias table for :func:`doc_id` (default :data:`DOC_IDS`).
+    acts : bool, default: True
+        Also return act-level citations (an act cited with no dispositivo).
+    context : Citation or dict, optional
+        Where ``text`` sits: the enclosing act (``act``: an :class:`Act`, or ``doc_id``) and dispositivo
+        (``article``, ``paragraph``, ``inciso`` ...). Relative references (``inciso III do § 3º deste
+        artigo``, ``do caput``, ``deste parágrafo``, ``art. 5º desta Lei``, a bare ``§ 2º``) are completed
+        from it; without it they come back with ``reason="relative_without_context"``.
+
+    Returns
+    -------
+    list of Citation
+        Dispositivos in text order (each value of a list or range its own citation), act-level
+        citations where an act is cited alone. Headings of the text's own dispositivos are skipped
+        (:func:`heading_match`). Citations that name nothing usable are kept with a ``reason``. Spans
+        are offsets in ``text`` as given.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"`text` must be a string; got {type(text).__name__}.")
+    ctx = _context(context, table)
+    text, offsets = clean(text)
+    act_spans = _acts(text)
+    chains = _chains(text)
+    bound, used = _bind(text, chains, act_spans)
     out: list[Citation] = []
     for (a, b, cits), act in zip(chains, bound):
-        did = doc_id(act, table)
+        did, reason = resolve_act(act, table)
+        a, b = original_span(offsets, a, b)
         for c in cits:
-            art = c.get(1)
-            if art is None:  # "§ 2º deste artigo": inside the enclosing article, nothing to resolve
-                continue
-            par = c.get(2)
-            caput = par is not None and par[0] == "caput"
-            vals = [c.get(lv) for lv in (3, 4, 5)]
-            rng = any(v[1] for v in c.values())
-            out.append(Citation(act, None if art is None else art[0], None if par is None or caput else par[0],
-                                *(None if v is None else v[0] for v in vals), caput=caput, from_range=rng,
-                                start=a, end=b, doc_id=did))
+            x = _citation(c, act, did, reason, ctx, a, b)
+            if x is not None:
+                out.append(x)
     if acts:
         for k, (a, b, act, approving) in enumerate(act_spans):
             if k in used or approving or act.type == "self":
                 continue
             if any(x <= a < y for x, y, _ in chains):
                 continue
-            out.append(Citation(act, None, start=a, end=b, doc_id=doc_id(act, table)))
+            did, reason = resolve_act(act, table)
+            a, b = original_span(offsets, a, b)
+            out.append(Citation(act, None, start=a, end=b, doc_id=did, reason=reason))
         out.sort(key=lambda c: (c.start, c.end))
     return out
 

@@ -1,0 +1,179 @@
+"""Citation strings real acts and questions use that the grammar once misread: the Constitution, relative
+references, list grammar, case and Unicode variants, years, impossible numbers and annexes."""
+from __future__ import annotations
+
+import unicodedata
+
+import pytest
+
+from ragcov_data.legal.citations import Act, Citation, parse, resolve_act
+
+
+def levels(text: str, **kw) -> list[tuple]:
+    return [(c.article, c.paragraph, c.inciso, c.alinea, c.item) for c in parse(text, **kw) if c.article]
+
+
+# --------------------------------------------------------------------------- the Constitution
+
+
+@pytest.mark.parametrize("name", ["Constituição", "Constituição Federal", "CF", "CF/88", "Carta Magna",
+                                  "Constituição da República Federativa do Brasil de 1988", "CONSTITUIÇÃO FEDERAL",
+                                  "Constituição Federal de 1988", "CRFB/88"])
+def test_constitution_by_every_common_name(name):
+    cits = [c for c in parse(f"art. 84, caput, inciso IV, da {name}") if c.article]
+    assert [(c.act.type, c.article, c.inciso, c.caput) for c in cits] == [("constituicao", "84", "IV", True)]
+    assert cits[0].act.year == 1988 and cits[0].ok
+
+
+def test_decree_preamble_constitution_and_law_apart():
+    text = ("O PRESIDENTE DA REPÚBLICA, no uso da atribuição que lhe confere o art. 84, caput, inciso IV, da "
+            "Constituição, e tendo em vista o disposto no art. 4º da Lei nº 13.334, de 13 de setembro de 2016,")
+    got = [(c.act.type, c.act.number, c.article, c.inciso) for c in parse(text) if c.article]
+    assert got == [("constituicao", None, "84", "IV"), ("lei", "13334", "4", None)]
+
+
+def test_state_constitution_is_not_the_federal_one():
+    assert all(c.act is None or c.act.type != "constituicao" for c in parse("art. 5º da Constituição Estadual"))
+
+
+# --------------------------------------------------------------------------- relative references
+
+
+def test_relative_reference_needs_a_context():
+    (c,) = parse("inciso III do § 3º deste artigo")
+    assert c.reason == "relative_without_context" and c.article is None and c.doc_id is None
+    assert (c.paragraph, c.inciso) == ("3", "III")
+
+
+@pytest.mark.parametrize("text, context, expected", [
+    ("inciso III do § 3º deste artigo", {"doc_id": "lei-9250-1995", "article": "8"},
+     [("lei-9250-1995", "8", "3", "III", None, False)]),
+    ("alínea “a” do inciso II do caput", {"doc_id": "lei-9250-1995", "artigo": "8º", "parágrafo": "2"},
+     [("lei-9250-1995", "8", None, "II", "a", True)]),
+    ("nos termos do inciso I deste parágrafo", {"doc_id": "lei-7713-1988", "article": "6", "paragraph": "único"},
+     [("lei-7713-1988", "6", "único", "I", None, False)]),
+    ("observado o disposto no art. 12 desta Lei", {"doc_id": "lei-7713-1988", "article": "6"},
+     [("lei-7713-1988", "12", None, None, None, False)]),
+    ("o § 2º", {"doc_id": "decreto-9580-2018", "article": "35"}, [("decreto-9580-2018", "35", "2", None, None, False)]),
+])
+def test_relative_reference_resolved_against_context(text, context, expected):
+    got = [(c.doc_id, c.article, c.paragraph, c.inciso, c.alinea, c.caput) for c in parse(text, context=context)]
+    assert got == expected and all(c.ok for c in parse(text, context=context))
+
+
+def test_context_as_a_citation_and_a_named_act_wins():
+    (ctx,) = parse("Lei nº 9.250, de 1995, art. 8º")
+    (c,) = parse("inciso II do caput deste artigo", context=ctx)
+    assert (c.act.number, c.doc_id, c.article, c.inciso, c.caput) == ("9250", "lei-9250-1995", "8", "II", True)
+    (c,) = parse("art. 6º da Lei nº 7.713, de 1988", context=ctx)  # a named act is not the context's
+    assert c.doc_id == "lei-7713-1988"
+
+
+def test_context_bad_input():
+    with pytest.raises(ValueError, match="unknown key"):
+        parse("§ 2º deste artigo", context={"artcle": "5"})
+    with pytest.raises(TypeError, match="`context` must be"):
+        parse("§ 2º deste artigo", context=5)
+
+
+# --------------------------------------------------------------------------- list grammar
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Lei nº 9.250, de 1995, art. 8º, §§ 1º, inciso III, e 2º", [("8", "1", "III", None, None), ("8", "2", None, None, None)]),
+    ("Lei nº 9.250, de 1995, art. 8º, incisos I e II de seu § único",
+     [("8", "único", "I", None, None), ("8", "único", "II", None, None)]),
+    ("Lei nº 9.250, de 1995, art. 8º, inciso II, alíneas “b”, item 10, e “c”, item 9",
+     [("8", None, "II", "b", "10"), ("8", None, "II", "c", "9")]),
+    ("Lei nº 9.250, de 1995, arts. 4º, inciso V, e 8º", [("4", None, "V", None, None), ("8", None, None, None, None)]),
+])
+def test_list_grammar(text, expected):
+    assert levels(text) == expected
+
+
+# --------------------------------------------------------------------------- case and Unicode
+
+
+def test_upper_case():
+    (c,) = parse("ART. 5º, § 2º, INCISO III, ALÍNEA B DA LEI Nº 9.250/1995")
+    assert (c.doc_id, c.article, c.paragraph, c.inciso, c.alinea) == ("lei-9250-1995", "5", "2", "III", "b")
+
+
+@pytest.mark.parametrize("odd", ["\u200b", "\ufeff", "\u00ad", "\u2060"])
+def test_invisible_characters_inside_a_marker(odd):
+    text = f"Lei nº 9.250, de 1995, ar{odd}t. 8º, inciso{odd} II"
+    (c,) = parse(text)
+    assert (c.doc_id, c.article, c.inciso) == ("lei-9250-1995", "8", "II")
+    assert text[c.start:c.end].startswith("ar") and text[c.start:c.end].endswith("II")  # spans on the text given
+
+
+def test_nfd_and_non_breaking_spaces_read_as_nfc():
+    nfc = "Lei nº 9.250, de 26 de dezembro de 1995, art. 8º, inciso II, alínea “b”; parágrafo único do art. 3º"
+    want = [c[:11] for c in parse(nfc)]
+    nfd = unicodedata.normalize("NFD", nfc)
+    assert nfd != nfc and [c[:11] for c in parse(nfd)][0][1:8] == want[0][1:8]
+    assert [c.key for c in parse(nfd)] == [c.key for c in parse(nfc)]
+    nbsp = nfc.replace(" ", "\u00a0")
+    assert [c.key for c in parse(nbsp)] == [c.key for c in parse(nfc)]
+    c = parse(nfd)[0]
+    assert unicodedata.normalize("NFC", nfd[c.start:c.end]) == nfc[parse(nfc)[0].start:parse(nfc)[0].end]
+
+
+# --------------------------------------------------------------------------- years and impossible numbers
+
+
+@pytest.mark.parametrize("text", ["Decreto nº 9.580, de 1942, art. 1º", "Lei nº 9.250/1990, art. 8º",
+                                  "Lei nº 9.250, de 26 de dezembro de 2005, art. 39, § 4º"])
+def test_year_contradicting_the_known_act_is_left_unresolved(text):
+    (c,) = parse(text)
+    assert c.reason == "year_mismatch" and c.doc_id is None and not c.ok
+    assert c.article is not None  # the citation is kept, not dropped
+
+
+def test_year_agreeing_or_absent_resolves():
+    assert [c.doc_id for c in parse("Decreto nº 9.580, de 2018, art. 1º; Lei nº 9.250, art. 8º")] == [
+        "decreto-9580-2018", "lei-9250-1995"]
+    assert resolve_act(Act("lei", "9250", 1990)) == (None, "year_mismatch")
+    assert resolve_act(Act("lei", "9250", 1995)) == ("lei-9250-1995", None)
+
+
+@pytest.mark.parametrize("text, field", [
+    ("Lei nº 9.250, de 1995, art. 99999999999999999999", "article"),
+    ("Lei nº 9.250, de 1995, art. 3000", "article"),
+    ("Lei nº 9.250, de 1995, art. 8º, § 400", "paragraph"),
+])
+def test_numbers_outside_any_real_act(text, field):
+    (c,) = parse(text)
+    assert c.reason == "number_out_of_range" and c.doc_id is None
+    assert getattr(c, field) in text.replace(".", "")  # read whole, never cut to its first digits
+
+
+def test_act_number_outside_its_series():
+    (c,) = parse("Lei nº 99.999, de 2020, art. 1º")
+    assert c.reason == "number_out_of_range"
+    assert parse("Lei Complementar nº 109, de 2001, art. 2º")[0].ok
+    (c,) = parse("art. 2.046 do Código Civil")
+    assert c.ok and c.article == "2046"
+
+
+# --------------------------------------------------------------------------- annexes
+
+
+def test_annex_is_a_level_of_its_own():
+    (c,) = parse("Anexo VII, inciso VII, da Resolução Normativa nº 414, de 2010")
+    assert (c.act.number, c.annex, c.article, c.inciso, c.level) == ("414", "VII", None, "VII", "annex")
+    (c,) = parse("art. 5º do Anexo I do Decreto nº 8.000, de 2013")
+    assert (c.act.number, c.annex, c.article, c.level) == ("8000", "I", "5", "article")
+    (c,) = parse("Anexo Único da Portaria nº 12, de 2020")
+    assert (c.annex, c.level) == ("único", "annex")
+    assert c.to_dict()["annex"] == "único"
+
+
+def test_annex_heading_is_not_a_citation():
+    text = "Art. 1º Fica aprovado o Regulamento.\nANEXO I\nREGULAMENTO DO IMPOSTO\nArt. 1º O imposto"
+    assert [c for c in parse(text) if c.annex] == []
+
+
+def test_citation_positional_fields_unchanged():
+    c = Citation(None, "5", "1", "II", "a", "3", True, False, 0, 4, "x")
+    assert (c.doc_id, c.annex, c.reason, c.level) == ("x", None, None, "dispositivo")
