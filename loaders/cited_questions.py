@@ -46,7 +46,7 @@ import os
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, NamedTuple, Sequence
 
 import datasets
 import numpy as np
@@ -68,14 +68,30 @@ def topic_of(summary: Any) -> str | None:
 
 __all__ = ["CitedQuestionsConfig", "CitedQuestionsBuilder", "IRPFBuilder", "CitedTask", "build_cited_task", "topic_of",
            "resolve_citations", "chunk_act", "validate_questions", "act_of",
-           "read_questions", "CHUNKINGS", "GRANULARITIES", "RESOLUTION_RULE", "STATUSES"]
+           "read_questions", "gold_citations", "Gold", "CHUNKINGS", "GRANULARITIES", "RESOLUTION_RULE", "STATUSES"]
 
 CHUNKINGS = ("words", "dispositivo", "article")
 GRANULARITIES = ("dispositivo", "article")
 GOLDS = ("auto", "raw", "references")
 COVERAGES = ("all", "full")
 #: Status of a cited provision after resolution.
-STATUSES = ("resolved", "dispositivo_not_found", "article_not_found", "act_only", "act_not_in_corpus")
+STATUSES = ("resolved", "dispositivo_not_found", "article_not_found", "act_only", "act_not_in_corpus", "unparsed",
+            "year_mismatch", "year_out_of_range", "number_out_of_range", "relative_without_context", "act_unknown",
+            "not_located")
+#: What each status other than ``resolved`` means (the warning and the manifest's ``unresolved`` use it).
+STATUS_TEXT = {
+    "dispositivo_not_found": "cited dispositivo(s) resolved to their artigo only",
+    "article_not_found": "cited artigo(s) not found in their act",
+    "act_only": "citation(s) of a whole act (no artigo to grade)",
+    "act_not_in_corpus": "citation(s) of acts not in the corpus",
+    "unparsed": "citation string(s) in which no citation was read",
+    "year_mismatch": "citation(s) whose year contradicts the act they name",
+    "year_out_of_range": "citation(s) of an impossible year",
+    "number_out_of_range": "citation(s) of a number no real act has",
+    "relative_without_context": "relative citation(s) (deste artigo ...) with no act to read them against",
+    "act_unknown": "citation(s) naming no act",
+    "not_located": "citation(s) of an annex (annexes are not located)",
+}
 RESOLUTION_RULE = (
     "a chunk is relevant when its character span overlaps a cited provision's span (provisions located line by "
     "line in each act); granularity 'dispositivo': grade 2 for the cited paragraph/inciso/alínea/item/caput "
@@ -160,27 +176,35 @@ def validate_questions(records: Sequence[tuple[str, Any]]) -> list[dict]:
     return out
 
 
-@dataclass(frozen=True)
-class _Cited:
-    doc_id: str | None
-    article: str | None
-    paragraph: str | None = None
-    inciso: str | None = None
-    alinea: str | None = None
-    item: str | None = None
-    caput: bool = False
+class Gold(NamedTuple):
+    """One cited provision of a question: the :class:`ragcov_data.citations.Citation` (parsed from ``raw``, or
+    built from a structured reference) and the ``raw`` string it came from."""
+
+    citation: cit.Citation
     raw: str = ""
-    act: str | None = None  # readable act id (for acts not in the corpus)
+
+    @property
+    def act(self) -> str | None:
+        """A readable id of the act: the document id, else one built from the act (``lei-5555-1999``)."""
+        c = self.citation
+        if c.doc_id is not None:
+            return c.doc_id
+        return None if c.act is None else (cit.canonical_id(c.act) or c.act.text)
 
     @property
     def label(self) -> str:
-        parts = [f"art. {self.article}"] if self.article else []
-        if self.caput:
+        """``lei-9250-1995: art. 8 > caput > II > b``; an unparsed string is shown as itself."""
+        c = self.citation
+        if c.reason == "unparsed":
+            return f"?: {self.raw}"
+        parts = [f"anexo {c.annex}"] if c.annex else []
+        parts += [f"art. {c.article}"] if c.article else []
+        if c.caput:
             parts.append("caput")
-        if self.paragraph:
-            parts.append("parágrafo único" if self.paragraph == "único" else f"§ {self.paragraph}")
-        parts += [x for x in (self.inciso, self.alinea, self.item) if x]
-        return f"{self.doc_id or self.act or '?'}: " + (" > ".join(parts) or "(act)")
+        if c.paragraph:
+            parts.append("parágrafo único" if c.paragraph == "único" else f"§ {c.paragraph}")
+        parts += [x for x in (c.inciso, c.alinea, c.item) if x]
+        return f"{self.act or '?'}: " + (" > ".join(parts) or "(act)")
 
 
 def act_of(doc: Any) -> Any:
@@ -219,33 +243,54 @@ def _table(acts: Sequence[Any]) -> dict:
 
 
 @functools.lru_cache(maxsize=4096)
-def _parse_raw(raw: str, table_items: tuple) -> tuple:
-    return tuple(cit.parse(raw, table=dict(table_items)))
+def _parse_raw(raw: str, table_items: tuple, context: tuple = ()) -> tuple:
+    return tuple(cit.parse(raw, table=dict(table_items), context=dict(context) or None))
 
 
-def gold_citations(question: Mapping[str, Any], gold: str, table: dict) -> list[_Cited]:
-    """The cited provisions of one question (distinct, in order) under the ``gold`` rule."""
+def _raw_context(refs: Sequence[Mapping[str, Any]], raw: str) -> tuple:
+    """Where a raw string sits when its structured references say so: the act (and artigo) every reference
+    given with that string agrees on, as ``parse``'s ``context`` (relative references such as ``§ 2º deste
+    artigo`` or ``art. 5º desta Lei`` are read against it)."""
+    mine = [r for r in refs if r.get("raw") == raw]
+    out = []
+    for key in ("doc_id", "article", "paragraph"):
+        vals = {_s(r.get(key)) for r in mine}
+        if len(vals) != 1 or None in vals:
+            break
+        out.append((key, vals.pop()))
+    return tuple(out)
+
+
+def gold_citations(question: Mapping[str, Any], gold: str, table: dict) -> list[Gold]:
+    """The cited provisions of one question (distinct, in order) under the ``gold`` rule.
+
+    Nothing is dropped: a raw string that yields no citation is one with reason ``unparsed``; a citation
+    whose act cannot be told (a relative reference with no context) has reason ``act_unknown``; the
+    parser's own reasons (``year_mismatch``, ``number_out_of_range`` ...) are kept."""
     refs = question["references"]
     has_raw = any(r.get("raw") for r in refs)
     use_raw = gold == "raw" or (gold == "auto" and has_raw)
-    out: dict[tuple, _Cited] = {}
+    out: dict[tuple, Gold] = {}
     if use_raw:
         items = tuple(sorted(table.items()))
         for raw in dict.fromkeys(r["raw"] for r in refs if r.get("raw")):
-            for c in _parse_raw(raw, items):
-                if c.act is None:
-                    continue
-                act = cit.canonical_id(c.act) or c.act.text
-                x = _Cited(c.doc_id, c.article, c.paragraph, c.inciso, c.alinea, c.item, c.caput, raw, act)
-                out.setdefault((x.doc_id or act, x.article, x.paragraph, x.inciso, x.alinea, x.item, x.caput), x)
+            parsed = [c for c in _parse_raw(raw, items, _raw_context(refs, raw)) if c.act is not None or c.article
+                      or c.annex or c.reason]
+            if not parsed:
+                parsed = [cit.Citation(None, None, reason="unparsed")]
+            for c in parsed:
+                if c.act is None and c.doc_id is None and c.reason is None:
+                    c = c._replace(reason="act_unknown")
+                x = Gold(c, raw)
+                out.setdefault((x.act, c.annex, c.article, c.paragraph, c.inciso, c.alinea, c.item, c.caput, c.reason,
+                                raw if c.reason == "unparsed" else None), x)
     else:
         for r in refs:
             if not r.get("doc_id"):
                 continue
-            x = _Cited(r["doc_id"], _s(r.get("article")), _s(r.get("paragraph")), _s(r.get("inciso")),
-                       _s(r.get("alinea")), _s(r.get("item")), bool(r.get("caput", False)), r.get("raw") or "",
-                       r["doc_id"])
-            out.setdefault((x.doc_id, x.article, x.paragraph, x.inciso, x.alinea, x.item, x.caput), x)
+            c = cit.Citation(None, _s(r.get("article")), _s(r.get("paragraph")), _s(r.get("inciso")),
+                             _s(r.get("alinea")), _s(r.get("item")), bool(r.get("caput", False)), doc_id=r["doc_id"])
+            out.setdefault(c.key + (c.caput,), Gold(c, r.get("raw") or ""))
     return list(out.values())
 
 
@@ -474,7 +519,7 @@ def build_cited_task(
             if df[c].dtype == object and c not in ("unit", "question_summary") and c not in meta_cols:
                 df[c] = df[c].astype("str")
     if warn:
-        _warn(counts, unresolved, coarse, name)
+        _warn(counts, unresolved, coarse, name, no_gold)
     return CitedTask(corpus, queries, qr, manifest, citations=cits)
 
 
@@ -510,7 +555,8 @@ def resolve_citations(questions: Sequence[Mapping[str, Any]], *, index: Mapping[
             continue
         cited = gold_citations(q, gold, table)
         n_res = 0
-        for c in cited:
+        for g in cited:
+            c = g.citation
             status, chunks, art_chunks = _resolve(c, index, bounds, ids, known)
             if status in ("resolved", "dispositivo_not_found"):
                 n_res += 1
@@ -520,11 +566,11 @@ def resolve_citations(questions: Sequence[Mapping[str, Any]], *, index: Mapping[
                     for cid in chunks:
                         qrels[(q["qid"], cid)] = 2
             if status != "resolved":
-                entry = {"query-id": q["qid"], "citation": c.label, "status": status, "raw": c.raw}
+                entry = {"query-id": q["qid"], "citation": g.label, "status": status, "raw": g.raw}
                 (coarse if status == "dispositivo_not_found" else unresolved).append(entry)
-            c_rows.append({"query-id": q["qid"], "citation": c.label, "doc_id": c.doc_id or c.act,
+            c_rows.append({"query-id": q["qid"], "citation": g.label, "doc_id": g.act,
                            "article": c.article, "paragraph": c.paragraph, "inciso": c.inciso, "alinea": c.alinea,
-                           "item": c.item, "caput": bool(c.caput), "raw": c.raw, "status": status,
+                           "item": c.item, "caput": bool(c.caput), "raw": g.raw, "status": status,
                            "chunks": list(chunks), "article_chunks": list(art_chunks)})
         summary = q.get("question_summary")
         q_rows.append({"_id": q["qid"], "text": q["question"], "coverage": cov, "partial": partial,
@@ -533,10 +579,14 @@ def resolve_citations(questions: Sequence[Mapping[str, Any]], *, index: Mapping[
     return q_rows, c_rows, qrels, unresolved, coarse
 
 
-def _resolve(c: _Cited, index: dict, bounds: dict, ids: np.ndarray, known: set) -> tuple[str, list, list]:
+def _resolve(c: cit.Citation, index: dict, bounds: dict, ids: np.ndarray, known: set) -> tuple[str, list, list]:
     """Status, chunks overlapping the cited provision, chunks overlapping its artigo."""
+    if c.reason is not None:  # unparsed, year_mismatch, number_out_of_range, act_unknown ...
+        return c.reason, [], []
     if c.doc_id is None or c.doc_id not in known:
         return "act_not_in_corpus", [], []
+    if c.annex is not None:  # provisions are located in the body of an act, not in its annexes
+        return "not_located", [], []
     if c.article is None:  # an act cited as a whole: nothing to grade, listed as unresolved
         return "act_only", [], []
     idx = index[c.doc_id]
@@ -560,24 +610,21 @@ def _overlap(b: tuple[np.ndarray, np.ndarray, int], ids: np.ndarray, start: int,
     return [str(x) for x in ids[first + lo:first + max(hi, lo)]]
 
 
-def _warn(counts: dict, unresolved: list, coarse: list, name: str) -> None:
-    by = counts["citations_by_status"]
-    art = [u for u in unresolved if u["status"] == "article_not_found"]
+def _warn(counts: dict, unresolved: list, coarse: list, name: str, no_gold: Sequence[str] = ()) -> None:
+    """One warning naming, per status, how many citations could not be used (with the first few)."""
     msgs = []
-    if art:
-        shown = "; ".join(f"{u['query-id']}: {u['citation']}" for u in art[:5])
-        msgs.append(f"{len(art)} cited artigo(s) not found in their act ({shown}{' ...' if len(art) > 5 else ''})")
-    if by["act_only"]:
-        msgs.append(f"{by['act_only']} citation(s) of a whole act (no artigo to grade)")
-    if by["act_not_in_corpus"]:
-        msgs.append(f"{by['act_not_in_corpus']} citation(s) of acts not in the corpus")
-    if coarse:
-        shown = "; ".join(f"{u['query-id']}: {u['citation']}" for u in coarse[:3])
-        msgs.append(f"{len(coarse)} cited dispositivo(s) resolved to their artigo only ({shown}"
-                    f"{' ...' if len(coarse) > 3 else ''})")
+    for status in STATUSES[1:]:
+        rows = coarse if status == "dispositivo_not_found" else [u for u in unresolved if u["status"] == status]
+        if not rows:
+            continue
+        shown = "; ".join(f"{u['query-id']}: {u['citation']}" for u in rows[:5])
+        msgs.append(f"{len(rows)} {STATUS_TEXT[status]} ({shown}{' ...' if len(rows) > 5 else ''})")
+    if no_gold:
+        msgs.append(f"{len(no_gold)} question(s) with no relevant chunk ({', '.join(no_gold[:5])}"
+                    f"{' ...' if len(no_gold) > 5 else ''})")
     if msgs:
         warnings.warn(f"cited questions ({name}): " + "; ".join(msgs) + ". Every one is listed in the manifest "
-                      "(`unresolved`, `dispositivo_not_found`).", stacklevel=3)
+                      "(`unresolved`, `dispositivo_not_found`, `queries_without_relevant_chunk`).", stacklevel=3)
 
 
 def _sha(p: Path) -> str:
