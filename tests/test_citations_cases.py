@@ -177,3 +177,43 @@ def test_annex_heading_is_not_a_citation():
 def test_citation_positional_fields_unchanged():
     c = Citation(None, "5", "1", "II", "a", "3", True, False, 0, 4, "x")
     assert (c.doc_id, c.annex, c.reason, c.level) == ("x", None, None, "dispositivo")
+
+
+# --------------------------------------------------------------------------- layouts of the unseen sample
+
+
+@pytest.mark.parametrize("text, expected", [
+    # two parts joined by "e" hang on the one artigo named at the end
+    ("multas previstas na alínea “a” do inciso I e no inciso II do caput do art. 1.003",
+     [("1003", None, "I", "a", None), ("1003", None, "II", None, None)]),
+    ("o disposto no § 2º e no art. 6º", [("6", None, None, None, None)]),  # not parallel: § 2º is not art. 6's
+    # "art. 2º ao art. 4º": a range
+    ("Lei nº 8.134, de 1990, art. 2º ao art. 4º", [("2", None, None, None, None), ("3", None, None, None, None),
+                                                   ("4", None, None, None, None)]),
+    # a part before its artigo, joined by a comma; "caput" with no comma
+    ("o desconto previsto no inciso II, art. 1º do Decreto nº 7.891, de 2013", [("1", None, "II", None, None)]),
+    ("(Lei nº 11.482, de 2007, art. 1º caput , incisos IV e V)", [("1", None, "IV", None, None),
+                                                                 ("1", None, "V", None, None)]),
+])
+def test_sample_layouts(text, expected):
+    assert levels(text) == expected
+
+
+def test_quoted_or_elided_heading_of_amending_text_is_not_a_citation():
+    cits = parse("Alterar o art. 69 da Resolução Normativa n o 414 , de 2010, que passa a vigorar com a seguinte "
+                 "redação: “Art. 69.")
+    assert [(c.act.number, c.article) for c in cits if c.article] == [("414", "69")]
+    assert [c for c in parse("de valoração da proposta técnica.  Art. 54 ..........") if c.article] == []
+    # a citation in capitals at the end of a string is still one
+    assert [(c.act.number, c.article) for c in parse("Lei nº 9.250, de 1995, Art. 12.") if c.article] == [("9250", "12")]
+
+
+def test_acts_of_regulators():
+    (c,) = parse("inciso VI do art. 43 da Norma de Organização ANEEL nº 0013")
+    assert (c.act.type, c.act.issuer, c.act.number, c.article, c.inciso) == ("norma_de_organizacao", "ANEEL", "0013",
+                                                                           "43", "VI")
+    assert [(c.act.type, c.act.number, c.act.year, c.article) for c in parse("(art. 624 da REN nº 1.000/2021)")] == [
+        ("resolucao", "1000", 2021, "624")]
+    assert [(c.act.type, c.article) for c in parse("o art. 70-A na Resolução Normativa nº 414, de 2010")] == [
+        ("resolucao", "70-A")]
+    assert [c.act.type for c in parse("no art. 9º do Regimento Interno da ANEEL")] == ["regimento_interno"]

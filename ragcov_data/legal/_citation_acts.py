@@ -22,7 +22,8 @@ _ACT_TYPES = [
     (r"nota(?:\s+SEI|\s+t[ée]cnica)?", "nota"),
     (r"ato\s+declarat[óo]rio(?:\s+(?:interpretativo|normativo|executivo))?", "ato_declaratorio"),
     (r"portaria", "portaria"),
-    (r"resolu[çc][ãa]o(?:\s+normativa)?", "resolucao"),
+    (r"resolu[çc][ãa]o(?:\s+normativa)?|(?-i:REN)", "resolucao"),
+    (r"norma\s+de\s+organiza[çc][ãa]o", "norma_de_organizacao"),
 ]
 #: An issuer: an acronym (RFB, SRF, CST, PGFN/CRJ, SRRF03/Disit) or a known name (Cosit, Conjunta).
 _ISSUERS = (r"(?-i:[A-Z][A-Za-z0-9]*[A-Z0-9](?:[/-][A-Z][A-Za-z0-9]+)*/?|Cosit|Cosar|Codac|Conjunta|Interna)")
@@ -53,6 +54,8 @@ ALIASES: list[tuple[str, tuple[str, str | None, int | None]]] = [
     (r"(?:C[óo]digo\s+de\s+Processo\s+Civil|\bCPC\b)", ("lei", "13105", 2015)),
     (r"C[óo]digo\s+Civil", ("lei", "10406", 2002)),
     (r"(?:Consolida[çc][ãa]o\s+das\s+Leis\s+do\s+Trabalho|\bCLT\b)", ("decreto_lei", "5452", 1943)),
+    # an unnumbered act named by its kind: the internal rules of a body ("Regimento Interno da ANEEL")
+    (r"\bRegimento\s+Interno\b", ("regimento_interno", None, None)),
 ]
 #: Editions of the income-tax regulation (``RIR/<year>``): the decree that approved it.
 RIR_EDITIONS = {2018: ("decreto", "9580", 2018), 1999: ("decreto", "3000", 1999), 1994: ("decreto", "1041", 1994)}
@@ -95,7 +98,8 @@ def act_key(act: Act) -> tuple[str, str | None, str | None]:
     """``(type, issuer, number)``: the identity of a numbered act (federal laws and decrees are numbered
     in one series each, so the year only confirms it; instruções normativas also need the issuer)."""
     issuer = act.issuer if act.type in ("instrucao_normativa", "portaria", "ato_declaratorio",
-                                        "solucao_de_consulta", "parecer_normativo", "resolucao") else None
+                                        "solucao_de_consulta", "parecer_normativo", "resolucao",
+                                        "norma_de_organizacao") else None
     return act.type, issuer, act.number
 
 

@@ -36,11 +36,13 @@ MARKER_RE = re.compile(
 _LEVEL = {"anx": 0, "art": 1, "par": 2, "uni": 2, "pars": 2, "caput": 2, "inc": 3, "ali": 4, "item": 5}
 _WS = re.compile(r"\s*")
 _LIST_SEP = re.compile(r"\s*(?:,\s*(?:e|ou)\s+|,\s*|\s+e/ou\s+|\s+e\s+|\s+ou\s+)", re.I)
-_RANGE_SEP = re.compile(r"\s+(?:a|até)\s+", re.I)
+_RANGE_SEP = re.compile(r"\s+(?:a|até|ao)\s+(?:(?:o\s+)?(?:art\.|artigo)\s*)?", re.I)  # "2º a 4º", "art. 2º ao art. 4º"
 _DOWN = re.compile(r"\s*,?\s*(?:d[oa]s?|n[oa]s?|de\s+(?:seu|sua)s?)\s+(?:mesmo\s+|referido\s+)?", re.I)
 _UNICO = re.compile(r"\s*[úu]nico\b", re.I)
+_COMMA = re.compile(r"\s*,\s*")
+_BARE_CAPUT = re.compile(r"\s+(?=caput\b)", re.I)  # "art. 1º caput, incisos IV a VIII"
 _CHAIN_JOIN = re.compile(r"\s*(?:,\s*)?(?:e\s+|ou\s+)?(?:(?:n|d|a)[oa]s?\s+|ao\s+|aos\s+|à\s+|às\s+)?")
-_FORWARD = re.compile(r"\s*,?\s*(?:d[oa]s?\s+(?:referid[oa]\s+|mencionad[oa]\s+|citad[oa]\s+)?"
+_FORWARD = re.compile(r"\s*,?\s*(?:(?:d[oa]s?|n[oa])\s+(?:referid[oa]\s+|mencionad[oa]\s+|citad[oa]\s+)?"
                       r"|(?=(?:[dn]est[ae]|d[ao]\s+present[e])\s))", re.I)
 _ACT_BEFORE_GAP = re.compile(r"[\s,;:–—\-(]*(?:e\s+)?")
 #: A reference to the dispositivo the text sits in (``deste artigo``, ``do mesmo parágrafo``): the level it names.
@@ -320,8 +322,10 @@ def _chain(text: str, pos: int) -> tuple[list[_Comp], int]:
         c = _component(text, p, prev, list_level)
         if c is None:
             break
-        if prev is not None and c.level < prev.level and _DOWN.fullmatch(text, end, p):
-            c.link = "up"  # running order: "inciso II do art. 8º"
+        if prev is not None and c.level < prev.level and (
+                _DOWN.fullmatch(text, end, p)
+                or (c.level == 1 and all(x.level > 1 for x in comps) and _COMMA.fullmatch(text, end, p))):
+            c.link = "up"  # running order: "inciso II do art. 8º", "inciso II, art. 1º"
         elif prev is not None and c.level > prev.level and re.search(r"\be\b", text[end:p]):
             c.link = "and"  # "art. 8º e § 1º": the artigo (its caput) and its paragraph
         comps.append(c)
@@ -332,7 +336,7 @@ def _chain(text: str, pos: int) -> tuple[list[_Comp], int]:
             list_level = 2
         # what may follow: a list separator and a component, or "do/da" and a higher-level marker
         nxt = None
-        s = _LIST_SEP.match(text, end)
+        s = _LIST_SEP.match(text, end) or _BARE_CAPUT.match(text, end)
         if s:
             q = _WS.match(text, s.end()).end()
             if MARKER_RE.match(text, q) or _QLETTER.match(text, q) or _ROMAN.match(text, q) or _ARAB.match(text, q):

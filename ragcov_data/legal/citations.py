@@ -203,7 +203,15 @@ def _is_heading(text: str, m: "re.Match", end: int) -> bool:
     """A marker at a line start that opens the dispositivo (``Art. 7º O imposto``) or an annex
     (``ANEXO I``) rather than citing it."""
     if not _line_start(text, m.start()):
-        return False
+        # the heading of quoted or elided amending text: "… a seguinte redação: “Art. 69.", "Art. 54 ......"
+        if m.lastgroup != "art" or not m.group(0)[0].isupper():
+            return False
+        quoted = text[max(0, m.start() - 2):m.start()].rstrip().endswith(("“", "\"", "«"))
+        if not quoted and not _ELIDED.match(text, end):
+            return False
+        e = text.find("\n", m.start())
+        h = heading_match(text[m.start():len(text) if e < 0 else e])
+        return h is not None
     k = text.rfind("\n", 0, m.start()) + 1
     e = text.find("\n", m.start())
     line = text[k:len(text) if e < 0 else e]
@@ -213,6 +221,7 @@ def _is_heading(text: str, m: "re.Match", end: int) -> bool:
     return h is not None and bool(line[h.end:].strip())
 
 
+_ELIDED = re.compile(r"\s*\.?\s*\.{3}")
 _ANNEX_GOES_ON = re.compile(r"\s*(?:[,;]|\(|d[oa]s?\s|n[oa]s?\s|e\s)", re.I)
 
 
@@ -236,6 +245,30 @@ def _chains(text: str) -> list[tuple[int, int, list[dict]]]:
         chains.append((m.start(), end, cits))
         pos = end
     return chains
+
+
+_SHARED_JOIN = re.compile(r"\s*,?\s*(?:e|ou)\s+(?:(?:n|d)[oa]s?\s+|[àa]s?\s+|aos?\s+)?", re.I)
+
+
+def _share_article(text: str, chains: list) -> list:
+    """A chain with no artigo joined by ``e``/``ou`` to the next chain, which names one artigo and a part at
+    the same level, hangs on the same artigo: ``na alínea “a” do inciso I e no inciso II do caput do art.
+    1.003`` cites art. 1.003 twice."""
+    out = list(chains)
+    for i in range(len(out) - 2, -1, -1):
+        a, b, cits = out[i]
+        na, _, nxt = out[i + 1]
+        if any(1 in c or 0 in c for c in cits) or not _SHARED_JOIN.fullmatch(text, b, na):
+            continue
+        arts = {c.get(1) for c in nxt}
+        if len(arts) != 1 or None in arts:
+            continue
+        top = min(min(c) for c in cits)
+        if top not in nxt[0]:  # parallel parts only: "§ 2º e no art. 6º" is a paragraph here and an artigo
+            continue
+        above = {lv: v for lv, v in nxt[0].items() if lv < top}
+        out[i] = (a, b, [{**above, **c} for c in cits])
+    return out
 
 
 def _bind(text: str, chains: list, act_spans: list) -> tuple[list[Act | None], set[int]]:
@@ -337,7 +370,7 @@ def parse(text: str, *, table: dict | None = None, acts: bool = True,
     ctx = _context(context, table)
     text, offsets = clean(text)
     act_spans = _acts(text)
-    chains = _chains(text)
+    chains = _share_article(text, _chains(text))
     bound, used = _bind(text, chains, act_spans)
     out: list[Citation] = []
     for (a, b, cits), act in zip(chains, bound):
