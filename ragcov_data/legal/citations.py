@@ -44,6 +44,24 @@ chain right after an act (only punctuation between) belongs to it (``Lei nº 9.2
 inciso V, art. 8º``); else the act is None (a reference inside the enclosing act). An act with no
 dispositivo after it is an act-level citation.
 
+*The Constitution* is an act of its own (type ``constituicao``) by every common name: ``Constituição``,
+``Constituição Federal``, ``CF``, ``CF/88``, ``CRFB``, ``Carta Magna`` (a ``Constituição Estadual`` is not it).
+*Annexes* are a level above the artigo (:attr:`Citation.annex`): ``Anexo VII, inciso VII``, ``art. 5º do
+Anexo I``, ``Anexo Único``.
+
+*Relative references* (``inciso III do § 3º deste artigo``, ``do caput``, ``deste parágrafo``, ``art. 5º desta
+Lei``, a bare ``§ 2º``) are completed from ``parse(text, context=...)`` (the enclosing act and dispositivo);
+without a context they are returned with ``reason="relative_without_context"``.
+
+*Checks*: a year that contradicts the document the table names for the act (``Decreto nº 9.580, de 1942``)
+leaves the citation unresolved with ``reason="year_mismatch"``; an artigo, parágrafo or item number no real
+act has (:data:`MAX_NUMBER`), or an act number beyond its series (:data:`MAX_ACT_NUMBER`), gives
+``number_out_of_range``. Such citations are returned, never dropped, with ``doc_id`` None.
+
+*Input* is read case-insensitively (``ART. 5º, § 2º, INCISO III, ALÍNEA B DA LEI Nº 9.250/1995``) and
+Unicode-insensitively: NFD text, zero-width characters and non-breaking spaces read as NFC text with plain
+spaces; spans (``start``, ``end``) are offsets in the text as given.
+
 *Headings are not citations*: where a marker starts a line and opens the dispositivo itself (``Art. 7º O
 imposto``, ``§ 1º Constituem``, ``Parágrafo único. O``, ``I -``, ``a)``), :func:`heading_match` says so and
 :func:`parse` skips it; ``§ 1º do art. 7º`` or ``Art. 5º da Lei nº ...`` at a line start are citations
