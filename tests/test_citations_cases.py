@@ -217,3 +217,13 @@ def test_acts_of_regulators():
     assert [(c.act.type, c.article) for c in parse("o art. 70-A na Resolução Normativa nº 414, de 2010")] == [
         ("resolucao", "70-A")]
     assert [c.act.type for c in parse("no art. 9º do Regimento Interno da ANEEL")] == ["regimento_interno"]
+
+
+def test_constitution_as_a_common_noun_is_no_act():
+    assert parse("a constituição de garantia de fiel cumprimento") == []
+    assert [c.act.type for c in parse("CONSTITUIÇÃO FEDERAL, art. 5º")] == ["constituicao"]
+
+
+def test_amending_formula_binds_the_new_artigo_to_the_amended_act():
+    (c,) = parse("A Lei nº 9.074, de 7 de julho de 1995, passa a vigorar acrescida do seguinte art. 4º-E:")
+    assert (c.act.number, c.article) == ("9074", "4-E")

@@ -47,7 +47,8 @@ ALIASES: list[tuple[str, tuple[str, str | None, int | None]]] = [
      r"(?:\s*[-–—]?\s*RIR\s*/\s*(?P<rir1>\d{4}|\d{2}))?|\bRIR\s*/\s*(?P<rir2>\d{4}|\d{2})\b)", ("rir", None, None)),
     (r"(?:C[óo]digo\s+Tribut[áa]rio\s+Nacional(?:\s*[-–—]\s*CTN\b)?|\bCTN\b)", ("lei", "5172", 1966)),
     # the Constitution by every common name; a state constitution ("Constituição Estadual") is not it
-    (r"(?:(?i:Constitui[çc][ãa]o)(?!\s+(?i:Estadual|do\s+Estado|dos?\s+Estados?))"
+    # (capitalised: "a constituição de garantia" is a common noun)
+    (r"(?:(?:Constitui[çc][ãa]o|CONSTITUI[ÇC][ÃA]O)(?!\s+(?i:Estadual|do\s+Estado|dos?\s+Estados?))"
      r"(?:\s+(?i:Federal)|\s+(?i:da\s+Rep[úu]blica)(?:\s+(?i:Federativa\s+do\s+Brasil))?)?"
      r"(?:\s+(?i:de)\s+1988|\s*/\s*(?:88|1988)\b)?"
      r"|\b(?:CF|CRFB)(?:\s*/\s*(?:88|1988)\b|(?![\w/-]))|\b(?i:Carta\s+Magna)\b)", ("constituicao", None, 1988)),

@@ -44,7 +44,10 @@ _BARE_CAPUT = re.compile(r"\s+(?=caput\b)", re.I)  # "art. 1º caput, incisos IV
 _CHAIN_JOIN = re.compile(r"\s*(?:,\s*)?(?:e\s+|ou\s+)?(?:(?:n|d|a)[oa]s?\s+|ao\s+|aos\s+|à\s+|às\s+)?")
 _FORWARD = re.compile(r"\s*,?\s*(?:(?:d[oa]s?|n[oa])\s+(?:referid[oa]\s+|mencionad[oa]\s+|citad[oa]\s+)?"
                       r"|(?=(?:[dn]est[ae]|d[ao]\s+present[e])\s))", re.I)
-_ACT_BEFORE_GAP = re.compile(r"[\s,;:–—\-(]*(?:e\s+)?")
+#: What may stand between an act and a chain that belongs to it: punctuation, or the amending formula
+#: ("A Lei nº 9.074 … passa a vigorar acrescida do seguinte art. 4º-E").
+_ACT_BEFORE_GAP = re.compile(r"[\s,;:–—\-(]*(?:e\s+|passa(?:m)?\s+a\s+vigorar\s+acrescid[oa]s?\s+d[oa]s?\s+"
+                             r"seguintes?\s+)?", re.I)
 #: A reference to the dispositivo the text sits in (``deste artigo``, ``do mesmo parágrafo``): the level it names.
 _SELF_ARTICLE = re.compile(r"\s*,?\s*(?:dest[ae]|do\s+mesmo|da\s+mesma)\s+(?P<lv>artigo|art\.|par[áa]grafo|inciso|al[íi]nea|item)\b",
                            re.I)
