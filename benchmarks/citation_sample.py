@@ -51,16 +51,19 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--data-dir", default=default_data_dir())
     p.add_argument("--n", type=int, default=170)
     p.add_argument("--seed", type=int, default=2026)
+    p.add_argument("--exclude", action="append", default=[],
+                   help="a labelled JSONL file whose strings are not drawn again (repeatable)")
     args = p.parse_args(argv)
     data = Path(args.data_dir)
     tests = Path(__file__).resolve().parents[1] / "tests"
     seen = " ".join(" ".join(f.read_text(encoding="utf-8").split()) for f in tests.rglob("*.py"))
+    drawn = {json.loads(line)["text"] for f in args.exclude for line in open(f, encoding="utf-8") if line.strip()}
     pools: dict[str, list[tuple[str, str]]] = {"aneel": [], "irpf": []}
     for src, path in (("aneel", data / "aneel" / "aneel_fulltext.jsonl"), ("irpf", data / "irpf" / "laws.jsonl")):
         for line in open(path, encoding="utf-8"):
             doc = json.loads(line)
             for s in dict.fromkeys(clauses(doc["text"], join_lines=src == "aneel")):
-                if s not in seen:
+                if s not in seen and s not in drawn:
                     pools[src].append((doc["doc_id"], s))
     rng = random.Random(args.seed)
     half = args.n // 2

@@ -227,3 +227,29 @@ def test_constitution_as_a_common_noun_is_no_act():
 def test_amending_formula_binds_the_new_artigo_to_the_amended_act():
     (c,) = parse("A Lei nº 9.074, de 7 de julho de 1995, passa a vigorar acrescida do seguinte art. 4º-E:")
     assert (c.act.number, c.article) == ("9074", "4-E")
+
+
+@pytest.mark.parametrize("text, expected", [
+    # Windows-1252 quotes read as Latin-1 in PDF text
+    ("a alínea \x93a\x94 do inciso XXI do caput do art. 6º", [("6", None, "XXI", "a", None)]),
+    ("nas alíneas f e g do inciso IV do caput do art. 75", [("75", None, "IV", "f", None), ("75", None, "IV", "g", None)]),
+    ("no artigo 150 e seus §§ 1º e 4º", [("150", None, None, None, None), ("150", "1", None, None, None),
+                                         ("150", "4", None, None, None)]),
+    ("observarão o disposto nos § 7º, § 8º e § 10 do art. 836", [("836", "7", None, None, None),
+                                                                  ("836", "8", None, None, None),
+                                                                  ("836", "10", None, None, None)]),
+    ("O disposto no § 2º ao § 4º do art. 691", [("691", "2", None, None, None), ("691", "3", None, None, None),
+                                                ("691", "4", None, None, None)]),
+    ("e aos arts. 45 a 47-A da Lei nº 12.462, de 2011", [("45", None, None, None, None), ("46", None, None, None, None),
+                                                        ("47", None, None, None, None), ("47-A", None, None, None, None)]),
+])
+def test_held_out_layouts(text, expected):
+    assert levels(text) == expected
+
+
+def test_acronym_in_parentheses_and_interministerial_issuer():
+    assert [(c.act.type, c.act.number, c.article) for c in parse(
+        "arts. 43 e 47, §1º, da Norma de Organização ANEEL (NOA) 001, revisada pela REN 273/2007") if c.article] == [
+        ("norma_de_organizacao", "001", "43"), ("norma_de_organizacao", "001", "47")]
+    (c,) = [c for c in parse("na lista do art. 1º da Portaria Interministerial MF/MME nº 25/2002") if c.article]
+    assert (c.act.type, c.act.number, c.act.year, c.article) == ("portaria", "25", 2002, "1")

@@ -26,12 +26,14 @@ _ACT_TYPES = [
     (r"norma\s+de\s+organiza[çc][ãa]o", "norma_de_organizacao"),
 ]
 #: An issuer: an acronym (RFB, SRF, CST, PGFN/CRJ, SRRF03/Disit) or a known name (Cosit, Conjunta).
-_ISSUERS = (r"(?-i:[A-Z][A-Za-z0-9]*[A-Z0-9](?:[/-][A-Z][A-Za-z0-9]+)*/?|Cosit|Cosar|Codac|Conjunta|Interna)")
+_ISSUERS = (r"(?-i:[A-Z][A-Za-z0-9]*[A-Z0-9](?:[/-][A-Z][A-Za-z0-9]+)*/?|Cosit|Cosar|Codac|Conjunta|Interna|"
+            r"Interministerial)")
 _MONTHS = r"(?:janeiro|fevereiro|mar[çc]o|abril|maio|junho|julho|agosto|setembro|outubro|novembro|dezembro)"
 #: A numbered act: type, issuer, number and date (case-insensitive).
 ACT_RE = re.compile(
     r"\b(?P<type>" + "|".join(f"(?:{p})" for p, _ in _ACT_TYPES) + r")"
     r"(?P<issuer>(?:\s+" + _ISSUERS + r")*)"
+    r"(?:\s*\((?-i:[A-Z][A-Za-z]{1,7})\))?"  # an acronym in parentheses: "Resolução Normativa (REN) 273/2007"
     r"\s*(?:n\.?\s*[º°o]\.?|n[º°o]\.?|n\.|[º°]|número)?\s*"
     r"(?P<num>\d{1,3}(?:\.\d{3})+(?:-\s?\d{1,3})?|\d{1,5}(?:-\s?\d{1,3})?)(?![\d.,]\d)"
     r"(?P<date>,?\s+de\s+(?:\d{1,2}[º°o]?\s+de\s+" + _MONTHS + r"\s+de\s+)?(?P<y1>\d{4})\b"

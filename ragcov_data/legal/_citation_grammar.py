@@ -36,11 +36,13 @@ MARKER_RE = re.compile(
 _LEVEL = {"anx": 0, "art": 1, "par": 2, "uni": 2, "pars": 2, "caput": 2, "inc": 3, "ali": 4, "item": 5}
 _WS = re.compile(r"\s*")
 _LIST_SEP = re.compile(r"\s*(?:,\s*(?:e|ou)\s+|,\s*|\s+e/ou\s+|\s+e\s+|\s+ou\s+)", re.I)
-_RANGE_SEP = re.compile(r"\s+(?:a|até|ao)\s+(?:(?:o\s+)?(?:art\.|artigo)\s*)?", re.I)  # "2º a 4º", "art. 2º ao art. 4º"
+#: A range: "2º a 4º", "art. 2º ao art. 4º", "§ 2º ao § 6º", "inciso I ao inciso V".
+_RANGE_SEP = re.compile(r"\s+(?:a|até|ao)\s+(?:(?:o\s+)?(?:art\.|artigo|§|inciso|al[íi]nea)\s*)?", re.I)
 _DOWN = re.compile(r"\s*,?\s*(?:d[oa]s?|n[oa]s?|de\s+(?:seu|sua)s?)\s+(?:mesmo\s+|referido\s+)?", re.I)
 _UNICO = re.compile(r"\s*[úu]nico\b", re.I)
 _COMMA = re.compile(r"\s*,\s*")
 _BARE_CAPUT = re.compile(r"\s+(?=caput\b)", re.I)  # "art. 1º caput, incisos IV a VIII"
+_AND_ITS = re.compile(r"\s*,?\s*e\s+(?:seus?|suas?|respectiv[oa]s?)\s+", re.I)  # "artigo 150 e seus §§ 1º e 4º"
 _CHAIN_JOIN = re.compile(r"\s*(?:,\s*)?(?:e\s+|ou\s+)?(?:(?:n|d|a)[oa]s?\s+|ao\s+|aos\s+|à\s+|às\s+)?")
 _FORWARD = re.compile(r"\s*,?\s*(?:(?:d[oa]s?|n[oa])\s+(?:referid[oa]\s+|mencionad[oa]\s+|citad[oa]\s+)?"
                       r"|(?=(?:[dn]est[ae]|d[ao]\s+present[e])\s))", re.I)
@@ -202,7 +204,7 @@ def _values(text: str, pos: int, kind: str, multi: bool = True,
         s = _LIST_SEP.match(text, end) if multi else None
         if s:
             m2 = rx.match(text, s.end())
-            if m2 and not (kind == "roman" and not _roman_ok(m2.group("r"))) and _same_list(text, m2, kind):
+            if m2 and not (kind == "roman" and not _roman_ok(m2.group("r"))) and _same_list(text, m2, kind, plural=marker):
                 out.append((_val(m2, kind), False))
                 end = m2.end()
                 continue
@@ -210,11 +212,12 @@ def _values(text: str, pos: int, kind: str, multi: bool = True,
     return out, end
 
 
-def _same_list(text: str, m: re.Match, kind: str) -> bool:
+def _same_list(text: str, m: re.Match, kind: str, plural: bool = False) -> bool:
     """A value after a list separator continues the list unless it opens something else (a year, a
-    lower-case word after a single letter)."""
+    lower-case word after a single letter; an unquoted letter only after a plural ``alíneas f e g``)."""
     if kind == "letter":
-        return m.group("q") is not None or text[m.end():m.end() + 1] == ")" or bool(m.groupdict().get("u"))
+        return m.group("q") is not None or text[m.end():m.end() + 1] == ")" or bool(m.groupdict().get("u")) \
+            or (plural and m.group("b") is not None)
     if kind == "arab":
         nxt = text[m.end():m.end() + 12]
         return not re.match(r"\s+de\s+\d", nxt)
@@ -251,10 +254,14 @@ def _int_roman(n: int) -> str:
 
 
 def _expand(a: str, b: str, kind: str) -> list[tuple[str, bool]]:
-    """Values after ``a`` up to ``b`` of a range (``a`` already listed): ``[(v, True)]``; a range whose
-    ends carry letters (``3º-A a 3º-C``) keeps its end only."""
+    """Values after ``a`` up to ``b`` of a range (``a`` already listed): ``[(v, True)]``; a range to a
+    lettered artigo (``1º a 47-A``) runs to its number and adds it; one from a lettered artigo (``3º-A a
+    3º-C``) keeps its end only."""
     if kind == "arab" and a.isdigit() and b.isdigit() and 0 < int(b) - int(a) <= 500:
         return [(str(k), True) for k in range(int(a) + 1, int(b) + 1)]
+    head = b.split("-")[0]
+    if kind == "arab" and a.isdigit() and head.isdigit() and 0 < int(head) - int(a) <= 500:  # "1º a 47-A"
+        return [(str(k), True) for k in range(int(a) + 1, int(head) + 1)] + [(b, True)]
     if kind == "roman" and "-" not in a + b:
         x, y = _roman_int(a), _roman_int(b)
         if 0 < y - x <= 100:
@@ -345,6 +352,11 @@ def _chain(text: str, pos: int) -> tuple[list[_Comp], int]:
             if MARKER_RE.match(text, q) or _QLETTER.match(text, q) or _ROMAN.match(text, q) or _ARAB.match(text, q):
                 nxt = s.end()
         if nxt is None:
+            s = _AND_ITS.match(text, end)
+            mk = MARKER_RE.match(text, s.end()) if s else None
+            if mk and _LEVEL[mk.lastgroup] > c.level:
+                nxt = s.end()
+        if nxt is None:
             d = _DOWN.match(text, end)
             if d:
                 q = _WS.match(text, d.end()).end()
@@ -369,6 +381,10 @@ def _resolve(comps: list[_Comp]) -> list[dict]:
         if len(group) > 1:
             for k, c in enumerate(group):
                 c.link = "refine" if k else "list"
+            # siblings listed before the run share its parents: "nos § 7º, § 8º e § 10 do art. 836"
+            head = group[-1]
+            while seq and seq[-1].level == head.level and seq[-1].link == "list":
+                head.values = seq.pop().values + head.values
         seq.extend(group)
         i = j + 1
     out: list[dict] = []

@@ -15,12 +15,15 @@ import unicodedata
 _INVISIBLE = "\u200b\u200c\u200d\u2060\ufeff\u00ad"
 #: Characters read as a plain space: no-break, figure, narrow, thin and other fixed-width spaces.
 _SPACES = "\u00a0\u2007\u202f\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2008\u2009\u200a\u3000"
-_ODD = re.compile(f"[{_INVISIBLE}{_SPACES}]")
-_SPACE_MAP = {ord(c): " " for c in _SPACES}
+#: C1 control characters that are Windows-1252 punctuation decoded as Latin-1 (PDF text): read as meant.
+_CP1252 = {"\x91": "‘", "\x92": "’", "\x93": "“", "\x94": "”", "\x96": "–", "\x97": "—"}
+_ODD = re.compile(f"[{_INVISIBLE}{_SPACES}{''.join(_CP1252)}]")
+_SPACE_MAP = {**{ord(c): " " for c in _SPACES}, **{ord(k): v for k, v in _CP1252.items()}}
 
 
 def clean(text: str) -> tuple[str, list[int] | None]:
-    """``(clean text, offsets)``: NFC, invisible characters removed, odd spaces made plain.
+    """``(clean text, offsets)``: NFC, invisible characters removed, odd spaces made plain, Windows-1252
+    quotes and dashes read as Latin-1 (``\\x93a\\x94``) made the quotes they are.
 
     ``offsets[i]`` is the offset in ``text`` of the clean text's character ``i`` (one more entry: the
     end); None when the text needed no change (the common case, checked without copying).
