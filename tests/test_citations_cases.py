@@ -253,3 +253,27 @@ def test_acronym_in_parentheses_and_interministerial_issuer():
         ("norma_de_organizacao", "001", "43"), ("norma_de_organizacao", "001", "47")]
     (c,) = [c for c in parse("na lista do art. 1º da Portaria Interministerial MF/MME nº 25/2002") if c.article]
     assert (c.act.type, c.act.number, c.act.year, c.article) == ("portaria", "25", 2002, "1")
+
+
+def test_possessive_points_back_to_the_act_just_named():
+    (c,) = [c for c in parse("amparada no comando legal trazido pelo Decreto nº 10.139/2019 em seu art. 8º.") if c.article]
+    assert (c.act.number, c.article) == ("10139", "8")
+
+
+def test_chains_share_a_forward_act_only_within_one_clause():
+    text = ("As disposições desta Lei, notadamente as dos arts 17, 74, § 2º e 77, parágrafo único, bem como a do art. 54 "
+            "da Lei 5.025, de 10 de junho de 1966")
+    got = [(c.act.number if c.act else None, c.article) for c in parse(text) if c.article]
+    assert got == [(None, "17"), (None, "74"), (None, "77"), ("5025", "54")]
+    got = [(c.act.number, c.article) for c in parse("o art. 1º, § 1º, inciso I e o art. 7º, caput, inciso I, da Lei nº "
+                                                    "13.334, de 2016") if c.article]
+    assert got == [("13334", "1"), ("13334", "7")]
+
+
+def test_act_numbers_with_a_letter_or_a_stray_space_and_a_list_label():
+    (c,) = [c for c in parse("os seguintes dispositivos da Lei nº 3.890-A, de 25 de abril de 1961 : a) art. 7º") if c.article]
+    assert (c.act.number, c.act.year, c.article) == ("3890-A", 1961, "7")
+    (c,) = parse("( Lei nº 9. 249, de 1995, art. 15, § 1º )")
+    assert (c.act.number, c.article, c.paragraph) == ("9249", "15", "1")
+    (c,) = [c for c in parse("o art. 19 da Instrução Administrativa nº 1, de 27 de agosto de 2009") if c.article]
+    assert (c.act.type, c.act.number, c.article) == ("instrucao_administrativa", "1", "19")

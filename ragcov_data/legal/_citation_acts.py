@@ -24,6 +24,7 @@ _ACT_TYPES = [
     (r"portaria", "portaria"),
     (r"resolu[çc][ãa]o(?:\s+normativa)?|(?-i:REN)", "resolucao"),
     (r"norma\s+de\s+organiza[çc][ãa]o", "norma_de_organizacao"),
+    (r"instru[çc][ãa]o\s+administrativa", "instrucao_administrativa"),
 ]
 #: An issuer: an acronym (RFB, SRF, CST, PGFN/CRJ, SRRF03/Disit) or a known name (Cosit, Conjunta).
 _ISSUERS = (r"(?-i:[A-Z][A-Za-z0-9]*[A-Z0-9](?:[/-][A-Z][A-Za-z0-9]+)*/?|Cosit|Cosar|Codac|Conjunta|Interna|"
@@ -35,7 +36,8 @@ ACT_RE = re.compile(
     r"(?P<issuer>(?:\s+" + _ISSUERS + r")*)"
     r"(?:\s*\((?-i:[A-Z][A-Za-z]{1,7})\))?"  # an acronym in parentheses: "Resolução Normativa (REN) 273/2007"
     r"\s*(?:n\.?\s*[º°o]\.?|n[º°o]\.?|n\.|[º°]|número)?\s*"
-    r"(?P<num>\d{1,3}(?:\.\d{3})+(?:-\s?\d{1,3})?|\d{1,5}(?:-\s?\d{1,3})?)(?![\d.,]\d)"
+    r"(?P<num>\d{1,3}(?:\.\s?\d{3})+(?:-\s?\d{1,3}|-(?-i:[A-Z])\b)?|\d{1,5}(?:-\s?\d{1,3}|-(?-i:[A-Z])\b)?)"
+    r"(?![\d.,]\d)"  # "9.250", "9. 249" (a stray space), "2.158-35", "3.890-A"
     r"(?P<date>,?\s+de\s+(?:\d{1,2}[º°o]?\s+de\s+" + _MONTHS + r"\s+de\s+)?(?P<y1>\d{4})\b"
     r"|\s*/\s*(?P<y2>\d{4}|\d{2})\b"
     r"|,?\s+de\s+\d{1,2}\.\d{1,2}\.(?P<y3>\d{4}|\d{2})\b)?",
@@ -64,7 +66,8 @@ ALIASES: list[tuple[str, tuple[str, str | None, int | None]]] = [
 RIR_EDITIONS = {2018: ("decreto", "9580", 2018), 1999: ("decreto", "3000", 1999), 1994: ("decreto", "1041", 1994)}
 _ALIAS_RE = re.compile("|".join(f"(?P<a{i}>{p})" for i, (p, _) in enumerate(ALIASES)))
 _SELF_RE = re.compile(r"\b(?:dest[ae]|nest[ae]|d[ao]\s+present[e]|n[ao]\s+present[e])\s+"
-                      r"(?P<what>Lei(?:\s+Complementar)?|Decreto(?:-Lei)?|Regulamento|Instru[çc][ãa]o\s+Normativa|"
+                      r"(?P<what>Lei(?:\s+Complementar)?|Decreto(?:-Lei)?|Regulamento|Instru[çc][ãa]o\s+(?:Normativa|"
+                      r"Administrativa)|"
                       r"Medida\s+Provis[óo]ria|Portaria|Resolu[çc][ãa]o|C[óo]digo|Ato)\b", re.I)
 _APPROVING = re.compile(r"aprovad[oa]s?\s+pel[oa]s?\s*$", re.I)
 

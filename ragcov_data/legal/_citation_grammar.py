@@ -43,13 +43,18 @@ _UNICO = re.compile(r"\s*[úu]nico\b", re.I)
 _COMMA = re.compile(r"\s*,\s*")
 _BARE_CAPUT = re.compile(r"\s+(?=caput\b)", re.I)  # "art. 1º caput, incisos IV a VIII"
 _AND_ITS = re.compile(r"\s*,?\s*e\s+(?:seus?|suas?|respectiv[oa]s?)\s+", re.I)  # "artigo 150 e seus §§ 1º e 4º"
-_CHAIN_JOIN = re.compile(r"\s*(?:,\s*)?(?:e\s+|ou\s+)?(?:(?:n|d|a)[oa]s?\s+|ao\s+|aos\s+|à\s+|às\s+)?")
+_CHAIN_JOIN = re.compile(r"\s*(?:,\s*)?(?:e\s+|ou\s+)?(?:(?:n|d|a)[oa]s?\s+|ao\s+|aos\s+|à\s+|às\s+|[oa]s?\s+)?")
+#: A looser join of a chain to the next, whose act it shares: "e" and up to three words, no punctuation
+#: ("antes do art. 64 e incluir o arts. 64-A e 64-B na Resolução …"); ", bem como a do" opens a new clause.
+_LOOSE_JOIN = re.compile(r"\s+(?:e|ou)\s+(?:[^\W\d]+\s+){0,3}", re.I)
 _FORWARD = re.compile(r"\s*,?\s*(?:(?:d[oa]s?|n[oa])\s+(?:referid[oa]\s+|mencionad[oa]\s+|citad[oa]\s+)?"
                       r"|(?=(?:[dn]est[ae]|d[ao]\s+present[e])\s))", re.I)
 #: What may stand between an act and a chain that belongs to it: punctuation, or the amending formula
 #: ("A Lei nº 9.074 … passa a vigorar acrescida do seguinte art. 4º-E").
-_ACT_BEFORE_GAP = re.compile(r"[\s,;:–—\-(]*(?:e\s+|passa(?:m)?\s+a\s+vigorar\s+acrescid[oa]s?\s+d[oa]s?\s+"
-                             r"seguintes?\s+)?", re.I)
+_ACT_BEFORE_GAP = re.compile(r"[\s,;–—\-(]*(?::\s*(?-i:[a-z]\)|[IVXLC]+\s*[-–])\s*)?[\s,;:–—\-(]*"  # ": a) art. 7º"
+                             r"(?:e\s+|passa(?:m)?\s+a\s+vigorar\s+acrescid[oa]s?\s+d[oa]s?\s+seguintes?\s+)?", re.I)
+#: A possessive pointing back to the act just named: "Decreto nº 10.139/2019 em seu art. 8º".
+_POSSESSIVE = re.compile(r"\b(?:em|n[oa])\s+s(?:eu|ua)s?\s*$", re.I)
 #: A reference to the dispositivo the text sits in (``deste artigo``, ``do mesmo parágrafo``): the level it names.
 _SELF_ARTICLE = re.compile(r"\s*,?\s*(?:dest[ae]|do\s+mesmo|da\s+mesma)\s+(?P<lv>artigo|art\.|par[áa]grafo|inciso|al[íi]nea|item)\b",
                            re.I)

@@ -84,8 +84,8 @@ from typing import Any, Iterable, Mapping, NamedTuple
 
 from ragcov_data.legal._citation_acts import (ACT_RE, ALIASES, DOC_IDS, MAX_ACT_NUMBER, RIR_EDITIONS,  # noqa: F401
                                               Act, _acts, _type_of, act_key, canonical_id, doc_id, resolve_act)
-from ragcov_data.legal._citation_grammar import (MARKER_RE, _FORWARD, _ACT_BEFORE_GAP, _CHAIN_JOIN,  # noqa: F401
-                                                 _SELF_ARTICLE, Heading, _chain, _resolve, heading_match, is_citation,
+from ragcov_data.legal._citation_grammar import (MARKER_RE, _FORWARD, _ACT_BEFORE_GAP, _CHAIN_JOIN, _LOOSE_JOIN,  # noqa: F401
+                                                 _POSSESSIVE, _SELF_ARTICLE, Heading, _chain, _resolve, heading_match, is_citation,
                                                  normalize_article)
 from ragcov_data.legal._citation_text import clean, original_span
 
@@ -307,14 +307,17 @@ def _bind(text: str, chains: list, act_spans: list) -> tuple[list[Act | None], s
                 bound[ci] = act_spans[k][2]
                 if has_article:
                     used.add(k)
-                for pj in pending:
-                    bound[pj] = bound[ci]
+                last = chains[pending[-1]][1] if pending else a
+                if pending and (_CHAIN_JOIN.fullmatch(text, last, a) or _LOOSE_JOIN.fullmatch(text, last, a)):
+                    for pj in pending:
+                        bound[pj] = bound[ci]
                 pending = []
                 continue
         prev = bisect.bisect_right(act_ends, a) - 1
         while prev >= 0 and act_spans[prev][3]:  # an approving act: bind to the one before it
             prev -= 1
-        if prev >= 0 and _ACT_BEFORE_GAP.fullmatch(text, reach[prev], a):
+        if prev >= 0 and (_ACT_BEFORE_GAP.fullmatch(text, reach[prev], a)
+                          or (_POSSESSIVE.search(text[max(0, a - 16):a]) and act_spans[prev][2].type != "self")):
             bound[ci] = act_spans[prev][2]
             if has_article:
                 used.add(prev)
