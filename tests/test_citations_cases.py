@@ -277,3 +277,22 @@ def test_act_numbers_with_a_letter_or_a_stray_space_and_a_list_label():
     assert (c.act.number, c.article, c.paragraph) == ("9249", "15", "1")
     (c,) = [c for c in parse("o art. 19 da Instrução Administrativa nº 1, de 27 de agosto de 2009") if c.article]
     assert (c.act.type, c.act.number, c.article) == ("instrucao_administrativa", "1", "19")
+
+
+def test_comma_running_order_up_to_an_annex_and_the_act_after_a_comma():
+    (c,) = [c for c in parse("O inciso XL, art. 4o, Anexo I, Decreto no 2.335, de 6 de outubro de 1997, estabelece")
+            if c.article]
+    assert (c.act.number, c.annex, c.article, c.inciso) == ("2335", "I", "4", "XL")
+    # an act after a comma is a last resort: an act before the chain still wins
+    got = [(c.act.number, c.article) for c in parse("Lei nº 9.250, de 1995, art. 4º, Lei nº 7.713, de 1988, art. 6º")
+           if c.article]
+    assert got == [("9250", "4"), ("7713", "6")]
+
+
+def test_paragraph_right_after_its_artigo_and_norma_organizacional():
+    (c,) = parse("Art. 16 § 1º do Decreto nº 2.335/1997")
+    assert (c.act.number, c.article, c.paragraph) == ("2335", "16", "1")
+    (c,) = [c for c in parse("por força do § 5º, do art. 47, da Norma Organizacional nº 001") if c.article]
+    assert (c.act.type, c.article, c.paragraph) == ("norma_de_organizacao", "47", "5")
+    # a paragraph heading on the next line is not joined to a citation at the end of a line
+    assert [(c.article, c.paragraph) for c in parse("observado o art. 5º\n§ 1º O imposto") if c.article] == [("5", None)]

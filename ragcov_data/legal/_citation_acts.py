@@ -23,7 +23,7 @@ _ACT_TYPES = [
     (r"ato\s+declarat[óo]rio(?:\s+(?:interpretativo|normativo|executivo))?", "ato_declaratorio"),
     (r"portaria", "portaria"),
     (r"resolu[çc][ãa]o(?:\s+normativa)?|(?-i:REN)", "resolucao"),
-    (r"norma\s+de\s+organiza[çc][ãa]o", "norma_de_organizacao"),
+    (r"norma\s+(?:de\s+organiza[çc][ãa]o|organizacional)", "norma_de_organizacao"),
     (r"instru[çc][ãa]o\s+administrativa", "instrucao_administrativa"),
 ]
 #: An issuer: an acronym (RFB, SRF, CST, PGFN/CRJ, SRRF03/Disit) or a known name (Cosit, Conjunta).

@@ -41,7 +41,7 @@ _RANGE_SEP = re.compile(r"\s+(?:a|até|ao)\s+(?:(?:o\s+)?(?:art\.|artigo|§|inci
 _DOWN = re.compile(r"\s*,?\s*(?:d[oa]s?|n[oa]s?|de\s+(?:seu|sua)s?)\s+(?:mesmo\s+|referido\s+)?", re.I)
 _UNICO = re.compile(r"\s*[úu]nico\b", re.I)
 _COMMA = re.compile(r"\s*,\s*")
-_BARE_CAPUT = re.compile(r"\s+(?=caput\b)", re.I)  # "art. 1º caput, incisos IV a VIII"
+_BARE_CAPUT = re.compile(r"[ \t]+(?=caput\b|§)", re.I)  # "art. 1º caput, incisos IV a VIII", "Art. 16 § 1º"
 _AND_ITS = re.compile(r"\s*,?\s*e\s+(?:seus?|suas?|respectiv[oa]s?)\s+", re.I)  # "artigo 150 e seus §§ 1º e 4º"
 _CHAIN_JOIN = re.compile(r"\s*(?:,\s*)?(?:e\s+|ou\s+)?(?:(?:n|d|a)[oa]s?\s+|ao\s+|aos\s+|à\s+|às\s+|[oa]s?\s+)?")
 #: A looser join of a chain to the next, whose act it shares: "e" and up to three words, no punctuation
@@ -339,8 +339,8 @@ def _chain(text: str, pos: int) -> tuple[list[_Comp], int]:
             break
         if prev is not None and c.level < prev.level and (
                 _DOWN.fullmatch(text, end, p)
-                or (c.level == 1 and all(x.level > 1 for x in comps) and _COMMA.fullmatch(text, end, p))):
-            c.link = "up"  # running order: "inciso II do art. 8º", "inciso II, art. 1º"
+                or (all(x.level > c.level for x in comps) and _COMMA.fullmatch(text, end, p))):
+            c.link = "up"  # running order: "inciso II do art. 8º", "inciso XL, art. 4º, Anexo I"
         elif prev is not None and c.level > prev.level and re.search(r"\be\b", text[end:p]):
             c.link = "and"  # "art. 8º e § 1º": the artigo (its caput) and its paragraph
         comps.append(c)

@@ -265,6 +265,7 @@ def _chains(text: str) -> list[tuple[int, int, list[dict]]]:
     return chains
 
 
+_COMMA_ACT = re.compile(r"\s*,\s*")
 _SHARED_JOIN = re.compile(r"\s*,?\s*(?:e|ou)\s+(?:(?:n|d)[oa]s?\s+|[àa]s?\s+|aos?\s+)?", re.I)
 
 
@@ -322,6 +323,14 @@ def _bind(text: str, chains: list, act_spans: list) -> tuple[list[Act | None], s
             if has_article:
                 used.add(prev)
             reach[prev] = b
+            pending = []
+            continue
+        k = bisect.bisect_left(act_starts, b)
+        comma = _COMMA_ACT.match(text, b)
+        if comma and k < len(act_starts) and act_starts[k] == comma.end() and not act_spans[k][3]:
+            bound[ci] = act_spans[k][2]  # last resort: the act right after a comma, "art. 4º, Anexo I, Decreto nº …"
+            if has_article:
+                used.add(k)
             pending = []
             continue
         if pending and not _CHAIN_JOIN.fullmatch(text, chains[pending[-1]][1], a):
