@@ -296,3 +296,11 @@ def test_paragraph_right_after_its_artigo_and_norma_organizacional():
     assert (c.act.type, c.article, c.paragraph) == ("norma_de_organizacao", "47", "5")
     # a paragraph heading on the next line is not joined to a citation at the end of a line
     assert [(c.article, c.paragraph) for c in parse("observado o art. 5º\n§ 1º O imposto") if c.article] == [("5", None)]
+
+
+def test_lower_case_inciso_missing_de_in_a_date_and_an_inline_vetoed_heading():
+    (c,) = [c for c in parse("com fulcro no art. 57, inciso ii, da lei n. 8.666/1993 e reajustar") if c.article]
+    assert (c.act.number, c.article, c.inciso) == ("8666", "57", "II")
+    (c,) = parse("e Lei nº 12.213, de 20 janeiro de 2010, art. 3º) :")
+    assert (c.act.number, c.act.year, c.article) == ("12213", 2010, "3")
+    assert [c for c in parse("até a data de início de suprimento. (NR) Art. 17. (VETADO).") if c.article] == []

@@ -2,8 +2,8 @@
 
 ``tests/data/citations_unseen.jsonl`` (170 clauses, ``benchmarks/citation_sample.py --seed 2026 --n 170``) and
 ``tests/data/citations_unseen_2.jsonl`` (100 more, ``--seed 7 --n 100 --exclude tests/data/citations_unseen.jsonl``)
-``tests/data/citations_unseen_3.jsonl`` (``--seed 99``) and ``tests/data/citations_unseen_4.jsonl`` (``--seed 2027``),
-100 more each, each excluding the samples before it:
+``tests/data/citations_unseen_3.jsonl`` (``--seed 99``), ``_4`` (``--seed 2027``) and ``_5`` (``--seed 31337``), 100 more
+each, each excluding the samples before it:
 clauses holding an artigo citation, drawn from the bodies of the shared ANEEL acts and IRPF acts (never from
 the questions or a test), each labelled by hand from its text: every artigo it cites as ``[act,
 artigo, parágrafo, inciso, alínea, item]``, ``act`` being ``type:number`` (``lei:9427``, ``resolucao:414``),
@@ -21,7 +21,8 @@ import pytest
 from ragcov_data.legal.citations import Act, parse
 
 SAMPLES = [Path(__file__).parent / "data" / name for name in ("citations_unseen.jsonl", "citations_unseen_2.jsonl",
-                                                                    "citations_unseen_3.jsonl", "citations_unseen_4.jsonl")]
+                                                                    "citations_unseen_3.jsonl", "citations_unseen_4.jsonl",
+                                                                    "citations_unseen_5.jsonl")]
 
 
 def _act(act: Act | None) -> str:
@@ -51,8 +52,8 @@ def score(sample: Path) -> tuple[int, list[dict]]:
 
 def test_sample_is_real_and_labelled():
     rows = [json.loads(line) for s in SAMPLES for line in s.read_text(encoding="utf-8").splitlines()]
-    assert len(rows) >= 450 and len({r["text"] for r in rows}) >= 450  # a few clauses recur across ANEEL acts
-    assert sum(len(r["cites"]) for r in rows) >= 600
+    assert len(rows) >= 550 and len({r["text"] for r in rows}) >= 550  # a few clauses recur across ANEEL acts
+    assert sum(len(r["cites"]) for r in rows) >= 750
     for r in rows:
         assert r["source"] and r["text"]
         for cite in r["cites"]:

@@ -25,7 +25,7 @@ MARKER_RE = re.compile(
     r"|(?P<par>§§?)"
     r"|(?P<uni>\bpar[áa]grafo\s+[úu]nico\b)"
     r"|(?P<pars>\bpar[áa]grafos?(?=\s+\d))"
-    r"|(?P<inc>\b(?:incisos?|inc\.)(?=\s+(?-i:[IVXLC])))"
+    r"|(?P<inc>\b(?:incisos?|inc\.)(?=\s+(?-i:[IVXLC]|[ivxlc]+\b)))"
     r"|(?P<ali>\bal[íi]neas?\b)"
     r"|(?P<item>\b(?:itens|item)(?=\s+\d))"
     r"|(?P<caput>\bcaput\b)"
@@ -41,6 +41,7 @@ _RANGE_SEP = re.compile(r"\s+(?:a|até|ao)\s+(?:(?:o\s+)?(?:art\.|artigo|§|inci
 _DOWN = re.compile(r"\s*,?\s*(?:d[oa]s?|n[oa]s?|de\s+(?:seu|sua)s?)\s+(?:mesmo\s+|referido\s+)?", re.I)
 _UNICO = re.compile(r"\s*[úu]nico\b", re.I)
 _COMMA = re.compile(r"\s*,\s*")
+_LOWER_ROMAN = re.compile(r"\s*(?P<r>[ivxlc]{1,7})(?![a-zA-Z0-9])")
 _BARE_CAPUT = re.compile(r"[ \t]+(?=caput\b|§)", re.I)  # "art. 1º caput, incisos IV a VIII", "Art. 16 § 1º"
 _AND_ITS = re.compile(r"\s*,?\s*e\s+(?:seus?|suas?|respectiv[oa]s?)\s+", re.I)  # "artigo 150 e seus §§ 1º e 4º"
 _CHAIN_JOIN = re.compile(r"\s*(?:,\s*)?(?:e\s+|ou\s+)?(?:(?:n|d|a)[oa]s?\s+|ao\s+|aos\s+|à\s+|às\s+|[oa]s?\s+)?")
@@ -290,6 +291,9 @@ def _component(text: str, pos: int, prev: _Comp | None, list_level: int) -> _Com
         u = _UNICO.match(text, m.end())
         if kind in ("par", "anx") and u:  # "§ único", "Anexo Único"
             return _Comp(level, [("único", False)], False, p, u.end())
+        low = _LOWER_ROMAN.match(text, m.end()) if kind == "inc" else None
+        if low and _roman_ok(low.group("r").upper()):  # "inciso ii" in lower-case text
+            return _Comp(3, [(low.group("r").upper(), False)], False, p, low.end())
         if kind == "anx":
             mr = _ROMAN.match(text, _WS.match(text, m.end()).end())
             vk = "roman" if mr and _roman_ok(mr.group("r")) else "arab"

@@ -239,7 +239,7 @@ def _is_heading(text: str, m: "re.Match", end: int) -> bool:
     return h is not None and bool(line[h.end:].strip())
 
 
-_ELIDED = re.compile(r"\s*\.?\s*\.{3}")
+_ELIDED = re.compile(r"\s*\.?\s*(?:\.{3}|\((?:VETADO|Revogad[oa]s?)\b)", re.I)  # "Art. 54 ....", "Art. 17. (VETADO)"
 _ANNEX_GOES_ON = re.compile(r"\s*(?:[,;]|\(|d[oa]s?\s|n[oa]s?\s|e\s)", re.I)
 
 
