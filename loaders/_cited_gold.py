@@ -72,7 +72,8 @@ def act_of(doc: Any) -> Any:
     sources = [title if isinstance(title, str) else None, doc.doc_id.replace("-", " ").replace("_", " ")]
     for source in sources:
         if source:
-            hit = next((c.act for c in cit.parse(source) if c.act is not None and c.act.number), None)
+            hit = next((c.act for c in cit.parse(source)
+                        if c.act is not None and (c.act.number or c.act.type == "constituicao")), None)
             if hit is not None:
                 return hit
     lines = [ln.strip() for ln in doc.text[:2000].splitlines() if ln.strip()][:8]

@@ -304,3 +304,11 @@ def test_lower_case_inciso_missing_de_in_a_date_and_an_inline_vetoed_heading():
     (c,) = parse("e Lei nº 12.213, de 20 janeiro de 2010, art. 3º) :")
     assert (c.act.number, c.act.year, c.article) == ("12213", 2010, "3")
     assert [c for c in parse("até a data de início de suprimento. (NR) Art. 17. (VETADO).") if c.article] == []
+
+
+def test_year_read_from_a_document_id_only_after_the_act_number():
+    table = {("lei", None, "9250"): "lei-9250", ("lei", None, "1999"): "lei-1999", ("lei", None, "7713"): "L7713-1988"}
+    assert resolve_act(Act("lei", "9250", 1995), table) == ("lei-9250", None)  # no year in the id: not checked
+    assert resolve_act(Act("lei", "1999", 1995), table) == ("lei-1999", None)  # 1999 is the number, not a year
+    assert resolve_act(Act("lei", "7713", 1998), table) == (None, "year_mismatch")
+    assert resolve_act(Act("constituicao", None, 1988), {("constituicao", None, None): "cf-1988"}) == ("cf-1988", None)

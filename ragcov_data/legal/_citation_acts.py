@@ -113,7 +113,6 @@ def act_key(act: Act) -> tuple[str, str | None, str | None]:
 #: checked (the pre-1991 series reached 99.999).
 MAX_ACT_NUMBER = {"lei": 16000, "lei_complementar": 250, "decreto_lei": 2500, "medida_provisoria": 1400,
                   "emenda_constitucional": 200}
-_ID_YEAR = re.compile(r"-(\d{4})$")
 
 
 def act_reason(act: Act) -> str | None:
@@ -132,8 +131,9 @@ def resolve_act(act: Act | None, table: dict | None = None) -> tuple[str | None,
 
     The year is checked against the document the table names: ``Decreto nº 9.580, de 1942`` is not the
     2018 decree, so it resolves to nothing with reason ``year_mismatch`` (the year of a document is the
-    ``-YYYY`` its id ends with, ``lei-9250-1995``; an id without one is not checked). An impossible act
-    number or year gives ``number_out_of_range`` / ``year_out_of_range``.
+    ``-YYYY`` its id ends with right after the act's number, ``lei-9250-1995``; an id of another shape,
+    ``lei-9250`` or ``ctn``, is not checked). An impossible act number or year gives
+    ``number_out_of_range`` / ``year_out_of_range``.
     """
     if act is None:
         return None, None
@@ -142,7 +142,7 @@ def resolve_act(act: Act | None, table: dict | None = None) -> tuple[str | None,
         return None, reason
     did = _lookup(act, table)
     if did is not None and act.year is not None and act.type != "constituicao":
-        m = _ID_YEAR.search(did)
+        m = re.search(rf"(?<![0-9]){re.escape(act.number.lower())}-(\d{{4}})$", did.lower()) if act.number else None
         if m is not None and int(m.group(1)) != act.year:
             return None, "year_mismatch"
     return did, None

@@ -95,3 +95,18 @@ def test_nfd_questions_give_the_nfc_gold(data_dir, tmp_path):
     cols = ["query-id", "doc_id", "article", "paragraph", "inciso", "alinea", "status"]
     assert a.citations[cols].equals(b.citations[cols])
     assert a.manifest["counts"]["citations_by_status"] == b.manifest["counts"]["citations_by_status"]
+
+
+def test_constitution_in_the_corpus_is_cited_by_any_of_its_names(tmp_path):
+    cf = ("CONSTITUIÇÃO DA REPÚBLICA FEDERATIVA DO BRASIL DE 1988\nArt. 5º Todos são iguais perante a lei.\n"
+          "I - homens e mulheres são iguais em direitos e obrigações;\nII - ninguém será obrigado a fazer algo "
+          "senão em virtude de lei;\nArt. 6º São direitos sociais a educação e a saúde.\n")
+    acts = tmp_path / "acts.jsonl"
+    acts.write_text(json.dumps({"doc_id": "cf-1988", "title": "Constituição da República Federativa do Brasil de 1988",
+                                "text": cf}, ensure_ascii=False) + "\n", encoding="utf-8")
+    qs = [{"qid": f"q{i}", "question": "Quem é obrigado?", "citations": f"art. 5º, inciso II, da {name}"}
+          for i, name in enumerate(["Constituição", "Constituição Federal", "CF/88", "Carta Magna"])]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        t = build_cited_task(acts, qs, chunking="dispositivo")
+    assert list(t.citations["status"]) == ["resolved"] * 4 and set(t.citations["doc_id"]) == {"cf-1988"}
