@@ -2,8 +2,9 @@
 
 ``tests/data/citations_unseen.jsonl`` (170 clauses, ``benchmarks/citation_sample.py --seed 2026 --n 170``) and
 ``tests/data/citations_unseen_2.jsonl`` (100 more, ``--seed 7 --n 100 --exclude tests/data/citations_unseen.jsonl``)
-``tests/data/citations_unseen_3.jsonl`` (``--seed 99``), ``_4`` (``--seed 2027``) and ``_5`` (``--seed 31337``), 100 more
-each, each excluding the samples before it:
+``tests/data/citations_unseen_3.jsonl`` (``--seed 99``), ``_4`` (``--seed 2027``), ``_5`` (``--seed 31337``) and ``_6``
+(``--seed 4242``; the ANEEL clauses were used up, so all from the IRPF acts), 100 more each, each excluding the
+samples before it:
 clauses holding an artigo citation, drawn from the bodies of the shared ANEEL acts and IRPF acts (never from
 the questions or a test), each labelled by hand from its text: every artigo it cites as ``[act,
 artigo, parágrafo, inciso, alínea, item]``, ``act`` being ``type:number`` (``lei:9427``, ``resolucao:414``),
@@ -22,7 +23,7 @@ from ragcov_data.legal.citations import Act, parse
 
 SAMPLES = [Path(__file__).parent / "data" / name for name in ("citations_unseen.jsonl", "citations_unseen_2.jsonl",
                                                                     "citations_unseen_3.jsonl", "citations_unseen_4.jsonl",
-                                                                    "citations_unseen_5.jsonl")]
+                                                                    "citations_unseen_5.jsonl", "citations_unseen_6.jsonl")]
 
 
 def _act(act: Act | None) -> str:
@@ -52,8 +53,8 @@ def score(sample: Path) -> tuple[int, list[dict]]:
 
 def test_sample_is_real_and_labelled():
     rows = [json.loads(line) for s in SAMPLES for line in s.read_text(encoding="utf-8").splitlines()]
-    assert len(rows) >= 550 and len({r["text"] for r in rows}) >= 550  # a few clauses recur across ANEEL acts
-    assert sum(len(r["cites"]) for r in rows) >= 750
+    assert len(rows) >= 650 and len({r["text"] for r in rows}) >= 650  # a few clauses recur across acts
+    assert sum(len(r["cites"]) for r in rows) >= 900
     for r in rows:
         assert r["source"] and r["text"]
         for cite in r["cites"]:
