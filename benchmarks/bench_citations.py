@@ -10,7 +10,9 @@ Times, best of ``--reps``, from the files already in memory and caches cleared e
    parse (through the loader's per-string cache), look-up, chunk overlaps, graded qrels.
 
 The sum of 1-3 is the figure the target speaks of; chunking the acts is not part of it (it is timed
-apart, as ``chunking``). Prints the command first, then one line per step.
+apart, as ``chunking``). ``--baseline REV`` also times, in the same run, the parser of an earlier revision
+(its ``ragcov_data/legal/citations.py``, read with ``git show``) on the same strings and prints the ratio.
+Prints the command first, then one line per step.
 """
 from __future__ import annotations
 
@@ -32,6 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--data-dir", default=default_data_dir())
     p.add_argument("--reps", type=int, default=5)
+    p.add_argument("--baseline", default=None, help="a git revision whose citation parser is timed alongside")
     args = p.parse_args(argv)
     print(f"$ {command_line()}")
     import numpy as np
@@ -94,8 +97,38 @@ def main(argv: list[str] | None = None) -> int:
               f"(chunking itself {t_chunk[name] * 1000:.0f} ms, untimed)")
     print(f"total      {best['total'] * 1000:8.1f} ms  parse + locate + resolve for {len(CHUNKINGS)} chunkings "
           f"(best of {args.reps}; target < 1000 ms)")
+    if args.baseline:
+        old = _baseline_parse(args.baseline)
+        t_old = t_new = float("inf")
+        for _ in range(args.reps):  # interleaved, so both see the same machine load
+            t = time.perf_counter()
+            n_old = sum(len(old(r)) for r in raws)
+            t_old = min(t_old, time.perf_counter() - t)
+            t = time.perf_counter()
+            sum(len(citations.parse(r, table=table)) for r in raws)
+            t_new = min(t_new, time.perf_counter() - t)
+        best["parse_baseline"] = t_old
+        print(f"baseline   {t_old * 1000:8.1f} ms  parse of {args.baseline} on the same strings ({n_old} citations); "
+              f"this parse / baseline = {t_new / t_old:.2f}")
     print(json.dumps({k: round(v, 4) for k, v in best.items()}))
     return 0
+
+
+def _baseline_parse(rev: str):
+    """``parse`` of the citation parser at git revision ``rev`` (one stdlib-only module), loaded apart."""
+    import subprocess
+    import types
+
+    root = Path(__file__).resolve().parents[1]
+    for path in ("ragcov_data/legal/citations.py", "ragcov_data/citations.py"):
+        r = subprocess.run(["git", "-C", str(root), "show", f"{rev}:{path}"], capture_output=True, text=True)
+        if r.returncode == 0 and "def parse" in r.stdout and "\nfrom ragcov_data" not in r.stdout:
+            mod = types.ModuleType("citations_baseline")
+            mod.__dict__["__name__"] = "citations_baseline"
+            sys.modules["citations_baseline"] = mod
+            exec(compile(r.stdout, f"{rev}:{path}", "exec"), mod.__dict__)
+            return mod.parse
+    raise SystemExit(f"--baseline {rev}: no self-contained citation parser found at that revision")
 
 
 if __name__ == "__main__":

@@ -24,9 +24,14 @@ its character span overlaps a cited provision's span:
 
 A chunk relevant to several citations keeps its highest grade. Every citation that resolves to no
 chunk — its act is not in the corpus (``act_not_in_corpus``, expected where ``coverage`` is
-``partial``), its artigo is not found (``article_not_found``) — is counted and listed in the manifest
-(``unresolved``) and in a warning, never dropped in silence; so is every dispositivo resolved only to
-its artigo (``dispositivo_not_found``).
+``partial``), its artigo is not found (``article_not_found``), a raw string yields no citation
+(``unparsed``), its year contradicts the act it names (``year_mismatch``), a number no real act has
+(``number_out_of_range``), a relative reference with nothing to read it against
+(``relative_without_context``), no act named (``act_unknown``), an annex (``not_located``) — is counted
+per reason and listed in the manifest (``unresolved``) and in a warning, never dropped in silence; so is
+every dispositivo resolved only to its artigo (``dispositivo_not_found``) and every question left with
+no relevant chunk (``queries_without_relevant_chunk``). A raw string is parsed with the act (and artigo)
+its structured references agree on as ``context``, so ``§ 2º deste artigo`` is read inside it.
 
 Splits
 ------
@@ -54,6 +59,8 @@ import numpy as np
 import pandas as pd
 
 from ragcov_data.legal import citations as cit
+from ragcov_data.loaders._cited_gold import (STATUS_TEXT, STATUSES, Gold, _parse_raw, _raw_context, _s,  # noqa: F401
+                                             _table, act_of, gold_citations)
 from ragcov_data.errors import InputFileError, RagcovError
 from ragcov_data.loaders.base import TaskBuilder
 from ragcov_data.task import Task
@@ -69,14 +76,12 @@ def topic_of(summary: Any) -> str | None:
 
 __all__ = ["CitedQuestionsConfig", "CitedQuestionsBuilder", "IRPFBuilder", "CitedTask", "build_cited_task", "topic_of",
            "resolve_citations", "chunk_act", "validate_questions", "act_of",
-           "read_questions", "CHUNKINGS", "GRANULARITIES", "RESOLUTION_RULE", "STATUSES"]
+           "read_questions", "gold_citations", "Gold", "CHUNKINGS", "GRANULARITIES", "RESOLUTION_RULE", "STATUSES"]
 
 CHUNKINGS = ("words", "dispositivo", "article")
 GRANULARITIES = ("dispositivo", "article")
 GOLDS = ("auto", "raw", "references")
 COVERAGES = ("all", "full")
-#: Status of a cited provision after resolution.
-STATUSES = ("resolved", "dispositivo_not_found", "article_not_found", "act_only", "act_not_in_corpus")
 RESOLUTION_RULE = (
     "a chunk is relevant when its character span overlaps a cited provision's span (provisions located line by "
     "line in each act); granularity 'dispositivo': grade 2 for the cited paragraph/inciso/alínea/item/caput "
@@ -159,102 +164,6 @@ def validate_questions(records: Sequence[tuple[str, Any]]) -> list[dict]:
                                      f"`doc_id` (+ `article` ...); got {r!r}.")
         out.append({**rec, "qid": qid, "question": text, "references": refs})
     return out
-
-
-@dataclass(frozen=True)
-class _Cited:
-    doc_id: str | None
-    article: str | None
-    paragraph: str | None = None
-    inciso: str | None = None
-    alinea: str | None = None
-    item: str | None = None
-    caput: bool = False
-    raw: str = ""
-    act: str | None = None  # readable act id (for acts not in the corpus)
-
-    @property
-    def label(self) -> str:
-        parts = [f"art. {self.article}"] if self.article else []
-        if self.caput:
-            parts.append("caput")
-        if self.paragraph:
-            parts.append("parágrafo único" if self.paragraph == "único" else f"§ {self.paragraph}")
-        parts += [x for x in (self.inciso, self.alinea, self.item) if x]
-        return f"{self.doc_id or self.act or '?'}: " + (" > ".join(parts) or "(act)")
-
-
-def act_of(doc: Any) -> Any:
-    """The act a document is: read from its ``title``, its ``doc_id`` (``lei-9250-1995``) or the heading at
-    the top of its text (``LEI Nº 9.250, DE 26 DE DEZEMBRO DE 1995.``), in that order; None if none names a
-    numbered act."""
-    title = doc.metadata.get("title")
-    sources = [title if isinstance(title, str) else None, doc.doc_id.replace("-", " ").replace("_", " ")]
-    for source in sources:
-        if source:
-            hit = next((c.act for c in cit.parse(source) if c.act is not None and c.act.number), None)
-            if hit is not None:
-                return hit
-    lines = [ln.strip() for ln in doc.text[:2000].splitlines() if ln.strip()][:8]
-    for line in lines:  # a heading: a line that starts with the act's own name
-        m = cit.ACT_RE.match(line)
-        if m is not None:
-            return cit.parse(line[:m.end()])[0].act
-    return None
-
-
-def _table(acts: Sequence[Any]) -> dict:
-    """Alias table: the default one, with each act of the corpus mapped to its own document (see
-    :func:`act_of`; a corpus act overrides the default entry, the first document naming an act wins)."""
-    table = dict(cit.DOC_IDS)
-    claimed: set = set()
-    for doc in acts:
-        hit = act_of(doc)
-        if hit is None:
-            continue
-        key = cit.act_key(hit)
-        if key not in claimed:
-            table[key] = doc.doc_id
-            claimed.add(key)
-    return table
-
-
-@functools.lru_cache(maxsize=4096)
-def _parse_raw(raw: str, table_items: tuple) -> tuple:
-    return tuple(cit.parse(raw, table=dict(table_items)))
-
-
-def gold_citations(question: Mapping[str, Any], gold: str, table: dict) -> list[_Cited]:
-    """The cited provisions of one question (distinct, in order) under the ``gold`` rule."""
-    refs = question["references"]
-    has_raw = any(r.get("raw") for r in refs)
-    use_raw = gold == "raw" or (gold == "auto" and has_raw)
-    out: dict[tuple, _Cited] = {}
-    if use_raw:
-        items = tuple(sorted(table.items()))
-        for raw in dict.fromkeys(r["raw"] for r in refs if r.get("raw")):
-            for c in _parse_raw(raw, items):
-                if c.act is None:
-                    continue
-                act = cit.canonical_id(c.act) or c.act.text
-                x = _Cited(c.doc_id, c.article, c.paragraph, c.inciso, c.alinea, c.item, c.caput, raw, act)
-                out.setdefault((x.doc_id or act, x.article, x.paragraph, x.inciso, x.alinea, x.item, x.caput), x)
-    else:
-        for r in refs:
-            if not r.get("doc_id"):
-                continue
-            x = _Cited(r["doc_id"], _s(r.get("article")), _s(r.get("paragraph")), _s(r.get("inciso")),
-                       _s(r.get("alinea")), _s(r.get("item")), bool(r.get("caput", False)), r.get("raw") or "",
-                       r["doc_id"])
-            out.setdefault((x.doc_id, x.article, x.paragraph, x.inciso, x.alinea, x.item, x.caput), x)
-    return list(out.values())
-
-
-def _s(v: Any) -> str | None:
-    if v is None or (isinstance(v, float) and np.isnan(v)):
-        return None
-    s = str(v).strip()
-    return s or None
 
 
 # --------------------------------------------------------------------------- chunks
@@ -483,7 +392,7 @@ def build_cited_task(
             if df[c].dtype == object and c not in ("unit", "question_summary", "articles") and c not in meta_cols:
                 df[c] = df[c].astype("str")
     if warn:
-        _warn(counts, unresolved, coarse, name)
+        _warn(counts, unresolved, coarse, name, no_gold)
     return CitedTask(corpus, queries, qr, manifest, citations=cits)
 
 
@@ -519,7 +428,8 @@ def resolve_citations(questions: Sequence[Mapping[str, Any]], *, index: Mapping[
             continue
         cited = gold_citations(q, gold, table)
         n_res = 0
-        for c in cited:
+        for g in cited:
+            c = g.citation
             status, chunks, art_chunks = _resolve(c, index, bounds, ids, known)
             if status in ("resolved", "dispositivo_not_found"):
                 n_res += 1
@@ -529,11 +439,11 @@ def resolve_citations(questions: Sequence[Mapping[str, Any]], *, index: Mapping[
                     for cid in chunks:
                         qrels[(q["qid"], cid)] = 2
             if status != "resolved":
-                entry = {"query-id": q["qid"], "citation": c.label, "status": status, "raw": c.raw}
+                entry = {"query-id": q["qid"], "citation": g.label, "status": status, "raw": g.raw}
                 (coarse if status == "dispositivo_not_found" else unresolved).append(entry)
-            c_rows.append({"query-id": q["qid"], "citation": c.label, "doc_id": c.doc_id or c.act,
+            c_rows.append({"query-id": q["qid"], "citation": g.label, "doc_id": g.act,
                            "article": c.article, "paragraph": c.paragraph, "inciso": c.inciso, "alinea": c.alinea,
-                           "item": c.item, "caput": bool(c.caput), "raw": c.raw, "status": status,
+                           "item": c.item, "caput": bool(c.caput), "raw": g.raw, "status": status,
                            "chunks": list(chunks), "article_chunks": list(art_chunks)})
         summary = q.get("question_summary")
         q_rows.append({"_id": q["qid"], "text": q["question"], "coverage": cov, "partial": partial,
@@ -542,10 +452,14 @@ def resolve_citations(questions: Sequence[Mapping[str, Any]], *, index: Mapping[
     return q_rows, c_rows, qrels, unresolved, coarse
 
 
-def _resolve(c: _Cited, index: dict, bounds: dict, ids: np.ndarray, known: set) -> tuple[str, list, list]:
+def _resolve(c: cit.Citation, index: dict, bounds: dict, ids: np.ndarray, known: set) -> tuple[str, list, list]:
     """Status, chunks overlapping the cited provision, chunks overlapping its artigo."""
+    if c.reason is not None:  # unparsed, year_mismatch, number_out_of_range, act_unknown ...
+        return c.reason, [], []
     if c.doc_id is None or c.doc_id not in known:
         return "act_not_in_corpus", [], []
+    if c.annex is not None:  # provisions are located in the body of an act, not in its annexes
+        return "not_located", [], []
     if c.article is None:  # an act cited as a whole: nothing to grade, listed as unresolved
         return "act_only", [], []
     idx = index[c.doc_id]
@@ -569,24 +483,21 @@ def _overlap(b: tuple[np.ndarray, np.ndarray, int], ids: np.ndarray, start: int,
     return [str(x) for x in ids[first + lo:first + max(hi, lo)]]
 
 
-def _warn(counts: dict, unresolved: list, coarse: list, name: str) -> None:
-    by = counts["citations_by_status"]
-    art = [u for u in unresolved if u["status"] == "article_not_found"]
+def _warn(counts: dict, unresolved: list, coarse: list, name: str, no_gold: Sequence[str] = ()) -> None:
+    """One warning naming, per status, how many citations could not be used (with the first few)."""
     msgs = []
-    if art:
-        shown = "; ".join(f"{u['query-id']}: {u['citation']}" for u in art[:5])
-        msgs.append(f"{len(art)} cited artigo(s) not found in their act ({shown}{' ...' if len(art) > 5 else ''})")
-    if by["act_only"]:
-        msgs.append(f"{by['act_only']} citation(s) of a whole act (no artigo to grade)")
-    if by["act_not_in_corpus"]:
-        msgs.append(f"{by['act_not_in_corpus']} citation(s) of acts not in the corpus")
-    if coarse:
-        shown = "; ".join(f"{u['query-id']}: {u['citation']}" for u in coarse[:3])
-        msgs.append(f"{len(coarse)} cited dispositivo(s) resolved to their artigo only ({shown}"
-                    f"{' ...' if len(coarse) > 3 else ''})")
+    for status in STATUSES[1:]:
+        rows = coarse if status == "dispositivo_not_found" else [u for u in unresolved if u["status"] == status]
+        if not rows:
+            continue
+        shown = "; ".join(f"{u['query-id']}: {u['citation']}" for u in rows[:5])
+        msgs.append(f"{len(rows)} {STATUS_TEXT[status]} ({shown}{' ...' if len(rows) > 5 else ''})")
+    if no_gold:
+        msgs.append(f"{len(no_gold)} question(s) with no relevant chunk ({', '.join(no_gold[:5])}"
+                    f"{' ...' if len(no_gold) > 5 else ''})")
     if msgs:
         warnings.warn(f"cited questions ({name}): " + "; ".join(msgs) + ". Every one is listed in the manifest "
-                      "(`unresolved`, `dispositivo_not_found`).", stacklevel=3)
+                      "(`unresolved`, `dispositivo_not_found`, `queries_without_relevant_chunk`).", stacklevel=3)
 
 
 def _sha(p: Path) -> str:

@@ -24,7 +24,9 @@ def test_chunking_irpf_two_chunkings_one_retriever(data_dir, tmp_path, capsys):
     assert set(got["leaderboards"]) == {"recall@10", "ndcg@10"}
     systems = {s["name"]: s for s in got["leaderboards"]["recall@10"]["systems"]}
     assert set(systems) == {"words-200/bm25", "article/bm25"}
-    assert [r["resolved"] for r in got["resolution"]] == [r["article_citations"] for r in got["resolution"]]
+    # every artigo citation of an act in the corpus resolves but three whose year contradicts the act (Lei 9.250
+    # "de 2005", Lei 7.713 "de 1998": listed as year_mismatch)
+    assert [r["article_citations"] - r["resolved"] for r in got["resolution"]] == [3, 3]
     # the same numbers from the API: per-question recall@10 of BM25 on the article chunking
     folder = irpf_dir(data_dir)
     with warnings.catch_warnings():

@@ -1,0 +1,159 @@
+"""The gold of a cited question: its citations, parsed or structured, each kept with why it cannot be used.
+
+Part of :mod:`ragcov_data.loaders.cited_questions` (which re-exports every name here): the statuses a
+citation ends with, the record of one cited provision (:class:`Gold`), the alias table of a corpus
+(:func:`act_of`, :func:`_table`) and :func:`gold_citations`.
+"""
+from __future__ import annotations
+
+import functools
+from typing import Any, Mapping, NamedTuple, Sequence
+
+import numpy as np
+
+from ragcov_data.legal import citations as cit
+
+#: Status of a cited provision after resolution.
+STATUSES = ("resolved", "dispositivo_not_found", "article_not_found", "act_only", "act_not_in_corpus", "unparsed",
+            "year_mismatch", "year_out_of_range", "number_out_of_range", "relative_without_context", "act_unknown",
+            "not_located")
+#: What each status other than ``resolved`` means (the warning and the manifest's ``unresolved`` use it).
+STATUS_TEXT = {
+    "dispositivo_not_found": "cited dispositivo(s) resolved to their artigo only",
+    "article_not_found": "cited artigo(s) not found in their act",
+    "act_only": "citation(s) of a whole act (no artigo to grade)",
+    "act_not_in_corpus": "citation(s) of acts not in the corpus",
+    "unparsed": "citation string(s) in which no citation was read",
+    "year_mismatch": "citation(s) whose year contradicts the act they name",
+    "year_out_of_range": "citation(s) of an impossible year",
+    "number_out_of_range": "citation(s) of a number no real act has",
+    "relative_without_context": "relative citation(s) (deste artigo ...) with no act to read them against",
+    "act_unknown": "citation(s) naming no act",
+    "not_located": "citation(s) of an annex (annexes are not located)",
+}
+
+
+class Gold(NamedTuple):
+    """One cited provision of a question: the :class:`ragcov_data.citations.Citation` (parsed from ``raw``, or
+    built from a structured reference) and the ``raw`` string it came from."""
+
+    citation: cit.Citation
+    raw: str = ""
+
+    @property
+    def act(self) -> str | None:
+        """A readable id of the act: the document id, else one built from the act (``lei-5555-1999``)."""
+        c = self.citation
+        if c.doc_id is not None:
+            return c.doc_id
+        return None if c.act is None else (cit.canonical_id(c.act) or c.act.text)
+
+    @property
+    def label(self) -> str:
+        """``lei-9250-1995: art. 8 > caput > II > b``; an unparsed string is shown as itself."""
+        c = self.citation
+        if c.reason == "unparsed":
+            return f"?: {self.raw}"
+        parts = [f"anexo {c.annex}"] if c.annex else []
+        parts += [f"art. {c.article}"] if c.article else []
+        if c.caput:
+            parts.append("caput")
+        if c.paragraph:
+            parts.append("parágrafo único" if c.paragraph == "único" else f"§ {c.paragraph}")
+        parts += [x for x in (c.inciso, c.alinea, c.item) if x]
+        return f"{self.act or '?'}: " + (" > ".join(parts) or "(act)")
+
+
+def act_of(doc: Any) -> Any:
+    """The act a document is: read from its ``title``, its ``doc_id`` (``lei-9250-1995``) or the heading at
+    the top of its text (``LEI Nº 9.250, DE 26 DE DEZEMBRO DE 1995.``), in that order; None if none names a
+    numbered act."""
+    title = doc.metadata.get("title")
+    sources = [title if isinstance(title, str) else None, doc.doc_id.replace("-", " ").replace("_", " ")]
+    for source in sources:
+        if source:
+            hit = next((c.act for c in cit.parse(source)
+                        if c.act is not None and (c.act.number or c.act.type == "constituicao")), None)
+            if hit is not None:
+                return hit
+    lines = [ln.strip() for ln in doc.text[:2000].splitlines() if ln.strip()][:8]
+    for line in lines:  # a heading: a line that starts with the act's own name
+        m = cit.ACT_RE.match(line)
+        if m is not None:
+            return cit.parse(line[:m.end()])[0].act
+    return None
+
+
+def _table(acts: Sequence[Any]) -> dict:
+    """Alias table: the default one, with each act of the corpus mapped to its own document (see
+    :func:`act_of`; a corpus act overrides the default entry, the first document naming an act wins)."""
+    table = dict(cit.DOC_IDS)
+    claimed: set = set()
+    for doc in acts:
+        hit = act_of(doc)
+        if hit is None:
+            continue
+        key = cit.act_key(hit)
+        if key not in claimed:
+            table[key] = doc.doc_id
+            claimed.add(key)
+    return table
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse_raw(raw: str, table_items: tuple, context: tuple = ()) -> tuple:
+    return tuple(cit.parse(raw, table=dict(table_items), context=dict(context) or None))
+
+
+def _raw_context(refs: Sequence[Mapping[str, Any]], raw: str) -> tuple:
+    """Where a raw string sits when its structured references say so: the act (and artigo) every reference
+    given with that string agrees on, as ``parse``'s ``context`` (relative references such as ``§ 2º deste
+    artigo`` or ``art. 5º desta Lei`` are read against it)."""
+    mine = [r for r in refs if r.get("raw") == raw]
+    out = []
+    for key in ("doc_id", "article", "paragraph"):
+        vals = {_s(r.get(key)) for r in mine}
+        if len(vals) != 1 or None in vals:
+            break
+        out.append((key, vals.pop()))
+    return tuple(out)
+
+
+def gold_citations(question: Mapping[str, Any], gold: str, table: dict) -> list[Gold]:
+    """The cited provisions of one question (distinct, in order) under the ``gold`` rule.
+
+    Nothing is dropped: a raw string that yields no citation is one with reason ``unparsed``; a citation
+    whose act cannot be told (a relative reference with no context) has reason ``act_unknown``; the
+    parser's own reasons (``year_mismatch``, ``number_out_of_range`` ...) are kept."""
+    refs = question["references"]
+    has_raw = any(r.get("raw") for r in refs)
+    use_raw = gold == "raw" or (gold == "auto" and has_raw)
+    out: dict[tuple, Gold] = {}
+    if use_raw:
+        items = tuple(sorted(table.items()))
+        for raw in dict.fromkeys(r["raw"] for r in refs if r.get("raw")):
+            parsed = [c for c in _parse_raw(raw, items, _raw_context(refs, raw)) if c.act is not None or c.article
+                      or c.annex or c.reason]
+            if not parsed:
+                parsed = [cit.Citation(None, None, reason="unparsed")]
+            for c in parsed:
+                if c.act is None and c.doc_id is None and c.reason is None:
+                    c = c._replace(reason="act_unknown")
+                x = Gold(c, raw)
+                out.setdefault((x.act, c.annex, c.article, c.paragraph, c.inciso, c.alinea, c.item, c.caput, c.reason,
+                                raw if c.reason == "unparsed" else None), x)
+    else:
+        for r in refs:
+            if not r.get("doc_id"):
+                continue
+            c = cit.Citation(None, _s(r.get("article")), _s(r.get("paragraph")), _s(r.get("inciso")),
+                             _s(r.get("alinea")), _s(r.get("item")), bool(r.get("caput", False)), doc_id=r["doc_id"])
+            out.setdefault(c.key + (c.caput,), Gold(c, r.get("raw") or ""))
+    return list(out.values())
+
+
+def _s(v: Any) -> str | None:
+    if v is None or (isinstance(v, float) and np.isnan(v)):
+        return None
+    s = str(v).strip()
+    return s or None
