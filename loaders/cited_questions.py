@@ -56,17 +56,9 @@ from ragcov_data.legal import citations as cit
 from ragcov_data.errors import InputFileError, RagcovError
 from ragcov_data.loaders import chunkers
 from ragcov_data.loaders.base import TaskBuilder
-from ragcov_data.loaders.questions import read_questions, validate_questions  # re-exported
+from ragcov_data.loaders.questions import read_questions, topic_of, validate_questions  # re-exported
 from ragcov_data.task import Task
 
-
-def topic_of(summary: Any) -> str | None:
-    """The topic of a question: its ``question_summary`` up to the first dash (``"DOENÇA GRAVE - ..."``)."""
-    import re
-
-    if not isinstance(summary, str) or not summary.strip():
-        return None
-    return re.split(r"\s+[-–—]\s+", summary.strip())[0].strip()
 
 __all__ = ["CitedQuestionsConfig", "CitedQuestionsBuilder", "IRPFBuilder", "CitedTask", "build_cited_task", "topic_of",
            "resolve_citations", "chunk_act", "validate_questions", "act_of",
@@ -429,6 +421,9 @@ def build_cited_task(
     if spec is not None:
         manifest["chunker"] = {"name": spec.name, "rule": spec.rule, "library": spec.version,
                                "uncovered_characters": uncovered}
+    from ragcov_data.legal.vigencia import annotate_task
+
+    annotate_task(corpus, acervo, manifest, by_span=True)  # `in_force` of every chunker alike, by its spans
     for df in (corpus, queries, qr):
         for c in df.columns:
             if df[c].dtype == object and c not in ("unit", "question_summary") and c not in meta_cols:
@@ -639,13 +634,14 @@ def _named_configs() -> list[CitedQuestionsConfig]:
     return out
 
 
-def _features(meta_cols: Sequence[str]) -> dict[str, datasets.Features]:
+def _features(meta_cols: Sequence[str], vig: bool = False) -> dict[str, datasets.Features]:
     V = datasets.Value
     return {
         "corpus": datasets.Features({"_id": V("string"), "doc_id": V("string"), "chunk_index": V("int64"),
                                      "text": V("string"), "unit": V("string"), "continued": V("bool"),
                                      "start_char": V("int64"), "end_char": V("int64"),
-                                     **{c: V("string") for c in meta_cols}}),
+                                     **{c: V("string") for c in meta_cols},
+                                     **({"in_force": V("bool")} if vig else {})}),
         "queries": datasets.Features({"_id": V("string"), "text": V("string"), "coverage": V("string"),
                                       "partial": V("bool"), "question_summary": V("string"), "topic": V("string"),
                                       "n_citations": V("int64"), "n_resolved": V("int64")}),
@@ -749,7 +745,7 @@ class CitedQuestionsBuilder(TaskBuilder):
         return _cached(acts, q, self._fingerprint(acts, q), self._cfg(self.config))
 
     def _split_features(self) -> dict[str, datasets.Features]:
-        return _features(self.task().manifest["metadata_columns"])
+        return _features(self.task().manifest["metadata_columns"], "in_force" in self.task().corpus.columns)
 
     def _info(self) -> datasets.DatasetInfo:
         from ragcov_data.task import manifest_description

@@ -8,7 +8,16 @@ from typing import Any, Mapping, Sequence
 
 from ragcov_data.errors import InputFileError
 
-__all__ = ["read_questions", "validate_questions"]
+__all__ = ["read_questions", "validate_questions", "topic_of"]
+
+
+def topic_of(summary: Any) -> str | None:
+    """The topic of a question: its ``question_summary`` up to the first dash (``"DOENÇA GRAVE - ..."``)."""
+    import re
+
+    if not isinstance(summary, str) or not summary.strip():
+        return None
+    return re.split(r"\s+[-–—]\s+", summary.strip())[0].strip()
 
 
 def read_questions(path: str | os.PathLike) -> list[dict]:

@@ -261,12 +261,31 @@ def chunk_in_force(n_words: Sequence[int], flags: Sequence[bool], status: str | 
     return out
 
 
-def annotate_task(corpus, acervo, manifest: dict) -> None:
+def span_in_force(text: str, superseded: Sequence[tuple[int, int]], status: str | None,
+                  spans: Sequence[tuple[int, int]]) -> list[bool]:
+    """``in_force`` of chunks given as character spans of ``text`` (in any order, overlapping or not): the
+    words of a chunk are the words starting inside its span (:data:`IN_FORCE_RULE`)."""
+    import numpy as np
+
+    if status in STATUSES:
+        return [False] * len(spans)
+    starts = np.array([m.start() for m in re.finditer(r"\S+", text)], dtype=np.int64)
+    sup = np.concatenate([[0], np.cumsum(word_flags(text, superseded), dtype=np.int64)])
+    out = []
+    for a, b in spans:
+        i, j = np.searchsorted(starts, a, side="left"), np.searchsorted(starts, b, side="left")
+        n, k = int(j - i), int(sup[j] - sup[i])
+        out.append(not (n and 2 * k >= n))
+    return out
+
+
+def annotate_task(corpus, acervo, manifest: dict, *, by_span: bool = False) -> None:
     """Add the chunk column ``in_force`` and the manifest's ``vigencia`` record to a task being built
     (in place), when the acervo carries vigência (``acervo.vigencia["annotated"]``).
 
     ``corpus`` rows are the chunks of the acervo's documents in order, each chunk's words consecutive
-    (the task's construction rule), so a chunk's words are found by counting."""
+    (the task's construction rule), so a chunk's words are found by counting; with ``by_span`` they are
+    the words inside each chunk's ``start_char``/``end_char`` (any chunker, :func:`span_in_force`)."""
     info = getattr(acervo, "vigencia", None) or {}
     if not info.get("annotated"):
         return
@@ -281,8 +300,11 @@ def annotate_task(corpus, acervo, manifest: dict) -> None:
         while j < n and docs[j] == docs[i]:
             j += 1
         doc = by_doc[str(docs[i])]
-        flags = word_flags(doc.text, doc.superseded)
-        in_force.extend(chunk_in_force(counts[i:j].tolist(), flags, doc.status))
+        if by_span:
+            spans = list(zip(corpus["start_char"].iloc[i:j].tolist(), corpus["end_char"].iloc[i:j].tolist()))
+            in_force.extend(span_in_force(doc.text, doc.superseded, doc.status, spans))
+        else:
+            in_force.extend(chunk_in_force(counts[i:j].tolist(), word_flags(doc.text, doc.superseded), doc.status))
         i = j
     corpus["in_force"] = in_force
     if info.get("keep_superseded"):
