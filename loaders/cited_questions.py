@@ -9,6 +9,7 @@ article, paragraph, inciso, alinea``) or human-written strings (``raw``) read by
     ds = ragcov_data.load_dataset("irpf", data_dir="../shared/data", chunking="article")
     ds = ragcov_data.load_dataset("cited_questions", data_files={"acts": "laws.jsonl",
                                   "questions": "questions.jsonl"}, chunking="words", chunk_words=200)
+    ds = ragcov_data.load_dataset("irpf", data_dir="../shared/data", chunker="recursive-800")  # any chunker
 
 Resolution (:data:`RESOLUTION_RULE`)
 ------------------------------------
@@ -31,7 +32,8 @@ its artigo (``dispositivo_not_found``).
 Splits
 ------
 corpus: ``_id, doc_id, chunk_index, text, unit, continued, start_char, end_char`` (the chunk's
-character span in its act) and the acts' metadata. queries: ``_id, text, coverage, partial,
+character span in its act), ``in_force`` where the acts carry vigência (by span, for every chunker), and the
+acts' metadata. queries: ``_id, text, coverage, partial,
 question_summary, topic`` (the summary up to its first dash, else the question id: a cluster for
 ``evaluate(..., cluster="topic")``), ``n_citations, n_resolved``. qrels: ``query-id, corpus-id, score``. citations: one row
 per (question, cited provision): ``query-id, citation, doc_id, article, paragraph, inciso, alinea, item,
@@ -678,6 +680,8 @@ class CitedQuestionsBuilder(TaskBuilder):
     def __init__(self, *args: Any, data_files: Any = None, **kwargs: Any) -> None:
         if data_files is not None:
             kwargs["acts_files"], kwargs["questions_file"] = self._files(data_files)
+        if kwargs.get("chunker_name") is not None and kwargs.get("chunker") is None:
+            raise RagcovError("`chunker_name` names the chunker given as `chunker=`; give both, or neither.")
         if kwargs.get("chunker") is not None:  # the config carries the chunker's name (hashable, picklable)
             spec = chunkers.resolve(kwargs["chunker"], kwargs.get("chunker_name"))
             if spec.builtin is not None:

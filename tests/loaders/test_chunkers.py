@@ -257,6 +257,8 @@ def test_load_dataset_with_a_chunker(irpf_act, tmp_path):
         sorted((a, b, int(g)) for a, b, g in ref.qrels.itertuples(index=False))
     assert paras["corpus"].info.config_name == "paragraphs" and lines["corpus"].info.config_name == "lines"
     assert len(lines["corpus"]) > len(paras["corpus"])  # distinct names: distinct tasks
+    with pytest.raises(RagcovError, match="`chunker_name` names the chunker given as `chunker=`"):
+        load_dataset("cited_questions", chunker_name="lines", **kw)
 
 
 def test_vigencia_applies_to_every_chunker_by_span(data_dir):
