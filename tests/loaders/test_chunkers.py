@@ -106,6 +106,15 @@ def test_callable_returning_spans_is_used_as_given_overlaps_allowed(act_file):
     grades = _qrels(task)
     assert sum(1 for q, _ in grades if q == "q2") >= 2  # the cited artigo spans several overlapping windows
 
+    def nested(text: str) -> list[tuple[int, int]]:  # the whole act, then each artigo inside it (any order)
+        arts = [m.start() for m in re.finditer(r"^Art\. ", text, flags=re.M)] + [len(text)]
+        return [(0, len(text))] + list(zip(arts[:-1], arts[1:]))[::-1]
+
+    task = build_cited_task(act_file, QUESTIONS, chunker=nested)
+    assert list(zip(task.corpus["start_char"], task.corpus["end_char"])) == nested(ACT)
+    _check_task(task, {"lei-10-2000": ACT})
+    assert _qrels(task)[("q2", "lei-10-2000#0000")] == 2 and _qrels(task)[("q2", "lei-10-2000#0002")] == 2
+
 
 def test_whitespace_collapsing_chunker_is_still_located(act_file):
     def collapse(text: str) -> list[str]:  # sentences with their whitespace collapsed and stripped
@@ -287,3 +296,31 @@ def test_vigencia_applies_to_every_chunker_by_span(data_dir):
     words = tasks["words-100"].corpus.drop(columns="in_force")
     annotate_task(words, acervo, {"config": {}})  # the self-retrieval reading: words counted in order
     assert words["in_force"].tolist() == tasks["words-100"].corpus["in_force"].tolist()
+
+
+def test_overlapping_library_chunks_are_located(irpf_act):
+    """LangChain with chunk_overlap: each chunk starts inside the previous one and is still found there."""
+    from langchain_text_splitters import RecursiveCharacterTextSplitter
+
+    acts, questions, text = irpf_act
+    splitter = RecursiveCharacterTextSplitter(chunk_size=300, chunk_overlap=120)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        task = build_cited_task(acts, questions, chunker=splitter)
+    lib = splitter.split_text(text)
+    assert [_nows(t) for t in task.corpus["text"]] == [_nows(c) for c in lib]
+    starts, ends = task.corpus["start_char"].tolist(), task.corpus["end_char"].tolist()
+    assert sum(b < e for b, e in zip(starts[1:], ends[:-1])) > 20  # long paragraphs: chunks overlap
+    assert starts == sorted(starts)
+    _check_task(task, {"in-rfb-2178-2024": text})
+    assert task.manifest["config"]["chunker"] == "RecursiveCharacterTextSplitter-300-120"
+
+
+def test_module_attr_chunker_stdlib_textwrap(act_file):
+    """``module:attr``: textwrap.wrap collapses whitespace and cuts lines at 70 characters."""
+    import textwrap
+
+    task = build_cited_task(act_file, QUESTIONS, chunker="textwrap:wrap")
+    assert task.manifest["config"]["chunker"] == "textwrap-wrap"
+    assert [_nows(t) for t in task.corpus["text"]] == [_nows(c) for c in textwrap.wrap(ACT)]
+    _check_task(task, {"lei-10-2000": ACT})
