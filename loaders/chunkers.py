@@ -193,7 +193,8 @@ def _of_object(obj: Any, name: str | None) -> Chunker:
         raise RagcovError(f"{type(obj).__name__!r} is not a chunker: give a name (words-N, recursive-N ...), a "
                           "callable text -> list[str] | list[(start, end)], or an object with split_text "
                           "(LangChain), chunk (chonkie) or a semchunk chunker.")
-    version = f"{kind}=={_version(kind)}" if kind not in ("builtins", "__main__") else ""
+    found = _version(kind) if kind not in ("builtins", "__main__") else "?"
+    version = f"{kind}=={found}" if found != "?" else ""  # an installed library's version keys the cache
     return Chunker(name or _derived_name(obj), split=split, rule=rule, version=version)
 
 
