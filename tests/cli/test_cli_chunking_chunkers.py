@@ -54,7 +54,8 @@ def test_chunker_beside_chunking_and_bad_chunkers(data_dir, tmp_path, capsys):
                  "--json", str(out)]) == 0
     names = {s["name"] for s in json.loads(out.read_text())["leaderboards"]["recall@5"]["systems"]}
     assert names == {"article/bm25", "semchunk-20/bm25", "chonkie-sentence-20/bm25"}
-    capsys.readouterr()
+    rows = [ln for ln in capsys.readouterr().out.splitlines() if "/bm25 " in ln and " recall@5 " in ln]
+    assert len(rows) == 3 and len({ln.index(" recall@5 ") for ln in rows}) == 1  # long names keep columns aligned
     assert main([*base, "--chunker", "sentences"]) == 2
     assert "unknown chunker 'sentences'" in capsys.readouterr().err
     assert main([*base, "--chunking", "article", "--chunker", "article"]) == 2
