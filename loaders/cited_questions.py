@@ -9,6 +9,7 @@ article, paragraph, inciso, alinea``) or human-written strings (``raw``) read by
     ds = ragcov_data.load_dataset("irpf", data_dir="../shared/data", chunking="article")
     ds = ragcov_data.load_dataset("cited_questions", data_files={"acts": "laws.jsonl",
                                   "questions": "questions.jsonl"}, chunking="words", chunk_words=200)
+    ds = ragcov_data.load_dataset("irpf", data_dir="../shared/data", chunker="recursive-800")  # any chunker
 
 Resolution (:data:`RESOLUTION_RULE`)
 ------------------------------------
@@ -36,8 +37,8 @@ its structured references agree on as ``context``, so ``§ 2º deste artigo`` is
 Splits
 ------
 corpus: ``_id, doc_id, chunk_index, text, unit, continued, start_char, end_char`` (the chunk's
-character span in its act), ``articles`` (the artigos the chunk holds; empty for word windows) and the acts'
-metadata. queries: ``_id, text, coverage, partial,
+character span in its act), ``articles`` (the artigos the chunk holds; empty for word windows), ``in_force``
+where the acts carry vigência (by span, for every chunker), and the acts' metadata. queries: ``_id, text, coverage, partial,
 question_summary, topic`` (the summary up to its first dash, else the question id: a cluster for
 ``evaluate(..., cluster="topic")``), ``n_citations, n_resolved``. qrels: ``query-id, corpus-id, score``. citations: one row
 per (question, cited provision): ``query-id, citation, doc_id, article, paragraph, inciso, alinea, item,
@@ -62,17 +63,11 @@ from ragcov_data.legal import citations as cit
 from ragcov_data.loaders._cited_gold import (STATUS_TEXT, STATUSES, Gold, _parse_raw, _raw_context, _s,  # noqa: F401
                                              _table, act_of, gold_citations)
 from ragcov_data.errors import InputFileError, RagcovError
+from ragcov_data.loaders import chunkers
 from ragcov_data.loaders.base import TaskBuilder
+from ragcov_data.loaders.questions import read_questions, topic_of, validate_questions  # re-exported
 from ragcov_data.task import Task
 
-
-def topic_of(summary: Any) -> str | None:
-    """The topic of a question: its ``question_summary`` up to the first dash (``"DOENÇA GRAVE - ..."``)."""
-    import re
-
-    if not isinstance(summary, str) or not summary.strip():
-        return None
-    return re.split(r"\s+[-–—]\s+", summary.strip())[0].strip()
 
 __all__ = ["CitedQuestionsConfig", "CitedQuestionsBuilder", "IRPFBuilder", "CitedTask", "build_cited_task", "topic_of",
            "resolve_citations", "chunk_act", "validate_questions", "act_of",
@@ -98,72 +93,6 @@ GOLD_RULE = {
 IRPF_FILES = {"acts": "laws.jsonl", "questions": "questions.jsonl"}
 
 
-# --------------------------------------------------------------------------- questions
-
-
-def read_questions(path: str | os.PathLike) -> list[dict]:
-    """Read a questions file (JSONL, one question a line) into dicts with ``qid``, ``question``,
-    ``references`` (list of dicts) and the optional ``coverage``, ``question_summary``.
-
-    Accepted spellings: ``qid`` / ``_id`` / ``id``; ``question`` / ``text``; ``references`` (structured
-    dicts, each with ``doc_id``/``article`` ... and/or ``raw``) or ``citations`` (a string or a list of
-    strings, parsed by :func:`ragcov_data.citations.parse`).
-
-    Raises
-    ------
-    InputFileError
-        Missing file, bad JSON, a question without id, text or citations, duplicate ids; the message
-        names the file, the line and the fix.
-    """
-    p = Path(path)
-    if not p.is_file():
-        raise InputFileError(f"questions file {str(p)!r} does not exist; pass a JSONL file of questions.")
-    records: list[tuple[str, Any]] = []
-    with open(p, encoding="utf-8") as fh:
-        for n, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                records.append((f"{p}: line {n}", json.loads(line)))
-            except ValueError as exc:
-                raise InputFileError(f"{p}: line {n} is not valid JSON ({exc}); write one JSON object a line.") from None
-    if not records:
-        raise InputFileError(f"{p}: no questions; the file is empty.")
-    return validate_questions(records)
-
-
-def validate_questions(records: Sequence[tuple[str, Any]]) -> list[dict]:
-    """Check and normalise question records given as ``(where, record)`` pairs (``where`` names the file
-    and line, or the list index, in error messages); see :func:`read_questions` for the fields."""
-    out: list[dict] = []
-    seen: set[str] = set()
-    for where, rec in records:
-        if not isinstance(rec, Mapping):
-            raise InputFileError(f"{where} is not a JSON object; write one question object a line.")
-        qid = rec.get("qid", rec.get("_id", rec.get("id")))
-        text = rec.get("question", rec.get("text"))
-        if qid is None or not str(qid).strip():
-            raise InputFileError(f"{where} has no question id; give each question a `qid`.")
-        if not isinstance(text, str) or not text.strip():
-            raise InputFileError(f"{where} (qid {qid!r}) has no question text; give it a `question`.")
-        qid = str(qid)
-        if qid in seen:
-            raise InputFileError(f"{where}: qid {qid!r} is used twice; question ids must be unique.")
-        seen.add(qid)
-        refs = rec.get("references")
-        if refs is None and "citations" in rec:
-            raws = rec["citations"]
-            raws = [raws] if isinstance(raws, str) else list(raws or [])
-            refs = [{"raw": r} for r in raws]
-        if not isinstance(refs, list) or not refs:
-            raise InputFileError(f"{where} (qid {qid!r}) has no citations; give `references` (a list of "
-                                 "{doc_id, article, ...} and/or {raw}) or `citations` (strings).")
-        for r in refs:
-            if not isinstance(r, Mapping) or not (r.get("raw") or r.get("doc_id")):
-                raise InputFileError(f"{where} (qid {qid!r}): a reference needs `raw` (a citation string) or "
-                                     f"`doc_id` (+ `article` ...); got {r!r}.")
-        out.append({**rec, "qid": qid, "question": text, "references": refs})
-    return out
 
 
 # --------------------------------------------------------------------------- chunks
@@ -252,6 +181,7 @@ def build_cited_task(
     dataset: str = "cited_questions",
     config_name: str | None = None,
     warn: bool = True,
+    chunker: Any = None,
 ) -> CitedTask:
     """Build the cited-questions task: chunk the acts, read the questions, resolve their citations.
 
@@ -271,6 +201,12 @@ def build_cited_task(
         ``"full"`` keeps only questions whose cited acts are all present (``coverage == "full"``).
     warn : bool
         Warn (listing them) about citations that resolve to no chunk.
+    chunker : str, callable or chunker object, optional
+        Any chunker (:func:`ragcov_data.loaders.chunkers.resolve`): a built-in name (``words-N``,
+        ``dispositivo[-N]``, ``article``: the same as ``chunking=``), an external one (``recursive-N``,
+        ``chonkie-sentence-N``, ``semchunk-N``), a callable or a splitter object. When given it replaces
+        ``chunking``; external chunks are located in their act (:data:`ragcov_data.loaders.chunkers.LOCATE_RULE`)
+        and graded by the same span-overlap rule.
 
     Returns
     -------
@@ -279,13 +215,22 @@ def build_cited_task(
     from ragcov_data import __version__
     from ragcov_data.loaders import chunking as ch
 
+    spec = None if chunker is None else chunkers.resolve(chunker)
+    if spec is not None and spec.builtin is not None:  # a built-in cut by name: the usual path
+        chunking = spec.builtin["chunking"]
+        chunk_words = spec.builtin.get("chunk_words") or chunk_words
+        max_words = spec.builtin.get("max_words") or max_words
+        spec = None
+    if spec is not None and (min_words is not None or max_words is not None):
+        raise RagcovError(f"`min_words`/`max_words` apply to chunking='dispositivo'; drop them for the chunker "
+                          f"{spec.name!r}.")
     _check(chunking, granularity, gold, coverage)
     ch.validate_sizes(chunk_words, query_words)
-    if chunking == "dispositivo":
+    if chunking == "dispositivo" and spec is None:
         from ragcov_data.loaders.dispositivos import settings
 
         settings("dispositivo", min_words, max_words, query_words)
-    elif min_words is not None or max_words is not None:
+    elif spec is None and min_words is not None or max_words is not None:
         raise RagcovError(f"`min_words`/`max_words` apply to chunking='dispositivo'; drop them for "
                           f"chunking={chunking!r} (an article chunk is the whole artigo).")
     acervo = _read_acts(acts)
@@ -302,20 +247,27 @@ def build_cited_task(
     meta_rows: list[tuple] = []
     bounds: dict[str, tuple[np.ndarray, np.ndarray, int]] = {}  # doc -> chunk char starts, ends, first row
     index: dict[str, Any] = {}
+    uncovered: dict[str, int] = {}
     for doc in acervo.documents:
-        spans, words = chunk_act(doc.text, chunking, chunk_words=chunk_words, query_words=query_words,
-                                 min_words=min_words, max_words=max_words, with_articles=True)
         located, ws = _located(doc.text)
         index[doc.doc_id] = located
+        if spec is None:
+            spans, words = chunk_act(doc.text, chunking, chunk_words=chunk_words, query_words=query_words,
+                                     min_words=min_words, max_words=max_words, with_articles=True)
+            pieces = [(int(ws[a]), int(ws[b - 1]) + len(words[b - 1]), " ".join(words[a:b]), unit, cont, arts)
+                      for a, b, unit, cont, arts in spans]
+        else:  # an external chunker: its spans, the act's text over each (no artigo labels)
+            pieces = [(a, b, doc.text[a:b], None, False, [])
+                      for a, b in chunkers.spans(spec, doc.text, doc.doc_id)]
+            if n_out := chunkers.uncovered_characters(doc.text, [p[:2] for p in pieces]):
+                uncovered[doc.doc_id] = n_out  # text in no chunk: listed in the manifest and warned about
         first = len(rows["_id"])
         cs, ce = [], []
-        for i, (a, b, unit, cont, arts) in enumerate(spans):
-            s_char = int(ws[a])
-            e_char = int(ws[b - 1]) + len(words[b - 1])
+        for i, (s_char, e_char, chunk_text, unit, cont, arts) in enumerate(pieces):
             rows["_id"].append(ch.chunk_id(doc.doc_id, i))
             rows["doc_id"].append(doc.doc_id)
             rows["chunk_index"].append(i)
-            rows["text"].append(" ".join(words[a:b]))
+            rows["text"].append(chunk_text)
             rows["unit"].append(unit)
             rows["continued"].append(bool(cont))
             rows["start_char"].append(s_char)
@@ -366,15 +318,16 @@ def build_cited_task(
         "queries_without_relevant_chunk": len(no_gold),
     }
     name = config_name or _config_name(chunking, chunk_words, query_words, min_words, max_words, granularity,
-                                       coverage)
+                                       coverage, spec.name if spec else None)
     manifest = {
         "dataset": dataset,
         "task": "cited questions",
-        "config": {"name": name, "chunking": chunking, "chunk_words": chunk_words, "query_words": query_words,
-                   "min_words": min_words, "max_words": max_words, "granularity": granularity, "gold": gold,
-                   "coverage": coverage},
-        "rules": {"resolution": RESOLUTION_RULE, "gold": GOLD_RULE[gold],
-                  "provisions": _articles_rule(), "chunking": _chunking_rule(chunking),
+        "config": {"name": name, "chunking": "external" if spec else chunking, "chunk_words": chunk_words,
+                   "query_words": query_words, "min_words": min_words, "max_words": max_words,
+                   "granularity": granularity, "gold": gold, "coverage": coverage,
+                   "chunker": spec.name if spec else None},
+        "rules": {"resolution": RESOLUTION_RULE, "gold": GOLD_RULE[gold], "provisions": _articles_rule(),
+                  "chunking": f"{spec.rule}; {chunkers.LOCATE_RULE}" if spec else _chunking_rule(chunking),
                   "partial": "questions whose answers also cite acts absent from the corpus (coverage 'partial') are "
                              "kept with partial=True; coverage='full' (or CitedTask.full()) keeps the others",
                   "ids": "corpus _id = '<doc_id>#<chunk_index:04d>'"},
@@ -387,12 +340,21 @@ def build_cited_task(
         "queries_without_relevant_chunk": no_gold,
         "ragcov_version": __version__,
     }
+    if spec is not None:
+        manifest["chunker"] = {"name": spec.name, "rule": spec.rule, "library": spec.version,
+                               "uncovered_characters": uncovered}
+    from ragcov_data.legal.vigencia import annotate_task
+
+    annotate_task(corpus, acervo, manifest, by_span=True)  # `in_force` of every chunker alike, by its spans
     for df in (corpus, queries, qr):
         for c in df.columns:
-            if df[c].dtype == object and c not in ("unit", "question_summary", "articles") and c not in meta_cols:
+            if df[c].dtype == object and c not in ("unit", "question_summary", "articles", "units_not_in_force") and c not in meta_cols:
                 df[c] = df[c].astype("str")
     if warn:
         _warn(counts, unresolved, coarse, name, no_gold)
+        if uncovered:
+            warnings.warn(f"chunker {spec.name!r} left text out of every chunk: {uncovered} non-space characters "
+                          "by act (manifest `chunker.uncovered_characters`).", stacklevel=2)
     return CitedTask(corpus, queries, qr, manifest, citations=cits)
 
 
@@ -476,11 +438,11 @@ def _resolve(c: cit.Citation, index: dict, bounds: dict, ids: np.ndarray, known:
 
 
 def _overlap(b: tuple[np.ndarray, np.ndarray, int], ids: np.ndarray, start: int, end: int) -> list[str]:
-    """Chunks of one document whose character span overlaps ``[start, end)``."""
+    """Chunks of one document whose character span overlaps ``[start, end)`` (in corpus order; chunks may
+    overlap each other or come in any order)."""
     cs, ce, first = b
-    lo = int(np.searchsorted(ce, start, side="right"))  # first chunk ending after start
-    hi = int(np.searchsorted(cs, end, side="left"))  # chunks starting before end
-    return [str(x) for x in ids[first + lo:first + max(hi, lo)]]
+    hit = np.flatnonzero((cs < end) & (ce > start))
+    return [str(x) for x in ids[first + hit]]
 
 
 def _warn(counts: dict, unresolved: list, coarse: list, name: str, no_gold: Sequence[str] = ()) -> None:
@@ -534,8 +496,10 @@ def _check(chunking: str, granularity: str, gold: str, coverage: str) -> None:
 
 
 def _config_name(chunking: str, chunk_words: int, query_words: int, min_words: int | None, max_words: int | None,
-                 granularity: str, coverage: str) -> str:
-    if chunking == "words":
+                 granularity: str, coverage: str, chunker: str | None = None) -> str:
+    if chunker:
+        name = chunker
+    elif chunking == "words":
         name = f"words-{chunk_words}"
     else:
         name = chunking + (f"-{max_words}" if max_words else "") + (f"-min{min_words}" if min_words else "")
@@ -554,7 +518,10 @@ class CitedQuestionsConfig(datasets.BuilderConfig):
     """Config of the cited-questions task (see :func:`build_cited_task` for each field).
 
     Named configs: ``words-50``, ``words-100``, ``words-200``, ``dispositivo``, ``article`` (default); any
-    other through ``chunking=``, ``chunk_words=``, ``granularity=``, ``coverage=``, ``gold=``.
+    other through ``chunking=``, ``chunk_words=``, ``granularity=``, ``coverage=``, ``gold=``, or any chunker
+    through ``chunker=`` (:mod:`ragcov_data.loaders.chunkers`; the config holds its name, ``chunker_name=``
+    names a callable or object: two different callables with the same name share a cache entry unless
+    given distinct names).
     """
 
     chunking: str = "article"
@@ -567,6 +534,8 @@ class CitedQuestionsConfig(datasets.BuilderConfig):
     coverage: str = "all"
     acts_files: tuple[str, ...] | None = None
     questions_file: str | None = None
+    chunker: str | None = None
+    chunker_name: str | None = None
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -574,7 +543,7 @@ class CitedQuestionsConfig(datasets.BuilderConfig):
 
     def derived_name(self) -> str:
         return _config_name(self.chunking, self.chunk_words, self.query_words, self.min_words, self.max_words,
-                            self.granularity, self.coverage)
+                            self.granularity, self.coverage, self.chunker)
 
 
 def _named_configs() -> list[CitedQuestionsConfig]:
@@ -589,14 +558,16 @@ def _named_configs() -> list[CitedQuestionsConfig]:
     return out
 
 
-def _features(meta_cols: Sequence[str]) -> dict[str, datasets.Features]:
+def _features(meta_cols: Sequence[str], vig: bool = False) -> dict[str, datasets.Features]:
     V = datasets.Value
     return {
         "corpus": datasets.Features({"_id": V("string"), "doc_id": V("string"), "chunk_index": V("int64"),
                                      "text": V("string"), "unit": V("string"), "continued": V("bool"),
                                      "start_char": V("int64"), "end_char": V("int64"),
                                      "articles": datasets.List(V("string")),
-                                     **{c: V("string") for c in meta_cols}}),
+                                     **{c: V("string") for c in meta_cols},
+                                     **({"in_force": V("bool"), "units_not_in_force": datasets.List(V("string")),
+                                         "share_not_in_force": V("float64")} if vig else {})}),
         "queries": datasets.Features({"_id": V("string"), "text": V("string"), "coverage": V("string"),
                                       "partial": V("bool"), "question_summary": V("string"), "topic": V("string"),
                                       "n_citations": V("int64"), "n_resolved": V("int64")}),
@@ -612,11 +583,12 @@ def _features(meta_cols: Sequence[str]) -> dict[str, datasets.Features]:
 
 @functools.lru_cache(maxsize=8)
 def _cached(acts: tuple[str, ...], questions: str, fingerprint: str, cfg: tuple) -> CitedTask:
-    chunking, chunk_words, query_words, min_words, max_words, granularity, gold, coverage, dataset, name = cfg
+    chunking, chunk_words, query_words, min_words, max_words, granularity, gold, coverage, dataset, name = cfg[:10]
+    chunker = chunkers.registered(cfg[10]) if cfg[10] else None
     return build_cited_task(list(acts), questions, chunking=chunking, chunk_words=chunk_words,
                             query_words=query_words, min_words=min_words, max_words=max_words,
                             granularity=granularity, gold=gold, coverage=coverage, dataset=dataset,
-                            config_name=name)
+                            config_name=name, chunker=chunker)
 
 
 class CitedQuestionsBuilder(TaskBuilder):
@@ -632,6 +604,15 @@ class CitedQuestionsBuilder(TaskBuilder):
     def __init__(self, *args: Any, data_files: Any = None, **kwargs: Any) -> None:
         if data_files is not None:
             kwargs["acts_files"], kwargs["questions_file"] = self._files(data_files)
+        if kwargs.get("chunker_name") is not None and kwargs.get("chunker") is None:
+            raise RagcovError("`chunker_name` names the chunker given as `chunker=`; give both, or neither.")
+        if kwargs.get("chunker") is not None:  # the config carries the chunker's name (hashable, picklable)
+            spec = chunkers.resolve(kwargs["chunker"], kwargs.get("chunker_name"))
+            if spec.builtin is not None:
+                kwargs.update({k: v for k, v in spec.builtin.items() if v is not None}, chunker=None)
+            else:
+                kwargs["chunker"] = chunkers.register(spec)
+            kwargs["chunker_name"] = None  # folded into `chunker`
         kwargs.setdefault("dataset_name", self.DATASET)
         super().__init__(*args, **kwargs)
 
@@ -679,7 +660,8 @@ class CitedQuestionsBuilder(TaskBuilder):
 
     def _cfg(self, c: CitedQuestionsConfig) -> tuple:
         return (c.chunking, c.chunk_words, c.query_words, c.min_words, c.max_words, c.granularity, c.gold,
-                c.coverage, self.DATASET, c.name)
+                c.coverage, self.DATASET, c.name, c.chunker,
+                chunkers.registered(c.chunker).key if c.chunker else None)  # rule + library version
 
     def source_files(self) -> list[str]:
         acts, q = self._sources(self.config)
@@ -691,7 +673,7 @@ class CitedQuestionsBuilder(TaskBuilder):
         return _cached(acts, q, self._fingerprint(acts, q), self._cfg(self.config))
 
     def _split_features(self) -> dict[str, datasets.Features]:
-        return _features(self.task().manifest["metadata_columns"])
+        return _features(self.task().manifest["metadata_columns"], "in_force" in self.task().corpus.columns)
 
     def _info(self) -> datasets.DatasetInfo:
         from ragcov_data.task import manifest_description

@@ -322,8 +322,9 @@ class CitedChunkingResult(_JsonMixin):
     def table_text(self) -> str:
         t = self.table()
         out = []
+        width = max([22, *(len(str(x)) for x in t["system"])])  # chunker names can be long
         for _, r in t.iterrows():
-            cells = [f"{r['system']:<22}"]
+            cells = [f"{r['system']:<{width}}"]
             for m in self.leaderboards:
                 bad = r.get(f"{m} verified") is False or r.get(f"{m} verified") is np.False_
                 cells.append(f"{m} {r[m]:.3f} [{r[m + ' low']:.3f}, {r[m + ' high']:.3f}]{'*' if bad else ''} "

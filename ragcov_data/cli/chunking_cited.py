@@ -3,6 +3,7 @@
     ragcov chunking --dataset irpf --data-dir ../shared/data --retriever bm25,tfidf --json irpf-chunking.json
     ragcov chunking --dataset irpf --data-dir ../shared/data --chunking words-100,article --retriever bm25
     ragcov chunking --dataset cited_questions --data-files acts.jsonl --questions questions.jsonl
+    ragcov chunking --dataset irpf --chunker words-50 --chunker dispositivo --chunker recursive-800
 
 The same questions are asked under every chunking (default: words-50, words-100, words-200, dispositivo,
 article), each retriever runs on each, every (chunking, retriever) is scored per question against its
@@ -31,6 +32,10 @@ def extend_parser(p: argparse.ArgumentParser) -> None:
             action.choices = None
     g = p.add_argument_group("cited questions (--dataset irpf / cited_questions)")
     g.add_argument("--questions", metavar="FILE", help="cited_questions: the questions JSONL (acts in --data-files)")
+    g.add_argument("--chunker", action="append", metavar="NAME",
+                   help="a chunker to compare (repeatable, beside --chunking): words-N, dispositivo[-N], article, "
+                        "recursive-N (LangChain, N characters), chonkie-sentence-N, semchunk-N (N words; these need "
+                        "pip install 'ragcov-data[chunkers]'), or module:attr of a chunker callable")
     g.add_argument("--granularity", choices=("dispositivo", "article"), default="dispositivo",
                    help="relevance of the cited dispositivo itself (graded) or of its whole artigo (default: "
                         "dispositivo)")
@@ -61,14 +66,21 @@ def dispatch(args: argparse.Namespace) -> int | None:
         if len(retrievers) > 1:
             raise RagcovError("a list of retrievers applies to --dataset irpf / cited_questions; the acervo "
                               "comparison runs one --retriever.")
+        if getattr(args, "chunker", None):
+            raise RagcovError("--chunker applies to --dataset irpf / cited_questions; the acervo comparison builds "
+                              "word windows and dispositivos.")
         if args.chunking not in (None, "words", "dispositivo"):
             raise RagcovError(f"--chunking must be 'words' or 'dispositivo' here; got {args.chunking!r}.")
         return None
     return run_cited(args, retrievers)
 
 
-def _chunkings(value: str | None) -> list[tuple[str, dict[str, Any]]]:
-    names = _split(value) or list(DEFAULT_CHUNKINGS)
+def _chunkings(value: str | None, chunker_names: list[str] | None = None) -> list[tuple[str, dict[str, Any]]]:
+    """``(name, build_cited_task keywords)`` of every chunking asked for: the ``--chunking`` list (default:
+    :data:`DEFAULT_CHUNKINGS` when no ``--chunker`` is given), then each ``--chunker``."""
+    from ragcov_data.loaders.chunkers import resolve
+
+    names = _split(value) or ([] if chunker_names else list(DEFAULT_CHUNKINGS))
     out = []
     for n in names:
         m = _CHUNKING.match(n)
@@ -80,8 +92,12 @@ def _chunkings(value: str | None) -> list[tuple[str, dict[str, Any]]]:
             out.append((n, {"chunking": "dispositivo", "max_words": int(m.group(2)) if m.group(2) else None}))
         else:
             out.append((n, {"chunking": "article"}))
+    for n in chunker_names or []:
+        spec = resolve(n)
+        out.append((spec.name, {k: v for k, v in spec.builtin.items()} if spec.builtin else {"chunker": spec}))
+    names = [n for n, _ in out]
     if len(set(names)) != len(names):
-        raise RagcovError(f"--chunking lists a chunking twice: {names}.")
+        raise RagcovError(f"--chunking/--chunker list a chunking twice: {names}.")
     return out
 
 
@@ -118,10 +134,10 @@ def run_cited(args: argparse.Namespace, retrievers: list[str]) -> int:
     acts, questions = _sources(args)
     tasks = {}
     query_words = args.query_words or 20
-    for name, kw in _chunkings(args.chunking):
-        if kw["chunking"] == "dispositivo" and args.min_words is not None:
+    for name, kw in _chunkings(args.chunking, getattr(args, "chunker", None)):
+        if kw.get("chunking") == "dispositivo" and args.min_words is not None:
             kw["min_words"] = args.min_words
-        if kw["chunking"] == "dispositivo" and kw.get("max_words") is None and args.max_words is not None:
+        if kw.get("chunking") == "dispositivo" and kw.get("max_words") is None and args.max_words is not None:
             kw["max_words"] = args.max_words
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")

@@ -369,8 +369,27 @@ def chunk_in_force(n_words: Sequence[int], flags: Sequence[bool], status: str | 
     return chunk_vigencia(n_words, flags, status)[0]
 
 
+def span_in_force(text: str, superseded: Sequence[tuple[int, int]], status: str | None,
+                  spans: Sequence[tuple[int, int]]) -> tuple[list[bool], list[float]]:
+    """``in_force`` and the share of superseded words of chunks given as character spans of ``text`` (in any
+    order, overlapping or not): the words of a chunk are the words starting inside its span. Units are not
+    read for such chunks: the share of superseded words decides (:data:`IN_FORCE_RULE`, no-structure case)."""
+    import numpy as np
+
+    starts = np.array([m.start() for m in re.finditer(r"\S+", text)], dtype=np.int64)
+    sup = np.concatenate([[0], np.cumsum(word_flags(text, superseded), dtype=np.int64)])
+    out, shares = [], []
+    for a, b in spans:
+        i, j = np.searchsorted(starts, a, side="left"), np.searchsorted(starts, b, side="left")
+        n, k = int(j - i), int(sup[j] - sup[i])
+        out.append(not (n and 2 * k >= n) and status not in STATUSES)
+        shares.append(k / n if n else 0.0)
+    return out, shares
+
+
 def annotate_task(corpus, acervo, manifest: dict,
-                  units_of: Callable[[str], Sequence[tuple[int, int, str, bool]]] | None = None) -> None:
+                  units_of: Callable[[str], Sequence[tuple[int, int, str, bool]]] | None = None, *,
+                  by_span: bool = False) -> None:
     """Add the chunk columns ``in_force``, ``units_not_in_force`` and ``share_not_in_force`` and the
     manifest's ``vigencia`` record to a task being built (in place), when the acervo carries vigência
     (``acervo.vigencia["annotated"]``).
@@ -378,7 +397,8 @@ def annotate_task(corpus, acervo, manifest: dict,
     ``corpus`` rows are the chunks of the acervo's documents in order, each chunk's words consecutive
     (the task's construction rule), so a chunk's words are found by counting. ``units_of(text)`` gives a
     document's dispositivo units ``(start, stop, label, stub)`` as word spans (the caller's parser); without
-    it every document is read as having none."""
+    it every document is read as having none. With ``by_span`` a chunk's words are those inside its
+    ``start_char``/``end_char`` (any chunker, :func:`span_in_force`)."""
     info = getattr(acervo, "vigencia", None) or {}
     if not info.get("annotated"):
         return
@@ -397,9 +417,14 @@ def annotate_task(corpus, acervo, manifest: dict,
             j += 1
         doc = by_doc[str(docs[i])]
         flags = word_flags(doc.text, doc.superseded)
-        units = list(units_of(doc.text)) if units_of is not None else []
-        n_units_out += sum(unit_out_of_force(units, flags))
-        f, u, s = chunk_vigencia(counts[i:j].tolist(), flags, doc.status, units)
+        if by_span:
+            spans = list(zip(corpus["start_char"].iloc[i:j].tolist(), corpus["end_char"].iloc[i:j].tolist()))
+            f, s = span_in_force(doc.text, doc.superseded, doc.status, spans)
+            u = [[] for _ in spans]
+        else:
+            units = list(units_of(doc.text)) if units_of is not None else []
+            n_units_out += sum(unit_out_of_force(units, flags))
+            f, u, s = chunk_vigencia(counts[i:j].tolist(), flags, doc.status, units)
         in_force.extend(f)
         names.extend(u)
         shares.extend(s)
