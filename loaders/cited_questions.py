@@ -35,8 +35,10 @@ character span in its act) and the acts' metadata. queries: ``_id, text, coverag
 question_summary, topic`` (the summary up to its first dash, else the question id: a cluster for
 ``evaluate(..., cluster="topic")``), ``n_citations, n_resolved``. qrels: ``query-id, corpus-id, score``. citations: one row
 per (question, cited provision): ``query-id, citation, doc_id, article, paragraph, inciso, alinea, item,
-caput, raw, status, chunks`` (the chunks overlapping the provision itself) and ``article_chunks`` (those
-overlapping its artigo) — what provision-level recall (:mod:`ragcov_data.eval.cited`) reads.
+caput, raw, status, chunks`` (the chunks overlapping the provision itself), ``article_chunks`` (those
+overlapping its artigo), ``start_char, end_char`` (the provision's character span in its act, missing unless
+resolved) and ``article_start_char, article_end_char`` (its artigo's) — what provision-level recall and the
+budgeted span measures (:mod:`ragcov_data.eval.outcomes.budget`) read.
 """
 from __future__ import annotations
 
@@ -68,12 +70,15 @@ def topic_of(summary: Any) -> str | None:
 
 __all__ = ["CitedQuestionsConfig", "CitedQuestionsBuilder", "IRPFBuilder", "CitedTask", "build_cited_task", "topic_of",
            "resolve_citations", "chunk_act", "validate_questions", "act_of",
-           "read_questions", "CHUNKINGS", "GRANULARITIES", "RESOLUTION_RULE", "STATUSES"]
+           "read_questions", "CHUNKINGS", "SPAN_COLUMNS", "GRANULARITIES", "RESOLUTION_RULE", "STATUSES"]
 
 CHUNKINGS = ("words", "dispositivo", "article")
 GRANULARITIES = ("dispositivo", "article")
 GOLDS = ("auto", "raw", "references")
 COVERAGES = ("all", "full")
+#: Character spans of the ``citations`` split: the cited provision's ``[start_char, end_char)`` in its act
+#: (missing unless ``status == "resolved"``) and its artigo's (missing unless the artigo was found).
+SPAN_COLUMNS = ("start_char", "end_char", "article_start_char", "article_end_char")
 #: Status of a cited provision after resolution.
 STATUSES = ("resolved", "dispositivo_not_found", "article_not_found", "act_only", "act_not_in_corpus")
 RESOLUTION_RULE = (
@@ -434,7 +439,10 @@ def build_cited_task(
     qr = qr.assign(_q=qr["query-id"].map(qpos), _c=qr["corpus-id"].map(order)).sort_values(["_q", "_c"]) \
         .drop(columns=["_q", "_c"]).reset_index(drop=True)
     cits = pd.DataFrame(c_rows, columns=["query-id", "citation", "doc_id", "article", "paragraph", "inciso",
-                                         "alinea", "item", "caput", "raw", "status", "chunks", "article_chunks"])
+                                         "alinea", "item", "caput", "raw", "status", "chunks", "article_chunks",
+                                         *SPAN_COLUMNS])
+    for col in SPAN_COLUMNS:  # character offsets in the act; missing (unlocated) stays missing, never 0
+        cits[col] = cits[col].astype("Int64")
     no_gold = queries.loc[~queries["_id"].isin(set(qr["query-id"])), "_id"].tolist()
     art_cits = cits[cits["article"].notna() & (cits["status"] != "act_not_in_corpus")]
     counts = {
@@ -511,7 +519,7 @@ def resolve_citations(questions: Sequence[Mapping[str, Any]], *, index: Mapping[
         cited = gold_citations(q, gold, table)
         n_res = 0
         for c in cited:
-            status, chunks, art_chunks = _resolve(c, index, bounds, ids, known)
+            status, chunks, art_chunks, span, art_span = _resolve(c, index, bounds, ids, known)
             if status in ("resolved", "dispositivo_not_found"):
                 n_res += 1
                 for cid in art_chunks:
@@ -525,7 +533,9 @@ def resolve_citations(questions: Sequence[Mapping[str, Any]], *, index: Mapping[
             c_rows.append({"query-id": q["qid"], "citation": c.label, "doc_id": c.doc_id or c.act,
                            "article": c.article, "paragraph": c.paragraph, "inciso": c.inciso, "alinea": c.alinea,
                            "item": c.item, "caput": bool(c.caput), "raw": c.raw, "status": status,
-                           "chunks": list(chunks), "article_chunks": list(art_chunks)})
+                           "chunks": list(chunks), "article_chunks": list(art_chunks),
+                           "start_char": span[0], "end_char": span[1],
+                           "article_start_char": art_span[0], "article_end_char": art_span[1]})
         summary = q.get("question_summary")
         q_rows.append({"_id": q["qid"], "text": q["question"], "coverage": cov, "partial": partial,
                        "question_summary": summary, "topic": topic_of(summary) or q["qid"],
@@ -533,23 +543,29 @@ def resolve_citations(questions: Sequence[Mapping[str, Any]], *, index: Mapping[
     return q_rows, c_rows, qrels, unresolved, coarse
 
 
-def _resolve(c: _Cited, index: dict, bounds: dict, ids: np.ndarray, known: set) -> tuple[str, list, list]:
-    """Status, chunks overlapping the cited provision, chunks overlapping its artigo."""
+_NO_SPAN = (None, None)
+
+
+def _resolve(c: _Cited, index: dict, bounds: dict, ids: np.ndarray, known: set) -> tuple[str, list, list, tuple, tuple]:
+    """Status, chunks overlapping the cited provision, chunks overlapping its artigo, and the character spans
+    ``(start, end)`` of the provision and of its artigo in the act (``(None, None)`` where not located)."""
     if c.doc_id is None or c.doc_id not in known:
-        return "act_not_in_corpus", [], []
+        return "act_not_in_corpus", [], [], _NO_SPAN, _NO_SPAN
     if c.article is None:  # an act cited as a whole: nothing to grade, listed as unresolved
-        return "act_only", [], []
+        return "act_only", [], [], _NO_SPAN, _NO_SPAN
     idx = index[c.doc_id]
     art = idx.article(c.article)
     if art is None:
-        return "article_not_found", [], []
+        return "article_not_found", [], [], _NO_SPAN, _NO_SPAN
+    art_span = (int(art.start), int(art.end))
     art_chunks = _overlap(bounds[c.doc_id], ids, art.start, art.end)
     prov, depth = idx.find(c.article, c.paragraph, c.inciso, c.alinea, c.item, c.caput)
     cited = max([i + 1 for i, v in enumerate((c.paragraph, c.inciso, c.alinea, c.item)) if v is not None],
                 default=1 if c.caput else 0)
     if depth < cited:
-        return "dispositivo_not_found", [], art_chunks
-    return "resolved", _overlap(bounds[c.doc_id], ids, prov.start, prov.end), art_chunks
+        return "dispositivo_not_found", [], art_chunks, _NO_SPAN, art_span
+    return ("resolved", _overlap(bounds[c.doc_id], ids, prov.start, prov.end), art_chunks,
+            (int(prov.start), int(prov.end)), art_span)
 
 
 def _overlap(b: tuple[np.ndarray, np.ndarray, int], ids: np.ndarray, start: int, end: int) -> list[str]:
@@ -685,7 +701,8 @@ def _features(meta_cols: Sequence[str]) -> dict[str, datasets.Features]:
                                         "alinea": V("string"), "item": V("string"), "caput": V("bool"),
                                         "raw": V("string"), "status": V("string"),
                                         "chunks": datasets.List(V("string")),
-                                        "article_chunks": datasets.List(V("string"))}),
+                                        "article_chunks": datasets.List(V("string")),
+                                        **{c: V("int64") for c in SPAN_COLUMNS}}),
     }
 
 

@@ -26,7 +26,6 @@ Ties in a run are broken as trec_eval does (score descending, then document id d
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Mapping, Sequence
 
@@ -36,15 +35,15 @@ import pandas as pd
 from ragcov_data.errors import RagcovError
 
 from ragcov_data.eval.estimates.results import _JsonMixin
+from ragcov_data.eval.outcomes.budget import CONTEXT_NOTE, cited_provisions, cited_values, parse_cited_metric
 
 __all__ = ["per_query_values", "granularity_qrels", "leaderboard_from_values", "cited_chunking_study",
            "CitedChunkingResult", "topic_of", "METRIC_NAMES"]
 
-METRIC_NAMES = ("recall", "hit", "ndcg")
+METRIC_NAMES = ("recall", "hit", "ndcg", "span_recall", "precision", "iou")
 #: Units of inference of :func:`cited_chunking_study`.
 CLUSTERS = ("auto", "query", "topic", "article")
 GRANULARITIES = ("dispositivo", "article")
-_METRIC = re.compile(r"^\s*(recall|r|hit|ndcg)\s*@\s*(\d+)\s*$", re.I)
 
 
 def topic_of(summary: Any) -> str | None:
@@ -55,11 +54,8 @@ def topic_of(summary: Any) -> str | None:
 
 
 def _parse(metric: str) -> tuple[str, int]:
-    m = _METRIC.match(str(metric))
-    if m is None or int(m.group(2)) < 1:
-        raise RagcovError(f"`metrics` entries must be 'recall@k', 'hit@k' or 'ndcg@k' with k >= 1; got {metric!r}.")
-    name = m.group(1).lower()
-    return ("recall" if name == "r" else name), int(m.group(2))
+    spec = parse_cited_metric(metric)
+    return (f"{spec.name}@w" if spec.budget else spec.name), spec.k
 
 
 def _frame(task: Any, split: str) -> pd.DataFrame:
@@ -70,20 +66,9 @@ def _frame(task: Any, split: str) -> pd.DataFrame:
     return obj if isinstance(obj, pd.DataFrame) else obj.to_pandas()
 
 
-def _provisions(citations: pd.DataFrame, granularity: str) -> dict[str, list[frozenset]]:
-    """Per question: the chunk sets of its distinct cited provisions at ``granularity``."""
-    out: dict[str, dict[frozenset, None]] = {}
-    if granularity == "article":
-        ok = citations[citations["status"].isin(["resolved", "dispositivo_not_found"])]
-        for qid, chunks in zip(ok["query-id"], ok["article_chunks"]):
-            if len(chunks):
-                out.setdefault(str(qid), {})[frozenset(chunks)] = None  # one per (doc, artigo)
-    else:
-        ok = citations[citations["status"] == "resolved"]
-        for qid, chunks in zip(ok["query-id"], ok["chunks"]):
-            if len(chunks):
-                out.setdefault(str(qid), {})[frozenset(chunks)] = None
-    return {q: list(d) for q, d in out.items()}
+def _provisions(citations: pd.DataFrame, granularity: str) -> dict[str, list[tuple]]:
+    """Per question: its distinct cited provisions at ``granularity`` (see :func:`cited_provisions`)."""
+    return cited_provisions(citations, granularity)
 
 
 def granularity_qrels(citations: pd.DataFrame, granularity: str = "dispositivo") -> pd.DataFrame:
@@ -99,18 +84,6 @@ def granularity_qrels(citations: pd.DataFrame, granularity: str = "dispositivo")
             for c in chunks:
                 grades[(str(qid), str(c))] = 2
     return pd.DataFrame([(q, c, g) for (q, c), g in grades.items()], columns=["query-id", "corpus-id", "score"])
-
-
-def _ranked(run: pd.DataFrame, k: int) -> dict[str, list[str]]:
-    """Top ``k`` document ids per query, trec_eval order (score desc, then id desc)."""
-    from ragcov_data.runs import load_run
-
-    df = run if isinstance(run, pd.DataFrame) else load_run(run)
-    if "score" not in df.columns:
-        df = df.assign(score=-df["rank"].astype(float))
-    df = df.assign(**{"query-id": df["query-id"].astype(str), "corpus-id": df["corpus-id"].astype(str)})
-    df = df.sort_values(["query-id", "score", "corpus-id"], ascending=[True, False, False], kind="mergesort")
-    return {q: list(g["corpus-id"].to_numpy()[:k]) for q, g in df.groupby("query-id", sort=False)}
 
 
 def per_query_values(run: Any, task: Any, *, metrics: Sequence[str] = ("recall@10", "ndcg@10", "hit@10"),
@@ -151,25 +124,18 @@ def per_query_values(run: Any, task: Any, *, metrics: Sequence[str] = ("recall@1
     if missing:
         raise RagcovError(f"`query_ids` holds {len(missing)} question(s) with no resolved provision at granularity "
                           f"{granularity!r} (first: {missing[:3]}); they cannot be scored.")
-    kmax = max(k for _, k in specs)
-    top = _ranked(run, kmax)
-    out = pd.DataFrame(index=pd.Index(qids, name="query-id"))
+    plain = [m for m in metrics if parse_cited_metric(m).name != "ndcg"]
+    corpus = _frame(task, "corpus") if any(parse_cited_metric(m).budget for m in plain) else None
+    out = cited_values(run, citations, corpus, plain, query_ids=qids, granularity=granularity, provisions=prov)
+    out = out.reindex(columns=[str(parse_cited_metric(m)) for m in metrics])
     qrels = None
-    for name, k in specs:
-        label = f"{name}@{k}"
-        if name == "ndcg":
+    for spec in (parse_cited_metric(m) for m in metrics):
+        if spec.name == "ndcg":
             if qrels is None:
                 qrels = granularity_qrels(citations, granularity)
-            df = run if isinstance(run, pd.DataFrame) else None
-            out[label] = per_query(df if df is not None else _as_frame(run), qrels, f"ndcg@{k}", query_ids=qids,
-                                   tie_policy=DEFAULT_TIE_POLICY).to_numpy(dtype=float)
-            continue
-        vals = []
-        for q in qids:
-            got = set(top.get(q, [])[:k])
-            found = [bool(got & p) for p in prov[q]]
-            vals.append(float(np.mean(found)) if name == "recall" else float(any(found)))
-        out[label] = vals
+            df = run if isinstance(run, pd.DataFrame) else _as_frame(run)
+            out[str(spec)] = per_query(df, qrels, f"ndcg@{spec.k}", query_ids=qids,
+                                       tie_policy=DEFAULT_TIE_POLICY).to_numpy(dtype=float)
     out.attrs["excluded"] = [q for q in all_q if q not in set(qids)]
     out.attrs["granularity"] = granularity
     return out
