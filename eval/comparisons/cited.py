@@ -9,9 +9,14 @@ per-question values of every system go into one value table that the leaderboard
 
 Metrics (per question; :func:`per_query_values`)
 -----------------------------------------------
+- ``recall@Bw`` (and ``span_recall@Bw``, ``precision@Bw``, ``iou@Bw``, ``hit@Bw``): the same measures
+  within a context of ``B`` words (:mod:`ragcov_data.eval.outcomes.budget`): every chunking gets the same
+  number of words, so these, not ``recall@k``, say which cut brings the cited provision to a model.
+  :func:`cited_chunking_study` ranks one family per budget (default 500, 1,000 and 2,000 words).
 - ``recall@k``: the share of the question's cited provisions that a chunk in the top ``k`` overlaps
   (provision-level recall: a provision split over five windows counts once, found when any of them
-  is retrieved, so the number is comparable across chunkings). At ``granularity="article"`` the
+  is retrieved). Across chunkings it compares unequal contexts: ten whole artigos are many more words
+  than ten 50-word windows. At ``granularity="article"`` the
   provisions are the cited artigos; at ``"dispositivo"`` the cited dispositivos themselves (the
   artigo for an artigo cited alone; a dispositivo not found in the text is left out, and listed by the
   task).
@@ -38,11 +43,13 @@ from ragcov_data.eval.estimates.results import _JsonMixin
 from ragcov_data.eval.outcomes.budget import CONTEXT_NOTE, cited_provisions, cited_values, parse_cited_metric
 
 __all__ = ["per_query_values", "granularity_qrels", "leaderboard_from_values", "cited_chunking_study",
-           "CitedChunkingResult", "topic_of", "METRIC_NAMES"]
+           "CitedChunkingResult", "budget_answer", "DEFAULT_BUDGETS", "topic_of", "METRIC_NAMES"]
 
 METRIC_NAMES = ("recall", "hit", "ndcg", "span_recall", "precision", "iou")
 #: Units of inference of :func:`cited_chunking_study`.
 CLUSTERS = ("auto", "query", "topic", "article")
+#: Context budgets (words) of the chunking family.
+DEFAULT_BUDGETS = (500, 1000, 2000)
 GRANULARITIES = ("dispositivo", "article")
 
 
@@ -51,11 +58,6 @@ def topic_of(summary: Any) -> str | None:
     from ragcov_data.loaders.cited_questions import topic_of as _topic
 
     return _topic(summary)
-
-
-def _parse(metric: str) -> tuple[str, int]:
-    spec = parse_cited_metric(metric)
-    return (f"{spec.name}@w" if spec.budget else spec.name), spec.k
 
 
 def _frame(task: Any, split: str) -> pd.DataFrame:
@@ -114,7 +116,7 @@ def per_query_values(run: Any, task: Any, *, metrics: Sequence[str] = ("recall@1
 
     if granularity not in GRANULARITIES:
         raise RagcovError(f"`granularity` must be one of {list(GRANULARITIES)}; got {granularity!r}.")
-    specs = [_parse(m) for m in metrics]
+    metrics = [str(parse_cited_metric(m)) for m in metrics]  # checked (and named) before any work
     queries = _frame(task, "queries")
     citations = _frame(task, "citations")
     prov = _provisions(citations, granularity)
@@ -127,7 +129,7 @@ def per_query_values(run: Any, task: Any, *, metrics: Sequence[str] = ("recall@1
     plain = [m for m in metrics if parse_cited_metric(m).name != "ndcg"]
     corpus = _frame(task, "corpus") if any(parse_cited_metric(m).budget for m in plain) else None
     out = cited_values(run, citations, corpus, plain, query_ids=qids, granularity=granularity, provisions=prov)
-    out = out.reindex(columns=[str(parse_cited_metric(m)) for m in metrics])
+    out = out.reindex(columns=list(dict.fromkeys(metrics)))
     qrels = None
     for spec in (parse_cited_metric(m) for m in metrics):
         if spec.name == "ndcg":
@@ -238,10 +240,38 @@ class CitedChunkingResult(_JsonMixin):
     def to_dict(self) -> dict[str, Any]:
         vals = self.values.copy()
         vals.columns = [f"{m}|{s}" for m, s in vals.columns]
+        budgets = {}
+        for b in self.budgets:
+            lb = self.leaderboards[f"recall@{b}w"]
+            d = lb.to_dict()
+            budgets[str(b)] = {"words": b, "metric": lb.metric, "systems": d["systems"], "pairs": d["pairs"],
+                               "family_check": d["family_check"], "best_set": d["best_set"],
+                               "answer": self.budget_answer(b)}
         return {"granularity": self.granularity, "where": self.where, "cluster": self.cluster,
                 "leaderboards": {m: lb.to_dict() for m, lb in self.leaderboards.items()},
                 "resolution": self.resolution, "icc": self.icc,
-                "values": vals.reset_index(), "info": self.info}
+                "values": vals.reset_index(), "info": self.info,
+                "budgets": budgets, "context": CONTEXT_NOTE,
+                "headline": self.budget_answer() if self.budgets else None,
+                "unequal_context_metrics": [m for m in self.leaderboards if not parse_cited_metric(m).budget]}
+
+    @property
+    def budgets(self) -> list[int]:
+        """The context budgets (words) ranked, in the order given."""
+        return [int(b) for b in self.info.get("budgets", [])]
+
+    def headline_budget(self) -> int | None:
+        """The budget the headline names: 1,000 words when ranked, else the middle budget."""
+        bs = self.budgets
+        return None if not bs else (1000 if 1000 in bs else bs[(len(bs) - 1) // 2])
+
+    def budget_answer(self, budget: int | None = None) -> dict[str, Any]:
+        """Which system leads ``recall@Bw`` at ``budget`` words (default :meth:`headline_budget`), and its
+        difference with simultaneous interval against the best system of another chunking (the next cut)."""
+        b = self.headline_budget() if budget is None else int(budget)
+        if b is None or f"recall@{b}w" not in self.leaderboards:
+            raise RagcovError(f"no family at {budget!r} words; ranked budgets: {self.budgets}.")
+        return budget_answer(self.leaderboards[f"recall@{b}w"], b)
 
     def table(self) -> pd.DataFrame:
         """One row per system: estimate [low, high], rank and tier of every metric."""
@@ -256,13 +286,15 @@ class CitedChunkingResult(_JsonMixin):
                 row[f"{m} rank"] = f"{r['rank']} [{r['rank_low']}, {r['rank_high']}]"
                 row[f"{m} tier"] = r["tier"]
                 row[f"{m} verified"] = r.get("verified")
-        first = next(iter(self.leaderboards))
+        hb = self.headline_budget()
+        first = f"recall@{hb}w" if hb is not None else next(iter(self.leaderboards))
         return pd.DataFrame(list(rows.values())).sort_values(first, ascending=False).reset_index(drop=True)
 
     def to_markdown(self) -> str:
         t = self.table()
         mets = list(self.leaderboards)
-        head = "| system | " + " | ".join(f"{m} [{self.leaderboards[m].level:.0%} CI] | rank | tier" for m in mets) + " |"
+        head = "| system | " + " | ".join(f"{_label(m)} [{self.leaderboards[m].level:.0%} CI] | rank | tier"
+                                          for m in mets) + " |"
         lines = [head, "|" + "---|" * (1 + 3 * len(mets))]
         for _, r in t.iterrows():
             cells = [f"{r['system']}"]
@@ -273,8 +305,15 @@ class CitedChunkingResult(_JsonMixin):
 
     def summary(self) -> str:
         lb0 = next(iter(self.leaderboards.values()))
-        lines = [f"Cited questions: {lb0.n_queries} questions ({self.where}), granularity {self.granularity}, "
-                 f"paired by question; unit of inference: {self.cluster} ({lb0.n_clusters} clusters)."]
+        lines = [self.budget_answer()["sentence"]] if self.budgets else []
+        lines.append(f"Cited questions: {lb0.n_queries} questions ({self.where}), granularity {self.granularity}, "
+                     f"paired by question; unit of inference: {self.cluster} ({lb0.n_clusters} clusters).")
+        if self.budgets:
+            lines.append(f"recall@Bw: {CONTEXT_NOTE}.")
+        unequal = [m for m in self.leaderboards if not parse_cited_metric(m).budget]
+        if unequal:
+            lines.append(f"{', '.join(unequal)}: k chunks of whatever size each chunking makes — UNEQUAL CONTEXTS "
+                         "across chunkings, not the answer to which cut is better.")
         lines.append("Resolution per chunking:")
         lines += ["  " + x for x in self.resolution.to_string(index=False).splitlines()]
         lines.append(f"ICC: {self.icc.get('sentence', '')}")
@@ -282,6 +321,8 @@ class CitedChunkingResult(_JsonMixin):
         lines.append(self.table_text())
         for m, lb in self.leaderboards.items():
             lines.append("")
+            if not parse_cited_metric(m).budget:
+                lines.append(f"{m} (unequal contexts across chunkings):")
             lines.append(lb.summary())
         return "\n".join(lines)
 
@@ -292,7 +333,7 @@ class CitedChunkingResult(_JsonMixin):
             cells = [f"{r['system']:<22}"]
             for m in self.leaderboards:
                 bad = r.get(f"{m} verified") is False or r.get(f"{m} verified") is np.False_
-                cells.append(f"{m} {r[m]:.3f} [{r[m + ' low']:.3f}, {r[m + ' high']:.3f}]{'*' if bad else ''} "
+                cells.append(f"{_label(m)} {r[m]:.3f} [{r[m + ' low']:.3f}, {r[m + ' high']:.3f}]{'*' if bad else ''} "
                              f"rank {r[m + ' rank']:<9} {r[m + ' tier']:<4}")
             out.append("  ".join(cells))
         if any(c.endswith(" verified") and t[c].map(lambda x: x is False or x is np.False_).any() for c in t):
@@ -301,8 +342,54 @@ class CitedChunkingResult(_JsonMixin):
         return "\n".join(out)
 
     def __repr__(self) -> str:
-        return f"CitedChunkingResult(systems={self.values.shape[1] // max(len(self.leaderboards), 1)}, " \
+        return f"CitedChunkingResult(systems={len(self.info.get('systems', []))}, " \
                f"questions={len(self.values)})\n{self.summary()}"
+
+
+def _label(metric: str) -> str:
+    """A metric's name as printed across chunkings: ``recall@10`` says it compares unequal contexts."""
+    return metric if parse_cited_metric(metric).budget else f"{metric} (unequal context)"
+
+
+def _clean(x: float) -> float:
+    """``x`` without floating-point dust (a difference of two equal means prints 0, not -0.000)."""
+    return round(x, 12) + 0.0
+
+
+def budget_answer(lb: Any, budget: int) -> dict[str, Any]:
+    """The leader of a ``recall@Bw`` family and its difference, with simultaneous interval, against the best
+    system of another chunking (systems are named ``chunking/retriever``)."""
+    sy = lb.systems.sort_values(["estimate", "name"], ascending=[False, True])
+    names = sy["name"].astype(str).tolist()
+    est = dict(zip(names, sy["estimate"].astype(float)))
+    top = names[0]
+    cut = top.split("/")[0]
+    nxt = next((n for n in names[1:] if n.split("/")[0] != cut), names[1] if len(names) > 1 else None)
+    out: dict[str, Any] = {"budget": int(budget), "metric": lb.metric, "leader": top, "chunking": cut,
+                           "estimate": est[top], "next": nxt, "next_estimate": est.get(nxt), "diff": None,
+                           "low": None, "high": None, "p_adj": None, "separable": None, "level": lb.level,
+                           "best_set": lb.best_set()}
+    if nxt is not None:
+        pr = lb.pairs
+        row = pr[(pr["a"] == top) & (pr["b"] == nxt)]
+        sign = 1.0
+        if row.empty:
+            row, sign = pr[(pr["a"] == nxt) & (pr["b"] == top)], -1.0
+        r = row.iloc[0]
+        lo, hi = sorted((_clean(sign * float(r["low"])), _clean(sign * float(r["high"]))))
+        out.update(diff=_clean(sign * float(r["diff"])), low=lo, high=hi, p_adj=float(r["p_adj"]),
+                   separable=bool(r["significant"]))
+    words = f"{budget:,} words"
+    if nxt is None:
+        out["sentence"] = f"Within {words} of context, {top} leads recall@{budget}w ({est[top]:.3f})."
+        return out
+    verdict = ("separable at the family-wise level" if out["separable"] else
+               "not separable at the family-wise level (the interval holds 0)")
+    out["sentence"] = (f"Within {words} of context, the cut that brings the cited provision most often is {cut} "
+                       f"({top}: recall@{budget}w {est[top]:.3f}); against the next cut, {nxt} "
+                       f"({est[nxt]:.3f}): {out['diff']:+.3f}, simultaneous {lb.level:.0%} interval "
+                       f"[{out['low']:+.3f}, {out['high']:+.3f}], {verdict}.")
+    return out
 
 
 def cited_chunking_study(
@@ -310,6 +397,7 @@ def cited_chunking_study(
     retrievers: Mapping[str, Callable[[], Any]],
     *,
     metrics: Sequence[str] = ("recall@10", "ndcg@10"),
+    budgets: Sequence[int] | None = DEFAULT_BUDGETS,
     granularity: str = "dispositivo",
     where: str = "all",
     cluster: str = "auto",
@@ -328,6 +416,13 @@ def cited_chunking_study(
         A fresh retriever per chunking (``index(corpus)``, ``search(queries, k)``).
     metrics : sequence of str
         One leaderboard each (default recall@10 and nDCG@10); ``hit@10`` is also recorded in ``values``.
+        Metrics at ``k`` chunks compare unequal contexts across chunkings (ten whole artigos are many more
+        words than ten 50-word windows).
+    budgets : sequence of int, optional
+        Context budgets in words (default 500, 1000, 2000): one family each on ``recall@Bw`` (the systems
+        given the same number of words of context; :mod:`ragcov_data.eval.outcomes.budget`), listed first,
+        with ``span_recall``, ``precision`` and ``iou`` at each budget recorded in ``values``. Each run is
+        retrieved deep enough to fill the largest budget with the chunking's smallest chunks.
     granularity : {"dispositivo", "article"}
     where : {"all", "full"}
         ``"full"``: only questions whose cited acts are all in the corpus.
@@ -349,9 +444,16 @@ def cited_chunking_study(
         raise RagcovError(f"`cluster` must be one of {list(CLUSTERS)}; got {cluster!r}.")
     if len(tasks) * len(retrievers) < 2:
         raise RagcovError("need at least two systems (chunkings x retrievers).")
-    specs = [_parse(m) for m in metrics]
-    kmax = max(k for _, k in specs)
-    all_metrics = list(dict.fromkeys([*metrics, f"hit@{kmax}"]))
+    metrics = [str(parse_cited_metric(m)) for m in metrics]
+    budgets = _check_budgets(budgets)
+    budget_metrics = [f"recall@{b}w" for b in budgets]
+    family = list(dict.fromkeys([*budget_metrics, *metrics]))
+    if not family:
+        raise RagcovError("give at least one metric or budget to rank the systems on.")
+    specs = [parse_cited_metric(m) for m in family]
+    kmax = max([s.k for s in specs if not s.budget], default=10)
+    extra = [f"{m}@{b}w" for b in budgets for m in ("span_recall", "precision", "iou")]
+    all_metrics = list(dict.fromkeys([*family, f"hit@{kmax}", *extra]))
     per_sys: dict[str, pd.DataFrame] = {}
     res_rows, qsets = [], {}
     queries0 = None
@@ -381,10 +483,11 @@ def cited_chunking_study(
         q = _frame(task, "queries")
         q = q[q["_id"].astype(str).isin(set(order))].set_index("_id").loc[order].reset_index()
         corpus = _frame(task, "corpus")
+        depth = max(kmax, _budget_depth(corpus, max(budgets, default=0)))
         for rname, make in retrievers.items():
             r = make()
             r.index(corpus)
-            run = r.search(q[["_id", "text"]], k=kmax)
+            run = r.search(q[["_id", "text"]], k=depth)
             per_sys[f"{cname}/{rname}"] = per_query_values(run, task, metrics=all_metrics, granularity=granularity,
                                                            query_ids=order)
     values = pd.concat({s: v for s, v in per_sys.items()}, axis=1).swaplevel(0, 1, axis=1).sort_index(axis=1, level=0,
@@ -394,7 +497,7 @@ def cited_chunking_study(
     topics = np.asarray([topic_of(s) or q for q, s in zip(order, qinfo.get("question_summary", pd.Series(
         [None] * len(order), index=order)))], dtype=object)
     first_sys = next(iter(per_sys))
-    rec_name = next((f"{n}@{k}" for n, k in specs if n == "recall"), all_metrics[0])
+    rec_name = next((str(s) for s in specs if s.name == "recall" and not s.budget), all_metrics[0])
     y = per_sys[first_sys][rec_name].to_numpy(dtype=float)
     de = design_effect(y, topics)
     first_cits = _first_article(tasks[next(iter(tasks))], order)
@@ -417,7 +520,7 @@ def cited_chunking_study(
     clusters = {"topic": topics, "article": first_cits}.get(chosen)
     cname_ = {"topic": "topic", "article": "first cited artigo"}.get(chosen, "question")
     lbs = {}
-    for m in metrics:
+    for m in family:
         tbl = values[m]
         lbs[m] = leaderboard_from_values(tbl, metric=m, clusters=clusters,
                                          cluster_name=cname_,
@@ -427,7 +530,30 @@ def cited_chunking_study(
                                granularity=granularity, where=where,
                                cluster=cname_,
                                info={"n_resamples": int(n_resamples), "seed": seed, "notices": notices,
-                                     "systems": list(per_sys), "level": level})
+                                     "systems": list(per_sys), "level": level, "budgets": list(budgets),
+                                     "context": CONTEXT_NOTE})
+
+
+def _check_budgets(budgets: Sequence[int] | None) -> list[int]:
+    out = []
+    for b in budgets or ():
+        if isinstance(b, bool) or not isinstance(b, (int, np.integer)) or b < 1:
+            raise RagcovError(f"`budgets` must be positive whole numbers of words (e.g. 500, 1000, 2000); got {b!r}.")
+        out.append(int(b))
+    if len(set(out)) != len(out):
+        raise RagcovError(f"`budgets` lists a budget twice: {out}.")
+    return out
+
+
+def _budget_depth(corpus: pd.DataFrame, budget: int) -> int:
+    """Chunks a run needs so that no context within ``budget`` words is cut short: as many as the corpus's
+    smallest chunks that fit (an upper bound on any context's size), at least one."""
+    from ragcov_data.eval.outcomes.budget import context_size
+
+    if budget < 1:
+        return 0
+    words = np.sort(corpus["text"].astype(str).str.split().str.len().to_numpy(dtype=np.int64))
+    return context_size(words, budget)
 
 
 def _first_article(task: Any, order: Sequence[str]) -> np.ndarray:

@@ -7,7 +7,10 @@
 The same questions are asked under every chunking (default: words-50, words-100, words-200, dispositivo,
 article), each retriever runs on each, every (chunking, retriever) is scored per question against its
 own chunking's qrels, and the systems are ranked as one family (:func:`ragcov_data.eval.cited.
-cited_chunking_study`) on recall@10 and nDCG@10 of the cited provisions.
+cited_chunking_study`) at each context budget of ``--budgets`` (recall@500w, @1000w, @2000w: every
+chunking given the same number of words; the headline names the budget), then on recall@10 and nDCG@10
+(k chunks of unequal size: labelled as comparing unequal contexts). The JSON holds per budget the
+systems, pairs and family check (``budgets``) and the headline's answer (``headline``).
 """
 from __future__ import annotations
 
@@ -36,8 +39,12 @@ def extend_parser(p: argparse.ArgumentParser) -> None:
                         "dispositivo)")
     g.add_argument("--where", choices=("all", "full"), default="all",
                    help="'full': only questions whose cited acts are all in the corpus (default: all)")
+    g.add_argument("--budgets", default="500,1000,2000",
+                   help="comma list of context budgets in words: one family each on recall@Bw, every chunking given "
+                        "the same number of words (default: 500,1000,2000; 'none' for none)")
     g.add_argument("--metrics", default="recall@10,ndcg@10",
-                   help="comma list of recall@k, ndcg@k, hit@k: one family-wise table each (default: recall@10,ndcg@10)")
+                   help="comma list of recall@k, ndcg@k, hit@k (k chunks: unequal contexts across chunkings) or "
+                        "recall@Bw ...: one family-wise table each (default: recall@10,ndcg@10)")
     g.add_argument("--cluster", choices=("auto", "query", "topic", "article"), default="auto",
                    help="unit of inference: the question, its topic, its first cited artigo, or auto (topic when "
                         "its ICC > 0.05)")
@@ -85,6 +92,19 @@ def _chunkings(value: str | None) -> list[tuple[str, dict[str, Any]]]:
     return out
 
 
+def _budgets(value: str | None) -> list[int]:
+    """``--budgets 500,1000,2000`` as whole numbers of words (``none``: no budgeted family)."""
+    if value is None or value.strip().lower() == "none":
+        return []
+    out = []
+    for x in _split(value):
+        if not x.isdigit() or int(x) < 1:
+            raise RagcovError(f"--budgets entries must be positive whole numbers of words (e.g. 500,1000,2000); "
+                              f"got {x!r}.")
+        out.append(int(x))
+    return out
+
+
 def _sources(args: argparse.Namespace) -> tuple[Any, Any]:
     from pathlib import Path
 
@@ -115,6 +135,7 @@ def run_cited(args: argparse.Namespace, retrievers: list[str]) -> int:
         if args.metrics != "recall@10,ndcg@10":
             raise RagcovError("give the metrics once: --metrics (a comma list) or --metric, not both.")
         metrics = _split(args.metric)
+    budgets = _budgets(getattr(args, "budgets", "500,1000,2000"))
     acts, questions = _sources(args)
     tasks = {}
     query_words = args.query_words or 20
@@ -137,7 +158,7 @@ def run_cited(args: argparse.Namespace, retrievers: list[str]) -> int:
             return make_retriever(a)
         return make
 
-    res = cited_chunking_study(tasks, {r: factory(r) for r in retrievers}, metrics=metrics,
+    res = cited_chunking_study(tasks, {r: factory(r) for r in retrievers}, metrics=metrics, budgets=budgets,
                                granularity=args.granularity, where=args.where, cluster=args.cluster,
                                level=args.level, n_resamples=args.n_resamples, seed=args.seed)
     print(res.summary())
