@@ -303,6 +303,9 @@ class CitedTask(Task):
 
     citations: pd.DataFrame = field(default_factory=pd.DataFrame)
 
+    def __getitem__(self, split: str) -> pd.DataFrame:
+        return self.citations if split == "citations" else super().__getitem__(split)
+
     def full(self) -> "CitedTask":
         """The questions whose cited acts are all in the corpus (``coverage == "full"``)."""
         keep = set(self.queries.loc[~self.queries["partial"].astype(bool), "_id"])

@@ -41,7 +41,7 @@ import pandas as pd
 from ragcov_data.errors import RagcovError
 
 __all__ = ["CitedMetric", "parse_cited_metric", "cited_provisions", "ranked_ids", "ChunkSpans", "chunk_spans",
-           "cited_values", "context_size", "GRANULARITIES", "RANK_NAMES", "BUDGET_NAMES", "CONTEXT_NOTE"]
+           "cited_values", "context_size", "cited_metric_of", "cited_series", "GRANULARITIES", "RANK_NAMES", "BUDGET_NAMES", "CONTEXT_NOTE"]
 
 GRANULARITIES = ("dispositivo", "article")
 #: Metrics at ``k`` chunks (``name@k``) and within a budget of words (``name@Bw``).
@@ -306,17 +306,21 @@ def cited_values(run: Any, citations: pd.DataFrame, corpus: pd.DataFrame | None,
             vals[i] = float(np.mean(found)) if spec.name == "recall" else float(any(found))
         out[str(spec)] = vals
     budgets = sorted({s.k for s in specs if s.budget})
+    short: dict[int, int] = {}
     if budgets:
-        table = _budget_table(ranked, prov, qids, corpus, citations, budgets, spans)
+        table = _budget_table(ranked, prov, qids, corpus, citations, budgets, spans, short)
         for spec in (s for s in specs if s.budget):
             out[str(spec)] = table[spec.k][:, _COLUMN[spec.name]]
-    return out[[str(s) for s in dict.fromkeys(specs)]]
+    out = out[[str(s) for s in dict.fromkeys(specs)]]
+    out.attrs["n_short_context"] = short
+    return out
 
 
 def _budget_table(ranked: Mapping[str, np.ndarray], prov: Mapping[str, list[tuple]], qids: Sequence[str],
                   corpus: pd.DataFrame | None, citations: pd.DataFrame, budgets: Sequence[int],
-                  spans: ChunkSpans | None) -> dict[int, np.ndarray]:
-    """``{budget: (questions x 5) array}`` of recall, hit, span_recall, precision, iou."""
+                  spans: ChunkSpans | None, short: dict[int, int]) -> dict[int, np.ndarray]:
+    """``{budget: (questions x 5) array}`` of recall, hit, span_recall, precision, iou; ``short`` gets, per
+    budget, the questions whose ranked list ended before the budget was filled (the corpus had more)."""
     if spans is None:
         if corpus is None:
             raise RagcovError("budgeted measures need the task's corpus split (each chunk's text and span).")
@@ -335,8 +339,11 @@ def _budget_table(ranked: Mapping[str, np.ndarray], prov: Mapping[str, list[tupl
                               "corpus; budgeted measures need each retrieved chunk's words and span (score the run "
                               "on the chunking it was made on).")
         row = _budget_row(rows, spans, budgets, ps, pe, int((ce - cs).sum()), cs, ce)
+        total = int(spans.words[rows].sum())
         for b in budgets:
             out[b][i] = row[b]
+            if total < b and len(rows) < len(spans.index):
+                short[b] = short.get(b, 0) + 1
     return out
 
 
@@ -352,3 +359,39 @@ def _provision_spans(provs: list[tuple], offsets: Mapping[str, int], qid: str) -
         raise RagcovError(f"question {qid!r} cites a provision of {doc!r}, an act with no chunk in the corpus.")
     return (off + np.fromiter((p[1] for p in provs), np.int64, len(provs)),
             off + np.fromiter((p[2] for p in provs), np.int64, len(provs)))
+
+
+# --------------------------------------------------------------------------- the outcome stage's entry
+
+
+def cited_metric_of(metric: Any, has_citations: bool) -> CitedMetric | None:
+    """The provision-level metric ``metric`` names on a task with a ``citations`` split, else None.
+
+    On a cited-questions task ``recall@k`` (``r@k``) is the share of cited provisions, as everywhere else
+    in ragcov, and every ``name@Bw`` is a budgeted measure; ``chunk_recall@k`` (trec_eval's share of
+    relevant chunks), ``hit@k``, ``ndcg@k`` ... stay chunk-level metrics of the qrels.
+    """
+    if not has_citations:
+        return None
+    name = getattr(metric, "name", None)
+    if name is not None and hasattr(metric, "k"):  # a parsed MetricSpec
+        return CitedMetric("recall", int(metric.k)) if name == "r" else None
+    try:
+        spec = parse_cited_metric(str(metric))
+    except RagcovError:
+        return None
+    return spec if spec.budget or spec.name == "recall" else None
+
+
+def cited_series(run: pd.DataFrame, citations: pd.DataFrame, corpus: pd.DataFrame | None, spec: CitedMetric,
+                 query_ids: Sequence[str], granularity: str) -> pd.Series:
+    """One metric of :func:`cited_values` as a Series over ``query_ids`` (each must cite a provision), with
+    ``attrs``: ``metric``, ``description``, ``n_short_context`` (questions whose ranked list ran out before
+    filling the budget while the corpus had more chunks)."""
+    values = cited_values(run, citations, corpus, [spec], query_ids=query_ids, granularity=granularity)
+    out = pd.Series(values[str(spec)].to_numpy(dtype=float), index=pd.Index(list(query_ids), dtype=object,
+                                                                             name="query-id"), name=str(spec))
+    out.attrs.update(metric=str(spec), description=spec.describe(), n_no_relevant=0,
+                     n_short_context=values.attrs.get("n_short_context", {}).get(spec.k, 0),
+                     n_run_only=int(len(set(run["query-id"].astype(str)) - set(map(str, query_ids)))))
+    return out
