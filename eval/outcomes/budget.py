@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -41,7 +41,7 @@ import pandas as pd
 from ragcov_data.errors import RagcovError
 
 __all__ = ["CitedMetric", "parse_cited_metric", "cited_provisions", "ranked_ids", "ChunkSpans", "chunk_spans",
-           "cited_values", "context_size", "cited_metric_of", "cited_series", "GRANULARITIES", "RANK_NAMES", "BUDGET_NAMES", "CONTEXT_NOTE"]
+           "cited_values", "context_size", "cited_metric_of", "cited_series", "cited_scoring", "CitedScoring", "GRANULARITIES", "RANK_NAMES", "BUDGET_NAMES", "CONTEXT_NOTE"]
 
 GRANULARITIES = ("dispositivo", "article")
 #: Metrics at ``k`` chunks (``name@k``) and within a budget of words (``name@Bw``).
@@ -395,3 +395,62 @@ def cited_series(run: pd.DataFrame, citations: pd.DataFrame, corpus: pd.DataFram
                      n_short_context=values.attrs.get("n_short_context", {}).get(spec.k, 0),
                      n_run_only=int(len(set(run["query-id"].astype(str)) - set(map(str, query_ids)))))
     return out
+
+
+@dataclass
+class CitedScoring:
+    """How the outcome stage scores a provision-level metric on a cited-questions task."""
+
+    spec: CitedMetric
+    citations: pd.DataFrame
+    corpus: pd.DataFrame | None
+    granularity: str
+
+    def queries(self, queries: pd.DataFrame, notices: list[str]) -> pd.DataFrame:
+        """The questions citing a provision located at the granularity (what the metric scores), with one
+        notice saying what the metric is and one counting the questions left out."""
+        prov = cited_provisions(self.citations, self.granularity)
+        keep = queries["_id"].astype(str).isin(set(prov)).to_numpy()
+        spec = self.spec
+        what = (f"{spec} = {spec.describe()} (provision-level, granularity {self.granularity}: the measure ragcov "
+                "chunking ranks; trec_eval's share of relevant chunks is chunk_recall@k)")
+        notices.append(what + (f"; {CONTEXT_NOTE}." if spec.budget else "."))
+        if not keep.any():
+            raise RagcovError(f"no question of the task cites a provision located at granularity "
+                              f"{self.granularity!r}; {spec} cannot be scored.")
+        if not keep.all():
+            notices.append(f"{int((~keep).sum())} question(s) with judged chunks but no cited {self.granularity} "
+                           f"located in the text were left out of {spec} (as in ragcov chunking).")
+        return queries.loc[keep].reset_index(drop=True)
+
+    def scores(self, run: pd.DataFrame, qids: Sequence[str], name: str, notices: list[str]) -> pd.Series:
+        """Per-question values of one run (:func:`cited_series`); a context cut short by the run is said."""
+        spec = self.spec
+        out = cited_series(run, self.citations, self.corpus, spec, list(qids), self.granularity)
+        if out.attrs["n_short_context"]:
+            notices.append(f"{name}: the run ranks too few chunks to fill the {spec.k:,}-word context of "
+                           f"{out.attrs['n_short_context']} of {len(qids)} questions (its list ends first), so "
+                           "theirs is shorter; retrieve deeper.")
+        return out
+
+
+def cited_scoring(task: Any, metric: Any, tie_policy: str, manifest: Mapping[str, Any],
+                  split: Callable[..., pd.DataFrame | None]) -> CitedScoring | None:
+    """A :class:`CitedScoring` when ``task`` has a ``citations`` split and ``metric`` is provision-level
+    (:func:`cited_metric_of`), else None. ``split(task, name, columns=None)`` reads a split as a DataFrame."""
+    from ragcov_data.ties import DEFAULT_TIE_POLICY
+
+    try:
+        has = task["citations"] is not None
+    except (KeyError, TypeError, IndexError):
+        has = False
+    spec = cited_metric_of(metric, has)
+    if spec is None:
+        return None
+    if tie_policy != DEFAULT_TIE_POLICY:
+        raise RagcovError(f"{spec} on a cited-questions task orders chunks as trec_eval does (score, then id "
+                          f"descending); drop the tie policy {tie_policy!r}, or score trec_eval's chunk recall as "
+                          f"chunk_recall@{spec.k}.")
+    corpus = split(task, "corpus", ["_id", "doc_id", "start_char", "end_char", "text"]) if spec.budget else None
+    granularity = (manifest.get("config") or {}).get("granularity") or "dispositivo"
+    return CitedScoring(spec, split(task, "citations"), corpus, granularity)

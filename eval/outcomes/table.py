@@ -236,39 +236,6 @@ def default_cluster(columns: Iterable[str]) -> str:
     return next((c for c in DEFAULT_CLUSTERS if c in cols), "_id")
 
 
-def _cited_metric(task: Any, metric: Any) -> Any:
-    """The provision-level metric ``metric`` names when ``task`` is a cited-questions task, else None."""
-    from ragcov_data.eval.outcomes.budget import cited_metric_of
-
-    try:
-        has = task["citations"] is not None
-    except (KeyError, TypeError, IndexError):
-        has = False
-    return cited_metric_of(metric, has)
-
-
-def _cited_queries(queries: pd.DataFrame, citations: pd.DataFrame, granularity: str, spec: Any,
-                   notices: list[str]) -> pd.DataFrame:
-    """The questions with a cited provision at ``granularity`` (what a provision-level metric scores), and
-    one notice saying what the metric is."""
-    from ragcov_data.eval.outcomes.budget import CONTEXT_NOTE, cited_provisions
-
-    prov = cited_provisions(citations, granularity)
-    keep = queries["_id"].astype(str).isin(set(prov)).to_numpy()
-    what = (f"{spec} = {spec.describe()} (provision-level, granularity {granularity}: the measure ragcov chunking "
-            f"ranks; trec_eval's share of relevant chunks is chunk_recall@k)")
-    if spec.budget:
-        what += f"; {CONTEXT_NOTE}"
-    notices.append(what + ".")
-    if not keep.all():
-        notices.append(f"{int((~keep).sum())} question(s) with judged chunks but no cited {granularity} located in "
-                       f"the text were left out of {spec} (as in ragcov chunking).")
-    if not keep.any():
-        raise RagcovError(f"no question of the task cites a provision located at granularity {granularity!r}; "
-                          f"{spec} cannot be scored.")
-    return queries.loc[keep].reset_index(drop=True)
-
-
 def _manifest(task: Any) -> dict[str, Any]:
     man = getattr(task, "manifest", None)
     if isinstance(man, Mapping):
@@ -598,6 +565,7 @@ def outcomes_many(
     -------
     OutcomeSet
     """
+    from ragcov_data.eval.outcomes.budget import cited_scoring
     from ragcov_data.eval.outcomes.metrics import parse_metric, per_query
     from ragcov_data.eval.outcomes.metrics._lists import prepare_qrels
     from ragcov_data.sampling import eval_info, population_for_eval, restrict_frames
@@ -606,20 +574,12 @@ def outcomes_many(
     if on_missing not in ON_MISSING or (single and on_missing == "intersect"):
         allowed = ON_MISSING[:2] if single else ON_MISSING
         raise RagcovError(f"`on_missing` must be one of {allowed}; got {on_missing!r}.")
-    cited = _cited_metric(task, metric)  # a cited-questions task: recall@k / name@Bw of the cited provisions
-    spec = cited if cited is not None else parse_metric(metric)
     extra = [c for c in (cluster, by, strata, *query_columns) if c] + ([] if cluster else list(DEFAULT_CLUSTERS))
     frames = load_task_frames(task, extra)
     manifest = _manifest(task)
-    if cited is not None:
-        if tie_policy != DEFAULT_TIE_POLICY:
-            raise RagcovError(f"{spec} on a cited-questions task orders chunks as trec_eval does (score, then id "
-                              f"descending); drop the tie policy {tie_policy!r}, or score trec_eval's chunk recall "
-                              f"as chunk_recall@{spec.k}.")
-        citations = _split_frame(task, "citations")
-        granularity = (manifest.get("config") or {}).get("granularity") or "dispositivo"
-        cited_corpus = _split_frame(task, "corpus", ["_id", "doc_id", "start_char", "end_char", "text"]) \
-            if spec.budget else None
+    # a cited-questions task: recall@k and name@Bw are measures of the cited provisions (one per-question code)
+    cited = cited_scoring(task, metric, tie_policy, manifest, _split_frame)
+    spec = cited.spec if cited is not None else parse_metric(metric)
 
     loaded: dict[str, pd.DataFrame] = {}
     for name, run in runs.items():
@@ -642,7 +602,7 @@ def outcomes_many(
     queries = queries.loc[judged_queries(queries, qrels[["query-id"]].drop_duplicates(), notices)]
     queries = queries.reset_index(drop=True)
     if cited is not None:
-        queries = _cited_queries(queries, citations, granularity, spec, notices)
+        queries = cited.queries(queries, notices)
     if queries.empty:
         raise RagcovError("no query of the task has a judgment (qrels name none of its queries); check the task.")
     qids_all = queries["_id"].astype(str).to_numpy()
@@ -741,16 +701,7 @@ def outcomes_many(
     all_notices = list(notices)
     for name, df in loaded.items():
         own: list[str] = []
-        if cited is not None:
-            from ragcov_data.eval.outcomes.budget import cited_series
-
-            scores = cited_series(df, citations, cited_corpus, spec, list(qids), granularity)
-            if scores.attrs["n_short_context"]:
-                own.append(f"{name}: the run ranks too few chunks to fill the {spec.k:,}-word context of "
-                           f"{scores.attrs['n_short_context']} of {len(qids)} questions (its list ends first), so "
-                           "theirs is shorter; retrieve deeper.")
-        else:
-            scores = per_query(df, prepared, spec, **kw)
+        scores = cited.scores(df, qids, name, own) if cited is not None else per_query(df, prepared, spec, **kw)
         miss = lacks[name]
         n_miss = int(miss.sum())
         n_missing[name] = n_lacking[name]

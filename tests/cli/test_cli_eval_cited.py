@@ -92,3 +92,20 @@ def test_eval_cited_bad_input(irpf, data_dir, capsys):
     rep = evaluate(short, ds, "recall@2000w", n_resamples=999)
     assert any("too few chunks to fill the 2,000-word context" in n for n in rep.info["notices"])
     assert isinstance(rep.per_query, pd.DataFrame)
+
+
+def test_leaderboard_on_a_cited_task_scores_the_cited_provisions(irpf):
+    from ragcov_data.baselines import TfIdf
+    from ragcov_data.eval import leaderboard
+
+    ds, task, run, path = irpf
+    other = TfIdf(show_progress=False).index(task["corpus"]).search(task["queries"][["_id", "text"]], k=100,
+                                                                    show_progress=False)
+    for metric in ("recall@10", "iou@1000w"):
+        lb = leaderboard({"bm25": run, "tfidf": other}, ds, metric=metric, n_resamples=999)
+        est = lb.systems[lb.systems["group"] == "__all__"].set_index("name")["estimate"]
+        for name, r in (("bm25", run), ("tfidf", other)):
+            ref = per_query_values(r, task, metrics=[metric])[metric]
+            assert est[name] == pytest.approx(ref.mean(), abs=1e-12) and lb.n_queries == len(ref)
+        assert lb.metric == metric and lb.judged_k is None
+        assert any(n.startswith(f"{metric} = ") for n in lb.info["notices"])
