@@ -99,7 +99,9 @@ def per_query_values(run: Any, task: Any, *, metrics: Sequence[str] = ("recall@1
     task : CitedTask or DatasetDict
         With ``queries`` and ``citations`` splits.
     metrics : sequence of str
-        ``recall@k``, ``hit@k``, ``ndcg@k`` (see the module docstring).
+        ``recall@k``, ``hit@k``, ``ndcg@k``, and within a budget of B words ``recall@Bw``,
+        ``span_recall@Bw``, ``precision@Bw``, ``iou@Bw``, ``hit@Bw`` (see the module docstring; budgeted
+        measures read the corpus's ``doc_id, start_char, end_char, text`` and the citations' spans).
     granularity : {"dispositivo", "article"}
     query_ids : sequence of str, optional
         Questions to score (default: every question with at least one resolved provision at

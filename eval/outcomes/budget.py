@@ -207,7 +207,7 @@ def chunk_spans(corpus: pd.DataFrame, citations: pd.DataFrame | None = None) -> 
                 extent = pd.concat([extent, more]).groupby(level=0, sort=True).max()
     offsets = dict(zip(extent.index, np.concatenate([[0], np.cumsum(extent.to_numpy() + 1)[:-1]]).astype(np.int64)))
     off = np.fromiter((offsets[d] for d in docs), np.int64, len(docs))
-    words = corpus["text"].astype(str).str.split().str.len().to_numpy(dtype=np.int64)
+    words = np.fromiter((len(t.split()) for t in corpus["text"].astype(str)), np.int64, len(corpus))
     return ChunkSpans(pd.Index(corpus["_id"].astype(str)), words, s + off, e + off, offsets)
 
 
@@ -326,18 +326,21 @@ def _budget_table(ranked: Mapping[str, np.ndarray], prov: Mapping[str, list[tupl
             raise RagcovError("budgeted measures need the task's corpus split (each chunk's text and span).")
         spans = chunk_spans(corpus, citations)
     out = {b: np.zeros((len(qids), 5)) for b in budgets}
-    for i, q in enumerate(qids):
+    lists = [ranked.get(q, np.empty(0, dtype=object)) for q in qids]
+    flat = np.concatenate(lists) if lists else np.empty(0, dtype=object)
+    all_rows = spans.index.get_indexer(flat)  # every retrieved id mapped to its corpus row at once
+    if (all_rows < 0).any():
+        bad = flat[all_rows < 0][0]
+        q = next(q for q, ids in zip(qids, lists) if bad in set(ids))
+        raise RagcovError(f"the run retrieves {bad!r} for question {q!r}, which is not a chunk of the task's "
+                          "corpus; budgeted measures need each retrieved chunk's words and span (score the run "
+                          "on the chunking it was made on).")
+    per_q = np.split(all_rows, np.cumsum([len(x) for x in lists])[:-1]) if lists else []
+    for i, (q, rows) in enumerate(zip(qids, per_q)):
         ps, pe = _provision_spans(prov[q], spans.offsets, q)
         cs, ce = _merge(ps, pe)
-        ids = ranked.get(q)
-        if ids is None or not len(ids):
+        if not len(rows):
             continue
-        rows = spans.index.get_indexer(ids)
-        if (rows < 0).any():
-            bad = ids[rows < 0][0]
-            raise RagcovError(f"the run retrieves {bad!r} for question {q!r}, which is not a chunk of the task's "
-                              "corpus; budgeted measures need each retrieved chunk's words and span (score the run "
-                              "on the chunking it was made on).")
         row = _budget_row(rows, spans, budgets, ps, pe, int((ce - cs).sum()), cs, ce)
         total = int(spans.words[rows].sum())
         for b in budgets:
