@@ -24,6 +24,8 @@ from ragcov_data.errors import RagcovError
 #: Datasets this branch of ``ragcov chunking`` serves.
 DATASETS = ("irpf", "cited_questions")
 DEFAULT_CHUNKINGS = ("words-50", "words-100", "words-200", "dispositivo", "article")
+#: Context budgets (words) ranked by default, one family each.
+DEFAULT_BUDGETS = (500, 1000, 2000)
 _CHUNKING = re.compile(r"^(?:words-(\d+)|dispositivo(?:-(\d+))?|article)$")
 
 
@@ -39,7 +41,7 @@ def extend_parser(p: argparse.ArgumentParser) -> None:
                         "dispositivo)")
     g.add_argument("--where", choices=("all", "full"), default="all",
                    help="'full': only questions whose cited acts are all in the corpus (default: all)")
-    g.add_argument("--budgets", default="500,1000,2000",
+    g.add_argument("--budgets", default=None,
                    help="comma list of context budgets in words: one family each on recall@Bw, every chunking given "
                         "the same number of words (default: 500,1000,2000; 'none' for none)")
     g.add_argument("--metrics", default="recall@10,ndcg@10",
@@ -70,6 +72,9 @@ def dispatch(args: argparse.Namespace) -> int | None:
                               "comparison runs one --retriever.")
         if args.chunking not in (None, "words", "dispositivo"):
             raise RagcovError(f"--chunking must be 'words' or 'dispositivo' here; got {args.chunking!r}.")
+        if getattr(args, "budgets", None) is not None:
+            raise RagcovError("--budgets applies to --dataset irpf / cited_questions (context budgets of cited "
+                              "questions); drop it here.")
         return None
     return run_cited(args, retrievers)
 
@@ -135,7 +140,7 @@ def run_cited(args: argparse.Namespace, retrievers: list[str]) -> int:
         if args.metrics != "recall@10,ndcg@10":
             raise RagcovError("give the metrics once: --metrics (a comma list) or --metric, not both.")
         metrics = _split(args.metric)
-    budgets = _budgets(getattr(args, "budgets", "500,1000,2000"))
+    budgets = _budgets(getattr(args, "budgets", None) or ",".join(map(str, DEFAULT_BUDGETS)))
     acts, questions = _sources(args)
     tasks = {}
     query_words = args.query_words or 20

@@ -56,6 +56,7 @@ def test_chunking_irpf_two_chunkings_one_retriever(data_dir, tmp_path, capsys):
     (["--dataset", "irpf", "--retriever", "bm25,splade"], "--retriever must be one of"),
     (["--retriever", "bm25,tfidf"], "a list of retrievers applies to --dataset irpf"),
     (["--dataset", "irpf", "--budgets", "500,lots"], "--budgets entries must be positive whole numbers"),
+    (["--budgets", "500"], "--budgets applies to --dataset irpf / cited_questions"),
 ])
 def test_chunking_irpf_bad_options(data_dir, extra, match, capsys):
     assert main(["chunking", "--data-dir", str(data_dir), "--quiet", *extra]) == 2
@@ -88,6 +89,14 @@ def test_chunking_cited_questions_files(tmp_path, capsys):
                  "--chunking", "words-20,article", "--metric", "ndcg@5", "--n-resamples", "199", "--quiet"]) == 0
     out = capsys.readouterr().out
     assert "ndcg@5" in out and not re.search(r"recall@10(?!\d)", out)
+    js = tmp_path / "none.json"
+    assert main(["chunking", "--dataset", "cited_questions", "--data-files", str(acts), "--questions", str(qs),
+                 "--chunking", "words-20,article", "--budgets", "none", "--metrics", "recall@5", "--n-resamples",
+                 "199", "--quiet", "--json", str(js)]) == 0
+    out = capsys.readouterr().out
+    assert "Within" not in out and out.startswith("Cited questions: 6 questions")
+    got = json.loads(js.read_text())
+    assert got["budgets"] == {} and got["headline"] is None and list(got["leaderboards"]) == ["recall@5"]
     assert main(["chunking", "--dataset", "cited_questions", "--data-files", str(acts), "--questions", str(qs),
                  "--metric", "ndcg@5", "--metrics", "recall@5", "--quiet"]) == 2
     assert "give the metrics once" in capsys.readouterr().err
