@@ -370,20 +370,21 @@ def _provision_spans(provs: list[tuple], offsets: Mapping[str, int], qid: str) -
 def cited_metric_of(metric: Any, has_citations: bool) -> CitedMetric | None:
     """The provision-level metric ``metric`` names on a task with a ``citations`` split, else None.
 
-    On a cited-questions task ``recall@k`` (``r@k``) is the share of cited provisions, as everywhere else
-    in ragcov, and every ``name@Bw`` is a budgeted measure; ``chunk_recall@k`` (trec_eval's share of
-    relevant chunks), ``hit@k``, ``ndcg@k`` ... stay chunk-level metrics of the qrels.
+    On a cited-questions task ``recall@k`` (``r@k``) is the share of cited provisions and ``hit@k`` whether
+    one is overlapped, as everywhere else in ragcov, and every ``name@Bw`` is a budgeted measure;
+    ``chunk_recall@k`` (trec_eval's share of relevant chunks), ``chunk_hit@k``, ``ndcg@k``, ``p@k``,
+    ``mrr@k`` stay chunk-level metrics of the qrels.
     """
     if not has_citations:
         return None
     name = getattr(metric, "name", None)
     if name is not None and hasattr(metric, "k"):  # a parsed MetricSpec
-        return CitedMetric("recall", int(metric.k)) if name == "r" else None
+        return CitedMetric({"r": "recall", "hit": "hit"}[name], int(metric.k)) if name in ("r", "hit") else None
     try:
         spec = parse_cited_metric(str(metric))
     except RagcovError:
         return None
-    return spec if spec.budget or spec.name == "recall" else None
+    return spec if spec.budget or spec.name in ("recall", "hit") else None
 
 
 def cited_series(run: pd.DataFrame, citations: pd.DataFrame, corpus: pd.DataFrame | None, spec: CitedMetric,
@@ -416,7 +417,8 @@ class CitedScoring:
         keep = queries["_id"].astype(str).isin(set(prov)).to_numpy()
         spec = self.spec
         what = (f"{spec} = {spec.describe()} (provision-level, granularity {self.granularity}: the measure ragcov "
-                "chunking ranks; trec_eval's share of relevant chunks is chunk_recall@k)")
+                "chunking ranks; the chunk-level ones are chunk_recall@k, trec_eval's share of relevant chunks, "
+                "and chunk_hit@k)")
         notices.append(what + (f"; {CONTEXT_NOTE}." if spec.budget else "."))
         if not keep.any():
             raise RagcovError(f"no question of the task cites a provision located at granularity "

@@ -46,8 +46,9 @@ def add_common(p: argparse.ArgumentParser) -> None:
     add_task_source(p)
     p.add_argument("--metric", default="hit@1",
                    help="hit@k, ndcg@k, p@k, r@k, mrr@k (default: hit@1); on a cited-questions task (irpf) "
-                        "recall@k is the share of cited provisions (chunk_recall@k: trec_eval's share of relevant "
-                        "chunks) and recall@Bw, span_recall@Bw, precision@Bw, iou@Bw score a context of B words")
+                        "recall@k is the share of cited provisions and hit@k whether one is found (chunk_recall@k, "
+                        "chunk_hit@k: trec_eval's chunk-level ones) and recall@Bw, span_recall@Bw, precision@Bw, "
+                        "iou@Bw score a context of B words")
     from ragcov_data.ties import DEFAULT_TIE_POLICY, TIE_POLICIES, TIE_POLICY_ALIASES
 
     p.add_argument("--tie-policy", default=DEFAULT_TIE_POLICY, choices=[*TIE_POLICIES, *TIE_POLICY_ALIASES],

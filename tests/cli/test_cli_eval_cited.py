@@ -81,6 +81,21 @@ def test_chunk_recall_is_trec_eval(irpf, data_dir, tmp_path, capsys):
     assert any(abs(pq[q] - prov[q]) > 1e-6 for q in prov.index)
 
 
+def test_hit_is_provision_hit_and_chunk_hit_is_the_qrels(irpf):
+    from ragcov_data.eval.outcomes.metrics import per_query
+
+    ds, task, run, path = irpf
+    prov = per_query_values(run, task, metrics=["hit@1"])["hit@1"]
+    rep = evaluate(run, ds, "hit@1", n_resamples=999)
+    got = rep.per_query.set_index("query-id")["value"]
+    assert len(got) == len(prov) and all(got[q] == prov[q] for q in prov.index)
+    assert any(n.startswith("hit@1 = 1 if a chunk in the top 1 chunks overlaps a cited provision") for n in
+               rep.info["notices"])
+    chunk = evaluate(run, ds, "chunk_hit@1", n_resamples=999).per_query.set_index("query-id")["value"]
+    ref = per_query(run, task["qrels"], "hit@1", query_ids=list(chunk.index))
+    assert chunk.to_dict() == ref.to_dict()
+
+
 def test_eval_cited_bad_input(irpf, data_dir, capsys):
     ds, task, run, path = irpf
     assert main(["eval", str(path), "--dataset", "irpf", "--data-dir", str(data_dir), "--metric", "recall@10",

@@ -60,8 +60,10 @@ METRICS: dict[str, Callable[..., pd.Series]] = {
     "r": recall,
     "mrr": mrr,
     # trec_eval's share of relevant chunks retrieved, named apart: on a cited-questions task `recall@k` is the
-    # share of cited provisions (ragcov_data.eval.outcomes.budget); `chunk_recall@k` keeps trec_eval's there
+    # share of cited provisions (ragcov_data.eval.outcomes.budget); `chunk_recall@k` keeps trec_eval's there,
+    # and `chunk_hit@k` the chunk-level hit (`hit@k` there: a cited provision overlapped)
     "chunk_recall": recall,
+    "chunk_hit": hit,
 }
 
 #: Accepted spellings of metric names (lower-cased) -> canonical name.
