@@ -156,8 +156,11 @@ def run_benchmark(
         pairs, with ``sentence``), ``chunkings`` (words vs dispositivo, paired by document), ``misses``
         (summary of BM25's hit@1 misses on both chunkings), ``study`` (the one-sentence answer), ``coverage``,
         ``juristcu`` (with its own ``leaderboard`` and ``sentence``), ``irpf`` (real questions: ``leaderboard``
-        of every retriever on recall@10 over article chunks, ``chunkings``: the chunking x retriever family,
-        and ``sentence``, its answer; None without ``irpf/``); plus ``_tables`` (``misses``: one row per
+        of every retriever on recall@10 over article chunks, ``chunkings``: the chunking x retriever family
+        on recall@10 (unequal contexts), ``budgets``: the same family within 500, 1,000 and 2,000 words of
+        context (``answer``: which cut wins at 1,000 words, its difference and simultaneous interval against
+        the next cut; ``curve``; ``families``), ``sentence``, the answer at 1,000 words, and
+        ``unequal_context_sentence``, the recall@10 reading; None without ``irpf/``); plus ``_tables`` (``misses``: one row per
         miss), which :func:`~ragcov_data.reporting.write_report` writes as ``misses.csv``, not into the JSON.
     """
     from ragcov_data import load_dataset
