@@ -160,8 +160,8 @@ def run_benchmark(
         on recall@10 (unequal contexts), ``budgets``: the same family within 500, 1,000 and 2,000 words of
         context (``answer``: which cut wins at 1,000 words, its difference and simultaneous interval against
         the next cut; ``curve``; ``families``), ``sentence``, the answer at 1,000 words, and
-        ``unequal_context_sentence``, the recall@10 reading; None without ``irpf/``); plus ``_tables`` (``misses``: one row per
-        miss), which :func:`~ragcov_data.reporting.write_report` writes as ``misses.csv``, not into the JSON.
+        ``unequal_context_sentence``, the recall@10 reading; None without ``irpf/``); plus ``_tables``
+        (``misses``: one row per miss), which :func:`~ragcov_data.reporting.write_report` writes as ``misses.csv``, not into the JSON.
     """
     from ragcov_data import load_dataset
     from ragcov_data.eval.estimates import _core

@@ -237,7 +237,8 @@ def leaderboard(
     spec = cited if cited is not None else parse_metric(metric)
     # the outcome stage: task frames read once, qrels prepared once, the sample and its correction,
     # missing queries and tie notices for every run
-    oc = outcomes_many(runs, task, metric if cited is not None else spec, tie_policy=tie_policy, relevance_threshold=relevance_threshold,
+    oc = outcomes_many(runs, task, metric if cited is not None else spec, tie_policy=tie_policy,
+                       relevance_threshold=relevance_threshold,
                        on_missing=on_missing, cluster=cluster, by=by, exclude_self=exclude_self)
     notices = oc.notices
     queries, qrels, pq = oc.queries, oc.qrels, oc.prepared_qrels

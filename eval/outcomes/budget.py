@@ -41,7 +41,8 @@ import pandas as pd
 from ragcov_data.errors import RagcovError
 
 __all__ = ["CitedMetric", "parse_cited_metric", "cited_provisions", "ranked_ids", "ChunkSpans", "chunk_spans",
-           "cited_values", "context_size", "cited_metric_of", "cited_series", "cited_scoring", "CitedScoring", "GRANULARITIES", "RANK_NAMES", "BUDGET_NAMES", "CONTEXT_NOTE"]
+           "cited_values", "context_size", "cited_metric_of", "cited_series", "cited_scoring", "CitedScoring",
+           "GRANULARITIES", "RANK_NAMES", "BUDGET_NAMES", "CONTEXT_NOTE"]
 
 GRANULARITIES = ("dispositivo", "article")
 #: Metrics at ``k`` chunks (``name@k``) and within a budget of words (``name@Bw``).
@@ -197,7 +198,8 @@ def chunk_spans(corpus: pd.DataFrame, citations: pd.DataFrame | None = None) -> 
     bad = np.flatnonzero(e < s)
     if len(bad):
         i = int(bad[0])
-        raise RagcovError(f"corpus chunk {corpus['_id'].iloc[i]!r} has end_char {e[i]} < start_char {s[i]}; fix its span.")
+        raise RagcovError(f"corpus chunk {corpus['_id'].iloc[i]!r} has end_char {e[i]} < start_char {s[i]}; "
+                          "fix its span.")
     extent = pd.Series(e, index=docs).groupby(level=0, sort=True).max()
     if citations is not None:
         for col in ("end_char", "article_end_char"):

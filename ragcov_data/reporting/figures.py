@@ -375,8 +375,9 @@ def miss_flags_by_type(by_type_flags: Sequence[Mapping[str, Any]], title: str = 
 
 def budget_curve(curve: Sequence[Mapping[str, Any]], level: float = 0.95, headline: int | None = None) -> PNG:
     """Recall of the cited provisions against the context budget (words), one line per chunking and retriever
-    (colour: chunking; line style: retriever), each point with its simultaneous interval from that budget's
-    family. ``curve``: records ``chunking, retriever, budget, estimate, low, high`` (``budget_block``)."""
+    (colour: chunking; line style: retriever), each point with its own interval from that budget's family
+    (the per-system CR2 interval, clustered as the family). ``curve``: records ``chunking, retriever, budget,
+    estimate, low, high`` (``budget_block``)."""
     df = pd.DataFrame(list(curve))
     fig, ax = plt.subplots(figsize=(7.2, 4.4))
     chunkings = list(dict.fromkeys(df["chunking"]))
@@ -403,7 +404,7 @@ def budget_curve(curve: Sequence[Mapping[str, Any]], level: float = 0.95, headli
     ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
     ax.set_xlabel("context budget (words; chunks taken whole in rank order)")
     ax.set_ylabel("recall of the cited provisions")
-    ax.set_title(f"Recall within the same context, per chunking ({level:.0%} simultaneous intervals)")
+    ax.set_title(f"Recall within the same context, per chunking ({level:.0%} intervals)")
     ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
     ax.grid(axis="y", alpha=0.3)
     return _png(fig)

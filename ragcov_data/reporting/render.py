@@ -194,7 +194,8 @@ def figures(results: Mapping[str, Any]) -> dict[str, tuple[bytes, str]]:
     if bud.get("curve"):
         out["irpf_budget"] = (F.budget_curve(bud["curve"], bud.get("level", 0.95), bud.get("budget")),
                               "IRPF questions: recall of the cited provisions within the same context budget, per "
-                              "chunking and retriever; bars: simultaneous intervals of each budget's family; "
+                              "chunking and retriever; bars: each system's interval (CR2, clustered as the family; "
+                              "the pairs' simultaneous intervals are in each budget's family); "
                               f"{bud.get('context', '')}.")
     return out
 

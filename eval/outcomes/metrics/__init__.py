@@ -109,7 +109,8 @@ def parse_metric(metric: str | MetricSpec) -> MetricSpec:
     if m is None and _BUDGETED.match(metric):
         raise RagcovError(f"`metric`={metric!r} is a budgeted measure (B words of context): it is scored on a "
                           "cited-questions task (irpf, cited_questions), whose citations carry the provisions' "
-                          "character spans — `ragcov eval RUN --dataset irpf --metric recall@1000w`, `ragcov chunking "
+                          "character spans — `ragcov eval RUN --dataset irpf --metric recall@1000w`, "
+                          "`ragcov chunking "
                           "--dataset irpf`, or ragcov_data.eval.cited.per_query_values.")
     if m is None:
         raise RagcovError(
