@@ -90,7 +90,8 @@ def test_the_answer_is_the_equal_context_family(irpf):
     assert sorted((ans["low"], ans["high"])) == pytest.approx(sorted((s * pair["low"], s * pair["high"])), abs=1e-12)
     assert ans["separable"] == bool(pair["significant"])
     text = ir["sentence"]
-    assert "Within 1,000 words of context, the cut that brings the cited provision most often is " in text
+    assert re.search(r"^On 174 real IRPF questions \([^)]+\), within 1,000 words of context, the cut that brings the "
+                     r"cited provision most often is ", text)
     assert f"{ans['diff']:+.3f}, simultaneous 95% interval [{ans['low']:+.3f}, {ans['high']:+.3f}]" in text
     assert not re.search(r"recall@10(?!\d)", text) and "top 10" not in text
     assert ir["unequal_context_sentence"].startswith("At unequal contexts (recall@10, ")

@@ -193,7 +193,8 @@ def budget_block(study: Any, budget: int) -> dict[str, Any]:
                           "verified": r.get("verified")})
     lb = study.leaderboards[f"recall@{budget}w"]
     unit = "clustered by topic" if study.cluster == "topic" else f"paired by question, clustered by {study.cluster}"
-    sentence = f"On {lb.n_queries} real IRPF questions ({unit}): {answer['sentence']}"
+    said = answer["sentence"]
+    sentence = f"On {lb.n_queries} real IRPF questions ({unit}), {said[:1].lower()}{said[1:]}"
     return {"budget": int(budget), "budgets": study.budgets, "metric": f"recall@{budget}w", "context": CONTEXT_NOTE,
             "answer": answer, "sentence": sentence, "curve": curve, "level": lb.level,
             "families": {str(b): leaderboard_block(study.leaderboards[f"recall@{b}w"], f"irpf_budget_{b}")
