@@ -677,7 +677,7 @@ class CitedQuestionsConfig(datasets.BuilderConfig):
 
 
 def _named_configs() -> list[CitedQuestionsConfig]:
-    v = datasets.Version("1.0.0")
+    v = datasets.Version("1.1.0")
     out = [CitedQuestionsConfig(name=f"words-{n}", chunking="words", chunk_words=n, version=v,
                                 description=f"{n}-word windows") for n in (50, 100, 200)]
     out.append(CitedQuestionsConfig(name="dispositivo", chunking="dispositivo", version=v,
@@ -722,7 +722,7 @@ class CitedQuestionsBuilder(TaskBuilder):
     """``cited_questions``: ``data_files={"acts": ..., "questions": ...}``; splits corpus, queries, qrels,
     citations."""
 
-    VERSION = datasets.Version("1.0.0")
+    VERSION = datasets.Version("1.1.0")  # 1.1: citations carry character spans
     BUILDER_CONFIG_CLASS = CitedQuestionsConfig
     BUILDER_CONFIGS = _named_configs()
     DEFAULT_CONFIG_NAME = "article"
