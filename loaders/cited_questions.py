@@ -42,8 +42,10 @@ where the acts carry vigência (by span, for every chunker), and the acts' metad
 question_summary, topic`` (the summary up to its first dash, else the question id: a cluster for
 ``evaluate(..., cluster="topic")``), ``n_citations, n_resolved``. qrels: ``query-id, corpus-id, score``. citations: one row
 per (question, cited provision): ``query-id, citation, doc_id, article, paragraph, inciso, alinea, item,
-caput, raw, status, chunks`` (the chunks overlapping the provision itself) and ``article_chunks`` (those
-overlapping its artigo) — what provision-level recall (:mod:`ragcov_data.eval.cited`) reads.
+caput, raw, status, chunks`` (the chunks overlapping the provision itself), ``article_chunks`` (those
+overlapping its artigo), ``start_char, end_char`` (the provision's character span in its act, missing unless
+resolved) and ``article_start_char, article_end_char`` (its artigo's) — what provision-level recall and the
+budgeted span measures (:mod:`ragcov_data.eval.outcomes.budget`) read.
 """
 from __future__ import annotations
 
@@ -71,12 +73,16 @@ from ragcov_data.task import Task
 
 __all__ = ["CitedQuestionsConfig", "CitedQuestionsBuilder", "IRPFBuilder", "CitedTask", "build_cited_task", "topic_of",
            "resolve_citations", "chunk_act", "validate_questions", "act_of",
-           "read_questions", "gold_citations", "Gold", "CHUNKINGS", "GRANULARITIES", "RESOLUTION_RULE", "STATUSES"]
+           "read_questions", "gold_citations", "Gold", "CHUNKINGS", "SPAN_COLUMNS", "GRANULARITIES", "RESOLUTION_RULE",
+           "STATUSES"]
 
 CHUNKINGS = ("words", "dispositivo", "article")
 GRANULARITIES = ("dispositivo", "article")
 GOLDS = ("auto", "raw", "references")
 COVERAGES = ("all", "full")
+#: Character spans of the ``citations`` split: the cited provision's ``[start_char, end_char)`` in its act
+#: (missing unless ``status == "resolved"``) and its artigo's (missing unless the artigo was found).
+SPAN_COLUMNS = ("start_char", "end_char", "article_start_char", "article_end_char")
 RESOLUTION_RULE = (
     "a chunk is relevant when its character span overlaps a cited provision's span (provisions located line by "
     "line in each act); granularity 'dispositivo': grade 2 for the cited paragraph/inciso/alínea/item/caput "
@@ -143,6 +149,9 @@ class CitedTask(Task):
     and cited provision, see the module docstring)."""
 
     citations: pd.DataFrame = field(default_factory=pd.DataFrame)
+
+    def __getitem__(self, split: str) -> pd.DataFrame:
+        return self.citations if split == "citations" else super().__getitem__(split)
 
     def full(self) -> "CitedTask":
         """The questions whose cited acts are all in the corpus (``coverage == "full"``)."""
@@ -304,7 +313,10 @@ def build_cited_task(
     qr = qr.assign(_q=qr["query-id"].map(qpos), _c=qr["corpus-id"].map(order)).sort_values(["_q", "_c"]) \
         .drop(columns=["_q", "_c"]).reset_index(drop=True)
     cits = pd.DataFrame(c_rows, columns=["query-id", "citation", "doc_id", "article", "paragraph", "inciso",
-                                         "alinea", "item", "caput", "raw", "status", "chunks", "article_chunks"])
+                                         "alinea", "item", "caput", "raw", "status", "chunks", "article_chunks",
+                                         *SPAN_COLUMNS])
+    for col in SPAN_COLUMNS:  # character offsets in the act; missing (unlocated) stays missing, never 0
+        cits[col] = cits[col].astype("Int64")
     no_gold = queries.loc[~queries["_id"].isin(set(qr["query-id"])), "_id"].tolist()
     art_cits = cits[cits["article"].notna() & (cits["status"] != "act_not_in_corpus")]
     counts = {
@@ -392,7 +404,7 @@ def resolve_citations(questions: Sequence[Mapping[str, Any]], *, index: Mapping[
         n_res = 0
         for g in cited:
             c = g.citation
-            status, chunks, art_chunks = _resolve(c, index, bounds, ids, known)
+            status, chunks, art_chunks, span, art_span = _resolve(c, index, bounds, ids, known)
             if status in ("resolved", "dispositivo_not_found"):
                 n_res += 1
                 for cid in art_chunks:
@@ -406,7 +418,9 @@ def resolve_citations(questions: Sequence[Mapping[str, Any]], *, index: Mapping[
             c_rows.append({"query-id": q["qid"], "citation": g.label, "doc_id": g.act,
                            "article": c.article, "paragraph": c.paragraph, "inciso": c.inciso, "alinea": c.alinea,
                            "item": c.item, "caput": bool(c.caput), "raw": g.raw, "status": status,
-                           "chunks": list(chunks), "article_chunks": list(art_chunks)})
+                           "chunks": list(chunks), "article_chunks": list(art_chunks),
+                           "start_char": span[0], "end_char": span[1],
+                           "article_start_char": art_span[0], "article_end_char": art_span[1]})
         summary = q.get("question_summary")
         q_rows.append({"_id": q["qid"], "text": q["question"], "coverage": cov, "partial": partial,
                        "question_summary": summary, "topic": topic_of(summary) or q["qid"],
@@ -414,27 +428,34 @@ def resolve_citations(questions: Sequence[Mapping[str, Any]], *, index: Mapping[
     return q_rows, c_rows, qrels, unresolved, coarse
 
 
-def _resolve(c: cit.Citation, index: dict, bounds: dict, ids: np.ndarray, known: set) -> tuple[str, list, list]:
-    """Status, chunks overlapping the cited provision, chunks overlapping its artigo."""
+_NO_SPAN = (None, None)
+
+
+def _resolve(c: cit.Citation, index: dict, bounds: dict, ids: np.ndarray, known: set
+             ) -> tuple[str, list, list, tuple, tuple]:
+    """Status, chunks overlapping the cited provision, chunks overlapping its artigo, and the character spans
+    ``(start, end)`` of the provision and of its artigo in the act (``(None, None)`` where not located)."""
     if c.reason is not None:  # unparsed, year_mismatch, number_out_of_range, act_unknown ...
-        return c.reason, [], []
+        return c.reason, [], [], _NO_SPAN, _NO_SPAN
     if c.doc_id is None or c.doc_id not in known:
-        return "act_not_in_corpus", [], []
+        return "act_not_in_corpus", [], [], _NO_SPAN, _NO_SPAN
     if c.annex is not None:  # provisions are located in the body of an act, not in its annexes
-        return "not_located", [], []
+        return "not_located", [], [], _NO_SPAN, _NO_SPAN
     if c.article is None:  # an act cited as a whole: nothing to grade, listed as unresolved
-        return "act_only", [], []
+        return "act_only", [], [], _NO_SPAN, _NO_SPAN
     idx = index[c.doc_id]
     art = idx.article(c.article)
     if art is None:
-        return "article_not_found", [], []
+        return "article_not_found", [], [], _NO_SPAN, _NO_SPAN
+    art_span = (int(art.start), int(art.end))
     art_chunks = _overlap(bounds[c.doc_id], ids, art.start, art.end)
     prov, depth = idx.find(c.article, c.paragraph, c.inciso, c.alinea, c.item, c.caput)
     cited = max([i + 1 for i, v in enumerate((c.paragraph, c.inciso, c.alinea, c.item)) if v is not None],
                 default=1 if c.caput else 0)
     if depth < cited:
-        return "dispositivo_not_found", [], art_chunks
-    return "resolved", _overlap(bounds[c.doc_id], ids, prov.start, prov.end), art_chunks
+        return "dispositivo_not_found", [], art_chunks, _NO_SPAN, art_span
+    return ("resolved", _overlap(bounds[c.doc_id], ids, prov.start, prov.end), art_chunks,
+            (int(prov.start), int(prov.end)), art_span)
 
 
 def _overlap(b: tuple[np.ndarray, np.ndarray, int], ids: np.ndarray, start: int, end: int) -> list[str]:
@@ -547,7 +568,7 @@ class CitedQuestionsConfig(datasets.BuilderConfig):
 
 
 def _named_configs() -> list[CitedQuestionsConfig]:
-    v = datasets.Version("1.0.0")
+    v = datasets.Version("1.1.0")
     out = [CitedQuestionsConfig(name=f"words-{n}", chunking="words", chunk_words=n, version=v,
                                 description=f"{n}-word windows") for n in (50, 100, 200)]
     out.append(CitedQuestionsConfig(name="dispositivo", chunking="dispositivo", version=v,
@@ -577,7 +598,8 @@ def _features(meta_cols: Sequence[str], vig: bool = False) -> dict[str, datasets
                                         "alinea": V("string"), "item": V("string"), "caput": V("bool"),
                                         "raw": V("string"), "status": V("string"),
                                         "chunks": datasets.List(V("string")),
-                                        "article_chunks": datasets.List(V("string"))}),
+                                        "article_chunks": datasets.List(V("string")),
+                                        **{c: V("int64") for c in SPAN_COLUMNS}}),
     }
 
 
@@ -595,7 +617,7 @@ class CitedQuestionsBuilder(TaskBuilder):
     """``cited_questions``: ``data_files={"acts": ..., "questions": ...}``; splits corpus, queries, qrels,
     citations."""
 
-    VERSION = datasets.Version("1.0.0")
+    VERSION = datasets.Version("1.1.0")  # 1.1: citations carry character spans
     BUILDER_CONFIG_CLASS = CitedQuestionsConfig
     BUILDER_CONFIGS = _named_configs()
     DEFAULT_CONFIG_NAME = "article"

@@ -156,9 +156,12 @@ def run_benchmark(
         pairs, with ``sentence``), ``chunkings`` (words vs dispositivo, paired by document), ``misses``
         (summary of BM25's hit@1 misses on both chunkings), ``study`` (the one-sentence answer), ``coverage``,
         ``juristcu`` (with its own ``leaderboard`` and ``sentence``), ``irpf`` (real questions: ``leaderboard``
-        of every retriever on recall@10 over article chunks, ``chunkings``: the chunking x retriever family,
-        and ``sentence``, its answer; None without ``irpf/``); plus ``_tables`` (``misses``: one row per
-        miss), which :func:`~ragcov_data.reporting.write_report` writes as ``misses.csv``, not into the JSON.
+        of every retriever on recall@10 over article chunks, ``chunkings``: the chunking x retriever family
+        on recall@10 (unequal contexts), ``budgets``: the same family within 500, 1,000 and 2,000 words of
+        context (``answer``: which cut wins at 1,000 words, its difference and simultaneous interval against
+        the next cut; ``curve``; ``families``), ``sentence``, the answer at 1,000 words, and
+        ``unequal_context_sentence``, the recall@10 reading; None without ``irpf/``); plus ``_tables``
+        (``misses``: one row per miss), which :func:`~ragcov_data.reporting.write_report` writes as ``misses.csv``, not into the JSON.
     """
     from ragcov_data import load_dataset
     from ragcov_data.eval.estimates import _core
@@ -320,26 +323,31 @@ IRPF_CHUNKINGS: dict[str, dict[str, Any]] = {
     "article": {"chunking": "article"}}
 IRPF_STUDY_RETRIEVERS: tuple[str, ...] = ("bm25", "tfidf")
 IRPF_METRIC = "recall@10"
+#: Context budgets (words) of the real-questions chunking family; the answer is given at IRPF_BUDGET.
+IRPF_BUDGETS: tuple[int, ...] = (500, 1000, 2000)
+IRPF_BUDGET = 1000
 
 
 def _irpf(path: Path, names: Sequence[str], log: Any, show_progress: bool, engine: Mapping[str, Any] | None = None,
           *, level: float, seed: int, n_resamples: int,
           chunkings: Mapping[str, Mapping[str, Any]] | None = None,
           study_retrievers: Sequence[str] = IRPF_STUDY_RETRIEVERS) -> dict[str, Any]:
-    """Real questions (IRPF): the chunking x retriever family on recall@10 of the cited provisions
-    (:func:`ragcov_data.eval.cited.cited_chunking_study`, as ``ragcov chunking --dataset irpf``), then every
-    retriever of ``names`` ranked on the article chunks, clustered as the study decided (topic or question)."""
+    """Real questions (IRPF): the chunking x retriever family on recall of the cited provisions within each
+    budget of :data:`IRPF_BUDGETS` words (the answer: which cut wins at :data:`IRPF_BUDGET` words, its
+    difference and simultaneous interval against the next; ``budgets``) and on recall@10 (unequal contexts;
+    ``chunkings``) (:func:`ragcov_data.eval.cited.cited_chunking_study`, as ``ragcov chunking --dataset
+    irpf``), then every retriever of ``names`` ranked on the article chunks, clustered as the study decided."""
     import warnings
 
     from ragcov_data.eval.comparisons.cited import cited_chunking_study, leaderboard_from_values, per_query_values, topic_of
     from ragcov_data.loaders.cited_questions import IRPF_FILES, build_cited_task, irpf_dir
-    from ragcov_data.reporting.studies import irpf_sentence
+    from ragcov_data.reporting.studies import budget_block, irpf_sentence
 
     folder = irpf_dir(path)
     acts, questions = folder / IRPF_FILES["acts"], folder / IRPF_FILES["questions"]
     chunkings = dict(IRPF_CHUNKINGS if chunkings is None else chunkings)
     log(f"IRPF real questions from {folder}: chunkings {', '.join(chunkings)} x {', '.join(study_retrievers)}, "
-        f"{IRPF_METRIC}, one family")
+        f"recall within {', '.join(map(str, IRPF_BUDGETS))} words and {IRPF_METRIC}, one family each")
     tasks = {}
     for cname, kw in chunkings.items():
         with warnings.catch_warnings(record=True) as caught:
@@ -348,7 +356,8 @@ def _irpf(path: Path, names: Sequence[str], log: Any, show_progress: bool, engin
         for w in caught:  # unresolved citations: said, never silent
             log(f"IRPF {cname}: {w.message}")
     study = cited_chunking_study(tasks, {r: (lambda r=r: _make_retriever(r, False)) for r in study_retrievers},
-                                 metrics=(IRPF_METRIC,), level=level, n_resamples=n_resamples, seed=seed)
+                                 metrics=(IRPF_METRIC,), budgets=IRPF_BUDGETS, level=level, n_resamples=n_resamples,
+                                 seed=seed)
     family = study.leaderboards[IRPF_METRIC]
     chunk_block = leaderboard_block(family, "irpf_chunkings")
     chunk_block.update({"resolution": study.resolution.to_dict(orient="records"), "icc": study.icc,
@@ -379,10 +388,15 @@ def _irpf(path: Path, names: Sequence[str], log: Any, show_progress: bool, engin
                                      level=level, n_resamples=n_resamples, seed=seed)
         board = leaderboard_block(lb, "irpf")
         board["chunking"] = art_name
-    sentence = irpf_sentence(family, study.icc)
+    budgets = budget_block(study, IRPF_BUDGET)
+    # the answer is the equal-context one; recall@10 across chunkings compares unequal contexts
+    sentence = budgets["sentence"]
+    said = irpf_sentence(family, study.icc)
+    unequal = f"At unequal contexts ({IRPF_METRIC}, ten chunks of each chunking's own size), {said[:1].lower()}{said[1:]}"
     from ragcov_data._json import to_jsonable
 
     return to_jsonable({"leaderboard": board, "chunkings": chunk_block, "sentence": sentence,
+                        "budgets": budgets, "unequal_context_sentence": unequal,
                         "leaderboard_sentence": board["sentence"] if board else single_system_sentence(names[0]),
                         "n_questions": int(len(queries)), "source": str(folder)})
 

@@ -62,16 +62,46 @@ def test_leaderboard_equals_an_independent_recall(irpf, data_dir):
            for qid, g in run.groupby("query-id")}
     rec = []
     for qid, g in cits[cits["status"] == "resolved"].groupby("query-id"):
-        provisions = {frozenset(map(str, c)) for c in g["chunks"] if len(c)}  # distinct cited provisions
+        provisions = {}  # distinct cited provisions: one per character span, whatever the chunking
+        for d, s, e, c in zip(g["doc_id"], g["start_char"], g["end_char"], g["chunks"]):
+            if len(c):
+                provisions[(d, int(s), int(e))] = set(map(str, c))
         if provisions:
-            rec.append(np.mean([bool(top.get(str(qid), set()) & p) for p in provisions]))
+            rec.append(np.mean([bool(top.get(str(qid), set()) & p) for p in provisions.values()]))
     assert len(rec) == irpf[0]["leaderboard"]["n_queries"]
     assert _overall(irpf[0]["leaderboard"])["bm25"]["estimate"] == pytest.approx(np.mean(rec), abs=1e-9)
 
 
+def test_the_answer_is_the_equal_context_family(irpf):
+    """The section's answer names the 1,000-word budget, and its numbers are that family's own; recall@10
+    across chunkings is said as comparing unequal contexts, never as the answer."""
+    ir = irpf[0]
+    b = ir["budgets"]
+    fam = b["families"]["1000"]
+    assert b["budget"] == 1000 and fam["metric"] == "recall@1000w" and set(b["families"]) == {"500", "1000", "2000"}
+    est = _overall(fam)
+    ans = b["answer"]
+    assert ans["leader"] == max(est, key=lambda n: est[n]["estimate"])
+    assert ans["chunking"] == ans["leader"].split("/")[0] != ans["next"].split("/")[0]
+    pair = next(p for p in fam["pairs"] if {p["a"], p["b"]} == {ans["leader"], ans["next"]})
+    s = 1 if pair["a"] == ans["leader"] else -1
+    assert ans["diff"] == pytest.approx(s * pair["diff"], abs=1e-12)
+    assert ans["diff"] == pytest.approx(est[ans["leader"]]["estimate"] - est[ans["next"]]["estimate"], abs=1e-12)
+    assert sorted((ans["low"], ans["high"])) == pytest.approx(sorted((s * pair["low"], s * pair["high"])), abs=1e-12)
+    assert ans["separable"] == bool(pair["significant"])
+    text = ir["sentence"]
+    assert re.search(r"^On 174 real IRPF questions \([^)]+\), within 1,000 words of context, the cut that brings the "
+                     r"cited provision most often is ", text)
+    assert f"{ans['diff']:+.3f}, simultaneous 95% interval [{ans['low']:+.3f}, {ans['high']:+.3f}]" in text
+    assert not re.search(r"recall@10(?!\d)", text) and "top 10" not in text
+    assert ir["unequal_context_sentence"].startswith("At unequal contexts (recall@10, ")
+    pts = {(c["name"], c["budget"]): c for c in b["curve"]}
+    assert len(pts) == 3 * len(est) and pts[(ans["leader"], 1000)]["estimate"] == est[ans["leader"]]["estimate"]
+
+
 def test_sentence_prints_the_family_intervals_and_never_contradicts_them(irpf):
     ir = irpf[0]
-    text = ir["sentence"]
+    text = ir["unequal_context_sentence"]
     pairs = {(p["a"], p["b"]): p for p in ir["chunkings"]["pairs"] if p["group"] == "__all__"}
     num = lambda s: float(s.replace("−", "-"))  # noqa: E731
     sep_by: dict[str, list[bool]] = {}
@@ -110,6 +140,9 @@ def test_section_leads_with_its_figure_and_reaches_the_first_screen(irpf, page):
         assert "IRPF questions" in answer and f"[{s['low']:.4f}, {s['high']:.4f}]" in answer
     assert 'href="#irpf"' in top
     assert "## Real questions (IRPF)" in md and ir["sentence"] in md
+    fig = sec.index('id="fig-irpf_budget"')  # recall against budget, right after the answer
+    assert sec.index(_html.escape(ir["sentence"])) < fig < first_svg
+    assert "unequal contexts, k chunks of each chunking" in sec and "(unequal contexts)" in md
 
 
 def test_missing_irpf_folder_is_one_line():

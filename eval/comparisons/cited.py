@@ -9,9 +9,14 @@ per-question values of every system go into one value table that the leaderboard
 
 Metrics (per question; :func:`per_query_values`)
 -----------------------------------------------
+- ``recall@Bw`` (and ``span_recall@Bw``, ``precision@Bw``, ``iou@Bw``, ``hit@Bw``): the same measures
+  within a context of ``B`` words (:mod:`ragcov_data.eval.outcomes.budget`): every chunking gets the same
+  number of words, so these, not ``recall@k``, say which cut brings the cited provision to a model.
+  :func:`cited_chunking_study` ranks one family per budget (default 500, 1,000 and 2,000 words).
 - ``recall@k``: the share of the question's cited provisions that a chunk in the top ``k`` overlaps
   (provision-level recall: a provision split over five windows counts once, found when any of them
-  is retrieved, so the number is comparable across chunkings). At ``granularity="article"`` the
+  is retrieved). Across chunkings it compares unequal contexts: ten whole artigos are many more words
+  than ten 50-word windows. At ``granularity="article"`` the
   provisions are the cited artigos; at ``"dispositivo"`` the cited dispositivos themselves (the
   artigo for an artigo cited alone; a dispositivo not found in the text is left out, and listed by the
   task).
@@ -26,7 +31,6 @@ Ties in a run are broken as trec_eval does (score descending, then document id d
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Mapping, Sequence
 
@@ -36,15 +40,17 @@ import pandas as pd
 from ragcov_data.errors import RagcovError
 
 from ragcov_data.eval.estimates.results import _JsonMixin
+from ragcov_data.eval.outcomes.budget import CONTEXT_NOTE, cited_provisions, cited_values, parse_cited_metric
 
 __all__ = ["per_query_values", "granularity_qrels", "leaderboard_from_values", "cited_chunking_study",
-           "CitedChunkingResult", "topic_of", "METRIC_NAMES"]
+           "CitedChunkingResult", "budget_answer", "DEFAULT_BUDGETS", "topic_of", "METRIC_NAMES"]
 
-METRIC_NAMES = ("recall", "hit", "ndcg")
+METRIC_NAMES = ("recall", "hit", "ndcg", "span_recall", "precision", "iou")
 #: Units of inference of :func:`cited_chunking_study`.
 CLUSTERS = ("auto", "query", "topic", "article")
+#: Context budgets (words) of the chunking family.
+DEFAULT_BUDGETS = (500, 1000, 2000)
 GRANULARITIES = ("dispositivo", "article")
-_METRIC = re.compile(r"^\s*(recall|r|hit|ndcg)\s*@\s*(\d+)\s*$", re.I)
 
 
 def topic_of(summary: Any) -> str | None:
@@ -52,14 +58,6 @@ def topic_of(summary: Any) -> str | None:
     from ragcov_data.loaders.cited_questions import topic_of as _topic
 
     return _topic(summary)
-
-
-def _parse(metric: str) -> tuple[str, int]:
-    m = _METRIC.match(str(metric))
-    if m is None or int(m.group(2)) < 1:
-        raise RagcovError(f"`metrics` entries must be 'recall@k', 'hit@k' or 'ndcg@k' with k >= 1; got {metric!r}.")
-    name = m.group(1).lower()
-    return ("recall" if name == "r" else name), int(m.group(2))
 
 
 def _frame(task: Any, split: str) -> pd.DataFrame:
@@ -70,20 +68,9 @@ def _frame(task: Any, split: str) -> pd.DataFrame:
     return obj if isinstance(obj, pd.DataFrame) else obj.to_pandas()
 
 
-def _provisions(citations: pd.DataFrame, granularity: str) -> dict[str, list[frozenset]]:
-    """Per question: the chunk sets of its distinct cited provisions at ``granularity``."""
-    out: dict[str, dict[frozenset, None]] = {}
-    if granularity == "article":
-        ok = citations[citations["status"].isin(["resolved", "dispositivo_not_found"])]
-        for qid, chunks in zip(ok["query-id"], ok["article_chunks"]):
-            if len(chunks):
-                out.setdefault(str(qid), {})[frozenset(chunks)] = None  # one per (doc, artigo)
-    else:
-        ok = citations[citations["status"] == "resolved"]
-        for qid, chunks in zip(ok["query-id"], ok["chunks"]):
-            if len(chunks):
-                out.setdefault(str(qid), {})[frozenset(chunks)] = None
-    return {q: list(d) for q, d in out.items()}
+def _provisions(citations: pd.DataFrame, granularity: str) -> dict[str, list[tuple]]:
+    """Per question: its distinct cited provisions at ``granularity`` (see :func:`cited_provisions`)."""
+    return cited_provisions(citations, granularity)
 
 
 def granularity_qrels(citations: pd.DataFrame, granularity: str = "dispositivo") -> pd.DataFrame:
@@ -101,18 +88,6 @@ def granularity_qrels(citations: pd.DataFrame, granularity: str = "dispositivo")
     return pd.DataFrame([(q, c, g) for (q, c), g in grades.items()], columns=["query-id", "corpus-id", "score"])
 
 
-def _ranked(run: pd.DataFrame, k: int) -> dict[str, list[str]]:
-    """Top ``k`` document ids per query, trec_eval order (score desc, then id desc)."""
-    from ragcov_data.runs import load_run
-
-    df = run if isinstance(run, pd.DataFrame) else load_run(run)
-    if "score" not in df.columns:
-        df = df.assign(score=-df["rank"].astype(float))
-    df = df.assign(**{"query-id": df["query-id"].astype(str), "corpus-id": df["corpus-id"].astype(str)})
-    df = df.sort_values(["query-id", "score", "corpus-id"], ascending=[True, False, False], kind="mergesort")
-    return {q: list(g["corpus-id"].to_numpy()[:k]) for q, g in df.groupby("query-id", sort=False)}
-
-
 def per_query_values(run: Any, task: Any, *, metrics: Sequence[str] = ("recall@10", "ndcg@10", "hit@10"),
                      granularity: str = "dispositivo", query_ids: Sequence[str] | None = None) -> pd.DataFrame:
     """Per-question values of a run on a cited-questions task.
@@ -124,7 +99,9 @@ def per_query_values(run: Any, task: Any, *, metrics: Sequence[str] = ("recall@1
     task : CitedTask or DatasetDict
         With ``queries`` and ``citations`` splits.
     metrics : sequence of str
-        ``recall@k``, ``hit@k``, ``ndcg@k`` (see the module docstring).
+        ``recall@k``, ``hit@k``, ``ndcg@k``, and within a budget of B words ``recall@Bw``,
+        ``span_recall@Bw``, ``precision@Bw``, ``iou@Bw``, ``hit@Bw`` (see the module docstring; budgeted
+        measures read the corpus's ``doc_id, start_char, end_char, text`` and the citations' spans).
     granularity : {"dispositivo", "article"}
     query_ids : sequence of str, optional
         Questions to score (default: every question with at least one resolved provision at
@@ -141,7 +118,7 @@ def per_query_values(run: Any, task: Any, *, metrics: Sequence[str] = ("recall@1
 
     if granularity not in GRANULARITIES:
         raise RagcovError(f"`granularity` must be one of {list(GRANULARITIES)}; got {granularity!r}.")
-    specs = [_parse(m) for m in metrics]
+    metrics = [str(parse_cited_metric(m)) for m in metrics]  # checked (and named) before any work
     queries = _frame(task, "queries")
     citations = _frame(task, "citations")
     prov = _provisions(citations, granularity)
@@ -151,25 +128,18 @@ def per_query_values(run: Any, task: Any, *, metrics: Sequence[str] = ("recall@1
     if missing:
         raise RagcovError(f"`query_ids` holds {len(missing)} question(s) with no resolved provision at granularity "
                           f"{granularity!r} (first: {missing[:3]}); they cannot be scored.")
-    kmax = max(k for _, k in specs)
-    top = _ranked(run, kmax)
-    out = pd.DataFrame(index=pd.Index(qids, name="query-id"))
+    plain = [m for m in metrics if parse_cited_metric(m).name != "ndcg"]
+    corpus = _frame(task, "corpus") if any(parse_cited_metric(m).budget for m in plain) else None
+    out = cited_values(run, citations, corpus, plain, query_ids=qids, granularity=granularity, provisions=prov)
+    out = out.reindex(columns=list(dict.fromkeys(metrics)))
     qrels = None
-    for name, k in specs:
-        label = f"{name}@{k}"
-        if name == "ndcg":
+    for spec in (parse_cited_metric(m) for m in metrics):
+        if spec.name == "ndcg":
             if qrels is None:
                 qrels = granularity_qrels(citations, granularity)
-            df = run if isinstance(run, pd.DataFrame) else None
-            out[label] = per_query(df if df is not None else _as_frame(run), qrels, f"ndcg@{k}", query_ids=qids,
-                                   tie_policy=DEFAULT_TIE_POLICY).to_numpy(dtype=float)
-            continue
-        vals = []
-        for q in qids:
-            got = set(top.get(q, [])[:k])
-            found = [bool(got & p) for p in prov[q]]
-            vals.append(float(np.mean(found)) if name == "recall" else float(any(found)))
-        out[label] = vals
+            df = run if isinstance(run, pd.DataFrame) else _as_frame(run)
+            out[str(spec)] = per_query(df, qrels, f"ndcg@{spec.k}", query_ids=qids,
+                                       tie_policy=DEFAULT_TIE_POLICY).to_numpy(dtype=float)
     out.attrs["excluded"] = [q for q in all_q if q not in set(qids)]
     out.attrs["granularity"] = granularity
     return out
@@ -272,10 +242,38 @@ class CitedChunkingResult(_JsonMixin):
     def to_dict(self) -> dict[str, Any]:
         vals = self.values.copy()
         vals.columns = [f"{m}|{s}" for m, s in vals.columns]
+        budgets = {}
+        for b in self.budgets:
+            lb = self.leaderboards[f"recall@{b}w"]
+            d = lb.to_dict()
+            budgets[str(b)] = {"words": b, "metric": lb.metric, "systems": d["systems"], "pairs": d["pairs"],
+                               "family_check": d["family_check"], "best_set": d["best_set"],
+                               "answer": self.budget_answer(b)}
         return {"granularity": self.granularity, "where": self.where, "cluster": self.cluster,
                 "leaderboards": {m: lb.to_dict() for m, lb in self.leaderboards.items()},
                 "resolution": self.resolution, "icc": self.icc,
-                "values": vals.reset_index(), "info": self.info}
+                "values": vals.reset_index(), "info": self.info,
+                "budgets": budgets, "context": CONTEXT_NOTE,
+                "headline": self.budget_answer() if self.budgets else None,
+                "unequal_context_metrics": [m for m in self.leaderboards if not parse_cited_metric(m).budget]}
+
+    @property
+    def budgets(self) -> list[int]:
+        """The context budgets (words) ranked, in the order given."""
+        return [int(b) for b in self.info.get("budgets", [])]
+
+    def headline_budget(self) -> int | None:
+        """The budget the headline names: 1,000 words when ranked, else the middle budget."""
+        bs = self.budgets
+        return None if not bs else (1000 if 1000 in bs else bs[(len(bs) - 1) // 2])
+
+    def budget_answer(self, budget: int | None = None) -> dict[str, Any]:
+        """Which system leads ``recall@Bw`` at ``budget`` words (default :meth:`headline_budget`), and its
+        difference with simultaneous interval against the best system of another chunking (the next cut)."""
+        b = self.headline_budget() if budget is None else int(budget)
+        if b is None or f"recall@{b}w" not in self.leaderboards:
+            raise RagcovError(f"no family at {budget!r} words; ranked budgets: {self.budgets}.")
+        return budget_answer(self.leaderboards[f"recall@{b}w"], b)
 
     def table(self) -> pd.DataFrame:
         """One row per system: estimate [low, high], rank and tier of every metric."""
@@ -290,13 +288,15 @@ class CitedChunkingResult(_JsonMixin):
                 row[f"{m} rank"] = f"{r['rank']} [{r['rank_low']}, {r['rank_high']}]"
                 row[f"{m} tier"] = r["tier"]
                 row[f"{m} verified"] = r.get("verified")
-        first = next(iter(self.leaderboards))
+        hb = self.headline_budget()
+        first = f"recall@{hb}w" if hb is not None else next(iter(self.leaderboards))
         return pd.DataFrame(list(rows.values())).sort_values(first, ascending=False).reset_index(drop=True)
 
     def to_markdown(self) -> str:
         t = self.table()
         mets = list(self.leaderboards)
-        head = "| system | " + " | ".join(f"{m} [{self.leaderboards[m].level:.0%} CI] | rank | tier" for m in mets) + " |"
+        head = "| system | " + " | ".join(f"{_label(m)} [{self.leaderboards[m].level:.0%} CI] | rank | tier"
+                                          for m in mets) + " |"
         lines = [head, "|" + "---|" * (1 + 3 * len(mets))]
         for _, r in t.iterrows():
             cells = [f"{r['system']}"]
@@ -307,8 +307,15 @@ class CitedChunkingResult(_JsonMixin):
 
     def summary(self) -> str:
         lb0 = next(iter(self.leaderboards.values()))
-        lines = [f"Cited questions: {lb0.n_queries} questions ({self.where}), granularity {self.granularity}, "
-                 f"paired by question; unit of inference: {self.cluster} ({lb0.n_clusters} clusters)."]
+        lines = [self.budget_answer()["sentence"]] if self.budgets else []
+        lines.append(f"Cited questions: {lb0.n_queries} questions ({self.where}), granularity {self.granularity}, "
+                     f"paired by question; unit of inference: {self.cluster} ({lb0.n_clusters} clusters).")
+        if self.budgets:
+            lines.append(f"recall@Bw: {CONTEXT_NOTE}.")
+        unequal = [m for m in self.leaderboards if not parse_cited_metric(m).budget]
+        if unequal:
+            lines.append(f"{', '.join(unequal)}: k chunks of whatever size each chunking makes — UNEQUAL CONTEXTS "
+                         "across chunkings, not the answer to which cut is better.")
         lines.append("Resolution per chunking:")
         lines += ["  " + x for x in self.resolution.to_string(index=False).splitlines()]
         lines.append(f"ICC: {self.icc.get('sentence', '')}")
@@ -316,6 +323,8 @@ class CitedChunkingResult(_JsonMixin):
         lines.append(self.table_text())
         for m, lb in self.leaderboards.items():
             lines.append("")
+            if not parse_cited_metric(m).budget:
+                lines.append(f"{m} (unequal contexts across chunkings):")
             lines.append(lb.summary())
         return "\n".join(lines)
 
@@ -327,7 +336,7 @@ class CitedChunkingResult(_JsonMixin):
             cells = [f"{r['system']:<{width}}"]
             for m in self.leaderboards:
                 bad = r.get(f"{m} verified") is False or r.get(f"{m} verified") is np.False_
-                cells.append(f"{m} {r[m]:.3f} [{r[m + ' low']:.3f}, {r[m + ' high']:.3f}]{'*' if bad else ''} "
+                cells.append(f"{_label(m)} {r[m]:.3f} [{r[m + ' low']:.3f}, {r[m + ' high']:.3f}]{'*' if bad else ''} "
                              f"rank {r[m + ' rank']:<9} {r[m + ' tier']:<4}")
             out.append("  ".join(cells))
         if any(c.endswith(" verified") and t[c].map(lambda x: x is False or x is np.False_).any() for c in t):
@@ -336,8 +345,54 @@ class CitedChunkingResult(_JsonMixin):
         return "\n".join(out)
 
     def __repr__(self) -> str:
-        return f"CitedChunkingResult(systems={self.values.shape[1] // max(len(self.leaderboards), 1)}, " \
+        return f"CitedChunkingResult(systems={len(self.info.get('systems', []))}, " \
                f"questions={len(self.values)})\n{self.summary()}"
+
+
+def _label(metric: str) -> str:
+    """A metric's name as printed across chunkings: ``recall@10`` says it compares unequal contexts."""
+    return metric if parse_cited_metric(metric).budget else f"{metric} (unequal context)"
+
+
+def _clean(x: float) -> float:
+    """``x`` without floating-point dust (a difference of two equal means prints 0, not -0.000)."""
+    return round(x, 12) + 0.0
+
+
+def budget_answer(lb: Any, budget: int) -> dict[str, Any]:
+    """The leader of a ``recall@Bw`` family and its difference, with simultaneous interval, against the best
+    system of another chunking (systems are named ``chunking/retriever``)."""
+    sy = lb.systems.sort_values(["estimate", "name"], ascending=[False, True])
+    names = sy["name"].astype(str).tolist()
+    est = dict(zip(names, sy["estimate"].astype(float)))
+    top = names[0]
+    cut = top.split("/")[0]
+    nxt = next((n for n in names[1:] if n.split("/")[0] != cut), names[1] if len(names) > 1 else None)
+    out: dict[str, Any] = {"budget": int(budget), "metric": lb.metric, "leader": top, "chunking": cut,
+                           "estimate": est[top], "next": nxt, "next_estimate": est.get(nxt), "diff": None,
+                           "low": None, "high": None, "p_adj": None, "separable": None, "level": lb.level,
+                           "best_set": lb.best_set()}
+    if nxt is not None:
+        pr = lb.pairs
+        row = pr[(pr["a"] == top) & (pr["b"] == nxt)]
+        sign = 1.0
+        if row.empty:
+            row, sign = pr[(pr["a"] == nxt) & (pr["b"] == top)], -1.0
+        r = row.iloc[0]
+        lo, hi = sorted((_clean(sign * float(r["low"])), _clean(sign * float(r["high"]))))
+        out.update(diff=_clean(sign * float(r["diff"])), low=lo, high=hi, p_adj=float(r["p_adj"]),
+                   separable=bool(r["significant"]))
+    words = f"{budget:,} words"
+    if nxt is None:
+        out["sentence"] = f"Within {words} of context, {top} leads recall@{budget}w ({est[top]:.3f})."
+        return out
+    verdict = ("separable at the family-wise level" if out["separable"] else
+               "not separable at the family-wise level (the interval holds 0)")
+    out["sentence"] = (f"Within {words} of context, the cut that brings the cited provision most often is {cut} "
+                       f"({top}: recall@{budget}w {est[top]:.3f}); against the next cut, {nxt} "
+                       f"({est[nxt]:.3f}): {out['diff']:+.3f}, simultaneous {lb.level:.0%} interval "
+                       f"[{out['low']:+.3f}, {out['high']:+.3f}], {verdict}.")
+    return out
 
 
 def cited_chunking_study(
@@ -345,6 +400,7 @@ def cited_chunking_study(
     retrievers: Mapping[str, Callable[[], Any]],
     *,
     metrics: Sequence[str] = ("recall@10", "ndcg@10"),
+    budgets: Sequence[int] | None = DEFAULT_BUDGETS,
     granularity: str = "dispositivo",
     where: str = "all",
     cluster: str = "auto",
@@ -363,6 +419,13 @@ def cited_chunking_study(
         A fresh retriever per chunking (``index(corpus)``, ``search(queries, k)``).
     metrics : sequence of str
         One leaderboard each (default recall@10 and nDCG@10); ``hit@10`` is also recorded in ``values``.
+        Metrics at ``k`` chunks compare unequal contexts across chunkings (ten whole artigos are many more
+        words than ten 50-word windows).
+    budgets : sequence of int, optional
+        Context budgets in words (default 500, 1000, 2000): one family each on ``recall@Bw`` (the systems
+        given the same number of words of context; :mod:`ragcov_data.eval.outcomes.budget`), listed first,
+        with ``span_recall``, ``precision`` and ``iou`` at each budget recorded in ``values``. Each run is
+        retrieved deep enough to fill the largest budget with the chunking's smallest chunks.
     granularity : {"dispositivo", "article"}
     where : {"all", "full"}
         ``"full"``: only questions whose cited acts are all in the corpus.
@@ -384,9 +447,16 @@ def cited_chunking_study(
         raise RagcovError(f"`cluster` must be one of {list(CLUSTERS)}; got {cluster!r}.")
     if len(tasks) * len(retrievers) < 2:
         raise RagcovError("need at least two systems (chunkings x retrievers).")
-    specs = [_parse(m) for m in metrics]
-    kmax = max(k for _, k in specs)
-    all_metrics = list(dict.fromkeys([*metrics, f"hit@{kmax}"]))
+    metrics = [str(parse_cited_metric(m)) for m in metrics]
+    budgets = _check_budgets(budgets)
+    budget_metrics = [f"recall@{b}w" for b in budgets]
+    family = list(dict.fromkeys([*budget_metrics, *metrics]))
+    if not family:
+        raise RagcovError("give at least one metric or budget to rank the systems on.")
+    specs = [parse_cited_metric(m) for m in family]
+    kmax = max([s.k for s in specs if not s.budget], default=10)
+    extra = [f"{m}@{b}w" for b in budgets for m in ("span_recall", "precision", "iou")]
+    all_metrics = list(dict.fromkeys([*family, f"hit@{kmax}", *extra]))
     per_sys: dict[str, pd.DataFrame] = {}
     res_rows, qsets = [], {}
     queries0 = None
@@ -416,10 +486,11 @@ def cited_chunking_study(
         q = _frame(task, "queries")
         q = q[q["_id"].astype(str).isin(set(order))].set_index("_id").loc[order].reset_index()
         corpus = _frame(task, "corpus")
+        depth = max(kmax, _budget_depth(corpus, max(budgets, default=0)))
         for rname, make in retrievers.items():
             r = make()
             r.index(corpus)
-            run = r.search(q[["_id", "text"]], k=kmax)
+            run = r.search(q[["_id", "text"]], k=depth)
             per_sys[f"{cname}/{rname}"] = per_query_values(run, task, metrics=all_metrics, granularity=granularity,
                                                            query_ids=order)
     values = pd.concat({s: v for s, v in per_sys.items()}, axis=1).swaplevel(0, 1, axis=1).sort_index(axis=1, level=0,
@@ -429,7 +500,7 @@ def cited_chunking_study(
     topics = np.asarray([topic_of(s) or q for q, s in zip(order, qinfo.get("question_summary", pd.Series(
         [None] * len(order), index=order)))], dtype=object)
     first_sys = next(iter(per_sys))
-    rec_name = next((f"{n}@{k}" for n, k in specs if n == "recall"), all_metrics[0])
+    rec_name = next((str(s) for s in specs if s.name == "recall" and not s.budget), all_metrics[0])
     y = per_sys[first_sys][rec_name].to_numpy(dtype=float)
     de = design_effect(y, topics)
     first_cits = _first_article(tasks[next(iter(tasks))], order)
@@ -452,7 +523,7 @@ def cited_chunking_study(
     clusters = {"topic": topics, "article": first_cits}.get(chosen)
     cname_ = {"topic": "topic", "article": "first cited artigo"}.get(chosen, "question")
     lbs = {}
-    for m in metrics:
+    for m in family:
         tbl = values[m]
         lbs[m] = leaderboard_from_values(tbl, metric=m, clusters=clusters,
                                          cluster_name=cname_,
@@ -462,7 +533,30 @@ def cited_chunking_study(
                                granularity=granularity, where=where,
                                cluster=cname_,
                                info={"n_resamples": int(n_resamples), "seed": seed, "notices": notices,
-                                     "systems": list(per_sys), "level": level})
+                                     "systems": list(per_sys), "level": level, "budgets": list(budgets),
+                                     "context": CONTEXT_NOTE})
+
+
+def _check_budgets(budgets: Sequence[int] | None) -> list[int]:
+    out = []
+    for b in budgets or ():
+        if isinstance(b, bool) or not isinstance(b, (int, np.integer)) or b < 1:
+            raise RagcovError(f"`budgets` must be positive whole numbers of words (e.g. 500, 1000, 2000); got {b!r}.")
+        out.append(int(b))
+    if len(set(out)) != len(out):
+        raise RagcovError(f"`budgets` lists a budget twice: {out}.")
+    return out
+
+
+def _budget_depth(corpus: pd.DataFrame, budget: int) -> int:
+    """Chunks a run needs so that no context within ``budget`` words is cut short: as many as the corpus's
+    smallest chunks that fit (an upper bound on any context's size), at least one."""
+    from ragcov_data.eval.outcomes.budget import context_size
+
+    if budget < 1:
+        return 0
+    words = np.sort(corpus["text"].astype(str).str.split().str.len().to_numpy(dtype=np.int64))
+    return context_size(words, budget)
 
 
 def _first_article(task: Any, order: Sequence[str]) -> np.ndarray:

@@ -228,10 +228,17 @@ def leaderboard(
     metric_default = metric is None
     if metric_default:  # the task's own metric: hit@1 for self-retrieval, nDCG@10 for graded/pooled qrels
         metric = default_metric(load_task_frames(task)["queries"])
-    spec = parse_metric(metric)
+    from ragcov_data.eval.outcomes.budget import cited_metric_of
+
+    try:  # a cited-questions task: recall@k / name@Bw are the cited provisions' (ragcov_data.eval.outcomes.budget)
+        cited = cited_metric_of(metric, task["citations"] is not None)
+    except (KeyError, TypeError, IndexError):
+        cited = None
+    spec = cited if cited is not None else parse_metric(metric)
     # the outcome stage: task frames read once, qrels prepared once, the sample and its correction,
     # missing queries and tie notices for every run
-    oc = outcomes_many(runs, task, spec, tie_policy=tie_policy, relevance_threshold=relevance_threshold,
+    oc = outcomes_many(runs, task, metric if cited is not None else spec, tie_policy=tie_policy,
+                       relevance_threshold=relevance_threshold,
                        on_missing=on_missing, cluster=cluster, by=by, exclude_self=exclude_self)
     notices = oc.notices
     queries, qrels, pq = oc.queries, oc.qrels, oc.prepared_qrels
@@ -248,7 +255,11 @@ def leaderboard(
                        "(conservative: wider).")
     jk = int(judged_k or spec.k)
     self_retrieval = "chunk_id" in queries.columns
-    if self_retrieval:
+    if cited is not None:  # relevance is overlap with a cited provision's span: every chunk is judged by it
+        J = None
+        notices.append(f"judged@k not applicable: {spec} reads the cited provisions' character spans, which decide "
+                       "every chunk's relevance (no pool).")
+    elif self_retrieval:
         J = None
         notices.append(_SELF_RETRIEVAL_NOTE)
     else:
@@ -292,7 +303,7 @@ def leaderboard(
         systems=systems, pairs=pairs, metric=str(spec), level=level, cluster=cluster_name,
         n_clusters=group_info[ALL_GROUP]["n_clusters"], n_queries=int(len(qids)), family=dict(FAMILY),
         estimator=estimator, tie_policy=tie_policy, relevance_threshold=relevance_threshold, by=by,
-        judged_k=None if self_retrieval else jk, judged_threshold=JUDGED_THRESHOLD, groups=group_info,
+        judged_k=None if J is None else jk, judged_threshold=JUDGED_THRESHOLD, groups=group_info,
         info={"n_resamples": int(n_resamples), "seed": seed, "on_missing": on_missing,
               "n_dropped": oc.n_dropped if on_missing == "intersect" else 0, "n_missing": n_missing,
               "self_retrieval": self_retrieval, "notices": notices, "metric_default": metric_default,

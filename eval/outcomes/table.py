@@ -565,6 +565,7 @@ def outcomes_many(
     -------
     OutcomeSet
     """
+    from ragcov_data.eval.outcomes.budget import cited_scoring
     from ragcov_data.eval.outcomes.metrics import parse_metric, per_query
     from ragcov_data.eval.outcomes.metrics._lists import prepare_qrels
     from ragcov_data.sampling import eval_info, population_for_eval, restrict_frames
@@ -573,10 +574,12 @@ def outcomes_many(
     if on_missing not in ON_MISSING or (single and on_missing == "intersect"):
         allowed = ON_MISSING[:2] if single else ON_MISSING
         raise RagcovError(f"`on_missing` must be one of {allowed}; got {on_missing!r}.")
-    spec = parse_metric(metric)
     extra = [c for c in (cluster, by, strata, *query_columns) if c] + ([] if cluster else list(DEFAULT_CLUSTERS))
     frames = load_task_frames(task, extra)
     manifest = _manifest(task)
+    # a cited-questions task: recall@k and name@Bw are measures of the cited provisions (one per-question code)
+    cited = cited_scoring(task, metric, tie_policy, manifest, _split_frame)
+    spec = cited.spec if cited is not None else parse_metric(metric)
 
     loaded: dict[str, pd.DataFrame] = {}
     for name, run in runs.items():
@@ -598,6 +601,8 @@ def outcomes_many(
     # judged_queries reads only the query ids: their distinct values make its look-up cheap on big qrels
     queries = queries.loc[judged_queries(queries, qrels[["query-id"]].drop_duplicates(), notices)]
     queries = queries.reset_index(drop=True)
+    if cited is not None:
+        queries = cited.queries(queries, notices)
     if queries.empty:
         raise RagcovError("no query of the task has a judgment (qrels name none of its queries); check the task.")
     qids_all = queries["_id"].astype(str).to_numpy()
@@ -696,7 +701,7 @@ def outcomes_many(
     all_notices = list(notices)
     for name, df in loaded.items():
         own: list[str] = []
-        scores = per_query(df, prepared, spec, **kw)
+        scores = cited.scores(df, qids, name, own) if cited is not None else per_query(df, prepared, spec, **kw)
         miss = lacks[name]
         n_miss = int(miss.sum())
         n_missing[name] = n_lacking[name]

@@ -44,7 +44,11 @@ def _check_population_size(task: Any, args: argparse.Namespace) -> None:
 def add_common(p: argparse.ArgumentParser) -> None:
     """Task source, metric, tie policy, clustering, interval and output options of eval and compare."""
     add_task_source(p)
-    p.add_argument("--metric", default="hit@1", help="hit@k, ndcg@k, p@k, r@k, mrr@k (default: hit@1)")
+    p.add_argument("--metric", default="hit@1",
+                   help="hit@k, ndcg@k, p@k, r@k, mrr@k (default: hit@1); on a cited-questions task (irpf) "
+                        "recall@k is the share of cited provisions and hit@k whether one is found (chunk_recall@k, "
+                        "chunk_hit@k: trec_eval's chunk-level ones) and recall@Bw, span_recall@Bw, precision@Bw, "
+                        "iou@Bw score a context of B words")
     from ragcov_data.ties import DEFAULT_TIE_POLICY, TIE_POLICIES, TIE_POLICY_ALIASES
 
     p.add_argument("--tie-policy", default=DEFAULT_TIE_POLICY, choices=[*TIE_POLICIES, *TIE_POLICY_ALIASES],
@@ -81,9 +85,17 @@ def read_run_arg(path: str, args: argparse.Namespace, depth: int | None = None) 
 def metric_depth(metric: str | None) -> int | None:
     """Rows a query that scoring ``metric`` needs: its cutoff k, plus one for a self-retrieval query's own chunk
     (removed before scoring). None when no metric is named (the verb then chooses the task's own)."""
+    from ragcov_data.eval.outcomes.budget import parse_cited_metric
     from ragcov_data.eval.outcomes.metrics import parse_metric
 
-    return None if metric is None else parse_metric(metric).k + 1
+    if metric is None:
+        return None
+    try:
+        if parse_cited_metric(metric).budget:  # a context of B words: no fixed number of rows, read them all
+            return None
+    except RagcovError:
+        pass
+    return parse_metric(metric).k + 1
 
 
 def read_population_arg(path: str | None, twin: bool = False, seed: int = 0) -> Any:

@@ -8,7 +8,10 @@
 The same questions are asked under every chunking (default: words-50, words-100, words-200, dispositivo,
 article), each retriever runs on each, every (chunking, retriever) is scored per question against its
 own chunking's qrels, and the systems are ranked as one family (:func:`ragcov_data.eval.cited.
-cited_chunking_study`) on recall@10 and nDCG@10 of the cited provisions.
+cited_chunking_study`) at each context budget of ``--budgets`` (recall@500w, @1000w, @2000w: every
+chunking given the same number of words; the headline names the budget), then on recall@10 and nDCG@10
+(k chunks of unequal size: labelled as comparing unequal contexts). The JSON holds per budget the
+systems, pairs and family check (``budgets``) and the headline's answer (``headline``).
 """
 from __future__ import annotations
 
@@ -22,6 +25,8 @@ from ragcov_data.errors import RagcovError
 #: Datasets this branch of ``ragcov chunking`` serves.
 DATASETS = ("irpf", "cited_questions")
 DEFAULT_CHUNKINGS = ("words-50", "words-100", "words-200", "dispositivo", "article")
+#: Context budgets (words) ranked by default, one family each.
+DEFAULT_BUDGETS = (500, 1000, 2000)
 _CHUNKING = re.compile(r"^(?:words-(\d+)|dispositivo(?:-(\d+))?|article)$")
 
 
@@ -41,8 +46,12 @@ def extend_parser(p: argparse.ArgumentParser) -> None:
                         "dispositivo)")
     g.add_argument("--where", choices=("all", "full"), default="all",
                    help="'full': only questions whose cited acts are all in the corpus (default: all)")
+    g.add_argument("--budgets", default=None,
+                   help="comma list of context budgets in words: one family each on recall@Bw, every chunking given "
+                        "the same number of words (default: 500,1000,2000; 'none' for none)")
     g.add_argument("--metrics", default="recall@10,ndcg@10",
-                   help="comma list of recall@k, ndcg@k, hit@k: one family-wise table each (default: recall@10,ndcg@10)")
+                   help="comma list of recall@k, ndcg@k, hit@k (k chunks: unequal contexts across chunkings) or "
+                        "recall@Bw ...: one family-wise table each (default: recall@10,ndcg@10)")
     g.add_argument("--cluster", choices=("auto", "query", "topic", "article"), default="auto",
                    help="unit of inference: the question, its topic, its first cited artigo, or auto (topic when "
                         "its ICC > 0.05)")
@@ -71,6 +80,9 @@ def dispatch(args: argparse.Namespace) -> int | None:
                               "word windows and dispositivos.")
         if args.chunking not in (None, "words", "dispositivo"):
             raise RagcovError(f"--chunking must be 'words' or 'dispositivo' here; got {args.chunking!r}.")
+        if getattr(args, "budgets", None) is not None:
+            raise RagcovError("--budgets applies to --dataset irpf / cited_questions (context budgets of cited "
+                              "questions); drop it here.")
         return None
     return run_cited(args, retrievers)
 
@@ -98,6 +110,19 @@ def _chunkings(value: str | None, chunker_names: list[str] | None = None) -> lis
     names = [n for n, _ in out]
     if len(set(names)) != len(names):
         raise RagcovError(f"--chunking/--chunker list a chunking twice: {names}.")
+    return out
+
+
+def _budgets(value: str | None) -> list[int]:
+    """``--budgets 500,1000,2000`` as whole numbers of words (``none``: no budgeted family)."""
+    if value is None or value.strip().lower() == "none":
+        return []
+    out = []
+    for x in _split(value):
+        if not x.isdigit() or int(x) < 1:
+            raise RagcovError(f"--budgets entries must be positive whole numbers of words (e.g. 500,1000,2000); "
+                              f"got {x!r}.")
+        out.append(int(x))
     return out
 
 
@@ -131,6 +156,7 @@ def run_cited(args: argparse.Namespace, retrievers: list[str]) -> int:
         if args.metrics != "recall@10,ndcg@10":
             raise RagcovError("give the metrics once: --metrics (a comma list) or --metric, not both.")
         metrics = _split(args.metric)
+    budgets = _budgets(getattr(args, "budgets", None) or ",".join(map(str, DEFAULT_BUDGETS)))
     acts, questions = _sources(args)
     tasks = {}
     query_words = args.query_words or 20
@@ -153,7 +179,7 @@ def run_cited(args: argparse.Namespace, retrievers: list[str]) -> int:
             return make_retriever(a)
         return make
 
-    res = cited_chunking_study(tasks, {r: factory(r) for r in retrievers}, metrics=metrics,
+    res = cited_chunking_study(tasks, {r: factory(r) for r in retrievers}, metrics=metrics, budgets=budgets,
                                granularity=args.granularity, where=args.where, cluster=args.cluster,
                                level=args.level, n_resamples=args.n_resamples, seed=args.seed)
     print(res.summary())

@@ -371,3 +371,40 @@ def miss_flags_by_type(by_type_flags: Sequence[Mapping[str, Any]], title: str = 
     fig.colorbar(im, ax=ax, fraction=0.04, pad=0.02, label="share of the type's misses")
     ax.set_title(title or "Miss flags by document type (misses in brackets)", fontsize=10)
     return _png(fig)
+
+
+def budget_curve(curve: Sequence[Mapping[str, Any]], level: float = 0.95, headline: int | None = None) -> PNG:
+    """Recall of the cited provisions against the context budget (words), one line per chunking and retriever
+    (colour: chunking; line style: retriever), each point with its own interval from that budget's family
+    (the per-system CR2 interval, clustered as the family). ``curve``: records ``chunking, retriever, budget,
+    estimate, low, high`` (``budget_block``)."""
+    df = pd.DataFrame(list(curve))
+    fig, ax = plt.subplots(figsize=(7.2, 4.4))
+    chunkings = list(dict.fromkeys(df["chunking"]))
+    rets = list(dict.fromkeys(df["retriever"]))
+    styles = ["-", "--", ":", "-."]
+    budgets = sorted(df["budget"].unique())
+    span = (np.log(budgets[-1]) - np.log(budgets[0])) if len(budgets) > 1 else 1.0
+    n = len(chunkings) * len(rets)
+    for i, (c, r) in enumerate((c, r) for c in chunkings for r in rets):
+        g = df[(df["chunking"] == c) & (df["retriever"] == r)].sort_values("budget")
+        if g.empty:
+            continue
+        shift = np.exp((i - (n - 1) / 2) * 0.012 * span)  # side by side, so intervals do not hide each other
+        x = g["budget"].to_numpy(float) * shift
+        y = g["estimate"].to_numpy(float)
+        err = np.vstack([y - g["low"].to_numpy(float), g["high"].to_numpy(float) - y])
+        color = _PALETTE[chunkings.index(c) % len(_PALETTE)]
+        ax.errorbar(x, y, yerr=np.clip(err, 0, None), color=color, ls=styles[rets.index(r) % len(styles)],
+                    marker="o", ms=4, lw=1.6, capsize=2.5, label=f"{c} / {r}")
+    if headline is not None:
+        ax.axvline(headline, color="#7f8c8d", lw=0.8, ls=":")
+    ax.set_xscale("log")
+    ax.set_xticks(budgets, [f"{b:,}" for b in budgets])
+    ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
+    ax.set_xlabel("context budget (words; chunks taken whole in rank order)")
+    ax.set_ylabel("recall of the cited provisions")
+    ax.set_title(f"Recall within the same context, per chunking ({level:.0%} intervals)")
+    ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
+    ax.grid(axis="y", alpha=0.3)
+    return _png(fig)

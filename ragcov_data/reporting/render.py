@@ -190,6 +190,13 @@ def figures(results: Mapping[str, Any]) -> dict[str, tuple[bytes, str]]:
         out["misses_by_type"] = (F.miss_flags_by_type(m["by_type_flags"], f"{m.get('retriever', '')}, "
                                                       f"{m.get('chunking', '')}: miss flags by document type"),
                                  "Each flag's share within a document type's misses (number of misses in brackets).")
+    bud = (results.get("irpf") or {}).get("budgets") or {}
+    if bud.get("curve"):
+        out["irpf_budget"] = (F.budget_curve(bud["curve"], bud.get("level", 0.95), bud.get("budget")),
+                              "IRPF questions: recall of the cited provisions within the same context budget, per "
+                              "chunking and retriever; bars: each system's interval (CR2, clustered as the family; "
+                              "the pairs' simultaneous intervals are in each budget's family); "
+                              f"{bud.get('context', '')}.")
     return out
 
 
@@ -441,15 +448,19 @@ def _resolution_table(rows: list[Mapping[str, Any]]) -> str:
                           "unresolved one is listed in the task's manifest and was printed on the console.")
 
 
-def _irpf_html(ir: Mapping[str, Any]) -> str:
-    """Real questions: the chunking x retriever answer (sentence, forest plot, pair matrix), then every
-    retriever on the article chunks; the resolution table folded."""
+def _irpf_html(ir: Mapping[str, Any], figs: Mapping[str, tuple[bytes, str]] | None = None) -> str:
+    """Real questions: the chunking x retriever answer (sentence, recall against budget, forest plot, pair
+    matrix), then every retriever on the article chunks; the resolution table folded."""
     parts = ['<section id="irpf"><h2>Real questions (IRPF)</h2>']
     if ir.get("sentence"):
         parts.append(f'<p class="study-answer"><b>{_e(ir["sentence"])}</b></p>')
+    if figs and "irpf_budget" in figs:
+        parts.append(_img(figs["irpf_budget"][0], "recall against context budget", figs["irpf_budget"][1],
+                          "fig-irpf_budget"))
     ch = ir.get("chunkings")
     if ch:
-        parts.append(f'<h3>Chunking × retriever ({_e(", ".join(ch.get("chunkings") or []))} × '
+        parts.append(f'<h3>Chunking × retriever on {_e(ch.get("metric", "recall@10"))}: unequal contexts, k chunks of '
+                     f'each chunking\'s size ({_e(", ".join(ch.get("chunkings") or []))} × '
                      f'{_e(", ".join(ch.get("retrievers") or []))})</h3>')
         parts.append(LB.panels_html(ch, heading=4, systems_class="irpf-chunkings", matrix_class="pair-matrix"))
     lb = ir.get("leaderboard")
@@ -520,7 +531,7 @@ def render_html(results: Mapping[str, Any], figs: dict[str, tuple[bytes, str]] |
     if jt:
         parts.append(_juristcu_html(jt, level, naive))
     if results.get("irpf"):
-        parts.append(_irpf_html(results["irpf"]))
+        parts.append(_irpf_html(results["irpf"], figs))
     elif "irpf" in results:
         parts.append(f"<p class=note>{_e(IRPF_SKIPPED)}</p>")
     parts.append(_glossary_html())
@@ -617,7 +628,8 @@ def render_markdown(results: Mapping[str, Any], figure_files: Mapping[str, str] 
         if ir.get("sentence"):
             lines += [ir["sentence"], ""]
         if ir.get("chunkings"):
-            lines += ["### Chunking × retriever", ""] + LB.markdown_panels(ir["chunkings"], level=4)
+            lines += [f"### Chunking × retriever on {ir['chunkings'].get('metric', 'recall@10')} (unequal contexts)",
+                      ""] + LB.markdown_panels(ir["chunkings"], level=4)
         if ir.get("leaderboard"):
             lines += [f"### Every retriever on {ir['leaderboard'].get('chunking', 'article')} chunks", ""]
             lines += LB.markdown_panels(ir["leaderboard"], level=4)

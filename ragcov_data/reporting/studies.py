@@ -16,7 +16,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-__all__ = ["leaderboard_block", "pair_records", "single_system_sentence", "chunking_block", "misses_block",
+__all__ = ["budget_block", "leaderboard_block", "pair_records", "single_system_sentence", "chunking_block", "misses_block",
            "misses_table", "flip_difference", "as_ranked", "study_sentence", "FLAG_PHRASES"]
 
 ALL = "__all__"
@@ -173,6 +173,32 @@ def _pair(pairs: pd.DataFrame, x: str, y: str) -> tuple[float, float, float, boo
         return float(r["diff"]), float(r["low"]), float(r["high"]), bool(r["significant"])
     r = pairs[(pairs["a"] == y) & (pairs["b"] == x)].iloc[0]
     return -float(r["diff"]), -float(r["high"]), -float(r["low"]), bool(r["significant"])
+
+
+def budget_block(study: Any, budget: int) -> dict[str, Any]:
+    """The equal-context answer of a cited chunking study (:class:`ragcov_data.eval.cited.CitedChunkingResult`)
+    for the report: ``answer`` (which cut wins at ``budget`` words, its difference and simultaneous interval
+    against the next cut), ``sentence``, ``curve`` (every system's recall within every budget, with its
+    interval: the figure's points) and ``families`` (each budget's leaderboard block)."""
+    from ragcov_data.eval.outcomes.budget import CONTEXT_NOTE
+
+    answer = study.budget_answer(budget)
+    curve = []
+    for b in study.budgets:
+        lb = study.leaderboards[f"recall@{b}w"]
+        for _, r in lb.systems[lb.systems["group"] == ALL].iterrows():
+            chunking, _, ret = str(r["name"]).rpartition("/")
+            curve.append({"name": r["name"], "chunking": chunking, "retriever": ret, "budget": b,
+                          "estimate": float(r["estimate"]), "low": float(r["low"]), "high": float(r["high"]),
+                          "verified": r.get("verified")})
+    lb = study.leaderboards[f"recall@{budget}w"]
+    unit = "clustered by topic" if study.cluster == "topic" else f"paired by question, clustered by {study.cluster}"
+    said = answer["sentence"]
+    sentence = f"On {lb.n_queries} real IRPF questions ({unit}), {said[:1].lower()}{said[1:]}"
+    return {"budget": int(budget), "budgets": study.budgets, "metric": f"recall@{budget}w", "context": CONTEXT_NOTE,
+            "answer": answer, "sentence": sentence, "curve": curve, "level": lb.level,
+            "families": {str(b): leaderboard_block(study.leaderboards[f"recall@{b}w"], f"irpf_budget_{b}")
+                         for b in study.budgets}}
 
 
 def irpf_sentence(family: Any, icc: Mapping[str, Any] | None = None, reference: str = "dispositivo") -> str:

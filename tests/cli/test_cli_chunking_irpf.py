@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 import warnings
 
 import pytest
@@ -20,8 +21,13 @@ def test_chunking_irpf_two_chunkings_one_retriever(data_dir, tmp_path, capsys):
     assert "Cited questions: 174 questions (all), granularity dispositivo, paired by question" in cap.out
     assert "words-200/bm25" in cap.out and "article/bm25" in cap.out
     assert "of acts not in the corpus" in cap.err  # unresolved citations are shown, not dropped
+    assert cap.out.startswith("Within 1,000 words of context, the cut that brings the cited provision most often is ")
+    assert "recall@10 (unequal context)" in cap.out and "UNEQUAL CONTEXTS" in cap.out
     got = json.loads(out.read_text())
-    assert set(got["leaderboards"]) == {"recall@10", "ndcg@10"}
+    assert set(got["leaderboards"]) == {"recall@500w", "recall@1000w", "recall@2000w", "recall@10", "ndcg@10"}
+    assert set(got["budgets"]) == {"500", "1000", "2000"} and got["headline"]["budget"] == 1000
+    for b in got["budgets"].values():  # per budget: the systems, their pair and the family's check
+        assert len(b["systems"]) == 2 and len(b["pairs"]) == 1 and b["family_check"]["fwer"] is not None
     systems = {s["name"]: s for s in got["leaderboards"]["recall@10"]["systems"]}
     assert set(systems) == {"words-200/bm25", "article/bm25"}
     # every artigo citation of an act in the corpus resolves but three whose year contradicts the act (Lei 9.250
@@ -40,12 +46,19 @@ def test_chunking_irpf_two_chunkings_one_retriever(data_dir, tmp_path, capsys):
     nd = {s["name"]: s for s in got["leaderboards"]["ndcg@10"]["systems"]}
     assert nd["article/bm25"]["estimate"] == pytest.approx(ref["ndcg@10"].mean(), abs=1e-12)
     assert got["icc"]["decision"] in ("topic", "query")
+    deep = BM25(show_progress=False).index(task.corpus).search(q[["_id", "text"]], k=len(task.corpus),
+                                                               show_progress=False)
+    ref_b = per_query_values(deep, task, metrics=["recall@1000w"], query_ids=qids)
+    at = {s["name"]: s for s in got["budgets"]["1000"]["systems"]}
+    assert at["article/bm25"]["estimate"] == pytest.approx(ref_b["recall@1000w"].mean(), abs=1e-12)
 
 
 @pytest.mark.parametrize("extra, match", [
     (["--dataset", "irpf", "--chunking", "sentences"], "--chunking entries must be words-N"),
     (["--dataset", "irpf", "--retriever", "bm25,splade"], "--retriever must be one of"),
     (["--retriever", "bm25,tfidf"], "a list of retrievers applies to --dataset irpf"),
+    (["--dataset", "irpf", "--budgets", "500,lots"], "--budgets entries must be positive whole numbers"),
+    (["--budgets", "500"], "--budgets applies to --dataset irpf / cited_questions"),
 ])
 def test_chunking_irpf_bad_options(data_dir, extra, match, capsys):
     assert main(["chunking", "--data-dir", str(data_dir), "--quiet", *extra]) == 2
@@ -77,7 +90,15 @@ def test_chunking_cited_questions_files(tmp_path, capsys):
     assert main(["chunking", "--dataset", "cited_questions", "--data-files", str(acts), "--questions", str(qs),
                  "--chunking", "words-20,article", "--metric", "ndcg@5", "--n-resamples", "199", "--quiet"]) == 0
     out = capsys.readouterr().out
-    assert "ndcg@5" in out and "recall@10" not in out
+    assert "ndcg@5" in out and not re.search(r"recall@10(?!\d)", out)
+    js = tmp_path / "none.json"
+    assert main(["chunking", "--dataset", "cited_questions", "--data-files", str(acts), "--questions", str(qs),
+                 "--chunking", "words-20,article", "--budgets", "none", "--metrics", "recall@5", "--n-resamples",
+                 "199", "--quiet", "--json", str(js)]) == 0
+    out = capsys.readouterr().out
+    assert "Within" not in out and out.startswith("Cited questions: 6 questions")
+    got = json.loads(js.read_text())
+    assert got["budgets"] == {} and got["headline"] is None and list(got["leaderboards"]) == ["recall@5"]
     assert main(["chunking", "--dataset", "cited_questions", "--data-files", str(acts), "--questions", str(qs),
                  "--metric", "ndcg@5", "--metrics", "recall@5", "--quiet"]) == 2
     assert "give the metrics once" in capsys.readouterr().err

@@ -60,7 +60,7 @@ def test_granularity_qrels(task):
 
 def test_bad_metric_and_query_ids(task):
     run = pd.DataFrame({"query-id": ["q1"], "corpus-id": ["c1"], "score": [1.0]})
-    with pytest.raises(RagcovError, match="'recall@k', 'hit@k' or 'ndcg@k'"):
+    with pytest.raises(RagcovError, match=r"'recall@k', 'hit@k', 'ndcg@k' \(k chunks\)"):
         per_query_values(run, task, metrics=["map@10"])
     with pytest.raises(RagcovError, match="no resolved provision"):
         per_query_values(run, task, query_ids=["q3"])
@@ -147,7 +147,8 @@ def test_cited_chunking_study_pairs_by_question(tmp_path):
     assert topic.leaderboards["recall@10"].n_clusters == 2 and topic.cluster == "topic"
     assert topic.icc["n_topics"] == 2 and topic.icc["decision"] == "topic"
     assert "Cited questions: 8 questions (all)" in res.summary()
-    assert res.to_markdown().startswith("| system | recall@10 [95% CI] | rank | tier |")
+    assert res.to_markdown().startswith("| system | recall@500w [95% CI] | rank | tier |")
+    assert "| recall@10 (unequal context) [95% CI] |" in res.to_markdown()
     with pytest.raises(RagcovError, match="`cluster` must be one of"):
         cited_chunking_study(tasks, makers, cluster="doc")
     with pytest.raises(RagcovError, match="at least two systems"):
@@ -182,3 +183,49 @@ def test_ndcg_equals_pytrec_eval_on_irpf(data_dir):
         assert len(ours) == 174
         for q, v in ours["ndcg@10"].items():
             assert v == pytest.approx(ref[q]["ndcg_cut_10"], abs=1e-9)
+
+
+def test_cited_chunking_study_one_family_per_budget(tmp_path):
+    """Each budget is one family on recall@Bw, paired by question, its values those of per_query_values; the
+    JSON holds per budget the systems, pairs and family check; the headline names the budget."""
+    import json
+    import warnings
+
+    from ragcov_data.baselines import BM25, TfIdf
+    from ragcov_data.eval.comparisons.cited import cited_chunking_study
+    from ragcov_data.loaders.cited_questions import build_cited_task
+
+    acts, questions = _study_files(tmp_path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tasks = {"words-10": build_cited_task(acts, questions, chunking="words", chunk_words=10, query_words=5),
+                 "article": build_cited_task(acts, questions, chunking="article", query_words=5)}
+    makers = {"bm25": lambda: BM25(show_progress=False), "tfidf": lambda: TfIdf(show_progress=False)}
+    res = cited_chunking_study(tasks, makers, metrics=["recall@2"], budgets=[15, 40], cluster="query",
+                               n_resamples=199)
+    assert list(res.leaderboards) == ["recall@15w", "recall@40w", "recall@2"]
+    assert res.headline_budget() == 15  # no 1,000: the middle of [15, 40]
+    # the family's values are per_query_values of each system's own run, at the same budget
+    run = BM25(show_progress=False).index(tasks["words-10"].corpus).search(tasks["words-10"].queries[["_id", "text"]],
+                                                                           k=50, show_progress=False)
+    ref = per_query_values(run, tasks["words-10"], metrics=["recall@15w", "iou@40w"])
+    assert np.allclose(res.values[("recall@15w", "words-10/bm25")].to_numpy(), ref["recall@15w"].to_numpy())
+    assert np.allclose(res.values[("iou@40w", "words-10/bm25")].to_numpy(), ref["iou@40w"].to_numpy())
+    est = res.leaderboards["recall@40w"].systems.set_index("name")["estimate"]
+    assert est["article/tfidf"] == pytest.approx(res.values[("recall@40w", "article/tfidf")].mean())
+    out = json.loads(res.to_json())
+    assert set(out["budgets"]) == {"15", "40"}
+    b = out["budgets"]["40"]
+    assert b["metric"] == "recall@40w" and len(b["systems"]) == 4 and len(b["pairs"]) == 6
+    assert b["family_check"] is not None and "fwer" in b["family_check"]
+    ans = res.budget_answer(40)
+    assert ans["leader"] == max(est.index, key=lambda n: (est[n], n == min(est.index)))
+    assert ans["next"].split("/")[0] != ans["chunking"]
+    assert ans["low"] <= ans["diff"] <= ans["high"]
+    assert ans["diff"] == pytest.approx(est[ans["leader"]] - est[ans["next"]])
+    head = res.summary().splitlines()[0]
+    assert head.startswith("Within 15 words of context, the cut that brings") and "simultaneous 95% interval" in head
+    assert "recall@2: k chunks of whatever size each chunking makes — UNEQUAL CONTEXTS" in res.summary()
+    assert out["headline"]["budget"] == 15 and out["leaderboards"]["recall@2"]["metric"] == "recall@2"
+    with pytest.raises(RagcovError, match="`budgets` must be positive"):
+        cited_chunking_study(tasks, makers, budgets=[0])

@@ -59,6 +59,11 @@ METRICS: dict[str, Callable[..., pd.Series]] = {
     "p": precision,
     "r": recall,
     "mrr": mrr,
+    # trec_eval's share of relevant chunks retrieved, named apart: on a cited-questions task `recall@k` is the
+    # share of cited provisions (ragcov_data.eval.outcomes.budget); `chunk_recall@k` keeps trec_eval's there,
+    # and `chunk_hit@k` the chunk-level hit (`hit@k` there: a cited provision overlapped)
+    "chunk_recall": recall,
+    "chunk_hit": hit,
 }
 
 #: Accepted spellings of metric names (lower-cased) -> canonical name.
@@ -74,6 +79,7 @@ ALIASES: dict[str, str] = {
 __all__ = ["METRICS", "MetricSpec", "parse_metric", "per_query", "RankedLists", "UNJUDGED_POLICIES"]
 
 _PATTERN = re.compile(r"^\s*([A-Za-z_]+)\s*@\s*([+-]?\d+)\s*$")
+_BUDGETED = re.compile(r"^\s*([A-Za-z_]+)\s*@\s*(\d+)\s*[wW]\s*$")
 
 
 class MetricSpec(NamedTuple):
@@ -100,6 +106,12 @@ def parse_metric(metric: str | MetricSpec) -> MetricSpec:
     if not isinstance(metric, str):
         raise RagcovError(f"`metric` must be a string like 'ndcg@10'; got {type(metric).__name__}.")
     m = _PATTERN.match(metric)
+    if m is None and _BUDGETED.match(metric):
+        raise RagcovError(f"`metric`={metric!r} is a budgeted measure (B words of context): it is scored on a "
+                          "cited-questions task (irpf, cited_questions), whose citations carry the provisions' "
+                          "character spans — `ragcov eval RUN --dataset irpf --metric recall@1000w`, "
+                          "`ragcov chunking "
+                          "--dataset irpf`, or ragcov_data.eval.cited.per_query_values.")
     if m is None:
         raise RagcovError(
             f"`metric` must look like 'name@k' (e.g. 'ndcg@10', 'hit@1'); got {metric!r}. Valid names: {valid}."

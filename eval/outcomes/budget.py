@@ -1,0 +1,463 @@
+"""Per-question measures of a run on a cited-questions task: provision-level recall and hit at ``k`` chunks,
+and span-level measures within a budget of words.
+
+A RAG pipeline hands the model a context of fixed size, not ``k`` chunks of whatever size the chunking
+made. So besides ``recall@k`` (ten chunks: 500 words of 50-word windows, several thousand of whole
+artigos) the same questions are scored *at equal context*:
+
+- The **context** of a question within a budget of ``B`` words: its ranked chunks in trec_eval order
+  (score descending, then document id descending), each taken whole, while the running total of words
+  stays ``<= B``; the first chunk is always kept (its words counted even beyond ``B``). Words are the
+  whitespace tokens of the chunk text (``len(text.split())``), as the construction rules count them.
+- ``recall@Bw``: the share of the question's cited provisions that a context chunk overlaps (a chunk
+  overlaps a provision when their character spans in the act share a character) — the same
+  provision-level recall as ``recall@k``.
+- ``hit@Bw``: 1 if a context chunk overlaps any cited provision.
+- ``span_recall@Bw``: the share of the cited provisions' characters inside the context.
+- ``precision@Bw``: the share of the context's characters that lie inside a cited provision.
+- ``iou@Bw``: characters in both over characters in either.
+
+Characters are counted on the act's character line: chunk spans (``start_char``, ``end_char`` of the
+corpus) and provision spans (``start_char``, ``end_char`` of the ``citations`` split; the artigo's at
+``granularity="article"``) are half-open intervals, and overlapping chunks (or provisions) count their
+shared characters once (the intervals are merged). Any chunking whose corpus records ``doc_id,
+start_char, end_char, text`` is scored alike.
+
+The cited provisions of a question at ``granularity="dispositivo"`` are its resolved cited dispositivos
+(an artigo cited alone is the whole artigo); at ``"article"`` the artigos of its resolved citations and
+of those whose dispositivo was not found. A provision is one span: two citations of the same span count
+once, two different spans count twice whatever the chunking (a provision split over five windows is
+found when any of them is retrieved). Provisions overlapping no chunk of the corpus are left out.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ragcov_data.errors import RagcovError
+
+__all__ = ["CitedMetric", "parse_cited_metric", "cited_provisions", "ranked_ids", "ChunkSpans", "chunk_spans",
+           "cited_values", "context_size", "cited_metric_of", "cited_series", "cited_scoring", "CitedScoring",
+           "GRANULARITIES", "RANK_NAMES", "BUDGET_NAMES", "CONTEXT_NOTE"]
+
+GRANULARITIES = ("dispositivo", "article")
+#: Metrics at ``k`` chunks (``name@k``) and within a budget of words (``name@Bw``).
+RANK_NAMES = ("recall", "hit", "ndcg")
+BUDGET_NAMES = ("recall", "hit", "span_recall", "precision", "iou")
+_ALIASES = {"r": "recall", "p": "precision", "success": "hit"}
+_PATTERN = re.compile(r"^\s*([A-Za-z_]+)\s*@\s*(\d+)\s*([wW]?)\s*$")
+#: What a budgeted context is, in one sentence (printed with the numbers).
+CONTEXT_NOTE = ("context within B words = the ranked chunks in trec_eval order, each whole, while the running word "
+                "count stays <= B (the first chunk always kept)")
+_SPAN_COLS = {"dispositivo": ("start_char", "end_char"), "article": ("article_start_char", "article_end_char")}
+
+
+@dataclass(frozen=True)
+class CitedMetric:
+    """A metric of cited questions: ``name@k`` (k chunks) or ``name@Bw`` (``budget=True``: B words)."""
+
+    name: str
+    k: int
+    budget: bool = False
+
+    def __str__(self) -> str:
+        return f"{self.name}@{self.k}{'w' if self.budget else ''}"
+
+    def describe(self) -> str:
+        """What the number is, in words (for printed output)."""
+        where = f"within {self.k:,} words of context" if self.budget else f"in the top {self.k} chunks"
+        return {
+            "recall": f"share of the question's cited provisions that a chunk {where} overlaps",
+            "hit": f"1 if a chunk {where} overlaps a cited provision",
+            "span_recall": f"share of the cited provisions' characters {where}",
+            "precision": f"share of the characters {where} that lie inside a cited provision",
+            "iou": f"characters {where} and in a cited provision over characters in either",
+            "ndcg": f"trec_eval nDCG of the graded chunk qrels {where}",
+        }[self.name]
+
+
+def parse_cited_metric(metric: str | CitedMetric) -> CitedMetric:
+    """Read ``recall@10``, ``hit@10``, ``ndcg@10`` or ``recall@1000w``, ``span_recall@1000w``,
+    ``precision@1000w``, ``iou@1000w``, ``hit@1000w`` (``r`` and ``p`` are accepted for recall and precision).
+
+    Raises
+    ------
+    RagcovError
+        Naming the metric and the valid forms.
+    """
+    if isinstance(metric, CitedMetric):
+        return metric
+    m = _PATTERN.match(str(metric))
+    valid = ("'recall@k', 'hit@k', 'ndcg@k' (k chunks) or 'recall@Bw', 'span_recall@Bw', 'precision@Bw', "
+             "'iou@Bw', 'hit@Bw' (B words of context)")
+    if m is None or int(m.group(2)) < 1:
+        raise RagcovError(f"cited-questions metrics must be {valid} with k, B >= 1; got {metric!r}.")
+    name = _ALIASES.get(m.group(1).lower(), m.group(1).lower())
+    budget = bool(m.group(3))
+    if name not in (BUDGET_NAMES if budget else RANK_NAMES):
+        raise RagcovError(f"cited-questions metrics must be {valid}; got {metric!r}.")
+    return CitedMetric(name, int(m.group(2)), budget)
+
+
+# --------------------------------------------------------------------------- inputs
+
+
+def cited_provisions(citations: pd.DataFrame, granularity: str = "dispositivo") -> dict[str, list[tuple]]:
+    """Per question: its distinct cited provisions at ``granularity``, each ``(doc_id, start, end, chunks)``.
+
+    ``chunks`` is the frozenset of corpus ids overlapping the provision. A provision is keyed by its span
+    (``doc_id, start, end``) when the split carries the span columns, else (tables made without them) by
+    its chunk set; provisions overlapping no chunk are left out.
+    """
+    if granularity not in GRANULARITIES:
+        raise RagcovError(f"`granularity` must be one of {list(GRANULARITIES)}; got {granularity!r}.")
+    if granularity == "article":
+        ok = citations[citations["status"].isin(["resolved", "dispositivo_not_found"])]
+        chunk_col = "article_chunks"
+    else:
+        ok = citations[citations["status"] == "resolved"]
+        chunk_col = "chunks"
+    s_col, e_col = _SPAN_COLS[granularity]
+    has_span = s_col in ok.columns and e_col in ok.columns
+    n = len(ok)
+    starts = ok[s_col].to_numpy() if has_span else [None] * n
+    ends = ok[e_col].to_numpy() if has_span else [None] * n
+    docs = ok["doc_id"].to_numpy() if "doc_id" in ok.columns else [None] * n
+    out: dict[str, dict[tuple, tuple]] = {}
+    for qid, doc, s, e, chunks in zip(ok["query-id"], docs, starts, ends, ok[chunk_col]):
+        if not len(chunks):
+            continue
+        cs = frozenset(str(c) for c in chunks)
+        if has_span:
+            if pd.isna(s) or pd.isna(e):
+                raise RagcovError(f"citations of question {qid!r} ({doc}): a provision with chunks has no {s_col}/"
+                                  f"{e_col}; rebuild the task (its span columns are incomplete).")
+            key: tuple = (str(doc), int(s), int(e))
+        else:
+            key = (cs,)
+        out.setdefault(str(qid), {}).setdefault(key, (str(doc), *(key[1:] if has_span else (None, None)), cs))
+    return {q: list(d.values()) for q, d in out.items()}
+
+
+def ranked_ids(run: Any) -> dict[str, np.ndarray]:
+    """Every retrieved document id per query, in trec_eval order (score descending, then id descending)."""
+    from ragcov_data.runs import load_run
+
+    df = run if isinstance(run, pd.DataFrame) else load_run(run)
+    if "score" not in df.columns:
+        df = df.assign(score=-df["rank"].astype(float))
+    q = df["query-id"].astype(str).to_numpy(dtype=object)
+    c = df["corpus-id"].astype(str).to_numpy(dtype=object)
+    s = df["score"].to_numpy(dtype=float)
+    qcode = pd.factorize(q)[0]
+    order = np.lexsort((_descending(c), -s, qcode))  # last key first: query, then score desc, then id desc
+    q, c = q[order], c[order]
+    if not len(q):
+        return {}
+    cut = np.flatnonzero(q[1:] != q[:-1]) + 1
+    return {str(g[0]): ids for g, ids in zip(np.split(q, cut), np.split(c, cut))}
+
+
+def _descending(ids: np.ndarray) -> np.ndarray:
+    """Integer keys whose ascending order is ``ids`` descending."""
+    codes, uniq = pd.factorize(ids, sort=True)
+    return (len(uniq) - 1) - codes
+
+
+@dataclass(frozen=True)
+class ChunkSpans:
+    """The corpus as a character line: each chunk's words and its span placed after every earlier act."""
+
+    index: pd.Index  # corpus ids
+    words: np.ndarray  # whitespace tokens of each chunk's text
+    start: np.ndarray  # global start (act offset + start_char)
+    end: np.ndarray
+    offsets: Mapping[str, int]  # act -> offset on the line
+
+
+def chunk_spans(corpus: pd.DataFrame, citations: pd.DataFrame | None = None) -> ChunkSpans:
+    """Words and global character spans of every chunk (acts laid end to end, one character apart).
+
+    Raises
+    ------
+    RagcovError
+        When the corpus lacks ``_id, doc_id, start_char, end_char, text``, or has a span with end < start.
+    """
+    need = ["_id", "doc_id", "start_char", "end_char", "text"]
+    miss = [c for c in need if c not in corpus.columns]
+    if miss:
+        raise RagcovError(f"the task's corpus lacks {miss}; budgeted measures need each chunk's {need} (every "
+                          "cited-questions chunking records them).")
+    docs = corpus["doc_id"].astype(str).to_numpy(dtype=object)
+    s = corpus["start_char"].to_numpy(dtype=np.int64)
+    e = corpus["end_char"].to_numpy(dtype=np.int64)
+    bad = np.flatnonzero(e < s)
+    if len(bad):
+        i = int(bad[0])
+        raise RagcovError(f"corpus chunk {corpus['_id'].iloc[i]!r} has end_char {e[i]} < start_char {s[i]}; "
+                          "fix its span.")
+    extent = pd.Series(e, index=docs).groupby(level=0, sort=True).max()
+    if citations is not None:
+        for col in ("end_char", "article_end_char"):
+            if col in citations.columns:
+                ok = citations[citations[col].notna()]
+                more = pd.Series(ok[col].to_numpy(dtype=np.int64), index=ok["doc_id"].astype(str).to_numpy())
+                extent = pd.concat([extent, more]).groupby(level=0, sort=True).max()
+    offsets = dict(zip(extent.index, np.concatenate([[0], np.cumsum(extent.to_numpy() + 1)[:-1]]).astype(np.int64)))
+    off = np.fromiter((offsets[d] for d in docs), np.int64, len(docs))
+    words = np.fromiter((len(t.split()) for t in corpus["text"].astype(str)), np.int64, len(corpus))
+    return ChunkSpans(pd.Index(corpus["_id"].astype(str)), words, s + off, e + off, offsets)
+
+
+# --------------------------------------------------------------------------- the measures
+
+
+def context_size(words: np.ndarray, budget: int) -> int:
+    """How many ranked chunks (of ``words`` each, in rank order) the context within ``budget`` words holds:
+    those taken while the running total stays ``<= budget``, at least the first."""
+    if not len(words):
+        return 0
+    return max(1, int(np.searchsorted(np.cumsum(words), budget, side="right")))
+
+
+def _merge(s: np.ndarray, e: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Disjoint sorted intervals covering the union of ``[s, e)`` (empty intervals dropped)."""
+    keep = e > s
+    s, e = s[keep], e[keep]
+    if len(s) < 2:
+        return s, e
+    o = np.argsort(s, kind="stable")
+    s, e = s[o], e[o]
+    reach = np.maximum.accumulate(e)
+    new = np.empty(len(s), dtype=bool)
+    new[0] = True
+    new[1:] = s[1:] > reach[:-1]  # touching intervals ([0,5) and [5,9)) merge: no character is shared either way
+    grp = np.cumsum(new) - 1
+    ms = s[new]
+    me = np.zeros(len(ms), dtype=s.dtype)
+    np.maximum.at(me, grp, e)
+    return ms, me
+
+
+def _inter(xs: np.ndarray, xe: np.ndarray, cs: np.ndarray, ce: np.ndarray) -> int:
+    """Characters in both unions (each given as disjoint intervals)."""
+    if not len(xs) or not len(cs):
+        return 0
+    ov = np.minimum(xe[:, None], ce[None, :]) - np.maximum(xs[:, None], cs[None, :])
+    return int(np.clip(ov, 0, None).sum())
+
+
+def _budget_row(rows: np.ndarray, spans: ChunkSpans, budgets: Sequence[int], ps: np.ndarray, pe: np.ndarray,
+                c_len: int, cs: np.ndarray, ce: np.ndarray) -> dict[int, tuple[float, float, float, float, float]]:
+    """Per budget: (recall, hit, span_recall, precision, iou) of one question."""
+    out = {}
+    w = spans.words[rows]
+    for b in budgets:
+        n = context_size(w, b)
+        xs0, xe0 = spans.start[rows[:n]], spans.end[rows[:n]]
+        if n == 0 or not len(ps):
+            out[b] = (0.0, 0.0, 0.0, 0.0, 0.0)
+            continue
+        found = ((xs0[:, None] < pe[None, :]) & (xe0[:, None] > ps[None, :])).any(axis=0)
+        xs, xe = _merge(xs0, xe0)
+        x_len = int((xe - xs).sum())
+        both = _inter(xs, xe, cs, ce)
+        either = x_len + c_len - both
+        out[b] = (float(found.mean()), float(found.any()), both / c_len if c_len else 0.0,
+                  both / x_len if x_len else 0.0, both / either if either else 0.0)
+    return out
+
+
+_COLUMN = {"recall": 0, "hit": 1, "span_recall": 2, "precision": 3, "iou": 4}
+
+
+def cited_values(run: Any, citations: pd.DataFrame, corpus: pd.DataFrame | None, metrics: Iterable[Any], *,
+                 query_ids: Sequence[str], granularity: str = "dispositivo",
+                 provisions: Mapping[str, list[tuple]] | None = None,
+                 spans: ChunkSpans | None = None) -> pd.DataFrame:
+    """Per-question values of the provision-level metrics (``recall@k``, ``hit@k``) and the budgeted ones.
+
+    ``ndcg@k`` is not computed here (it reads the chunk qrels: :func:`ragcov_data.eval.outcomes.metrics.
+    per_query`). A question the run does not rank scores 0; a question with no provision raises.
+
+    Returns
+    -------
+    DataFrame
+        Index ``query-id`` (``query_ids`` in order), one column per metric (``str`` of each spec).
+    """
+    specs = [parse_cited_metric(m) for m in metrics]
+    if any(s.name == "ndcg" for s in specs):
+        raise RagcovError("cited_values computes provision-level metrics; score ndcg@k through per_query_values.")
+    prov = cited_provisions(citations, granularity) if provisions is None else provisions
+    qids = [str(q) for q in query_ids]
+    missing = [q for q in qids if q not in prov]
+    if missing:
+        raise RagcovError(f"{len(missing)} question(s) have no resolved provision at granularity {granularity!r} "
+                          f"(first: {missing[:3]}); they cannot be scored.")
+    ranked = ranked_ids(run)
+    out = pd.DataFrame(index=pd.Index(qids, name="query-id"))
+    for spec in (s for s in specs if not s.budget):
+        vals = np.empty(len(qids))
+        for i, q in enumerate(qids):
+            got = set(ranked.get(q, ())[:spec.k])
+            found = [bool(got & p[3]) for p in prov[q]]
+            vals[i] = float(np.mean(found)) if spec.name == "recall" else float(any(found))
+        out[str(spec)] = vals
+    budgets = sorted({s.k for s in specs if s.budget})
+    short: dict[int, int] = {}
+    if budgets:
+        table = _budget_table(ranked, prov, qids, corpus, citations, budgets, spans, short)
+        for spec in (s for s in specs if s.budget):
+            out[str(spec)] = table[spec.k][:, _COLUMN[spec.name]]
+    out = out[[str(s) for s in dict.fromkeys(specs)]]
+    out.attrs["n_short_context"] = short
+    return out
+
+
+def _budget_table(ranked: Mapping[str, np.ndarray], prov: Mapping[str, list[tuple]], qids: Sequence[str],
+                  corpus: pd.DataFrame | None, citations: pd.DataFrame, budgets: Sequence[int],
+                  spans: ChunkSpans | None, short: dict[int, int]) -> dict[int, np.ndarray]:
+    """``{budget: (questions x 5) array}`` of recall, hit, span_recall, precision, iou; ``short`` gets, per
+    budget, the questions whose ranked list ended before the budget was filled (the corpus had more)."""
+    if spans is None:
+        if corpus is None:
+            raise RagcovError("budgeted measures need the task's corpus split (each chunk's text and span).")
+        spans = chunk_spans(corpus, citations)
+    out = {b: np.zeros((len(qids), 5)) for b in budgets}
+    lists = [ranked.get(q, np.empty(0, dtype=object)) for q in qids]
+    flat = np.concatenate(lists) if lists else np.empty(0, dtype=object)
+    all_rows = spans.index.get_indexer(flat)  # every retrieved id mapped to its corpus row at once
+    if (all_rows < 0).any():
+        bad = flat[all_rows < 0][0]
+        q = next(q for q, ids in zip(qids, lists) if bad in set(ids))
+        raise RagcovError(f"the run retrieves {bad!r} for question {q!r}, which is not a chunk of the task's "
+                          "corpus; budgeted measures need each retrieved chunk's words and span (score the run "
+                          "on the chunking it was made on).")
+    per_q = np.split(all_rows, np.cumsum([len(x) for x in lists])[:-1]) if lists else []
+    for i, (q, rows) in enumerate(zip(qids, per_q)):
+        ps, pe = _provision_spans(prov[q], spans.offsets, q)
+        cs, ce = _merge(ps, pe)
+        if not len(rows):
+            continue
+        row = _budget_row(rows, spans, budgets, ps, pe, int((ce - cs).sum()), cs, ce)
+        total = int(spans.words[rows].sum())
+        for b in budgets:
+            out[b][i] = row[b]
+            if total < b and len(rows) < len(spans.index):
+                short[b] = short.get(b, 0) + 1
+    return out
+
+
+def _provision_spans(provs: list[tuple], offsets: Mapping[str, int], qid: str) -> tuple[np.ndarray, np.ndarray]:
+    """Global spans of a question's provisions (one per provision, in order)."""
+    if any(p[1] is None for p in provs):
+        raise RagcovError(f"question {qid!r}: the task's citations split has no character spans (start_char, "
+                          "end_char, article_start_char, article_end_char); rebuild the task to score budgeted "
+                          "measures.")
+    off = np.fromiter((offsets.get(p[0], -1) for p in provs), np.int64, len(provs))
+    if (off < 0).any():
+        doc = next(p[0] for p, o in zip(provs, off) if o < 0)
+        raise RagcovError(f"question {qid!r} cites a provision of {doc!r}, an act with no chunk in the corpus.")
+    return (off + np.fromiter((p[1] for p in provs), np.int64, len(provs)),
+            off + np.fromiter((p[2] for p in provs), np.int64, len(provs)))
+
+
+# --------------------------------------------------------------------------- the outcome stage's entry
+
+
+def cited_metric_of(metric: Any, has_citations: bool) -> CitedMetric | None:
+    """The provision-level metric ``metric`` names on a task with a ``citations`` split, else None.
+
+    On a cited-questions task ``recall@k`` (``r@k``) is the share of cited provisions and ``hit@k`` whether
+    one is overlapped, as everywhere else in ragcov, and every ``name@Bw`` is a budgeted measure;
+    ``chunk_recall@k`` (trec_eval's share of relevant chunks), ``chunk_hit@k``, ``ndcg@k``, ``p@k``,
+    ``mrr@k`` stay chunk-level metrics of the qrels.
+    """
+    if not has_citations:
+        return None
+    name = getattr(metric, "name", None)
+    if name is not None and hasattr(metric, "k"):  # a parsed MetricSpec
+        return CitedMetric({"r": "recall", "hit": "hit"}[name], int(metric.k)) if name in ("r", "hit") else None
+    try:
+        spec = parse_cited_metric(str(metric))
+    except RagcovError:
+        return None
+    return spec if spec.budget or spec.name in ("recall", "hit") else None
+
+
+def cited_series(run: pd.DataFrame, citations: pd.DataFrame, corpus: pd.DataFrame | None, spec: CitedMetric,
+                 query_ids: Sequence[str], granularity: str) -> pd.Series:
+    """One metric of :func:`cited_values` as a Series over ``query_ids`` (each must cite a provision), with
+    ``attrs``: ``metric``, ``description``, ``n_short_context`` (questions whose ranked list ran out before
+    filling the budget while the corpus had more chunks)."""
+    values = cited_values(run, citations, corpus, [spec], query_ids=query_ids, granularity=granularity)
+    out = pd.Series(values[str(spec)].to_numpy(dtype=float), index=pd.Index(list(query_ids), dtype=object,
+                                                                             name="query-id"), name=str(spec))
+    out.attrs.update(metric=str(spec), description=spec.describe(), n_no_relevant=0,
+                     n_short_context=values.attrs.get("n_short_context", {}).get(spec.k, 0),
+                     n_run_only=int(len(set(run["query-id"].astype(str)) - set(map(str, query_ids)))))
+    return out
+
+
+@dataclass
+class CitedScoring:
+    """How the outcome stage scores a provision-level metric on a cited-questions task."""
+
+    spec: CitedMetric
+    citations: pd.DataFrame
+    corpus: pd.DataFrame | None
+    granularity: str
+
+    def queries(self, queries: pd.DataFrame, notices: list[str]) -> pd.DataFrame:
+        """The questions citing a provision located at the granularity (what the metric scores), with one
+        notice saying what the metric is and one counting the questions left out."""
+        prov = cited_provisions(self.citations, self.granularity)
+        keep = queries["_id"].astype(str).isin(set(prov)).to_numpy()
+        spec = self.spec
+        what = (f"{spec} = {spec.describe()} (provision-level, granularity {self.granularity}: the measure ragcov "
+                "chunking ranks; the chunk-level ones are chunk_recall@k, trec_eval's share of relevant chunks, "
+                "and chunk_hit@k)")
+        notices.append(what + (f"; {CONTEXT_NOTE}." if spec.budget else "."))
+        if not keep.any():
+            raise RagcovError(f"no question of the task cites a provision located at granularity "
+                              f"{self.granularity!r}; {spec} cannot be scored.")
+        if not keep.all():
+            notices.append(f"{int((~keep).sum())} question(s) with judged chunks but no cited {self.granularity} "
+                           f"located in the text were left out of {spec} (as in ragcov chunking).")
+        return queries.loc[keep].reset_index(drop=True)
+
+    def scores(self, run: pd.DataFrame, qids: Sequence[str], name: str, notices: list[str]) -> pd.Series:
+        """Per-question values of one run (:func:`cited_series`); a context cut short by the run is said."""
+        spec = self.spec
+        out = cited_series(run, self.citations, self.corpus, spec, list(qids), self.granularity)
+        if out.attrs["n_short_context"]:
+            notices.append(f"{name}: the run ranks too few chunks to fill the {spec.k:,}-word context of "
+                           f"{out.attrs['n_short_context']} of {len(qids)} questions (its list ends first), so "
+                           "theirs is shorter; retrieve deeper.")
+        return out
+
+
+def cited_scoring(task: Any, metric: Any, tie_policy: str, manifest: Mapping[str, Any],
+                  split: Callable[..., pd.DataFrame | None]) -> CitedScoring | None:
+    """A :class:`CitedScoring` when ``task`` has a ``citations`` split and ``metric`` is provision-level
+    (:func:`cited_metric_of`), else None. ``split(task, name, columns=None)`` reads a split as a DataFrame."""
+    from ragcov_data.ties import DEFAULT_TIE_POLICY
+
+    try:
+        has = task["citations"] is not None
+    except (KeyError, TypeError, IndexError):
+        has = False
+    spec = cited_metric_of(metric, has)
+    if spec is None:
+        return None
+    if tie_policy != DEFAULT_TIE_POLICY:
+        raise RagcovError(f"{spec} on a cited-questions task orders chunks as trec_eval does (score, then id "
+                          f"descending); drop the tie policy {tie_policy!r}, or score trec_eval's chunk recall as "
+                          f"chunk_recall@{spec.k}.")
+    corpus = split(task, "corpus", ["_id", "doc_id", "start_char", "end_char", "text"]) if spec.budget else None
+    granularity = (manifest.get("config") or {}).get("granularity") or "dispositivo"
+    return CitedScoring(spec, split(task, "citations"), corpus, granularity)
