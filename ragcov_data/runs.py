@@ -199,7 +199,9 @@ def save_run(run: pd.DataFrame, path: str | os.PathLike, *, tag: str | None = No
 
     TREC lines are ``qid Q0 docid rank score tag`` with scores in Python's shortest round-trip form, so a
     save/load cycle is exact and trec_eval reads the same doubles. Rows are written in trec_eval's
-    order; ``tag`` defaults to the retriever's name (``run.attrs["retriever"]``) or ``"ragcov"``.
+    order; ``tag`` defaults to the retriever's name (``run.attrs["retriever"]``) or ``"ragcov"``, and carries
+    the task fingerprint of ``run.attrs["task_fingerprint"]`` (``|rc:<hash>@<task>``,
+    :mod:`ragcov_data.run_fingerprint`) so every reader can check the run against its task.
     A ``.gz``/``.bz2``/``.xz`` suffix compresses the TREC file.
     """
     from ragcov_data._atomic import atomic_write
@@ -218,7 +220,9 @@ def save_run(run: pd.DataFrame, path: str | os.PathLike, *, tag: str | None = No
         return path
     _warn_own_chunks(run, path)
     default_tag = run.attrs.get("retriever") or (run.attrs.get("tag") if isinstance(run.attrs.get("tag"), str) else None)
-    tag = str(tag if tag is not None else default_tag or "ragcov")
+    from ragcov_data.run_fingerprint import tag_with_fingerprint
+
+    tag = tag_with_fingerprint(str(tag if tag is not None else default_tag or "ragcov"), run.attrs)
     if not tag or any(ch.isspace() for ch in tag):
         raise RagcovError(f"`tag` must be a non-empty string without whitespace; got {tag!r}.")
     for col in ("query-id", "corpus-id"):

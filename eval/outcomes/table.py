@@ -205,7 +205,7 @@ def load_task_frames(task: Any, query_columns: Iterable[str] = ()) -> dict[str, 
             raise RagcovError(f"`task` has no '{name}' split; expected splits 'corpus', 'queries', 'qrels'.")
     if "_id" not in queries.columns:
         raise RagcovError("`task['queries']` needs an '_id' column (the query id).")
-    corpus = _split_frame(task, "corpus", ["_id", "chunk_index"])
+    corpus = _split_frame(task, "corpus", ["_id", "doc_id", "chunk_index"])
     return {"queries": queries, "qrels": qrels, "corpus": corpus}
 
 
@@ -377,6 +377,23 @@ def check_run_parameters(run: pd.DataFrame, manifest: Mapping[str, Any], name: s
         raise QrelsRunMismatchError(
             f"{_where(run, name)}: run made at {key}={a}, task has {key}={b}: evaluate it on its own task "
             f"({_OPTION[key]} {a}), or rebuild the run on this task.")
+
+
+def check_made_on(runs: Mapping[str, pd.DataFrame], task: Any, manifest: Mapping[str, Any],
+                  corpus: pd.DataFrame | None) -> None:
+    """Refuse a run made on another task: its fingerprint (what ``ragcov run`` records) against the task's,
+    and, whatever it carries, chunk ids that cannot name this task's chunks
+    (:mod:`ragcov_data.run_fingerprint`). Runs before any pairing, so no cut is scored, intersected or
+    zero-filled against another's ids."""
+    from ragcov_data.run_fingerprint import check_chunk_ids, check_fingerprint, run_fingerprint, task_fingerprint
+
+    task_fp = None
+    if any(run_fingerprint(df.attrs) is not None for df in runs.values()):  # hash the corpus only if needed
+        task_fp = task_fingerprint(task, manifest)
+    for name, df in runs.items():
+        where = _where(df, name)
+        fits = check_fingerprint(df, task_fp, where)
+        check_chunk_ids(df, corpus, where, has_fingerprint=fits)
 
 
 def check_run_documents(run: pd.DataFrame, corpus: pd.DataFrame | None, subset_note: str | None,
@@ -584,6 +601,7 @@ def outcomes_many(
         check_run(df, "run" if single else f"runs[{name!r}]")
         check_run_parameters(df, manifest, name)
         loaded[name] = df
+    check_made_on(loaded, task, manifest, frames["corpus"])
 
     notices: list[str] = []
     task_ids = frames["queries"]["_id"].astype(str).to_numpy(dtype=object)  # every query of the task, any sample

@@ -138,6 +138,9 @@ def run(args: argparse.Namespace) -> int:
         raise RagcovError(f"{retriever.name} retrieved nothing for any of the {len(queries):,} queries (no query "
                           "shares a word with another chunk), so no run was written; check the acervo's text.")
     run_df.attrs.update(source.attrs)
+    from ragcov_data.run_fingerprint import stamp_run
+
+    stamp_run(run_df, ds)  # what the run was made on: parquet metadata and the TREC tag (save_run)
     tag = None
     if "sample" in source.attrs:  # a TREC file has no metadata: its tag carries the sample spec
         from ragcov_data.sampling import sample_tag
