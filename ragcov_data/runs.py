@@ -126,8 +126,9 @@ def load_run(
     colmap = _column_map(columns)
     depth = _check_depth(depth)
     if isinstance(source, pd.DataFrame):
-        return _keep_depth(_normalise(_pick_columns(source, colmap, "run", "DataFrame"), source="run",
-                                      fmt="DataFrame", attrs=dict(source.attrs), order=order), depth)
+        out = _normalise(_pick_columns(source, colmap, "run", "DataFrame"), source="run", fmt="DataFrame",
+                         attrs=dict(source.attrs), order=order)
+        return _keep_depth(_kept_provenance(out, source.attrs), depth)
     if isinstance(source, Mapping):
         return _keep_depth(_normalise(_from_mapping(source, "run"), source="run", fmt="dict", order=order), depth)
     if not isinstance(source, (str, os.PathLike)):
@@ -165,6 +166,21 @@ def load_run(
         frame.attrs["_row_label"] = _file_labels(path, opener, header)
     del data
     return _keep_depth(_normalise(frame, source=where, fmt=fmt, attrs=attrs, path=str(path), order=order), depth)
+
+
+def _kept_provenance(run: pd.DataFrame, attrs: Mapping[str, Any]) -> pd.DataFrame:
+    """A run read before (e.g. by the command line) keeps what its first reading said of its file: scores
+    made from ranks (a rank-only run) and ranks made from scores, as long as its columns still say so. A
+    second reading would otherwise call both "from the file" and change the notices of one run."""
+    if attrs.get("score_from") == "rank" and np.array_equal(run["score"].to_numpy(), -run["rank"].to_numpy(float)):
+        run.attrs["score_from"] = "rank"
+    if attrs.get("rank_from") == "score":
+        q = run["query-id"].to_numpy()
+        starts = np.r_[True, q[1:] != q[:-1]]  # rows are grouped by query in normal form
+        pos = np.arange(len(q)) - np.maximum.accumulate(np.where(starts, np.arange(len(q)), 0)) + 1
+        if np.array_equal(pos, run["rank"].to_numpy()):
+            run.attrs["rank_from"] = "score"
+    return run
 
 
 def _first_line(data: bytes) -> int:
