@@ -479,7 +479,19 @@ def _tie_notice(name: str, share: float, tie_policy: str) -> str | None:
             f"({tie_policy}), not from the retriever: check the run (all scores equal, e.g. 0?).")
 
 
-def _missing_error(name: str, miss: list[str], qids: np.ndarray, run_only: int, single: bool) -> None:
+def _found_nothing(run: pd.DataFrame | None, miss: list[str]) -> str:
+    """What the run records of its missing queries: run by ``ragcov run`` and found nothing, or unknown."""
+    said = set((run.attrs.get("found_nothing") or []) if run is not None else [])
+    if said and set(miss) <= said:
+        return (f" They were run and found nothing (the run records it), so 0 is their score: pass "
+                "`on_missing='zero'` (CLI: --on-missing zero).")
+    return (" If the retriever ran them and found nothing (`ragcov run` says so when it writes a run), 0 is their "
+            "score: pass `on_missing='zero'` (CLI: --on-missing zero; stated in the result). If they were not run, "
+            "add them to the run.")
+
+
+def _missing_error(name: str, miss: list[str], qids: np.ndarray, run_only: int, single: bool,
+                   run: pd.DataFrame | None = None) -> None:
     """Queries a run lacks, under on_missing='error'. A run that also holds queries the task lacks was made
     on another task: zero-filling would score it against the wrong queries, so zero is not suggested."""
     if run_only:
@@ -489,8 +501,8 @@ def _missing_error(name: str, miss: list[str], qids: np.ndarray, run_only: int, 
             "sample). Evaluate it on the task it was made on, or rebuild the run.")
     if single:
         raise QrelsRunMismatchError(
-            f"`run` has no rows for {len(miss)} of the task's {len(qids)} queries (first 3: {miss[:3]}). "
-            "Pass `on_missing='zero'` to score them 0 (stated in the result), or run every query.")
+            f"`run` has no rows for {len(miss)} of the task's {len(qids)} queries (first 3: {miss[:3]})."
+            + _found_nothing(run, miss))
 
 
 def zeroed_notice(name: str, n: int, total: int, groups: Mapping[str, tuple[int, int]] | None = None) -> str:
@@ -669,10 +681,11 @@ def outcomes_many(
             for name, m in lacks.items():
                 if m.any():
                     run_only = len(run_ids[name] - set(task_ids))
-                    _missing_error(name, list(qids_kept[m]), qids_kept, run_only, single)
+                    _missing_error(name, list(qids_kept[m]), qids_kept, run_only, single, loaded[name])
             raise QrelsRunMismatchError(
                 f"runs miss task queries: {said}. Pass on_missing='zero' to score them 0, or 'intersect' to keep "
-                "only the queries every run has (CLI: --on-missing zero|intersect), or run every query.")
+                "only the queries every run has (CLI: --on-missing zero|intersect); zero is right for queries a run "
+                "ran and found nothing, and a query that was not run belongs in the run.")
         if on_missing == "intersect":
             both = ~np.any(np.stack(list(lacks.values())), axis=0)
             if not both.any():
