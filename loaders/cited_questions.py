@@ -43,6 +43,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -242,11 +243,35 @@ def gold_citations(question: Mapping[str, Any], gold: str, table: dict) -> list[
         for r in refs:
             if not r.get("doc_id"):
                 continue
-            x = _Cited(r["doc_id"], _s(r.get("article")), _s(r.get("paragraph")), _s(r.get("inciso")),
-                       _s(r.get("alinea")), _s(r.get("item")), bool(r.get("caput", False)), r.get("raw") or "",
-                       r["doc_id"])
+            x = _Cited(r["doc_id"], _level("article", r.get("article")), _level("paragraph", r.get("paragraph")),
+                       _level("inciso", r.get("inciso")), _level("alinea", r.get("alinea")),
+                       _level("item", r.get("item")), bool(r.get("caput", False)), r.get("raw") or "", r["doc_id"])
             out.setdefault((x.doc_id, x.article, x.paragraph, x.inciso, x.alinea, x.item, x.caput), x)
     return list(out.values())
+
+
+_ORDINAL = re.compile(r"(?<=\d)\s*(?:º|°|ª|o\b|\.)", re.IGNORECASE)
+
+
+def _level(name: str, v: Any) -> str | None:
+    """A structured reference's level in the form the citation parser gives (and the act index keys):
+    ``"8º"``/``"8°"`` -> ``"8"``, ``"3º-a"`` -> ``"3-A"``, inciso ``"ii"`` -> ``"II"``, alínea ``"A"`` -> ``"a"``,
+    ``"parágrafo único"`` -> ``"único"``. Written as a person writes them, they were reported "not found"."""
+    text = _s(v)
+    if text is None:
+        return None
+    if name in ("article", "paragraph", "item"):
+        low = text.lower()
+        if name == "paragraph" and "nico" in low:  # único / unico / parágrafo único
+            return "único"
+        text = _ORDINAL.sub("", re.sub(r"^(?:art(?:igo)?\.?|§+)\s*", "", text, flags=re.IGNORECASE)).replace(" ", "")
+        head, sep, tail = text.partition("-")
+        return head + (sep + tail.upper() if sep else "")
+    if name == "inciso":
+        return re.sub(r"^inciso\s+", "", text, flags=re.IGNORECASE).upper()
+    if name == "alinea":
+        return re.sub(r"^al[ií]nea\s+", "", text, flags=re.IGNORECASE).strip("\"'“”‘’) ").lower()
+    return text
 
 
 def _s(v: Any) -> str | None:

@@ -607,6 +607,13 @@ def _refuse_delimiter(first: str, sep: str, where: str) -> None:
     if len(first.split()) == 6:
         raise InputFileError(f"{name} has space-separated lines of 6 fields (a TREC run, {_TREC_FIELDS}): rename it "
                              ".trec or pass --run-format trec (format='trec').")
+    for other in (";", "|"):  # European-locale spreadsheets write ';': its header is one column to a CSV reader
+        if first.count(other) >= 2:
+            raise InputFileError(
+                f"{name} has {other!r}-separated lines (header {first[:60]!r}); ragcov reads runs separated by "
+                f"commas (.csv) or tabs (.tsv), so --columns cannot find its columns either: re-save it with "
+                f"commas (e.g. pandas.read_csv(path, sep={other!r}).to_csv(new_path, index=False)) or as a "
+                "TREC run.")
 
 
 def _read_json(data: bytes, fmt: str, colmap: Mapping[str, str], where: str) -> pd.DataFrame:

@@ -192,6 +192,15 @@ def _split_frame(task: Any, split: str, columns: Sequence[str] | None = None) ->
     return pd.DataFrame(part)
 
 
+def _all_columns(task: Any, split: str) -> list[str]:
+    try:
+        part = task[split]
+    except (KeyError, TypeError):
+        return []
+    names = getattr(part, "column_names", None)
+    return [str(c) for c in (names if names is not None else getattr(part, "columns", []))]
+
+
 def load_task_frames(task: Any, query_columns: Iterable[str] = ()) -> dict[str, pd.DataFrame | None]:
     """``queries``, ``qrels`` (and corpus ``_id, chunk_index`` when present) as DataFrames."""
     if not isinstance(task, Mapping) and not hasattr(task, "keys"):
@@ -205,6 +214,7 @@ def load_task_frames(task: Any, query_columns: Iterable[str] = ()) -> dict[str, 
             raise RagcovError(f"`task` has no '{name}' split; expected splits 'corpus', 'queries', 'qrels'.")
     if "_id" not in queries.columns:
         raise RagcovError("`task['queries']` needs an '_id' column (the query id).")
+    queries.attrs["all_columns"] = _all_columns(task, "queries")  # for messages naming every usable column
     corpus = _split_frame(task, "corpus", ["_id", "doc_id", "chunk_index"])
     return {"queries": queries, "qrels": qrels, "corpus": corpus}
 
@@ -289,8 +299,10 @@ def judged_queries(queries: pd.DataFrame, qrels: pd.DataFrame, notices: list[str
 def query_column(queries: pd.DataFrame, col: str, param: str) -> np.ndarray:
     """A queries column as strings; unknown or missing values are errors naming the parameter."""
     if col not in queries.columns:
-        raise RagcovError(f"`{param}={col!r}` is not a column of the task's queries; "
-                          f"available: {sorted(map(str, queries.columns))}.")
+        every = sorted(set(map(str, queries.attrs.get("all_columns") or [])) | set(map(str, queries.columns)))
+        usable = [c for c in every if c != "text"]
+        raise RagcovError(f"`{param}={col!r}` is not a column of the task's queries; any queries column works "
+                          f"(CLI: --{param} COL): {usable}.")
     vals = queries[col]
     if vals.isna().any():
         raise RagcovError(f"`{param}={col!r}` is missing for {int(vals.isna().sum())} queries "
