@@ -152,6 +152,7 @@ def per_query_values(run: Any, task: Any, *, metrics: Sequence[str] = ("recall@1
         raise RagcovError(f"`query_ids` holds {len(missing)} question(s) with no resolved provision at granularity "
                           f"{granularity!r} (first: {missing[:3]}); they cannot be scored.")
     kmax = max(k for _, k in specs)
+    run = _checked(run, task)
     top = _ranked(run, kmax)
     out = pd.DataFrame(index=pd.Index(qids, name="query-id"))
     qrels = None
@@ -173,6 +174,23 @@ def per_query_values(run: Any, task: Any, *, metrics: Sequence[str] = ("recall@1
     out.attrs["excluded"] = [q for q in all_q if q not in set(qids)]
     out.attrs["granularity"] = granularity
     return out
+
+
+def _checked(run: Any, task: Any) -> Any:
+    """A run from a file (a path, or a frame read from one) is read once and checked against the task it is
+    scored on (:func:`ragcov_data.eval.outcomes.table.check_made_on`): a run of another cut is refused. Runs
+    made in this process on the task itself are passed through."""
+    from ragcov_data.eval.outcomes.table import _manifest, check_made_on
+
+    if isinstance(run, pd.DataFrame) and not run.attrs.get("source") and not run.attrs.get("tag"):
+        return run
+    df = run if isinstance(run, pd.DataFrame) else _as_frame(run)
+    corpus = getattr(task, "corpus", None) if not isinstance(task, Mapping) else task.get("corpus")
+    if corpus is not None and not isinstance(corpus, pd.DataFrame):
+        corpus = corpus.select_columns([c for c in ("_id", "doc_id", "chunk_index") if c in corpus.column_names]
+                                       ).to_pandas()
+    check_made_on({"run": df}, task, _manifest(task), corpus)
+    return df
 
 
 def _as_frame(run: Any) -> pd.DataFrame:

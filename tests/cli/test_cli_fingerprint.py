@@ -151,3 +151,16 @@ def test_chunk_ids_past_the_last_chunk_are_refused_even_with_a_fingerprint():
     with pytest.raises(QrelsRunMismatchError, match="past their document's last chunk"):
         check_chunk_ids(run, corpus, "r.trec", has_fingerprint=True)
     check_chunk_ids(run.iloc[:1], corpus, "r.trec", has_fingerprint=False)  # too little evidence: no pattern
+
+
+def test_cited_scoring_of_a_run_file_checks_its_cut(irpf_cuts, data_dir):
+    import ragcov_data
+    from ragcov_data.eval.comparisons.cited import per_query_values
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        article = ragcov_data.load_dataset("irpf", data_dir=data_dir, cache_dir=str(irpf_cuts / "cache"))
+    with pytest.raises(QrelsRunMismatchError, match="made on irpf/words-400"):
+        per_query_values(irpf_cuts / "w400.trec", article, metrics=["recall@10"])
+    own = per_query_values(irpf_cuts / "own.trec", article, metrics=["recall@10"])
+    assert own["recall@10"].between(0, 1).all() and len(own) > 100
