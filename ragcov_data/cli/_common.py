@@ -73,7 +73,7 @@ _READ_SUFFIXES = (".parquet", ".jsonl", ".csv", ".tsv", ".txt", ".md", ".html", 
 
 
 def check_outputs(inputs: Iterable[tuple[str, Any]], outputs: Iterable[tuple[str, Any]], *,
-                  folder_outputs: Iterable[tuple[str, Any]] = ()) -> None:
+                  folder_outputs: Iterable[tuple[str, Any]] = (), kinds: dict[str, str] | None = None) -> None:
     """Refuse, before any work starts, outputs that would overwrite an input or each other.
 
     Paths are compared as the files they name (resolved, so ``./a``, ``dir/../a`` and a symbolic link to
@@ -92,6 +92,8 @@ def check_outputs(inputs: Iterable[tuple[str, Any]], outputs: Iterable[tuple[str
         The option as the user typed it (``"--json"``, ``"RUN"``) and the path it names.
     folder_outputs : iterable of (option, path)
         Folders the command writes into.
+    kinds : dict, optional
+        Option -> the kind of file it writes, where the verb decides it (``coverage --out``: a table).
 
     Raises
     ------
@@ -117,7 +119,7 @@ def check_outputs(inputs: Iterable[tuple[str, Any]], outputs: Iterable[tuple[str
             if inp.is_dir() and out.is_file() and _inside(out, inp) and _read_from_folder(out, in_opt, opt):
                 raise RagcovError(f"{opt} {str(out)!r} is a file inside {in_opt} {str(inp)!r}: the output would "
                                   "overwrite an input file; choose a path outside the input folder.")
-        refuse_foreign(opt, out)
+        refuse_foreign(opt, out, (kinds or {}).get(opt))
         for prev_opt, prev in seen:
             if _same_path(out, prev):
                 raise RagcovError(f"{prev_opt} and {opt} name the same file {str(out)!r}: one output would overwrite "
@@ -161,7 +163,10 @@ def check_args_outputs(args: argparse.Namespace) -> None:
             outputs.append((opt, value))
     if folders:  # a folder output only clashes with the task source's folders
         inputs = [(o, p) for o, p in inputs if o in ("--data-dir", "--task", "--data-files", "$RAGCOV_DATA_DIR")]
-    check_outputs(inputs, outputs, folder_outputs=folders)
+    from ragcov_data.cli._outputs import VERB_KINDS
+
+    kinds = {o: k for (v, o), k in VERB_KINDS.items() if v == verb}
+    check_outputs(inputs, outputs, folder_outputs=folders, kinds=kinds)
 
 
 def _same_path(a: Path, b: Path) -> bool:

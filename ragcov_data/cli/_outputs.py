@@ -19,7 +19,9 @@ _JSON_LIMIT = 256 << 20
 DATA_FILE_NAMES = ("query.csv", "qrel.csv", "doc.csv", "laws.jsonl", "questions.jsonl", "aneel_fulltext.jsonl",
                    "aneel_ementas.jsonl", "manifest.json")
 _KIND = {"--json": "a ragcov JSON output", "--html": "a ragcov HTML page", "--markdown": "a ragcov Markdown table",
-         "--csv": "a ragcov CSV table", "--out": "a run file"}
+         "--csv": "a ragcov CSV table", "--out": "a run file", "table": "a ragcov table (.csv or .json)"}
+#: Output options whose kind depends on the verb: (verb, option) -> kind.
+VERB_KINDS = {("coverage", "--out"): "table"}
 
 
 def _head(path: Path) -> bytes:
@@ -66,13 +68,18 @@ def is_own_output(option: str, path: Path) -> bool:
         return b"query-id" in first and b"," in first
     if option == "--out":
         return _is_run(path, head)
+    if option == "table":  # ragcov coverage --out: a .csv or .json table
+        first = head.split(b"\n", 1)[0]
+        return _is_json(path, head) or (b"," in first and not _is_run(path, head))
     return True
 
 
-def refuse_foreign(option: str, path: Path) -> None:
-    """Refuse an output path naming an existing file that is not ragcov's output of that option's kind."""
-    if not path.is_file() or is_own_output(option, path):
+def refuse_foreign(option: str, path: Path, kind_of: str | None = None) -> None:
+    """Refuse an output path naming an existing file that is not ragcov's output of that option's kind
+    (``kind_of``: the kind when the verb decides it, see :data:`VERB_KINDS`)."""
+    key = kind_of or option
+    if not path.is_file() or is_own_output(key, path):
         return
-    kind = _KIND.get(option, "an output of this kind")
+    kind = _KIND.get(key, "an output of this kind")
     raise RagcovError(f"{option} {str(path)!r} names an existing file that is not {kind} (it would be "
                       "overwritten); choose a new path, or remove that file first if it is no longer needed.")

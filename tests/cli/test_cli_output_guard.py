@@ -82,3 +82,19 @@ def test_run_out_over_a_table_is_refused(data, tmp_path, capsys):
     table.write_text("a,b\n1,2\n")
     _refused(["run", "--retriever", "bm25", "--dataset", "juristcu", "--data-dir", data, "--cache-dir",
               data / "cache", "--out", table], table, capsys, "is not a run file")
+
+
+def test_coverage_table_is_written_again_but_not_over_a_run(tmp_path, capsys):
+    from ragcov_data.cli import build_parser
+    from ragcov_data.cli._common import check_args_outputs
+    from ragcov_data.errors import RagcovError
+
+    table = tmp_path / "cov.csv"
+    table.write_text("estimator,method,K,coverage\nmicro,cr2,5,0.93\n")
+    run = tmp_path / "r.trec"
+    run.write_text("q1 Q0 d1 1 2.5 bm25\n")
+    args = build_parser().parse_args(["coverage", "pop.csv", "--out", str(table)])
+    check_args_outputs(args)  # ragcov's own table: may be written again
+    args = build_parser().parse_args(["coverage", "pop.csv", "--out", str(run)])
+    with pytest.raises(RagcovError, match="is not a ragcov table"):
+        check_args_outputs(args)
