@@ -27,6 +27,7 @@ MOVED = {
     "ragcov_data.eval.coverage": "ragcov_data.eval.planning.coverage",
     "ragcov_data.eval.design": "ragcov_data.eval.estimates.design",
     "ragcov_data.eval.evaluator": "ragcov_data.eval.estimates.evaluator",
+    "ragcov_data.eval.juristcu": "ragcov_data.reporting.juristcu",  # the JurisTCU report section
     "ragcov_data.eval.interval": "ragcov_data.eval.estimates.interval",
     "ragcov_data.eval.leaderboard": "ragcov_data.eval.comparisons.leaderboard",
     "ragcov_data.eval.metrics": "ragcov_data.eval.outcomes.metrics",

@@ -10,6 +10,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 import ragcov_data
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -129,3 +131,57 @@ def test_task_record_and_sampler_import_nothing_from_the_loaders():
         up = sorted(m for m in g[low] if m.startswith("ragcov_data.loaders"))
         assert up == [], f"{low} imports {up}"
     assert "ragcov_data.sampling" not in g["ragcov_data.task"]  # the sampler sits above the record
+
+
+#: The installed package's stages in flow order: a module may import from its own stage or an earlier one.
+STAGES = (
+    ("core", ("ragcov_data.errors", "ragcov_data._", "ragcov_data.ties", "ragcov_data.paths", "ragcov_data.registry",
+              "ragcov_data.legal", "ragcov_data.task", "ragcov_data.qrels", "ragcov_data.runs",
+              "ragcov_data.sampling")),
+    ("loaders", ("ragcov_data.loaders", "ragcov_data.sources", "ragcov_data.api", "ragcov_data.publish",
+                 "ragcov_data.irds", "ragcov_data.outside")),
+    ("baselines", ("ragcov_data.baselines",)),
+    ("engine", ("ragcov_data.engine",)),
+    ("outcomes", ("ragcov_data.eval.outcomes",)),
+    ("estimates", ("ragcov_data.eval.estimates",)),
+    ("comparisons", ("ragcov_data.eval.comparisons",)),
+    ("misses", ("ragcov_data.eval.misses",)),
+    ("planning", ("ragcov_data.eval.planning",)),
+    ("eval", ("ragcov_data.eval",)),
+    ("reporting", ("ragcov_data.reporting",)),
+    ("pipeline", ("ragcov_data.pipeline",)),
+    ("cli", ("ragcov_data.cli", "ragcov_data.__main__")),
+)
+
+
+def stage_of(module: str) -> int:
+    """Index in :data:`STAGES` of the stage a module belongs to (the longest matching prefix wins)."""
+    if module == "ragcov_data":
+        return 0
+    best, length = None, -1
+    for i, (_, prefixes) in enumerate(STAGES):
+        for p in prefixes:
+            hit = module == p or module.startswith(p if p.endswith("_") else p + ".")
+            if hit and len(p) > length:
+                best, length = i, len(p)
+    assert best is not None, f"{module} belongs to no stage: add it to STAGES"
+    return best
+
+
+def upward_arrows(g: dict[str, set[str]]) -> list[str]:
+    return sorted(f"{a} ({STAGES[stage_of(a)][0]}) -> {b} ({STAGES[stage_of(b)][0]})"
+                  for a, deps in g.items() for b in deps if stage_of(b) > stage_of(a))
+
+
+def test_stage_finder_reads_prefixes_and_refuses_an_unknown_module():
+    assert STAGES[stage_of("ragcov_data.eval.comparisons.leaderboard")][0] == "comparisons"
+    assert STAGES[stage_of("ragcov_data.eval")][0] == "eval"
+    assert STAGES[stage_of("ragcov_data._json")][0] == "core"
+    assert upward_arrows({"ragcov_data.eval.outcomes.table": {"ragcov_data.eval.estimates._core"}}) != []
+    with pytest.raises(AssertionError, match="no stage"):
+        stage_of("ragcov_data.somewhere_new")
+
+
+def test_every_import_follows_the_flow():
+    """run -> outcomes -> estimates -> comparisons -> misses -> planning -> report: no upward arrow anywhere."""
+    assert upward_arrows(graph()) == []
