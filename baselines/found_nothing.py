@@ -15,9 +15,9 @@ import pandas as pd
 #: Key of a run's ``attrs`` listing the query ids that were run and found nothing.
 FOUND_NOTHING_KEY = "found_nothing"
 _REASONS = {
-    "no_words": "no word left after the analyzer (only stop words, punctuation, emoji or symbols)",
-    "unknown_words": "none of their words is in the corpus (another script or language, or typos)",
-    "zero_score": "their words weigh nothing in this corpus",
+    "no_words": "with no word left after the analyzer (only stop words, punctuation, emoji or symbols)",
+    "unknown_words": "whose words are all absent from the corpus (another script or language, or typos)",
+    "zero_score": "whose words weigh nothing in this corpus",
 }
 
 
@@ -45,8 +45,7 @@ def found_nothing(retriever: Any, queries: pd.DataFrame, run: pd.DataFrame) -> t
     texts = queries.loc[miss.index, "text"].astype(str)
     reasons = pd.Series([why_nothing(retriever, t) for t in texts], index=miss.index)
     counts = reasons.value_counts()
-    why = "; ".join(f"{int(counts[k]):,} with {_REASONS[k]}" if k == "no_words" else f"{int(counts[k]):,}: {_REASONS[k]}"
-                    for k in _REASONS if k in counts.index)
+    why = "; ".join(f"{int(counts[k]):,} {_REASONS[k]}" for k in _REASONS if k in counts.index)
     first = [f"{q} ({t[:30]!r})" for q, t in zip(miss.iloc[:3], texts.iloc[:3])]
     notice = (f"notice: {len(miss):,} of {len(qids):,} queries found nothing, so the run has no row for them — "
               f"{why} (first: {', '.join(first)}). They were run: `ragcov eval --on-missing zero` scores them 0.")

@@ -64,7 +64,7 @@ def test_run_says_which_queries_found_nothing_and_eval_does_not_say_run_them(tab
     assert main(["run", "--retriever", "bm25", "--data-dir", str(tables), "--out", str(out), "--quiet"]) == 0
     said = capsys.readouterr().out
     assert "2 of 4 queries found nothing" in said
-    assert "1 with no word left after the analyzer" in said and "1: none of their words is in the corpus" in said
+    assert "1 with no word left after the analyzer" in said and "1 whose words are all absent from the corpus" in said
     assert load_run(out).attrs["found_nothing"] == ["q3", "q4"]
     assert main(["eval", str(out), "--data-dir", str(tables)]) == 2
     err = capsys.readouterr().err

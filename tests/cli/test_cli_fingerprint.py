@@ -44,6 +44,8 @@ def test_run_writes_the_fingerprint_in_the_tag_and_metadata(cuts):
     assert meta["chunk_words"] == 400 and meta["dataset"] == "aneel_taesa"
     assert line[5].split("|rc:")[1].startswith(meta["corpus_sha256"][:12])
     assert run_fingerprint(load_run(cuts / "w400.trec").attrs)["short"] == meta["corpus_sha256"][:12]
+    ir_measures = pytest.importorskip("ir_measures")  # an outside reader of TREC runs takes the tagged file as is
+    assert len(list(ir_measures.read_trec_run(str(cuts / "w400.trec")))) == len(load_run(cuts / "w400.trec"))
 
 
 @pytest.mark.parametrize("name", ["w400.trec", "w400.parquet"])
