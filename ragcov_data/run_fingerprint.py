@@ -4,8 +4,9 @@ A chunk id such as ``doc#0003`` exists under many cuts of one acervo (100 words,
 artigo) while naming different text under each, so a run scored on a task of another cut pairs by id and
 returns a wrong number with no error. The fingerprint says which chunks a run's ids name:
 
-* ``corpus_sha256``: sha256 over the task corpus's chunk ids and texts, in corpus order (two tasks with the
+* ``corpus_sha256``: sha256 over the task corpus's chunk ids and texts, in id order (two tasks with the
   same chunks have the same hash, however they were loaded: a task folder, ``--data-files``, ``--dataset``);
+  a baseline retriever records it when it indexes a corpus, so every run its ``search`` returns carries it;
 * ``dataset``, ``config``, ``chunking``, ``chunk_words``: to name the task in messages.
 
 ``ragcov run`` records it in parquet metadata (``attrs["task_fingerprint"]``) and in the TREC tag, the sixth
@@ -72,13 +73,16 @@ def _manifest(task: Any) -> dict[str, Any]:
 
 
 def corpus_hash(corpus: pd.DataFrame) -> str:
-    """sha256 over the corpus's ``_id`` and ``text`` (when present), in corpus order."""
+    """sha256 over the corpus's ``_id`` and ``text`` (when present), in id order: the same chunks give the
+    same hash whatever order they were indexed in."""
     h = hashlib.sha256()
-    ids = corpus["_id"].astype(str).tolist()
-    h.update("\x1f".join(ids).encode("utf-8", "surrogatepass"))
+    ids = corpus["_id"].astype(str).to_numpy(dtype=object)
+    order = np.argsort(ids, kind="stable")
+    h.update("\x1f".join(ids[order].tolist()).encode("utf-8", "surrogatepass"))
     if "text" in corpus.columns:
+        texts = corpus["text"].fillna("").astype(str).to_numpy(dtype=object)[order]
         h.update(b"\x1e")
-        h.update("\x1f".join(corpus["text"].fillna("").astype(str).tolist()).encode("utf-8", "surrogatepass"))
+        h.update("\x1f".join(texts.tolist()).encode("utf-8", "surrogatepass"))
     return h.hexdigest()
 
 
@@ -106,14 +110,15 @@ def label_of(fp: Mapping[str, Any]) -> str:
     if not cut and fp.get("chunk_words"):
         cut = f"words-{fp['chunk_words']}"
     parts = [str(p) for p in (fp.get("dataset"), cut) if p]
-    return re.sub(r"[\s;|@]", "_", "/".join(parts)) or "task"
+    return re.sub(r"[\s;|@]", "_", "/".join(parts))  # "" when the run names no task (made through the library)
 
 
 def fingerprint_tag(fp: Mapping[str, Any] | None) -> str:
     """The TREC-tag suffix carrying a fingerprint: ``|rc:<hash12>@<label>`` ("" without one)."""
     if not fp or not fp.get("corpus_sha256"):
         return ""
-    return f"|rc:{str(fp['corpus_sha256'])[:SHORT]}@{label_of(fp)}"
+    label = label_of(fp)
+    return f"|rc:{str(fp['corpus_sha256'])[:SHORT]}" + (f"@{label}" if label else "")
 
 
 def stamp_run(run: pd.DataFrame, task: Any) -> pd.DataFrame:
@@ -131,7 +136,7 @@ def run_fingerprint(attrs: Mapping[str, Any]) -> dict[str, Any] | None:
     if isinstance(fp, Mapping) and fp.get("corpus_sha256"):
         out = dict(fp)
         out["short"] = str(fp["corpus_sha256"])[:SHORT]
-        out.setdefault("label", label_of(fp))
+        out["label"] = label_of(fp)
         return out
     tags = attrs.get("tag")
     tags = [tags] if isinstance(tags, str) else list(tags or [])
@@ -141,7 +146,7 @@ def run_fingerprint(attrs: Mapping[str, Any]) -> dict[str, Any] | None:
     if len(marks) > 1:  # two tasks' rows in one file: refused by the check, whatever the task
         return {"short": None, "label": " and ".join(sorted(lb or h for h, lb in marks))}
     h, lb = marks.pop()
-    return {"short": h, "label": lb or f"a task with corpus hash {h}"}
+    return {"short": h, "label": lb or ""}
 
 
 def check_fingerprint(run: pd.DataFrame, task_fp: Mapping[str, Any] | None, where: str) -> bool:
@@ -157,11 +162,12 @@ def check_fingerprint(run: pd.DataFrame, task_fp: Mapping[str, Any] | None, wher
         raise QrelsRunMismatchError(
             f"{where}: the run's rows carry the marks of several tasks ({fp['label']}); one run file holds one "
             "task's run. Split it, and evaluate each on its own task.")
-    made = fp["label"]
-    extra = f" ({fp['chunks']:,} chunks)" if fp.get("chunks") else ""
+    made = fp["label"] or "another task, not named in the run,"
+    extra = f"{fp['chunks']:,} chunks, " if fp.get("chunks") else ""
+    here = label_of(task_fp) or "this task"
     raise QrelsRunMismatchError(
-        f"{where}: the run was made on {made}{extra}, corpus hash {fp['short']}; this task is {label_of(task_fp)} "
-        f"({int(task_fp.get('chunks', 0)):,} chunks), corpus hash {str(task_fp['corpus_sha256'])[:SHORT]}. Its "
+        f"{where}: the run was made on {made} ({extra}corpus hash {fp['short']}); this task is {here} "
+        f"({int(task_fp.get('chunks', 0)):,} chunks, corpus hash {str(task_fp['corpus_sha256'])[:SHORT]}). Its "
         "chunk ids name other chunks here, so its score would be wrong: evaluate it on the task it was made on "
         f"({_how(fp)}), or make the run again on this task (`ragcov run` with this task's options).")
 
@@ -180,7 +186,7 @@ def _how(fp: Mapping[str, Any]) -> str:
         return f"--chunk-words {m.group(2)}"
     if m and m.group(1) == "dispositivo":
         return "--chunking dispositivo"
-    return f"the task {label or 'it was made on'}"
+    return f"the task {label}" if label else "the same corpus and chunking"
 
 
 def check_chunk_ids(run: pd.DataFrame, corpus: pd.DataFrame | None, where: str, *, has_fingerprint: bool) -> None:

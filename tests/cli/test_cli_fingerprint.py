@@ -102,14 +102,19 @@ def irpf_cuts(tmp_path_factory, data_dir):
     r = make_retriever("bm25", show_progress=False)
     r.index(ds["corpus"])
     run = r.search(ds["queries"], k=10, exclude_self=False)
-    save_run(run, d / "plain.trec", tag="bm25")
+    assert run.attrs[FINGERPRINT_KEY]["corpus_sha256"] == task_fingerprint(ds)["corpus_sha256"]  # search records it
+    save_run(run, d / "api.trec")  # as the library saves it: the corpus hash, no task name
+    plain = run.copy()
+    plain.attrs = {k: v for k, v in run.attrs.items() if k != FINGERPRINT_KEY}  # as another tool writes it
+    save_run(plain, d / "plain.trec", tag="bm25")
     save_run(stamp_run(run, ds), d / "w400.trec")
     assert main(["run", "--retriever", "bm25", "--dataset", "irpf", "--data-dir", str(data_dir), "--cache-dir",
                  str(d / "cache"), "--out", str(d / "own.trec"), "--quiet"]) == 0
     return d
 
 
-@pytest.mark.parametrize("name, says", [("w400.trec", "made on irpf/words-400"), ("plain.trec", "coarser cut")])
+@pytest.mark.parametrize("name, says", [("w400.trec", "made on irpf/words-400"), ("plain.trec", "coarser cut"),
+                                        ("api.trec", "the run was made on another task")])
 def test_irpf_run_of_another_cut_is_refused(irpf_cuts, data_dir, capsys, name, says):
     rc, text = _eval([irpf_cuts / name, "--dataset", "irpf", "--data-dir", data_dir, "--metric", "recall@10",
                       "--cache-dir", irpf_cuts / "cache"], capsys)
