@@ -15,8 +15,9 @@ file stays a standard run that trec_eval reads. :func:`check_fingerprint` refuse
 differs from the task's, naming the task the run was made on.
 
 A run with no fingerprint (made elsewhere) is checked by its ids (:func:`check_chunk_ids`): chunk ids past
-their document's last chunk, or ids that stop in the first half of every document (the pattern of a coarser
-cut), are refused.
+their document's last chunk, or rows that almost never reach a document's second half (the pattern of a
+coarser cut, :data:`PATTERN_RULES`), are refused; a run known to be made on the task can be recorded as such
+with :func:`stamp_run`.
 """
 from __future__ import annotations
 
@@ -42,7 +43,7 @@ _CHUNK_ID = re.compile(r"^(?P<doc>.+)#(?P<idx>\d+)$")
 PATTERN_RULES = ((50, 5, 0.0), (200, 3, 0.10))
 
 __all__ = ["FINGERPRINT_KEY", "task_fingerprint", "fingerprint_tag", "run_fingerprint", "check_fingerprint",
-           "check_chunk_ids", "label_of", "stamp_run"]
+           "check_chunk_ids", "label_of", "stamp_run", "tag_with_fingerprint", "corpus_hash"]
 
 
 def _frame(task: Any, split: str, columns: list[str]) -> pd.DataFrame | None:
