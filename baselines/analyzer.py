@@ -258,7 +258,13 @@ class Analyzer:
         return [fold_accents(t) for t in stems] if self.fold_accents else stems
 
     def __call__(self, text: str) -> list[str]:
-        """Tokens of ``text``, in order, repeats kept."""
+        """Tokens of ``text``, in order, repeats kept. ``text`` must be a str: anything else (None, a number,
+        NaN from a missing table cell, bytes) is refused with what it was, not tokenised as its repr."""
+        if not isinstance(text, str):
+            kind = "bytes (decode them first, e.g. text.decode('utf-8'))" if isinstance(text, (bytes, bytearray)) \
+                else f"{type(text).__name__} {text!r}"
+            raise RagcovError(f"the analyzer tokenises text (a str); got {kind}. A missing text in a table arrives as "
+                              "None or NaN: fill or drop those rows (e.g. df['text'].fillna('')).")
         memo = self._memo
         if len(memo) > self.memo_size:
             memo.clear()

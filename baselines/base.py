@@ -109,6 +109,10 @@ class Retriever(ABC):
             )
         self._show_index = self._progress_on(show_progress)
         self._fit(df["text"].astype(str).tolist())
+        from ragcov_data.run_fingerprint import corpus_hash
+
+        # what every run of this index was made on (checked by every reader against the task's corpus)
+        self.corpus_fingerprint_ = {"corpus_sha256": corpus_hash(df), "chunks": int(len(df))}
         self.corpus_ids = ids
         self._pos = {cid: i for i, cid in enumerate(ids)}
         self._tiekey = tie_keys(ids)
@@ -201,6 +205,15 @@ class Retriever(ABC):
         run.attrs["retriever"] = self.name
         run.attrs["params"] = self.params()
         run.attrs["exclude_self"] = bool(exclude_self)
+        return self._stamp(run)
+
+    def _stamp(self, run: pd.DataFrame) -> pd.DataFrame:
+        """Record in ``run.attrs`` the corpus this retriever indexed (:mod:`ragcov_data.run_fingerprint`)."""
+        from ragcov_data.run_fingerprint import FINGERPRINT_KEY
+
+        fp = getattr(self, "corpus_fingerprint_", None)
+        if fp:
+            run.attrs[FINGERPRINT_KEY] = dict(fp)
         return run
 
     # ---- internals ----------------------------------------------------------------------

@@ -34,6 +34,12 @@ Notes
   agree exactly (tested).
 * ``bm25l`` follows Lv & Zhai (2011) and Trotman et al. (2014). ``rank_bm25.BM25L`` multiplies that
   term score by ``tf`` once more; both agree whenever ``tf = 1``.
+* **idf floor.** A term's idf is at least :data:`IDF_FLOOR` (1e-12): where a formula gives 0 or less — every
+  term of a one-document corpus, a term in one of two documents (``okapi``: ``log(1.5) - log(1.5) = 0``), a
+  term in half or more of the documents under ``robertson`` — a document containing a query term still
+  scores above 0 and is retrieved, instead of vanishing from the run (TF-IDF finds it). Elsewhere the
+  floor changes nothing: ``okapi`` equals rank-bm25 wherever rank-bm25's idf is positive (any corpus
+  where its mean idf is), and every score moves by at most 1e-12 per query term.
 * ``lucene`` uses Lucene's idf with the classic ``(k1+1)`` numerator; Lucene 8+ drops that constant factor
   (same ranking) and stores document lengths lossily, so its scores differ slightly.
 
@@ -53,6 +59,10 @@ from ragcov_data.baselines._lexical import LexicalRetriever
 from ragcov_data.baselines._sparse import BlockScorer
 from ragcov_data.baselines.analyzer import Analyzer
 from ragcov_data.errors import RagcovError
+
+
+#: Smallest idf a term found in the corpus gets (see the module notes: no matching document scores 0).
+IDF_FLOOR = 1e-12
 
 
 class BM25Params(NamedTuple):
@@ -256,6 +266,7 @@ class BM25(LexicalRetriever):
         df = np.diff(postings.indptr)
         variant = VARIANTS[self.variant]
         idf = variant.idf(df.astype(np.float64), n, self._p)
+        idf = np.where(idf > 0, idf, IDF_FLOOR)  # a matching term always counts (corpora of one or two documents)
         weights = postings  # counts are not needed any more: weigh in place
         weights.data = idf[np.repeat(np.arange(len(df)), df)] * variant.tf(
             postings.data, doc_len[postings.indices] / avgdl, self._p)

@@ -211,6 +211,7 @@ class Hybrid(Retriever):
             r.index(corpus, show_progress=show_progress)
         first = self.retrievers[0]
         self.corpus_ids, self._pos, self._tiekey = first.corpus_ids, first._pos, first._tiekey
+        self.corpus_fingerprint_ = getattr(first, "corpus_fingerprint_", None)
         return self
 
     def _fit(self, texts: list[str]) -> None:  # pragma: no cover - ``index`` is overridden
@@ -241,4 +242,4 @@ class Hybrid(Retriever):
         run.attrs["retriever"] = self.name
         run.attrs["params"] = self.params()
         run.attrs["exclude_self"] = bool(exclude_self)
-        return run
+        return self._stamp(run)

@@ -137,6 +137,7 @@ class RM3(Retriever):
         counts = self.base.counts_
         self.base.counts_ = None  # held here, filtered
         self.corpus_ids, self._pos, self._tiekey = self.base.corpus_ids, self.base._pos, self.base._tiekey
+        self.corpus_fingerprint_ = getattr(self.base, "corpus_fingerprint_", None)
         terms = np.empty(len(self.base.vocabulary_), dtype=object)
         terms[list(self.base.vocabulary_.values())] = list(self.base.vocabulary_)
         n_docs = counts.shape[0]

@@ -11,12 +11,18 @@ same file: ``ir_measures.read_trec_run`` (a run reader: parses lines into tuples
 ragcov writes it), gzipped, and tab-separated. Each case runs in a fresh Python process, so its peak
 resident memory (``VmHWM``, else ``ru_maxrss``) is its own; the time is the best of ``--repeat`` and the process's memory
 after its imports is printed beside the peak.
+
+``--eval`` adds the whole ``ragcov eval`` of a large run of the real task (every chunk of the aneel_taesa
+task, words-100, ranked for every query: about 5.3M lines, over 200 MB), carrying the task's fingerprint as
+``ragcov run`` writes it, so the reading, the fingerprint and chunk-id checks, scoring and intervals are all
+in the peak (``--data-dir`` or ``$RAGCOV_DATA_DIR``).
 """
 from __future__ import annotations
 
 import argparse
 import gzip
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -42,6 +48,26 @@ def write_run(path: Path, rows: int, sep: str = " ") -> None:
     frame.to_csv(path, sep=sep, header=False, index=False)
 
 
+def write_task_run(path: Path, data_dir: str, per_query: int = 1000, fingerprint: bool = True) -> int:
+    """``per_query`` chunks of the aneel_taesa task (words-100) for every query, scores with ties, tagged with the
+    task's fingerprint as ``ragcov run`` writes it (or a plain tag). Returns the number of lines."""
+    from ragcov_data.run_fingerprint import fingerprint_tag, task_fingerprint
+    from ragcov_data.sources import resolve_task
+
+    task = resolve_task(data_dir=data_dir).task
+    qids = task["queries"]["_id"]
+    cids = np.asarray(task["corpus"]["_id"], dtype=object)
+    tag = "bm25" + (fingerprint_tag(task_fingerprint(task)) if fingerprint else "")
+    rng = np.random.default_rng(0)
+    k = min(per_query, len(cids))
+    with open(path, "w") as fh:
+        for q in qids:
+            pick = cids[rng.choice(len(cids), size=k, replace=False)]
+            s = np.round(rng.gamma(2.0, 3.0, size=k), 2)
+            fh.write("".join(f"{q} Q0 {d} {r} {v} {tag}\n" for r, (d, v) in enumerate(zip(pick, s.tolist()), 1)))
+    return len(qids) * k
+
+
 def _rss_mib() -> float:
     """Peak resident memory of this process, MiB: ``VmHWM`` where Linux reports it (``ru_maxrss`` survives
     ``exec`` and would report the parent's peak), else ``ru_maxrss``."""
@@ -54,11 +80,24 @@ def _rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux: KiB
 
 
-def measure(case: str, path: str, repeat: int, depth: int | None) -> dict:
+def measure(case: str, path: str, repeat: int, depth: int | None, data_dir: str | None = None) -> dict:
     """One case, in this (fresh) process: best time of ``repeat``, peak RSS, rows returned."""
+    depth_or_dir = data_dir
     if case == "pandas":
         fn = lambda: pd.read_csv(path, sep=r"\s+", header=None, names=["q", "z", "d", "r", "s", "t"],  # noqa: E731
                                  dtype={0: str, 2: str})
+    elif case == "ragcov-eval":
+        import contextlib
+        import io
+
+        from ragcov_data.cli import main as cli
+
+        def fn() -> int:
+            with contextlib.redirect_stdout(io.StringIO()):
+                code = cli(["eval", path, "--data-dir", depth_or_dir, "--metric", "ndcg@10", "--n-resamples", "999"])
+            if code:
+                raise SystemExit(f"ragcov eval failed with status {code}")
+            return 0
     elif case == "ir_measures":
         import ir_measures
 
@@ -75,13 +114,17 @@ def measure(case: str, path: str, repeat: int, depth: int | None) -> dict:
         out = fn()
         times.append(time.perf_counter() - t0)
     rows = out if isinstance(out, int) else len(out)
+    if case == "ragcov-eval":
+        rows = sum(1 for _ in open(path, "rb"))
     return {"seconds": min(times), "peak_mib": _rss_mib(), "imports_mib": base, "rows": rows}
 
 
-def run_case(case: str, path: Path, repeat: int, depth: int | None = None) -> dict:
+def run_case(case: str, path: Path, repeat: int, depth: int | None = None, data_dir: str | None = None) -> dict:
     cmd = [sys.executable, __file__, "--measure", case, "--path", str(path), "--repeat", str(repeat)]
     if depth is not None:
         cmd += ["--depth", str(depth)]
+    if data_dir is not None:
+        cmd += ["--data-dir", str(data_dir)]
     res = subprocess.run(cmd, check=True, capture_output=True, text=True, cwd=Path(__file__).parent)
     return json.loads(res.stdout.strip().splitlines()[-1])
 
@@ -91,15 +134,26 @@ def main() -> None:
     ap.add_argument("--rows", type=int, default=5_000_000)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--depth", type=int, default=10, help="cutoff of the bounded read (default: 10)")
-    ap.add_argument("--measure", default=None, choices=("ragcov", "ragcov-depth", "ir_measures", "pandas"),
+    ap.add_argument("--eval", action="store_true",
+                    help="also measure `ragcov eval` of a >200 MB run of the real task (needs the data folder)")
+    ap.add_argument("--only-eval", action="store_true", help="measure `ragcov eval` only (implies --eval)")
+    ap.add_argument("--eval-candidates", type=int, default=1000,
+                    help="--eval: chunks ranked a query (default 1000: 2.3M lines, about 215 MB)")
+    ap.add_argument("--data-dir", default=None, help="the shared data folder (default: $RAGCOV_DATA_DIR)")
+    ap.add_argument("--measure", default=None, choices=("ragcov", "ragcov-depth", "ragcov-eval", "ir_measures",
+                                                        "pandas"),
                     help="measure one reader on --path in this process and print JSON (what each case runs)")
     ap.add_argument("--path", default=None, help="with --measure: the run file to read")
     args = ap.parse_args()
     if args.measure:
         depth = args.depth if args.measure.endswith("depth") else None
-        print(json.dumps(measure(args.measure, args.path, args.repeat, depth)))
+        print(json.dumps(measure(args.measure, args.path, args.repeat, depth, args.data_dir)))
         return
     print(command_line())
+    if args.eval or args.only_eval:
+        _eval_case(args.data_dir or os.environ.get("RAGCOV_DATA_DIR"), args.eval_candidates)
+        if args.only_eval:
+            return
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "big.trec"
         write_run(path, args.rows)
@@ -135,6 +189,22 @@ def main() -> None:
     ours = results[0][1]["seconds"]
     print(f"{args.rows:,} lines, {size:.0f} MiB file; ir_measures / ours = {results[2][1]['seconds'] / ours:.2f}x, "
           f"pandas / ours = {results[3][1]['seconds'] / ours:.2f}x")
+
+
+def _eval_case(data_dir: str | None, per_query: int) -> None:
+    """``ragcov eval`` of a large run of the real task, in fresh processes: seconds and peak memory, with the
+    task's fingerprint in the run (checked against the task's corpus hash) and without (the chunk-id checks)."""
+    if not data_dir:
+        raise SystemExit("--eval needs the data folder: --data-dir DIR or $RAGCOV_DATA_DIR")
+    with tempfile.TemporaryDirectory() as tmp:
+        for fingerprint in (True, False):
+            path = Path(tmp) / f"task_run_{fingerprint}.trec"
+            lines = write_task_run(path, data_dir, per_query, fingerprint)
+            size = path.stat().st_size / 2**20
+            r = run_case("ragcov-eval", path, 1, data_dir=data_dir)
+            label = f"ragcov eval ndcg@10, run {'with' if fingerprint else 'without'} fingerprint"
+            print(f"{label:<62} {r['seconds']:6.2f} s  peak RSS {r['peak_mib']:6.0f} MiB  (imports "
+                  f"{r['imports_mib']:.0f} MiB; {lines:,} lines, {size:.0f} MiB file)", flush=True)
 
 
 if __name__ == "__main__":

@@ -6,6 +6,8 @@ citation ends with, the record of one cited provision (:class:`Gold`), the alias
 """
 from __future__ import annotations
 
+import re
+
 import functools
 from typing import Any, Mapping, NamedTuple, Sequence
 
@@ -146,8 +148,9 @@ def gold_citations(question: Mapping[str, Any], gold: str, table: dict) -> list[
         for r in refs:
             if not r.get("doc_id"):
                 continue
-            c = cit.Citation(None, _s(r.get("article")), _s(r.get("paragraph")), _s(r.get("inciso")),
-                             _s(r.get("alinea")), _s(r.get("item")), bool(r.get("caput", False)), doc_id=r["doc_id"])
+            c = cit.Citation(None, _level("article", r.get("article")), _level("paragraph", r.get("paragraph")),
+                             _level("inciso", r.get("inciso")), _level("alinea", r.get("alinea")),
+                             _level("item", r.get("item")), bool(r.get("caput", False)), doc_id=r["doc_id"])
             out.setdefault(c.key + (c.caput,), Gold(c, r.get("raw") or ""))
     return list(out.values())
 
@@ -157,3 +160,25 @@ def _s(v: Any) -> str | None:
         return None
     s = str(v).strip()
     return s or None
+
+_ORDINAL = re.compile(r"(?<=\d)\s*(?:º|°|ª|o\b|\.)", re.IGNORECASE)
+
+def _level(name: str, v: Any) -> str | None:
+    """A structured reference's level in the form the citation parser gives (and the act index keys):
+    ``"8º"``/``"8°"`` -> ``"8"``, ``"3º-a"`` -> ``"3-A"``, inciso ``"ii"`` -> ``"II"``, alínea ``"A"`` -> ``"a"``,
+    ``"parágrafo único"`` -> ``"único"``. Written as a person writes them, they were reported "not found"."""
+    text = _s(v)
+    if text is None:
+        return None
+    if name in ("article", "paragraph", "item"):
+        low = text.lower()
+        if name == "paragraph" and "nico" in low:  # único / unico / parágrafo único
+            return "único"
+        text = _ORDINAL.sub("", re.sub(r"^(?:art(?:igo)?\.?|§+)\s*", "", text, flags=re.IGNORECASE)).replace(" ", "")
+        head, sep, tail = text.partition("-")
+        return head + (sep + tail.upper() if sep else "")
+    if name == "inciso":
+        return re.sub(r"^inciso\s+", "", text, flags=re.IGNORECASE).upper()
+    if name == "alinea":
+        return re.sub(r"^al[ií]nea\s+", "", text, flags=re.IGNORECASE).strip("\"'“”‘’) ").lower()
+    return text

@@ -52,6 +52,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path

@@ -361,6 +361,12 @@ def resolve_for_eval(task_sample: Mapping[str, Any] | None, run_attrs: Mapping[s
     scheme = from_run.get("allocation_scheme")
     if scheme is None and from_run.get("allocation"):  # the full record of an earlier version's stratified draw
         scheme = "largest-remainder"
+    if isinstance(from_run["k"], (int, np.integer)) and from_run["k"] > len(ids):  # not "drop --sample-docs":
+        raise QrelsRunMismatchError(  # eval has no such option, and the run was made on another task
+            f"{source} was made on a sample of {from_run['k']} documents, but this task has only {len(ids)} eligible "
+            "documents: the run was made on another task (another acervo, chunk size or data folder). Evaluate it "
+            "on the task it was made on (the same --data-dir/--data-files, --chunk-words and --sample-docs "
+            f"{from_run['k']} --seed {from_run['seed']}), or make the run again on this task.")
     rec = draw(ids, from_run["k"], from_run["seed"], labels, scheme=scheme or ALLOCATION_SCHEME)
     if (labels is not None and from_run.get("allocation_scheme") is None and want
             and not rec["documents_sha256"].startswith(str(want))):

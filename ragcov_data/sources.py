@@ -182,11 +182,11 @@ def resolve_task(
             t = sample_task(t, sample["sample_docs"], sample["sample_seed"], sample["sample_strata"])
         return TaskSource(t, "task", task_attrs(t.manifest, source=str(folder)))
     if data_files:
-        if data_dir:
-            raise RagcovError("give --data-files or --data-dir, not both: --data-files is the whole acervo.")
-        if dataset not in (None, DEFAULT_DATASET):
+        if dataset not in (None, DEFAULT_DATASET):  # said first: the dataset would otherwise be built without them
             raise RagcovError(f"--data-files builds the chunked self-retrieval task ({DEFAULT_DATASET}); "
                               f"--dataset {dataset} reads its own files from --data-dir. Drop one of them.")
+        if data_dir:
+            raise RagcovError("give --data-files or --data-dir, not both: --data-files is the whole acervo.")
         t = _build(list(data_files), chunk_words, query_words, id_column, text_column, sample,
                    _chunking(chunking, min_words, max_words, keep_superseded))
         return TaskSource(t, "data_files", task_attrs(t.manifest))

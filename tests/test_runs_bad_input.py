@@ -263,7 +263,7 @@ def _ragged_run(tmp_path):
 @pytest.mark.parametrize("block", [None, 64, 300])
 @pytest.mark.parametrize("name", ["r.trec", "r.csv", "r.tsv", "rank_only.csv", "r.trec.gz"])
 def test_depth_keeps_the_top_rows_and_their_ties(tmp_path, monkeypatch, block, name):
-    import ragcov_data.runs as runs
+    import ragcov_data._runs_stream as runs  # the bounded reader
 
     df = _ragged_run(tmp_path)
     if block:
@@ -291,7 +291,7 @@ def test_depth_keeps_every_row_tied_with_the_kth(tmp_path):
 
 def test_depth_still_checks_every_row(tmp_path, monkeypatch):
     """Rows cut by depth are still read and checked: no bad input passes because it sits low in a ranking."""
-    import ragcov_data.runs as runs
+    import ragcov_data._runs_stream as runs  # the bounded reader
 
     monkeypatch.setattr(runs, "BLOCK_BYTES", 64)
     body = "".join(f"q1 Q0 d{j} {j} {100 - j} t\n" for j in range(1, 30))
@@ -334,7 +334,7 @@ def test_depth_on_other_sources_and_bad_depth(tmp_path):
 
 def test_depth_pair_check_confirms_hash_matches_on_the_text(tmp_path, monkeypatch):
     """Repeated pairs are found by 64-bit keys and confirmed on the lines: a key collision never refuses a run."""
-    import ragcov_data.runs as runs
+    import ragcov_data._runs_stream as runs  # the bounded reader
 
     monkeypatch.setattr(runs, "_pair_keys", lambda q, d: np.zeros(len(q), dtype=np.uint64))  # every key collides
     p = tmp_path / "r.trec"

@@ -20,6 +20,8 @@ ALL = "__all__"
 #: Internal method ids -> words a reader knows (the ids stay in the JSON).
 METHOD_WORDS = {
     "cr2": "CR2 cluster-robust t interval", "t": "t interval", "micro": "mean over queries",
+    "known_sizes": "known-sizes interval of a document sample (finite-population corrected)",
+    "bootstrap_t": "bootstrap-t interval of a document sample (finite-population corrected)",
     "macro": "mean of cluster means", "mean": "mean over queries",
     "holm": "Holm step-down", "max_t_cluster_bootstrap_bonferroni_bounded":
         "simultaneous max-|t| intervals from one cluster bootstrap, never narrower than Bonferroni's",

@@ -128,6 +128,7 @@ def per_query_values(run: Any, task: Any, *, metrics: Sequence[str] = ("recall@1
     if missing:
         raise RagcovError(f"`query_ids` holds {len(missing)} question(s) with no resolved provision at granularity "
                           f"{granularity!r} (first: {missing[:3]}); they cannot be scored.")
+    run = _checked(run, task)  # a run of another cut is refused before any scoring
     plain = [m for m in metrics if parse_cited_metric(m).name != "ndcg"]
     corpus = _frame(task, "corpus") if any(parse_cited_metric(m).budget for m in plain) else None
     out = cited_values(run, citations, corpus, plain, query_ids=qids, granularity=granularity, provisions=prov)
@@ -143,6 +144,23 @@ def per_query_values(run: Any, task: Any, *, metrics: Sequence[str] = ("recall@1
     out.attrs["excluded"] = [q for q in all_q if q not in set(qids)]
     out.attrs["granularity"] = granularity
     return out
+
+
+def _checked(run: Any, task: Any) -> Any:
+    """A run from a file (a path, or a frame read from one) is read once and checked against the task it is
+    scored on (:func:`ragcov_data.eval.outcomes.table.check_made_on`): a run of another cut is refused. Runs
+    made in this process on the task itself are passed through."""
+    from ragcov_data.eval.outcomes.table import _manifest, check_made_on
+
+    if isinstance(run, pd.DataFrame) and not run.attrs.get("source") and not run.attrs.get("tag"):
+        return run
+    df = run if isinstance(run, pd.DataFrame) else _as_frame(run)
+    corpus = getattr(task, "corpus", None) if not isinstance(task, Mapping) else task.get("corpus")
+    if corpus is not None and not isinstance(corpus, pd.DataFrame):
+        corpus = corpus.select_columns([c for c in ("_id", "doc_id", "chunk_index") if c in corpus.column_names]
+                                       ).to_pandas()
+    check_made_on({"run": df}, task, _manifest(task), corpus)
+    return df
 
 
 def _as_frame(run: Any) -> pd.DataFrame:

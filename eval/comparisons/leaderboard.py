@@ -364,7 +364,8 @@ def _one_group(label, V, clusters, names, estimator, level, B, rng, J, C, n_miss
             "significant_holm": bool(pr["p_adj_cr2"][k] < alpha), "p_family": float(pr["p"][k]), "wins": int(w),
             "losses": int(l_), "ties": int(pr["ties"][k]), "_order": (pos[a], pos[b])})
     pair_rows.sort(key=lambda r: r.pop("_order"))
-    info = {"n_queries": int(V.shape[1]), "n_clusters": K, "estimator": f["estimator"], "method": f["method"],
+    # "method": the interval the systems rows print (on a document sample: its corrected method, e.g. known_sizes)
+    info = {"n_queries": int(V.shape[1]), "n_clusters": K, "estimator": f["estimator"], "method": sys_method,
             "crit": f["crit"], "alpha_star": f["alpha_star"], "pair_method": f.get("pair_method", f["method"]),
             # could be best: no system separably above it (rank_low = 1), by the same intervals
             "best_set": [names[s] for s in order if rlow[s] == 1],

@@ -173,15 +173,29 @@ def _task_record(task: Any) -> dict[str, Any] | None:
     return out or None
 
 
-def with_size_methods(methods_t: tuple[str, ...], requested: Any, population_sizes: Any) -> tuple[str, ...]:
+def with_size_methods(methods_t: tuple[str, ...], requested: Any, population_sizes: Any, *, fpc: bool = True,
+                      given: Any = None, sampled: bool = False) -> tuple[str, ...]:
     """``methods_t`` plus :data:`._core.SIZE_METHODS` when every population document's size is known and
-    no method list was given; a size method asked for without the sizes is an error that says why."""
+    no method list was given; a size method asked for without the sizes is an error that says why, naming
+    the option that took the sizes away (``fpc=False`` / ``--no-fpc``, ``population_sizes`` /
+    ``--population-size``) when one did."""
     known = getattr(population_sizes, "sizes", None) is not None
     if requested is None:
         return methods_t + (_core.SIZE_METHODS if known else ())
     asked = [m for m in methods_t if m in _core.SIZE_METHODS]
     if asked and not known:
-        raise RagcovError(f"method {asked[0]!r} needs every population document's size, which a document-sampled "
+        m = asked[0]
+        if sampled and not fpc:
+            raise RagcovError(f"method {m!r} is the document sample's finite-population correction with every "
+                              "document's size, which --no-fpc (fpc=False) turns off: drop --no-fpc, or drop "
+                              f"{m!r} (--methods cr2 or bootstrap_t) to score the sample without the correction.")
+        if given is not None:
+            raise RagcovError(f"method {m!r} needs every population document's size; --population-size "
+                              "(population_sizes=N) gives only their number. " + (
+                                  "This task's sample records every size: drop --population-size." if sampled else
+                                  "Use 'bootstrap_t' or 'cr2' with --population-size, or evaluate a task drawn "
+                                  "with --sample-docs K (it records every size)."))
+        raise RagcovError(f"method {m!r} needs every population document's size, which a document-sampled "
                           "task records (ragcov build/run --sample-docs K, evaluated with its finite-population "
                           "correction); on this task use 'bootstrap_t' or 'cr2'.")
     return methods_t
@@ -309,7 +323,8 @@ def evaluate(
                      on_missing=on_missing, cluster=cluster, by=by, strata=strata, exclude_self=exclude_self,
                      fpc=fpc, population_sizes=population_sizes)
     values, clusters, groups = table.values, table.clusters, table.groups
-    methods_t = with_size_methods(methods_t, methods, table.population_sizes)
+    methods_t = with_size_methods(methods_t, methods, table.population_sizes, fpc=fpc, given=population_sizes,
+                                  sampled=table.sample is not None)
     kw = dict(level=level, seed=seed, n_resamples=int(n_resamples), population_sizes=table.population_sizes)
     estimates = _grouped_estimates(values, clusters, groups, methods_t, table.strata_values, **kw)
 

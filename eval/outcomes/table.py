@@ -25,7 +25,6 @@ Notices that concern one run name it. The result of :func:`outcomes` is an :clas
 """
 from __future__ import annotations
 
-import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
@@ -35,6 +34,9 @@ import pandas as pd
 
 from ragcov_data.errors import QrelsRunMismatchError, RagcovError
 from ragcov_data.ties import DEFAULT_TIE_POLICY, check_tie_policy, tied
+from ragcov_data.eval.outcomes.run_checks import (TASK_PARAMETERS, _check_query_normalisation,  # noqa: F401
+                                                  _object_index, _where, check_made_on, check_run_documents,
+                                                  check_run_parameters, outside_notice)
 
 __all__ = ["outcomes", "outcomes_many", "OutcomeTable", "OutcomeSet", "read_run", "load_task_frames",
            "default_cluster", "DEFAULT_CLUSTERS", "ON_MISSING", "ALL_TIED_SHARE", "TASK_PARAMETERS",
@@ -48,9 +50,6 @@ ON_MISSING = ("error", "zero", "intersect")
 DEFAULT_CLUSTERS = ("source_key", "doc_id")
 #: A run whose candidates share one score in at least this share of its queries gets the all-tied notice.
 ALL_TIED_SHARE = 0.5
-#: Task parameters a ragcov run records (parquet metadata) and the task's manifest records in ``config``.
-TASK_PARAMETERS = ("chunk_words", "query_words", "chunking")
-_OPTION = {"chunk_words": "--chunk-words", "query_words": "--query-words", "chunking": "--chunking"}
 
 
 # ============================================================================================ records
@@ -192,6 +191,15 @@ def _split_frame(task: Any, split: str, columns: Sequence[str] | None = None) ->
     return pd.DataFrame(part)
 
 
+def _all_columns(task: Any, split: str) -> list[str]:
+    try:
+        part = task[split]
+    except (KeyError, TypeError):
+        return []
+    names = getattr(part, "column_names", None)
+    return [str(c) for c in (names if names is not None else getattr(part, "columns", []))]
+
+
 def load_task_frames(task: Any, query_columns: Iterable[str] = ()) -> dict[str, pd.DataFrame | None]:
     """``queries``, ``qrels`` (and corpus ``_id, chunk_index`` when present) as DataFrames."""
     if not isinstance(task, Mapping) and not hasattr(task, "keys"):
@@ -205,7 +213,8 @@ def load_task_frames(task: Any, query_columns: Iterable[str] = ()) -> dict[str, 
             raise RagcovError(f"`task` has no '{name}' split; expected splits 'corpus', 'queries', 'qrels'.")
     if "_id" not in queries.columns:
         raise RagcovError("`task['queries']` needs an '_id' column (the query id).")
-    corpus = _split_frame(task, "corpus", ["_id", "chunk_index"])
+    queries.attrs["all_columns"] = _all_columns(task, "queries")  # for messages naming every usable column
+    corpus = _split_frame(task, "corpus", ["_id", "doc_id", "chunk_index"])
     return {"queries": queries, "qrels": qrels, "corpus": corpus}
 
 
@@ -289,8 +298,10 @@ def judged_queries(queries: pd.DataFrame, qrels: pd.DataFrame, notices: list[str
 def query_column(queries: pd.DataFrame, col: str, param: str) -> np.ndarray:
     """A queries column as strings; unknown or missing values are errors naming the parameter."""
     if col not in queries.columns:
-        raise RagcovError(f"`{param}={col!r}` is not a column of the task's queries; "
-                          f"available: {sorted(map(str, queries.columns))}.")
+        every = sorted(set(map(str, queries.attrs.get("all_columns") or [])) | set(map(str, queries.columns)))
+        usable = [c for c in every if c != "text"]
+        raise RagcovError(f"`{param}={col!r}` is not a column of the task's queries; any queries column works "
+                          f"(CLI: --{param} COL): {usable}.")
     vals = queries[col]
     if vals.isna().any():
         raise RagcovError(f"`{param}={col!r}` is missing for {int(vals.isna().sum())} queries "
@@ -333,108 +344,6 @@ def exclude_self_rows(run: pd.DataFrame, queries: pd.DataFrame, exclude_self: bo
 
 
 # ---------------------------------------------------------------------------------------- run checks
-def _where(run: pd.DataFrame, name: str) -> str:
-    src = run.attrs.get("source")
-    return f"{src}" if src and src not in ("run", "DataFrame") else f"run {name!r}"
-
-
-def _object_index(values: Any) -> pd.Index:
-    """Ids as an object-dtype Index of str (hash look-ups without per-element Arrow conversions)."""
-    return pd.Index(np.asarray(pd.Series(values).astype(str).to_numpy(dtype=object), dtype=object), dtype=object)
-
-
-def _nfc(ids: Iterable[Any]) -> list[str]:
-    return [unicodedata.normalize("NFC", str(x)) for x in ids]
-
-
-def _normalisation_error(where: str, what: str, pairs: list[tuple[str, str]], n: int) -> QrelsRunMismatchError:
-    run_id, task_id = pairs[0]
-    form = "NFD" if unicodedata.is_normalized("NFD", run_id) and not unicodedata.is_normalized("NFC", run_id) \
-        else "another Unicode form"
-    return QrelsRunMismatchError(
-        f"{where}: {n:,} {what} ids differ from the task's only by Unicode normalisation (the run writes them in "
-        f"{form}, the task in NFC; first: run {run_id!r} = {run_id.encode('unicode_escape').decode()!r}, task "
-        f"{task_id!r}). They look identical but do not match: normalise the run's ids to NFC "
-        "(unicodedata.normalize('NFC', id)) and evaluate again.")
-
-
-def check_run_parameters(run: pd.DataFrame, manifest: Mapping[str, Any], name: str = "run") -> None:
-    """Refuse a run whose recorded task parameters (``chunk_words``, ``query_words``, ``chunking``: a ragcov
-    parquet run keeps them in its metadata) differ from the task's manifest, naming both values: its ids
-    may pair with the task's (``doc#0003`` exists at 100 and at 120 words) while meaning other chunks."""
-    config = (manifest or {}).get("config") or {}
-    if not config.get("chunk_words") or not run.attrs.get("chunk_words"):
-        return
-    attrs = run.attrs
-    task_p = {"chunk_words": config.get("chunk_words"), "query_words": config.get("query_words"),
-              "chunking": config.get("chunking") or "words"}
-    run_p = {"chunk_words": attrs.get("chunk_words"), "query_words": attrs.get("query_words"),
-             "chunking": attrs.get("chunking") or "words"}
-    for key in TASK_PARAMETERS:
-        a, b = run_p[key], task_p[key]
-        if a is None or b is None or str(a) == str(b):
-            continue
-        raise QrelsRunMismatchError(
-            f"{_where(run, name)}: run made at {key}={a}, task has {key}={b}: evaluate it on its own task "
-            f"({_OPTION[key]} {a}), or rebuild the run on this task.")
-
-
-def check_run_documents(run: pd.DataFrame, corpus: pd.DataFrame | None, subset_note: str | None,
-                        notices: list[str], name: str = "run") -> int:
-    """Run rows naming documents outside the task's corpus: an error where the corpus is complete (the run
-    was made on another task, e.g. another chunk size; or its ids are in another Unicode normalisation), a
-    notice where the corpus is a known subset (those documents are unjudged: scored as non-relevant).
-    Returns the number of such rows."""
-    if corpus is None or "_id" not in corpus.columns:
-        return 0
-    codes, uniq = pd.factorize(run["corpus-id"])  # distinct ids only: cheap on long runs
-    uniq = _object_index(uniq)
-    known = _object_index(corpus["_id"]).unique()
-    bad_uniq = known.get_indexer(uniq) < 0
-    if not bad_uniq.any():
-        return 0
-    unknown = bad_uniq[codes]
-    n = int(unknown.sum())
-    distinct = uniq[bad_uniq][np.argsort(np.flatnonzero(bad_uniq), kind="stable")]  # first-appearance order
-    first = list(distinct[:5])
-    where = run.attrs.get("source") or f"`{name}`"
-    nfc_known = dict(zip(_nfc(known), known))
-    pairs = [(str(x), nfc_known[u]) for x, u in zip(distinct, _nfc(distinct)) if u in nfc_known]
-    if pairs:
-        raise _normalisation_error(where, "document", pairs, n)
-    if subset_note is None:
-        raise QrelsRunMismatchError(
-            f"{where}: {n:,} of {len(run):,} rows name documents that are not in the task's corpus "
-            f"({len(corpus):,} documents; first: {first}). The run was made on another task (another chunk size, "
-            "acervo or dataset): evaluate it on the task it was made on, or rebuild the run."
-        )
-    notices.append(f"{n:,} run rows name documents outside the shipped corpus (run {name!r}; first: {first}); "
-                   f"{subset_note} They are unjudged and scored as non-relevant.")
-    return n
-
-
-def outside_notice(counts: Mapping[str, int], subset_note: str | None) -> str | None:
-    """One notice for every run naming documents outside a shipped subset corpus (not one copy per run)."""
-    hit = {k: v for k, v in counts.items() if v}
-    if not hit:
-        return None
-    said = ", ".join(f"{k!r} {v:,}" for k, v in hit.items())
-    return (f"run rows naming documents outside the shipped corpus (unjudged, scored as non-relevant): {said}. "
-            + (subset_note or ""))
-
-
-def _check_query_normalisation(run_ids: Iterable[str], qids: np.ndarray, where: str) -> None:
-    """Run query ids the task lacks but whose NFC form is a task query id: a normalisation error."""
-    task = set(qids)
-    extra = [q for q in run_ids if q not in task]
-    if not extra:
-        return
-    nfc_task = dict(zip(_nfc(qids), qids))
-    pairs = [(q, nfc_task[u]) for q, u in zip(extra, _nfc(extra)) if u in nfc_task]
-    if pairs:
-        raise _normalisation_error(where, "query", pairs, len(pairs))
-
-
 def tie_profile(run: pd.DataFrame, n_queries: int) -> tuple[float, float]:
     """``(top_tie_share, all_tied_share)``: shares of the task's queries whose best score is shared by 2+
     candidates, and whose 2+ candidates all share one score (see :func:`ragcov_data.ties.tied`).
@@ -462,7 +371,19 @@ def _tie_notice(name: str, share: float, tie_policy: str) -> str | None:
             f"({tie_policy}), not from the retriever: check the run (all scores equal, e.g. 0?).")
 
 
-def _missing_error(name: str, miss: list[str], qids: np.ndarray, run_only: int, single: bool) -> None:
+def _found_nothing(run: pd.DataFrame | None, miss: list[str]) -> str:
+    """What the run records of its missing queries: run by ``ragcov run`` and found nothing, or unknown."""
+    said = set((run.attrs.get("found_nothing") or []) if run is not None else [])
+    if said and set(miss) <= said:
+        return (f" They were run and found nothing (the run records it), so 0 is their score: pass "
+                "`on_missing='zero'` (CLI: --on-missing zero).")
+    return (" If the retriever ran them and found nothing (`ragcov run` says so when it writes a run), 0 is their "
+            "score: pass `on_missing='zero'` (CLI: --on-missing zero; stated in the result). If they were not run, "
+            "add them to the run.")
+
+
+def _missing_error(name: str, miss: list[str], qids: np.ndarray, run_only: int, single: bool,
+                   run: pd.DataFrame | None = None) -> None:
     """Queries a run lacks, under on_missing='error'. A run that also holds queries the task lacks was made
     on another task: zero-filling would score it against the wrong queries, so zero is not suggested."""
     if run_only:
@@ -472,8 +393,8 @@ def _missing_error(name: str, miss: list[str], qids: np.ndarray, run_only: int, 
             "sample). Evaluate it on the task it was made on, or rebuild the run.")
     if single:
         raise QrelsRunMismatchError(
-            f"`run` has no rows for {len(miss)} of the task's {len(qids)} queries (first 3: {miss[:3]}). "
-            "Pass `on_missing='zero'` to score them 0 (stated in the result), or run every query.")
+            f"`run` has no rows for {len(miss)} of the task's {len(qids)} queries (first 3: {miss[:3]})."
+            + _found_nothing(run, miss))
 
 
 def zeroed_notice(name: str, n: int, total: int, groups: Mapping[str, tuple[int, int]] | None = None) -> str:
@@ -587,6 +508,7 @@ def outcomes_many(
         check_run(df, "run" if single else f"runs[{name!r}]")
         check_run_parameters(df, manifest, name)
         loaded[name] = df
+    check_made_on(loaded, task, manifest, frames["corpus"])
 
     notices: list[str] = []
     task_ids = frames["queries"]["_id"].astype(str).to_numpy(dtype=object)  # every query of the task, any sample
@@ -656,10 +578,11 @@ def outcomes_many(
             for name, m in lacks.items():
                 if m.any():
                     run_only = len(run_ids[name] - set(task_ids))
-                    _missing_error(name, list(qids_kept[m]), qids_kept, run_only, single)
+                    _missing_error(name, list(qids_kept[m]), qids_kept, run_only, single, loaded[name])
             raise QrelsRunMismatchError(
                 f"runs miss task queries: {said}. Pass on_missing='zero' to score them 0, or 'intersect' to keep "
-                "only the queries every run has (CLI: --on-missing zero|intersect), or run every query.")
+                "only the queries every run has (CLI: --on-missing zero|intersect); zero is right for queries a run "
+                "ran and found nothing, and a query that was not run belongs in the run.")
         if on_missing == "intersect":
             both = ~np.any(np.stack(list(lacks.values())), axis=0)
             if not both.any():
@@ -775,84 +698,5 @@ def outcomes(
     return table
 
 
-# ============================================================================================ eval JSON
-#: Fields of each ``per_query`` record of an ``eval --json`` file that an outcome table needs.
-EVAL_JSON_FIELDS = ("query-id", "cluster", "value")
-
-
-def outcomes_from_eval_json(path: str | Path) -> tuple[pd.DataFrame, list[str]]:
-    """The per-query outcome table a ``.json`` file holds, for ``coverage`` and ``plan``, and its notices.
-
-    The JSON of ``ragcov eval --json`` (an object with ``per_query`` records ``query-id, cluster, value
-    [, group]``) gives its per-query values, the ``cluster`` becoming the ``doc_id`` that the coverage
-    study and the planner sample; a JSON list of records is read as a table. The notices repeat what the
-    evaluation recorded about those values: queries scored 0 because the run lacked them (in the values
-    as misses, not as the retriever's outcomes) and the document sample it scored.
-    """
-    import json
-
-    from ragcov_data.errors import InputFileError
-
-    p = Path(path)
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, ValueError, OSError) as exc:
-        raise InputFileError(f"cannot read population file {str(p)!r}: not valid UTF-8 JSON ({exc}).") from exc
-    if isinstance(data, list):
-        records, where = data, "the list"
-    elif isinstance(data, dict) and "per_query" in data:
-        records, where = data["per_query"], "`per_query`"
-    else:
-        keys = sorted(data)[:8] if isinstance(data, dict) else type(data).__name__
-        raise InputFileError(
-            f"population file {str(p)!r} is JSON without per-query values (found {keys}); pass the JSON that "
-            "`ragcov eval --json` writes (it holds `per_query` records: query-id, cluster, value) or a table of "
-            "per-query outcomes (query-id, doc_id, value) / per-document counts (doc_id, n, hits)."
-        )
-    if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
-        raise InputFileError(f"population file {str(p)!r}: {where} must be a list of records (objects).")
-    df = pd.DataFrame.from_records(records)
-    if where == "the list":
-        for col in ("doc_id", "query-id"):
-            if col in df.columns:
-                df[col] = df[col].astype(str)
-        return df, []
-    missing = [f for f in EVAL_JSON_FIELDS if f not in df.columns]
-    if missing:
-        raise InputFileError(
-            f"population file {str(p)!r}: `per_query` records lack {missing} (found {sorted(map(str, df.columns))}); "
-            "each record needs query-id, cluster and value, as `ragcov eval --json` writes them."
-        )
-    n_queries = data.get("n_queries")
-    if isinstance(n_queries, int) and n_queries != len(df):
-        raise InputFileError(
-            f"population file {str(p)!r} declares n_queries={n_queries} but holds {len(df)} `per_query` records; "
-            "the file is truncated or edited. Write it again with `ragcov eval --json`."
-        )
-    # the evaluation's cluster (document) is the unit the coverage study samples
-    df = df.rename(columns={"doc_id": "doc_id_recorded"}).rename(columns={"cluster": "doc_id"})
-    df["doc_id"] = df["doc_id"].astype(str)
-    df["query-id"] = df["query-id"].astype(str)
-    value = pd.to_numeric(df["value"], errors="coerce")
-    if value.isna().any():
-        i = int(np.flatnonzero(value.isna().to_numpy())[0])
-        raise InputFileError(
-            f"population file {str(p)!r}: `per_query` record {i} (query-id {df['query-id'].iloc[i]!r}) has value "
-            f"{records[i].get('value')!r}; every value must be a finite number (ragcov writes a non-finite one as "
-            "null); fix the run or metric behind it and write the file again."
-        )
-    df["value"] = value.astype(float)
-    df.attrs["source"] = {"file": str(p), "cluster": data.get("cluster"), "metric": data.get("metric")}
-    info = data.get("info") if isinstance(data.get("info"), dict) else {}
-    notes: list[str] = []
-    n_zero = info.get("n_missing_queries") or 0
-    if n_zero:
-        name = info.get("run_name") or "the run"
-        notes.append(f"{p.name}: run {name!r} lacked {n_zero} of {len(df)} queries (scored 0): they are in these "
-                     "values as misses, not as the retriever's outcomes.")
-    sample = info.get("sample")
-    if isinstance(sample, dict):
-        notes.append(f"{p.name}: the evaluation scored the queries of a sample of {sample.get('k')} of "
-                     f"{(sample.get('population') or {}).get('documents')} documents (seed {sample.get('seed')}).")
-    df.attrs["notices"] = notes
-    return df, notes
+# the eval JSON reader lives in its own module; importable from here as before
+from ragcov_data.eval.outcomes.eval_json import EVAL_JSON_FIELDS, outcomes_from_eval_json  # noqa: E402,F401

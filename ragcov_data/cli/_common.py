@@ -66,22 +66,25 @@ FOLDER_OUTPUT_VERBS = {"build": "--out", "benchmark": "--out", "report": "--out"
 #: Input options: argparse dest -> the option (or positional) the user typed.
 INPUT_OPTIONS = {"run": "RUN", "run_a": "RUN_A", "run_b": "RUN_B", "runs": "RUN", "population": "POPULATION",
                  "results": "RESULTS", "data_files": "--data-files", "data_dir": "--data-dir", "task": "--task",
-                 "stratum_sizes": "--stratum-sizes", "card": "--card"}
+                 "stratum_sizes": "--stratum-sizes", "card": "--card", "questions": "--questions"}
 #: Files of an input folder a verb reads: task tables and manifest, acervo documents (by name and suffix).
 _TASK_FILES = ("manifest.json", "corpus", "queries", "qrels")
 _READ_SUFFIXES = (".parquet", ".jsonl", ".csv", ".tsv", ".txt", ".md", ".html", ".htm")
 
 
 def check_outputs(inputs: Iterable[tuple[str, Any]], outputs: Iterable[tuple[str, Any]], *,
-                  folder_outputs: Iterable[tuple[str, Any]] = ()) -> None:
+                  folder_outputs: Iterable[tuple[str, Any]] = (), kinds: dict[str, str] | None = None) -> None:
     """Refuse, before any work starts, outputs that would overwrite an input or each other.
 
     Paths are compared as the files they name (resolved, so ``./a``, ``dir/../a`` and a symbolic link to
     ``a`` are all ``a``; existing files are also compared by inode, which catches hard links). An output
     file may not be an input file, nor a file the verb reads from an input folder (a task folder's
-    manifest and tables, the data folder's sources, the documents of a ``--data-files`` folder); two
-    outputs may not be one file; an output folder may not be an input folder.
-    Every output must also be writable (:func:`ragcov_data.paths.check_writable`).
+    manifest and tables, the data folder's sources — JurisTCU ``query/qrel/doc.csv``, IRPF
+    ``laws/questions.jsonl`` —, the documents of a ``--data-files`` folder); two outputs may not be one file;
+    an output folder may not be an input folder; and an existing output file must be ragcov's own output of
+    that option's kind (:func:`ragcov_data.cli._outputs.refuse_foreign`: ``--html run.trec`` is refused,
+    writing ragcov's HTML again is not). Every output must also be writable
+    (:func:`ragcov_data.paths.check_writable`).
 
     Parameters
     ----------
@@ -89,12 +92,15 @@ def check_outputs(inputs: Iterable[tuple[str, Any]], outputs: Iterable[tuple[str
         The option as the user typed it (``"--json"``, ``"RUN"``) and the path it names.
     folder_outputs : iterable of (option, path)
         Folders the command writes into.
+    kinds : dict, optional
+        Option -> the kind of file it writes, where the verb decides it (``coverage --out``: a table).
 
     Raises
     ------
     RagcovError
         ``--json and RUN name the same file PATH: ...`` (both options and the path).
     """
+    from ragcov_data.cli._outputs import refuse_foreign
     from ragcov_data.paths import check_writable
 
     ins = [(opt, Path(str(p)).expanduser()) for opt, p in inputs if p is not None and str(p)]
@@ -110,9 +116,10 @@ def check_outputs(inputs: Iterable[tuple[str, Any]], outputs: Iterable[tuple[str
             if _same_path(out, inp):
                 raise RagcovError(f"{opt} and {in_opt} name the same file {str(out)!r}: the output would overwrite "
                                   "an input; choose another output path.")
-            if inp.is_dir() and out.is_file() and _inside(out, inp) and _read_from_folder(out, in_opt):
+            if inp.is_dir() and out.is_file() and _inside(out, inp) and _read_from_folder(out, in_opt, opt):
                 raise RagcovError(f"{opt} {str(out)!r} is a file inside {in_opt} {str(inp)!r}: the output would "
                                   "overwrite an input file; choose a path outside the input folder.")
+        refuse_foreign(opt, out, (kinds or {}).get(opt))
         for prev_opt, prev in seen:
             if _same_path(out, prev):
                 raise RagcovError(f"{prev_opt} and {opt} name the same file {str(out)!r}: one output would overwrite "
@@ -143,6 +150,8 @@ def check_args_outputs(args: argparse.Namespace) -> None:
             if dest == "runs" and "=" in item and not Path(item).exists():  # leaderboard NAME=PATH
                 item = item.partition("=")[2]
             inputs.append((opt, item))
+    if hasattr(args, "data_dir") and not getattr(args, "data_dir", None) and os.environ.get("RAGCOV_DATA_DIR"):
+        inputs.append(("$RAGCOV_DATA_DIR", os.environ["RAGCOV_DATA_DIR"]))  # the data folder a dataset is read from
     outputs, folders = [], []
     for dest, opt in OUTPUT_OPTIONS.items():
         value = getattr(args, dest, None)
@@ -153,8 +162,11 @@ def check_args_outputs(args: argparse.Namespace) -> None:
         else:
             outputs.append((opt, value))
     if folders:  # a folder output only clashes with the task source's folders
-        inputs = [(o, p) for o, p in inputs if o in ("--data-dir", "--task", "--data-files")]
-    check_outputs(inputs, outputs, folder_outputs=folders)
+        inputs = [(o, p) for o, p in inputs if o in ("--data-dir", "--task", "--data-files", "$RAGCOV_DATA_DIR")]
+    from ragcov_data.cli._outputs import VERB_KINDS
+
+    kinds = {o: k for (v, o), k in VERB_KINDS.items() if v == verb}
+    check_outputs(inputs, outputs, folder_outputs=folders, kinds=kinds)
 
 
 def _same_path(a: Path, b: Path) -> bool:
@@ -170,15 +182,20 @@ def _same_path(a: Path, b: Path) -> bool:
         return False
 
 
-def _read_from_folder(path: Path, opt: str) -> bool:
-    """Would a verb read ``path`` from the input folder ``opt`` names? (A report written there before is not.)"""
+def _read_from_folder(path: Path, opt: str, out_opt: str = "") -> bool:
+    """Would a verb read ``path`` from the input folder ``opt`` names? (A report written there before is not:
+    a file that is ragcov's own output of the kind ``out_opt`` writes.)"""
+    from ragcov_data.cli._outputs import DATA_FILE_NAMES, is_own_output
     from ragcov_data.paths import DEFAULT_SOURCES
 
-    if path.name == "manifest.json" or (path.stem in _TASK_FILES and path.suffix.lower() in _READ_SUFFIXES):
+    if path.name in DATA_FILE_NAMES or (path.stem in _TASK_FILES and path.suffix.lower() in _READ_SUFFIXES):
         return True
     if any(str(path.resolve()).endswith(str(Path(rel))) for rel in DEFAULT_SOURCES.values()):
         return True
-    return opt == "--data-files" and path.suffix.lower() in _READ_SUFFIXES
+    if path.suffix.lower() not in _READ_SUFFIXES:
+        return False
+    # a data or task folder's tables and documents (e.g. IRPF's html/): inputs, unless ragcov wrote that file
+    return opt == "--data-files" or not (out_opt and is_own_output(out_opt, path))
 
 
 def _inside(path: Path, folder: Path) -> bool:

@@ -47,6 +47,11 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 def _tasks(args: argparse.Namespace) -> dict[str, Any]:
     """The two tasks, built from the same acervo: word windows, then dispositivos."""
+    built = _built_task(args.data_dir)
+    if built:  # the user gave a built task, not --chunking: say that, not "drop --chunking"
+        raise RagcovError(f"--data-dir {args.data_dir!r} holds {built}, whose chunks are already cut; `ragcov "
+                          "chunking` cuts one acervo twice (word windows and dispositivos): give the acervo with "
+                          "--data-files ACERVO, or the aneel_taesa source data with --data-dir.")
     if getattr(args, "chunking", None) is not None:
         raise RagcovError("`ragcov chunking` builds both chunkings itself; drop --chunking.")
     if getattr(args, "task", None) or (args.dataset not in (None, "aneel_taesa")):
@@ -61,6 +66,21 @@ def _tasks(args: argparse.Namespace) -> dict[str, Any]:
     disp_args.min_words, disp_args.max_words = sizes["min_words"], sizes["max_words"]
     disp = load_task_source(disp_args, show_progress=not args.quiet).task
     return {f"words-{args.chunk_words or 100}": words, "dispositivo": disp}
+
+
+def _built_task(data_dir: Any) -> str | None:
+    """What a --data-dir holding an already built task is ("a task folder", "queries/qrels tables"), else None."""
+    from pathlib import Path
+
+    from ragcov_data.sources import task_folder
+
+    if not data_dir or not Path(data_dir).is_dir():
+        return None
+    if task_folder(data_dir) is not None:
+        return "a task folder (manifest.json)"
+    d = Path(data_dir)
+    has = lambda split: any((d / f"{split}{s}").is_file() for s in (".parquet", ".jsonl", ".csv", ".tsv"))  # noqa: E731
+    return "queries/qrels tables" if has("queries") and has("qrels") else None
 
 
 def run(args: argparse.Namespace) -> int:

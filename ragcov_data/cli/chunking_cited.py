@@ -72,6 +72,9 @@ def dispatch(args: argparse.Namespace) -> int | None:
         raise RagcovError(f"--retriever must be one of {list(RETRIEVERS)} (a comma list with --dataset irpf); "
                           f"got {args.retriever!r}.")
     if args.dataset not in DATASETS:
+        if getattr(args, "questions", None):
+            raise RagcovError("--questions applies to --dataset cited_questions (questions whose gold is cited "
+                              "provisions, acts in --data-files); drop it, or add --dataset cited_questions.")
         if len(retrievers) > 1:
             raise RagcovError("a list of retrievers applies to --dataset irpf / cited_questions; the acervo "
                               "comparison runs one --retriever.")
@@ -131,6 +134,12 @@ def _sources(args: argparse.Namespace) -> tuple[Any, Any]:
 
     if args.dataset == "irpf":
         from ragcov_data.loaders.cited_questions import IRPF_FILES, irpf_dir
+
+        given = [opt for opt, v in (("--data-files", args.data_files), ("--questions", args.questions)) if v]
+        if given:  # never run on the shared acts while the user named others
+            raise RagcovError(f"--dataset irpf reads its own {IRPF_FILES['acts']} and {IRPF_FILES['questions']} from "
+                              f"--data-dir, so {' and '.join(given)} would be ignored; for your own acts and "
+                              "questions use --dataset cited_questions --data-files ACTS --questions FILE.")
 
         folder = irpf_dir(args.data_dir)
         return folder / IRPF_FILES["acts"], folder / IRPF_FILES["questions"]

@@ -134,10 +134,21 @@ def run(args: argparse.Namespace) -> int:
         run_df = engine.search(retriever, queries, k=args.k, exclude_self=exclude_self, **eng)
     finally:
         engine.shutdown()  # a local cluster started for this run
+    from ragcov_data.baselines.found_nothing import FOUND_NOTHING_KEY, found_nothing
+
+    qframe = queries.select_columns(["_id", "text"]).to_pandas() if hasattr(queries, "select_columns") \
+        else queries[["_id", "text"]]
+    nothing, notice = found_nothing(retriever, qframe, run_df)
     if len(run_df) == 0:
-        raise RagcovError(f"{retriever.name} retrieved nothing for any of the {len(queries):,} queries (no query "
-                          "shares a word with another chunk), so no run was written; check the acervo's text.")
+        raise RagcovError(f"{retriever.name} retrieved nothing for any of the {len(queries):,} queries, so no run "
+                          f"was written: {notice.removeprefix('notice: ').split(' (first:')[0]}; check the "
+                          "queries' and the corpus's text, or try another --retriever (e.g. tfidf or dense).")
     run_df.attrs.update(source.attrs)
+    if nothing:  # recorded (parquet metadata), so eval can tell "found nothing" from "not run"
+        run_df.attrs[FOUND_NOTHING_KEY] = nothing
+    from ragcov_data.run_fingerprint import stamp_run
+
+    stamp_run(run_df, ds)  # what the run was made on: parquet metadata and the TREC tag (save_run)
     tag = None
     if "sample" in source.attrs:  # a TREC file has no metadata: its tag carries the sample spec
         from ragcov_data.sampling import sample_tag
@@ -151,6 +162,8 @@ def run(args: argparse.Namespace) -> int:
         + (f" [ray, {run_df.attrs.get('workers')} workers]" if eng["engine"] == "ray" else ""),
         file=sys.stdout,
     )
+    if notice:
+        print(notice, file=sys.stdout)
     from ragcov_data.cli._task import sample_line
 
     line = sample_line({"sample": source.attrs.get("sample")})

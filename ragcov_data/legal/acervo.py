@@ -421,6 +421,11 @@ class _Vigencia:
         self.passages += len(spans)
         self.words += n_words
         self.documents += bool(spans)
+        if n_words and not self.keep and not text.split():  # not "empty": all of it was out of force
+            raise InputFileError(
+                f"{display}: every word of this act is superseded wording ({len(spans)} struck-through or revoked "
+                f"passage(s), {n_words:,} words), which is taken out of the index by default, so nothing is left. "
+                "Keep it, marked out of force, with --keep-superseded (keep_superseded=True), or remove the file.")
         return text, tuple(kept)
 
 

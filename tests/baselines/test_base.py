@@ -121,6 +121,8 @@ def test_exclude_self_and_min_score():
     run = ret.search(_queries(2, own=[0, 1]), k=10, exclude_self=True, show_progress=False)
     assert run[run["query-id"] == "q0"]["corpus-id"].tolist() == ["d1"]
     assert run[run["query-id"] == "q1"]["corpus-id"].tolist() == ["d0"]
+    fp = run.attrs.pop("task_fingerprint")  # the corpus indexed: 4 chunks, and its hash
+    assert fp["chunks"] == 4 and len(fp["corpus_sha256"]) == 64
     assert run.attrs == {"retriever": "fixed", "params": {}, "exclude_self": True}
 
 

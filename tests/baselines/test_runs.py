@@ -27,7 +27,8 @@ def test_round_trip_is_exact(real_run, tmp_path, suffix):
     if suffix == ".parquet":
         assert {k: back.attrs[k] for k in real_run.attrs} == real_run.attrs
     else:
-        assert back.attrs["tag"] == "bm25" and back.attrs["format"] == "trec"
+        short = real_run.attrs["task_fingerprint"]["corpus_sha256"][:12]  # the tag carries the corpus indexed
+        assert back.attrs["tag"] == f"bm25|rc:{short}" and back.attrs["format"] == "trec"
     assert back.attrs["rank_from"] == "file" and back.attrs["score_from"] == "file"
     assert not list(tmp_path.glob(".*.tmp"))  # atomic write left no temp file
 

@@ -59,6 +59,10 @@ def test_chunking_irpf_two_chunkings_one_retriever(data_dir, tmp_path, capsys):
     (["--retriever", "bm25,tfidf"], "a list of retrievers applies to --dataset irpf"),
     (["--dataset", "irpf", "--budgets", "500,lots"], "--budgets entries must be positive whole numbers"),
     (["--budgets", "500"], "--budgets applies to --dataset irpf / cited_questions"),
+    # the shared acts must never be used while the user named others
+    (["--dataset", "irpf", "--data-files", "my_acts.jsonl"], "--data-files would be ignored"),
+    (["--dataset", "irpf", "--questions", "my_q.jsonl"], "--questions would be ignored"),
+    (["--questions", "my_q.jsonl"], "--questions applies to --dataset cited_questions"),
 ])
 def test_chunking_irpf_bad_options(data_dir, extra, match, capsys):
     assert main(["chunking", "--data-dir", str(data_dir), "--quiet", *extra]) == 2
@@ -102,3 +106,12 @@ def test_chunking_cited_questions_files(tmp_path, capsys):
     assert main(["chunking", "--dataset", "cited_questions", "--data-files", str(acts), "--questions", str(qs),
                  "--metric", "ndcg@5", "--metrics", "recall@5", "--quiet"]) == 2
     assert "give the metrics once" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("verb", [["eval", "run.trec"], ["run", "--retriever", "bm25", "--out", "x.trec"]])
+def test_irpf_with_data_files_is_refused_by_every_verb(data_dir, tmp_path, capsys, verb):
+    verb = [str(tmp_path / v) if v.endswith(".trec") else v for v in verb]
+    (tmp_path / "run.trec").write_text("q Q0 d 1 1.0 x\n")
+    assert main([*verb, "--dataset", "irpf", "--data-dir", str(data_dir), "--data-files",
+                 str(tmp_path / "acts.jsonl")]) == 2
+    assert "--dataset irpf reads its own files from --data-dir" in capsys.readouterr().err

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -48,7 +49,8 @@ def test_trec_run_of_a_sample_carries_its_spec_in_the_tag(tmp_path, data_dir, ca
     out = capsys.readouterr().out
     assert "sample: 25 of 147 documents (seed 2)" in out
     tag = run.read_text().split("\n", 1)[0].split()[-1]
-    assert tag.startswith("tfidf;sample:k=25,seed=2,docs=")
+    # the task's fingerprint, then the sample spec
+    assert re.match(r"tfidf\|rc:[0-9a-f]{12}@aneel_taesa/chunks-100;sample:k=25,seed=2,docs=", tag), tag
     task = tmp_path / "task"
     assert main(["build", "--data-dir", str(data_dir), "--sample-docs", "25", "--seed", "2", "--out", str(task)]) == 0
     on_data = _eval_json(tmp_path, "d", str(run), "--data-dir", str(data_dir))

@@ -138,8 +138,12 @@ def test_run_made_on_another_chunk_size_is_refused(data_dir):
     t400 = ragcov_data.load_dataset("aneel_taesa", data_dir=str(data_dir), chunk_words=400, show_progress=False)
     run = BM25(show_progress=False).index(t100["corpus"]).search(t100["queries"], k=5, exclude_self=True,
                                                                   show_progress=False)
-    with pytest.raises(QrelsRunMismatchError, match=r"rows name documents that are not in the task's corpus "
-                                                    r"\(567 documents; first: .*another task"):
+    # the run records the corpus its retriever indexed: refused by that fingerprint
+    with pytest.raises(QrelsRunMismatchError, match=r"made on another task.*2,312 chunks.*aneel_taesa/chunks-400"):
+        evaluate(run, t400, on_missing="zero")
+    run.attrs.pop("task_fingerprint")  # a run from elsewhere: refused by its ids
+    with pytest.raises(QrelsRunMismatchError, match=r"corpus-id ids lie past their document's last chunk in this "
+                                                    r"task \(first: .*finer cut"):
         evaluate(run, t400, on_missing="zero")
 
 
