@@ -108,3 +108,30 @@ def test_document_population_is_a_float_that_keeps_its_sizes():
     assert isinstance(p, float) and p == 5.0 and float(p) + 1 == 6.0
     for q in (pickle.loads(pickle.dumps(p)), copy.deepcopy(p)):
         assert q == 5.0 and list(q.sizes) == [1, 2, 3, 4, 5]
+
+
+def test_seed1_sample_recommends_known_sizes(data_dir, tmp_path, monkeypatch):
+    """ANEEL at 75 words, 40 documents (seed 1), a sample that missed the act holding 18% of the queries: CR2
+    covers 83% of such samples against the census; the check says so (not verified) and the recommended,
+    printed row is ``known_sizes`` (census coverage 97%), verified on the same replicates."""
+    import ragcov_data
+    from ragcov_data.baselines import BM25
+    from ragcov_data.eval import evaluate
+    from ragcov_data.eval.estimates import verify as V
+
+    monkeypatch.setenv(V.ENV_VAR, str(tmp_path / "vcache"))
+    part = ragcov_data.load_dataset("aneel_taesa", data_dir=str(data_dir), chunk_words=75, sample_docs=40,
+                                    sample_seed=1, show_progress=False)
+    run = BM25(show_progress=False).index(part["corpus"]).search(part["queries"], k=10, exclude_self=True,
+                                                                 show_progress=False)
+    rep = evaluate(run, part, n_resamples=199)
+    e = rep.estimates[rep.estimates["estimator"] == "micro"].set_index("method")
+    assert e.loc["known_sizes", "recommended"] and e.loc["known_sizes", "verified_status"] == "verified"
+    assert e.loc["cr2", "verified_status"] != "verified" and e.loc["cr2", "verified"] is not True
+    chk = e[e["verified_coverage"].notna()]  # every checked method on the same count of replicates
+    assert len(chk) >= 4
+    c = chk["verified_coverage"].astype(float)
+    np.testing.assert_allclose(chk["verified_mc_se"].astype(float), np.sqrt(c * (1 - c) / V.VERIFY_REPS))
+    shown = rep.summary(methods="recommended")
+    micro_lines = [ln for ln in shown.splitlines() if ln.strip().startswith("micro")]
+    assert len(micro_lines) == 1 and "known_sizes" in micro_lines[0]
