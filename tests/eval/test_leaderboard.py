@@ -463,3 +463,29 @@ def test_html_renders_in_chromium(jboard, tmp_path):
     assert 'data-leaderboard="ok"' in body.group(0) and 'data-panels-ok="4"' in body.group(0), body.group(0)
     n_sig = int(jboard.pairs["significant"].sum())
     assert dom.count('<td class="sig"') == n_sig and dom.count('<td class="ns"') == len(jboard.pairs) - n_sig
+
+
+def test_null_family_rates_superpopulation_and_power():
+    """Superpopulation null: the systems' census means made equal, clusters redrawn; a known shift on system 0
+    is found (power) while the other pairs still measure the family-wise error; the new columns are counted."""
+    from ragcov_data.eval.comparisons._nullfamily import _centered
+
+    rng = np.random.default_rng(2)
+    K = 30
+    n = rng.integers(2, 12, K)
+    codes = np.repeat(np.arange(K), n)
+    V = np.array([(rng.random(len(codes)) < p).astype(float) for p in (0.3, 0.5, 0.6)])
+    for est in ("micro", "macro"):
+        Vc = _centered(V, codes, K, est)
+        m = Vc.mean(1) if est == "micro" else np.array(
+            [(np.bincount(codes, weights=v) / n).mean() for v in Vc])
+        np.testing.assert_allclose(m, m.mean(), atol=1e-12)
+    r = null_family_rates(V, codes, n_families=30, n_resamples=199, null="superpopulation", shift=0.3, seed=1)
+    assert r["null"] == "superpopulation" and r["shift"] == 0.3
+    assert r["power_p_adj"] > 0.9 and r["power_unadjusted"] >= r["power_p_adj"] - 1e-12
+    assert r["p_adj"] == r["simultaneous"]  # the leaderboard's p_adj column decides as the interval
+    assert 0 <= r["holm_cr2"] <= 1 and r["simultaneous"] <= 0.3
+    two = null_family_rates(V[:2], codes, n_families=5, n_resamples=199, shift=0.1)
+    assert two["simultaneous"] is None and two["power_simultaneous"] is not None  # no null pair left
+    with pytest.raises(RagcovError, match="`null` must be one of"):
+        null_family_rates(V, codes, n_families=5, null="bootstrap")
