@@ -58,6 +58,7 @@ import hashlib
 import json
 import math
 import os
+import zlib
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -171,9 +172,8 @@ def _sized_twins(n, s, q, sizes, P: int, rng: np.random.Generator):
     sampled documents nearest in log size (:data:`SIZED_DONORS`, :data:`SIZED_DONOR_SHARE`), its sums scaled
     to its own size. An unseen *large* document (:func:`large_documents`) has no sampled peer of its size
     and moves the population value by itself: over the twins its donors span the sample's range of document
-    rates, lowest to highest. So a
-    document the sample missed, however large, is in every twin, and what it scores varies between twins:
-    the check sees what the sample cannot, as a spread over twins rather than a gap."""
+    rates, lowest to highest. So a document the sample missed, however large, is in every twin, and what it
+    scores varies between twins: the check sees what the sample cannot, as a spread over twins, not a gap."""
     xu = _unseen_sizes(n, sizes)
     K, U = len(n), len(xu)
     d = min(max(SIZED_DONORS, int(SIZED_DONOR_SHARE * K)), K)
@@ -247,7 +247,7 @@ def _simulate_sized(design: Mapping[str, Any], pairs: list[tuple[str, str]], rep
     idx = [_conditional_draws(rng, R, K, M, large) for _ in range(P)]
     pop = {"documents": float(len(sizes)), "sizes": sizes}
     out: dict[str, dict] = {}
-    for j, (est, m) in enumerate(pairs):
+    for est, m in pairs:
         core_est = "macro" if est == "mean" else est
         if m == "chunk_bootstrap":
             continue  # needs per-query values of documents the sample did not see; left unverified
@@ -255,8 +255,10 @@ def _simulate_sized(design: Mapping[str, Any], pairs: list[tuple[str, str]], rep
         for t, (pn, ps, pq) in enumerate(twins):
             truth = ps.sum() / pn.sum() if core_est == "micro" else (ps / pn).mean()
             sub = idx[t]
+            # the bootstrap's seed is the method's own: a pair checked alone or with others gets the same number
             r = _core.interval_batch(pn[sub], ps[sub], pq[sub], estimator=core_est, method=m, level=level,
-                                     n_resamples=B, rng=np.random.default_rng([seed, j, t]), population=pop)
+                                     n_resamples=B, rng=np.random.default_rng([seed, zlib.crc32(m.encode()), t]),
+                                     population=pop)
             lo, hi = r["low"], r["high"]
             cov[t] = np.mean(np.isfinite(lo) & np.isfinite(hi) & (lo <= truth + 1e-12) & (truth - 1e-12 <= hi))
         status, c, se = _status(cov, R, level)

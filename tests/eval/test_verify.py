@@ -173,3 +173,12 @@ def test_recommended_is_the_narrowest_that_passes_and_never_an_unverifiable_row(
     t["verified_status"] = ["not_verified", "unverifiable", "unverifiable"]
     rec = mark_recommended(t, sampled=True)
     assert rec.loc[rec["recommended"], "method"].tolist() == ["bootstrap_t"]  # first not shown to fall short
+
+
+def test_sized_check_of_a_pair_does_not_depend_on_the_other_pairs():
+    y, cl, sizes = _dominated_population(seed=2)
+    ys, cs = _sample(y, cl, np.arange(1, 41))
+    d = V.design_of(ys, cs, population=len(sizes), sizes=sizes)
+    alone = V.verify_design(d, [("micro", "bootstrap_t")], use_cache=False)
+    both = V.verify_design(d, [("micro", "cr2"), ("micro", "bootstrap_t")], use_cache=False)
+    assert alone["micro/bootstrap_t"] == both["micro/bootstrap_t"]
