@@ -15,7 +15,10 @@ parameter variants; top 10) are run on
 
 ``--nulls superpopulation`` adds null families in which every system keeps its own values, shifted to equal
 census means, and the clusters are redrawn with replacement (:func:`ragcov_data.eval.null_family_rates`);
-``--shifts 0.02 0.05`` adds the power of each column on system 0's pairs when system 0 is shifted by that much.
+``--shifts 0.02 0.05`` adds the power of each column on system 0's pairs when system 0 is shifted by that much
+(the shift is added to every one of its per-query values: a difference of exactly that size, but one that
+varies no more than the null's, so absolute powers are optimistic; the columns are compared on the same
+families). ``verdict in 3-6% (2 SE)`` says whether the verdict's rate +- 2 MC SE reaches the 3-6% band.
 Columns: ``p_adj`` (the leaderboard's column: the hull's own adjusted p-value, the verdict's decision),
 ``holm_cr2`` (Holm over the CR2/t tests: the column earlier versions printed beside the verdict).
 
