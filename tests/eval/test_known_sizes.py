@@ -135,3 +135,27 @@ def test_seed1_sample_recommends_known_sizes(data_dir, tmp_path, monkeypatch):
     shown = rep.summary(methods="recommended")
     micro_lines = [ln for ln in shown.splitlines() if ln.strip().startswith("micro")]
     assert len(micro_lines) == 1 and "known_sizes" in micro_lines[0]
+
+
+def test_leaderboard_systems_on_a_sample_carry_the_twin_check(data_dir, tmp_path, monkeypatch):
+    """A leaderboard on a document sample checks each system's interval as evaluate does: on twins of the
+    whole population (verified_status set; verified True only when the status is verified)."""
+    import ragcov_data
+    from ragcov_data.baselines import BM25, TfIdf
+    from ragcov_data.eval import evaluate, leaderboard
+    from ragcov_data.eval.estimates import verify as V
+
+    monkeypatch.setenv(V.ENV_VAR, str(tmp_path / "vcache"))
+    part = ragcov_data.load_dataset("aneel_taesa", data_dir=str(data_dir), chunk_words=75, sample_docs=40,
+                                    sample_seed=1, show_progress=False)
+    runs = {name: make(show_progress=False).index(part["corpus"]).search(part["queries"], k=10, exclude_self=True,
+                                                                        show_progress=False)
+            for name, make in (("bm25", BM25), ("tfidf", TfIdf))}
+    board = leaderboard(runs, part, metric="hit@1", n_resamples=199)
+    sy = board.systems.set_index("name")
+    assert set(sy["method"]) == {"known_sizes"}
+    assert set(sy["verified_status"]) <= set(V.STATUSES) and sy["verified_status"].notna().all()
+    assert ((sy["verified"] == True) == (sy["verified_status"] == "verified")).all()  # noqa: E712
+    ev = evaluate(runs["bm25"], part, methods=["known_sizes"], n_resamples=199).estimates.set_index("method")
+    assert sy.loc["bm25", "verified_status"] == ev.loc["known_sizes", "verified_status"]
+    assert sy.loc["bm25", "verified_coverage"] == pytest.approx(ev.loc["known_sizes", "verified_coverage"])
