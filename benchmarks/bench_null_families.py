@@ -13,6 +13,15 @@ parameter variants; top 10) are run on
 - JurisTCU (150 queries, 3,022-document subset; the unit is ``source_key``, 100 clusters): nDCG@10, micro
   and macro.
 
+``--nulls superpopulation`` adds null families in which every system keeps its own values, shifted to equal
+census means, and the clusters are redrawn with replacement (:func:`ragcov_data.eval.null_family_rates`);
+``--shifts 0.02 0.05`` adds the power of each column on system 0's pairs when system 0 is shifted by that much
+(the shift is added to every one of its per-query values: a difference of exactly that size, but one that
+varies no more than the null's, so absolute powers are optimistic; the columns are compared on the same
+families). ``verdict in 3-6% (2 SE)`` says whether the verdict's rate +- 2 MC SE reaches the 3-6% band.
+Columns: ``p_adj`` (the leaderboard's column: the hull's own adjusted p-value, the verdict's decision),
+``holm_cr2`` (Holm over the CR2/t tests: the column earlier versions printed beside the verdict).
+
 For S = 2, 3, 5, 10 systems (the first S of the list), each null family permutes, independently in every
 cluster, which system's per-query results the cluster receives (:func:`ragcov_data.eval.null_family_rates`):
 the queries of a cluster keep their joint outcomes, but no system is better than another in expectation, so
@@ -57,7 +66,7 @@ MORE_RETRIEVERS = {
     "tfidf-nosmooth": lambda: TfIdf(smooth_idf=False, show_progress=False),
     "tfidf-raw-nonorm": lambda: TfIdf(sublinear_tf=False, norm=None, show_progress=False),
 }
-RATES = ("holm", "simultaneous", "maxt", "unadjusted")
+RATES = ("p_adj", "holm_cr2", "simultaneous", "holm", "maxt", "unadjusted")
 #: Families by name: (estimator, pair_test of ``family``). ``micro wild_cluster`` and ``macro hull`` are the
 #: leaderboard's; ``micro cr2`` and ``macro t`` the analytic families they replaced.
 FAMILIES = {"micro cr2": ("micro", "cr2"), "micro wild_cluster": ("micro", "wild_cluster"),
@@ -75,6 +84,33 @@ def outcomes(ds, metrics: tuple[str, ...], exclude_self: bool, retrievers: dict 
             for m in metrics}, queries
 
 
+def _fmt(r: dict, k: str) -> str:
+    return "-" if r.get(k) is None else f"{r[k]:.3f} ± {1.96 * r[k + '_se']:.3f}"
+
+
+def _null_row(label, V, clusters, S, est, pt, null, args) -> dict:
+    t0 = time.perf_counter()
+    r = null_family_rates(V[:S], clusters, n_families=args.n_families, level=args.level,
+                          n_resamples=args.n_resamples, estimator=est, seed=args.seed, pair_test=pt, null=null)
+    family = {v: k for k, v in FAMILIES.items()}[(est, pt)]
+    row = {"task": label, "null": null, "systems": S, "pairs": r["n_pairs"], "family": family, "K": r["n_clusters"]}
+    row.update({k: _fmt(r, k) for k in RATES})
+    lo, hi = r["simultaneous"] - 2 * r["simultaneous_se"], r["simultaneous"] + 2 * r["simultaneous_se"]
+    row["verdict in 3-6% (2 SE)"] = "yes" if lo <= 0.06 and hi >= 0.03 else "NO"
+    row["time"] = f"{time.perf_counter() - t0:.0f} s"
+    return row
+
+
+def _power_row(label, V, clusters, S, est, pt, null, shift, args) -> dict:
+    r = null_family_rates(V[:S], clusters, n_families=args.n_families, level=args.level,
+                          n_resamples=args.n_resamples, estimator=est, seed=args.seed, pair_test=pt, null=null,
+                          shift=shift)
+    family = {v: k for k, v in FAMILIES.items()}[(est, pt)]
+    row = {"task": label, "null": null, "systems": S, "family": family, "shift": shift}
+    row.update({f"power {k}": _fmt(r, "power_" + k) for k in ("p_adj", "holm_cr2", "unadjusted")})
+    return row
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data-dir", default=os.environ.get("RAGCOV_DATA_DIR", "../shared/data"))
@@ -85,15 +121,24 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--families", nargs="+", default=list(FAMILIES), choices=list(FAMILIES), metavar="FAMILY",
                     help=f"families to run (default: all of {', '.join(FAMILIES)})")
+    ap.add_argument("--nulls", nargs="+", default=["permutation"], choices=["permutation", "superpopulation"],
+                    help="null families: within-cluster permutation (default) and/or superpopulation redraws")
+    ap.add_argument("--shifts", type=float, nargs="+", default=[],
+                    help="also power: a known difference added to system 0 (e.g. 0.02 0.05)")
+    ap.add_argument("--tasks", nargs="+", default=["aneel", "juristcu"], choices=["aneel", "juristcu"])
     args = ap.parse_args()
     print(f"$ {command_line()}")
     every = {**RETRIEVERS, **MORE_RETRIEVERS}
 
-    aneel = ragcov_data.load_dataset("aneel_taesa", data_dir=args.data_dir, chunk_words=100, show_progress=False)
-    vals, q = outcomes(aneel, ("hit@1",), exclude_self=True, retrievers=every)
-    tasks = [("ANEEL hit@1", vals["hit@1"], q["doc_id"].to_numpy())]
+    tasks = []
+    if "aneel" in args.tasks:
+        aneel = ragcov_data.load_dataset("aneel_taesa", data_dir=args.data_dir, chunk_words=100, show_progress=False)
+        vals, q = outcomes(aneel, ("hit@1",), exclude_self=True, retrievers=every)
+        tasks.append(("ANEEL hit@1", vals["hit@1"], q["doc_id"].to_numpy()))
     jt_dir = Path(args.data_dir) / "juristcu"
-    if jt_dir.is_dir():
+    if "juristcu" not in args.tasks:
+        pass
+    elif jt_dir.is_dir():
         jt = ragcov_data.load_dataset("juristcu", data_dir=args.data_dir, show_progress=False)
         jvals, jq = outcomes(jt, ("ndcg@10",), exclude_self=False, retrievers=every)
         tasks.append(("JurisTCU ndcg@10", jvals["ndcg@10"], jq["source_key"].to_numpy()))
@@ -103,24 +148,22 @@ def main() -> None:
     print(f"systems in order: {', '.join(every)}; {args.n_families} null families per setting, B = "
           f"{args.n_resamples} in each; level {args.level} (nominal FWER {1 - args.level:.2f}); margins are 1.96 "
           "Monte-Carlo SE")
-    rows = []
+    rows, power = [], []
     for label, V, clusters in tasks:
-        for S in args.systems:
-            for est, pt in [FAMILIES[f] for f in args.families]:
-                t0 = time.perf_counter()
-                r = null_family_rates(V[:S], clusters, n_families=args.n_families, level=args.level,
-                                      n_resamples=args.n_resamples, estimator=est, seed=args.seed, pair_test=pt)
-                secs = time.perf_counter() - t0
-                family = {v: k for k, v in FAMILIES.items()}[(est, pt)]
-                row = {"task": label, "systems": S, "pairs": r["n_pairs"], "family": family, "K": r["n_clusters"]}
-                row.update({k: f"{r[k]:.3f} ± {1.96 * r[k + '_se']:.3f}" for k in RATES})
-                bound = r["nominal"] + 2 * r["simultaneous_se"]
-                row["verdict <= 5% + 2 SE"] = "yes" if r["simultaneous"] <= bound else "NO"
-                row["time"] = f"{secs:.0f} s"
-                rows.append(row)
-                print("  " + ", ".join(f"{k}: {v}" for k, v in row.items()), flush=True)
-    print()
+        for null in args.nulls:
+            for S in args.systems:
+                for est, pt in [FAMILIES[f] for f in args.families]:
+                    rows.append(_null_row(label, V, clusters, S, est, pt, null, args))
+                    print("  " + ", ".join(f"{k}: {v}" for k, v in rows[-1].items()), flush=True)
+                    for shift in args.shifts:
+                        power.append(_power_row(label, V, clusters, S, est, pt, null, shift, args))
+                        print("  " + ", ".join(f"{k}: {v}" for k, v in power[-1].items()), flush=True)
+    print("\nfamily-wise error (p_adj: the leaderboard's column, the hull's own adjusted p; holm_cr2: Holm over "
+          "the CR2/t tests, the column earlier versions printed; simultaneous: the verdict)")
     print(table(rows))
+    if power:
+        print("\npower: share of system 0's pairs (shifted by `shift`) declared different, by the same columns")
+        print(table(power))
     print(f"\npeak RSS {peak_rss_mb():.0f} MiB")
 
 

@@ -170,7 +170,7 @@ def test_every_pairwise_table_is_family_wise(dom):
         if cls == "juristcu-comparisons":
             assert "p_adj" in body
         else:  # the matrix: every cell a difference with its simultaneous interval, p-values on hover
-            assert "simultaneous 95% interval" in body and "Holm p = " in body
+            assert "simultaneous 95% interval" in body and "adjusted p = " in body
     assert "<h2>Paired comparison</h2>" not in dom  # the old unadjusted per-pair tables
 
 

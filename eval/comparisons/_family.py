@@ -61,6 +61,8 @@ __all__ = ["family", "holm", "letters", "rank_bounds", "cluster_sums", "draw_wei
 LEADERBOARD_PAIR_TEST = "wild_cluster"
 #: Per-query differences within this are ties (wins/losses/ties), as in ``compare``.
 EPS = 1e-12
+#: How far a hull-adjusted p-value may sit from alpha on the wrong side of its interval (rounding only).
+_BOUNDARY = 1e-9
 #: Bound on elements of one block of resampling counts (K x b) held at once.
 _BLOCK = 1 << 22
 
@@ -161,35 +163,40 @@ def family(V: np.ndarray, codes: np.ndarray, K: int, *, estimator: str, level: f
     crit = alpha_star = float("nan")
     live = se > EPS * np.maximum(1.0, np.abs(diff))
     pair_method = method
+    p_hull = np.full(len(ia), np.nan)
     if bootstrap and live.any() and K >= 2:
         _core.check_resamples(n_resamples, level, ("cluster_bootstrap",))
         X = sd[live] if core_est == "micro" else sd[live] / n  # cluster sums (micro) or cluster means (macro)
-        crit, alpha_star, lo_, hi_, pm = _max_t(X, n, core_est, diff[live], se[live], df[live], p[live], K, level,
-                                                n_resamples, rng)
-        low[live], high[live], p_maxt[live] = lo_, hi_, pm
+        crit, alpha_star, lo_, hi_, pm, ph = _max_t(X, n, core_est, diff[live], se[live], df[live], p[live], K,
+                                                    level, n_resamples, rng)
+        low[live], high[live], p_maxt[live], p_hull[live] = lo_, hi_, pm, ph
     if bootstrap:  # pairs without variation: the interval is the point, p_maxt is p (0 or 1)
         low, high, p_maxt = np.where(live, low, diff), np.where(live, high, diff), np.where(live, p_maxt, p)
+        p_hull = np.where(live, p_hull, p)
     p_cr2, p_adj_cr2 = p, np.minimum(p_adj, 1.0)
     if core_est == "micro" and bootstrap and K >= 2 and pair_test == "wild_cluster" and live.any():
-        p, p_adj, low, high, p_maxt = _wild_hull(n, sd, live, level, n_resamples, rng, p, low, high, p_maxt)
+        p, p_adj, low, high, p_maxt, p_hull = _wild_hull(n, sd, live, level, n_resamples, rng, p, low, high,
+                                                         p_maxt, p_hull)
         pair_method = "wild_cluster+cr2"
     elif core_est == "macro" and bootstrap and K >= 3 and pair_test == "wild_cluster" and len(ia) >= 2 and live.any():
-        p, p_adj, low, high, p_maxt = _studentized_hull(sd / n, diff, se, live, level, n_resamples, rng, p, low,
-                                                        high, p_maxt)
+        p, p_adj, low, high, p_maxt, p_hull = _studentized_hull(sd / n, diff, se, live, level, n_resamples, rng, p,
+                                                                low, high, p_maxt, p_hull)
         pair_method = "studentized_max_t+t"
+    if bootstrap:
+        p_hull = _on_verdict_side(p_hull, low, high, 1.0 - level)
     return {
         "method": method, "pair_method": pair_method, "estimator": "mean" if singleton else estimator,
         "singleton": singleton,
         "systems": {k: sys_out[k] for k in ("estimate", "se", "df", "low", "high")},
         "ia": ia, "ib": ib, "crit": crit, "alpha_star": alpha_star,
         "pairs": {"diff": diff, "se": se, "df": df, "p": p, "p_adj": np.minimum(p_adj, 1.0), "low": low,
-                  "high": high, "p_maxt": p_maxt, "p_cr2": p_cr2, "p_adj_cr2": p_adj_cr2,
+                  "high": high, "p_maxt": p_maxt, "p_cr2": p_cr2, "p_adj_cr2": p_adj_cr2, "p_hull": p_hull,
                   "wins": (D > EPS).sum(1), "losses": (D < -EPS).sum(1),
                   "ties": (np.abs(D) <= EPS).sum(1)},
     }
 
 
-def _wild_hull(n, sd, live, level, B, rng, p, low, high, p_maxt):
+def _wild_hull(n, sd, live, level, B, rng, p, low, high, p_maxt, p_hull):
     """Micro pairs: the hull of the CR2 family above and the wild cluster restricted bootstrap family.
 
     The WCR test of ``d = 0`` keeps its size where CR2's does not (a document holding a large share of
@@ -208,10 +215,14 @@ def _wild_hull(n, sd, live, level, B, rng, p, low, high, p_maxt):
     low[live] = np.minimum(low[live], f["low"])
     high[live] = np.maximum(high[live], f["high"])
     p_maxt[live] = np.maximum(p_maxt[live], f["p_maxt"])
-    return p, np.minimum(holm(p), 1.0), low, high, p_maxt
+    # the WCR interval excludes 0 iff p_wcr <= alpha / P (Bonferroni over the P live pairs): with the CR2 part's
+    # level, the hull excludes 0 iff alpha exceeds both (the largest float below P p_wcr makes "<" exact)
+    p_hull = p_hull.copy()
+    p_hull[live] = np.maximum(p_hull[live], np.nextafter(np.minimum(1.0, live.sum() * f["p"]), -np.inf))
+    return p, np.minimum(holm(p), 1.0), low, high, p_maxt, p_hull
 
 
-def _studentized_hull(X, diff, se, live, level, B, rng, p, low, high, p_maxt):
+def _studentized_hull(X, diff, se, live, level, B, rng, p, low, high, p_maxt, p_hull):
     """Macro pairs: the hull of the t family above and a studentized max-|t| cluster-bootstrap family.
 
     ``X`` (P, K) holds every pair's per-cluster mean difference. Each replicate resamples the K clusters,
@@ -246,7 +257,31 @@ def _studentized_hull(X, diff, se, live, level, B, rng, p, low, high, p_maxt):
     low[live] = np.minimum(low[live], d - c * s_)
     high[live] = np.maximum(high[live], d + c * s_)
     p_maxt[live] = np.maximum(p_maxt[live], p_all)
-    return p, np.minimum(holm(p), 1.0), low, high, p_maxt
+    # the interval excludes 0 iff t_obs > M[k - 1], k = ceil(level (B + 1)), i.e. iff #{M < t_obs} >= k: iff
+    # alpha >= 1 - #{M < t_obs} / (B + 1); the largest float below that makes "<" exact
+    j = np.searchsorted(M, tobs, side="left")
+    p_hull = p_hull.copy()
+    p_hull[live] = np.maximum(p_hull[live], np.nextafter(1.0 - j / (B + 1.0), -np.inf))
+    return p, np.minimum(holm(p), 1.0), low, high, p_maxt, p_hull
+
+
+def _on_verdict_side(p_hull: np.ndarray, low: np.ndarray, high: np.ndarray, alpha: float) -> np.ndarray:
+    """``p_hull`` such that, where it is a number, ``p_hull < alpha`` exactly when the interval excludes 0.
+
+    Where the two differ by rounding only (within :data:`_BOUNDARY`: a quantile in floating point) the value is
+    read on the interval's side. Where they differ by more (the wild test inverted on a grid of candidate
+    values can exclude 0 by a hair while its p-value at 0 sits above its level, or the reverse) the
+    adjusted p-value is not one number the interval agrees with: it is left out (nan; ``null`` in JSON) and
+    the verdict is the interval's."""
+    excl = (low > 0) | (high < 0)
+    ok = np.isfinite(p_hull)
+    wrong = ok & (excl != (p_hull < alpha))
+    near = wrong & (np.abs(p_hull - alpha) <= _BOUNDARY)
+    out = p_hull.copy()
+    out[near & excl] = np.nextafter(alpha, -np.inf)
+    out[near & ~excl] = alpha
+    out[wrong & ~near] = np.nan
+    return out
 
 
 def rank_bounds(better: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -311,4 +346,28 @@ def _max_t(X: np.ndarray, n: np.ndarray, estimator: str, diff, se, df, p, K: int
         z = stats.norm.isf(p / 2.0)
     p_boot = (1.0 + len(M) - np.searchsorted(M, z, side="left")) / (len(M) + 1.0)
     p_maxt = np.maximum(p_boot, np.minimum(1.0, m * p))
-    return crit, alpha_star, diff - half, diff + half, p_maxt
+    # the interval excludes 0 iff p < alpha* = min(2 (1 - Phi(quantile(M, 1 - a))), a / m), i.e. iff a exceeds both
+    # m p and 1 - L(z), L(z) the largest level whose quantile of M lies below z: its exact adjusted p-value
+    p_hull = np.maximum(np.minimum(1.0, m * p), 1.0 - _quantile_level(M, z))
+    return crit, alpha_star, diff - half, diff + half, p_maxt, p_hull
+
+
+def _quantile_level(M: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """For sorted ``M`` (B,) and each ``z``: ``sup{L in [0, 1]: np.quantile(M, L) < z}`` (0 if none), so that
+    ``z > np.quantile(M, L)`` exactly when ``L < _quantile_level(M, z)`` (linear interpolation, B - 1 steps)."""
+    z = np.asarray(z, float)
+    B = len(M)
+    if B == 0:
+        return np.zeros(z.shape)
+    if B == 1:
+        return np.where(z > M[0], 1.0, 0.0)
+    i = np.searchsorted(M, z, side="left") - 1  # last index with M[i] < z
+    out = np.zeros(z.shape)
+    top = i >= B - 1
+    out[top] = 1.0
+    mid = (i >= 0) & ~top
+    ii = i[mid]
+    gap = M[ii + 1] - M[ii]
+    frac = np.where(gap > 0, (z[mid] - M[ii]) / np.where(gap > 0, gap, 1.0), 0.0)
+    out[mid] = (ii + frac) / (B - 1)
+    return np.clip(out, 0.0, 1.0)

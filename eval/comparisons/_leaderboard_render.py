@@ -206,8 +206,8 @@ def family_words(b: Any) -> str:
             "bootstrap for means over queries, the studentized max-|t| bootstrap for means of cluster means and "
             "one-query clusters); a pair is separable "
             "exactly when its interval excludes 0, and rank intervals, tiers (a shared letter = not separable) and "
-            "the could-be-best set all follow those decisions; Holm-adjusted p-values are shown as an extra column "
-            "and decide nothing.")
+            "the could-be-best set all follow those decisions; p is the p-value of that hull's test and p_adj its "
+            "adjusted p-value (below 1 - level exactly when the interval excludes 0).")
 
 
 def pool_words(b: Any) -> list[str]:
@@ -291,7 +291,7 @@ def md_table(cols: list[str], rows: list[list[str]]) -> str:
 
 
 def _pair_rows(b: Board, g: str) -> tuple[list[str], list[list[str]]]:
-    cols = ["a − b", "diff", "simultaneous interval", "p", "p (Holm)", "separable"]
+    cols = ["a − b", "diff", "simultaneous interval", "p", "p_adj", "separable"]
     if b.pool:
         cols.append("robust to the pool")
     cols.append("wins/losses/ties")
@@ -470,7 +470,7 @@ def pair_matrix_html(res: Any, g: str, table_class: str = "pairs") -> str:
         cls = "sig" if r.significant else "ns"
         rob = "" if not r.significant or r.robust is None else f' data-robust="{"yes" if r.robust else "no"}"'
         title = (f"{r.a} − {r.b}: {r.diff:+.4f} [{_num(r.low, sign=True)}, {_num(r.high, sign=True)}], "
-                 f"p = {p_text(r.p)}, Holm p = {p_text(r.p_adj)}"
+                 f"p = {p_text(r.p)}, adjusted p = {p_text(r.p_adj)}"
                  + ("" if r.robust is None or not r.significant else
                     ("; robust to the pool" if r.robust else "; order depends on the pool")))
         cell[(r.a, r.b)] = (f'<td class="{cls}"{rob} title="{_e(title)}">{r.diff:+.3f}'

@@ -8,6 +8,13 @@ another in expectation, so any pair declared different is a false positive. Over
 share with at least one false positive is the family-wise error rate (FWER): it should be at most
 ``1 - level`` for the Holm-adjusted p-values, the max-|t| adjusted p-values and the simultaneous
 intervals, while the unadjusted per-pair tests exceed it.
+
+A *superpopulation* null (``null="superpopulation"``) instead keeps every system's own per-query values,
+shifted so that their census means (micro, or macro for ``estimator="macro"``) are equal, and redraws the
+K clusters with replacement in every family: the systems are not exchangeable within a cluster (their
+difference varies from cluster to cluster, a dominant cluster included or not), only equal on average.
+``shift`` adds a known difference to system 0 in every family (its pairs are then true differences): the
+share of them declared is the power, the rest of the pairs still measure the family-wise error.
 """
 from __future__ import annotations
 
@@ -31,9 +38,33 @@ def permute_within_clusters(V: np.ndarray, codes: np.ndarray, K: int, rng: np.ra
     return V[perms[codes].T, np.arange(N)[None, :]]
 
 
+NULLS = ("permutation", "superpopulation")
+#: Family-wise rates (and, with ``shift``, powers) reported, by the column or decision they read.
+RATES = ("holm", "simultaneous", "maxt", "unadjusted", "p_adj", "holm_cr2")
+
+
+def _centered(V: np.ndarray, codes: np.ndarray, K: int, estimator: str) -> np.ndarray:
+    """``V`` with every system shifted to the same census mean (micro: over queries; macro: of cluster means)."""
+    if estimator == "macro":
+        n = np.bincount(codes, minlength=K)
+        means = np.array([(np.bincount(codes, weights=v, minlength=K) / n).mean() for v in V])
+    else:
+        means = V.mean(1)
+    return V - (means - means.mean())[:, None]
+
+
+def _redraw(Vc: np.ndarray, members: list[np.ndarray], K: int, rng: np.random.Generator):
+    """K clusters drawn with replacement: the values of their queries and new codes 0..K-1."""
+    pick = rng.integers(0, K, K)
+    rows = np.concatenate([members[c] for c in pick])
+    codes = np.repeat(np.arange(K), [len(members[c]) for c in pick])
+    return Vc[:, rows], codes
+
+
 def null_family_rates(values: Any, clusters: Any, *, n_families: int = 300, level: float = 0.95,
-                      n_resamples: int = 199, estimator: str = "micro", seed: int = 0,
-                      pair_test: str = "wild_cluster") -> dict[str, Any]:
+                      n_resamples: int = 199, estimator: str = "micro", seed: Any = 0,
+                      pair_test: str = "wild_cluster", null: str = "permutation",
+                      shift: float = 0.0) -> dict[str, Any]:
     """Family-wise false-positive rates of the leaderboard's pair machinery on null families.
 
     Parameters
@@ -52,14 +83,24 @@ def null_family_rates(values: Any, clusters: Any, *, n_families: int = 300, leve
         Micro pair test of the family (:func:`._family.family`): ``wild_cluster`` (the leaderboard's) widens
         each micro pair's interval to the hull with the wild cluster restricted bootstrap interval; ``cr2``
         is the CR2-only family, for comparison.
+    null : {"permutation", "superpopulation"}
+        Within-cluster permutation of the system labels (default), or equal census means with the clusters
+        redrawn with replacement (see the module docstring).
+    shift : float
+        Known difference added to system 0 (0: every pair null).
 
     Returns
     -------
     dict
         ``holm``, ``simultaneous``, ``maxt``, ``unadjusted``: share of families with at least one pair
         declared different (adjusted p < 1 - level, interval excluding 0, max-|t| p < 1 - level,
-        unadjusted p < 1 - level), each with its Monte-Carlo SE (``*_se``); ``nominal`` (1 - level),
-        ``n_families``, ``n_systems``, ``n_pairs``, ``n_clusters``, ``n_queries``.
+        unadjusted p < 1 - level), each with its Monte-Carlo SE (``*_se``); ``p_adj`` (the leaderboard's
+        ``p_adj`` column, the hull's adjusted p-value: the same decision as ``simultaneous``) and
+        ``holm_cr2`` (Holm over the CR2/t tests alone: the leaderboard's ``p_adj`` column of earlier
+        versions); ``nominal`` (1 - level), ``n_families``, ``n_systems``, ``n_pairs``, ``n_clusters``,
+        ``n_queries``, ``null``, ``shift``. With ``shift``, the rates count the null pairs only (those
+        without system 0; None with two systems) and ``power_<rate>`` is the share of system 0's pairs
+        declared different (with its ``_se`` over every such pair of every family).
     """
     if isinstance(values, pd.DataFrame):
         values = values.to_numpy(dtype=float).T
@@ -71,26 +112,51 @@ def null_family_rates(values: Any, clusters: Any, *, n_families: int = 300, leve
         raise RagcovError(f"`clusters` needs one label per query ({V.shape[1]}); got shape {c.shape}.")
     if not isinstance(n_families, (int, np.integer)) or n_families < 1:
         raise RagcovError(f"`n_families` must be a positive integer; got {n_families!r}.")
+    if null not in NULLS:
+        raise RagcovError(f"`null` must be one of {NULLS}; got {null!r}.")
     codes, labels = pd.factorize(pd.Series(c), sort=False)
     K = len(labels)
     alpha = 1.0 - level
     rng = np.random.default_rng(seed)
-    hits = {"holm": 0, "simultaneous": 0, "maxt": 0, "unadjusted": 0}
+    S = V.shape[0]
+    ia, ib = np.triu_indices(S, 1)
+    true = (ia == 0) if shift else np.zeros(len(ia), bool)  # pairs with system 0 carry the shift
+    hits = dict.fromkeys(RATES, 0)
+    found = dict.fromkeys(RATES, 0)
+    if null == "superpopulation":
+        Vc = _centered(V, codes, K, estimator)
+        members = [np.flatnonzero(codes == c) for c in range(K)]
     for _ in range(int(n_families)):
-        Vp = permute_within_clusters(V, codes, K, rng)
-        f = family(Vp, codes, K, estimator=estimator, level=level, n_resamples=n_resamples, rng=rng,
+        if null == "permutation":
+            Vp, cp = permute_within_clusters(V, codes, K, rng), codes
+        else:
+            Vp, cp = _redraw(Vc, members, K, rng)
+        if shift:
+            Vp = Vp.copy()
+            Vp[0] += shift
+        f = family(Vp, cp, K, estimator=estimator, level=level, n_resamples=n_resamples, rng=rng,
                    pair_test=pair_test)
         pr = f["pairs"]
-        hits["holm"] += bool((pr["p_adj"] < alpha).any())
-        hits["unadjusted"] += bool((pr["p"] < alpha).any())
-        hits["maxt"] += bool((pr["p_maxt"] < alpha).any())
-        hits["simultaneous"] += bool(((pr["low"] > 0) | (pr["high"] < 0)).any())
+        decided = {"holm": pr["p_adj"] < alpha, "unadjusted": pr["p"] < alpha, "maxt": pr["p_maxt"] < alpha,
+                   "simultaneous": (pr["low"] > 0) | (pr["high"] < 0),
+                   "p_adj": np.where(np.isfinite(pr["p_hull"]), pr["p_hull"] < alpha,
+                                     (pr["low"] > 0) | (pr["high"] < 0)),
+                   "holm_cr2": pr["p_adj_cr2"] < alpha}
+        for k, d in decided.items():
+            hits[k] += bool(d[~true].any())
+            found[k] += int(d[true].sum())
     out: dict[str, Any] = {"nominal": alpha, "level": level, "n_families": int(n_families),
-                           "n_systems": int(V.shape[0]), "n_pairs": int(V.shape[0] * (V.shape[0] - 1) // 2),
+                           "n_systems": int(S), "n_pairs": int(S * (S - 1) // 2),
                            "n_clusters": K, "n_queries": int(V.shape[1]), "n_resamples": int(n_resamples),
-                           "estimator": estimator, "pair_test": pair_test}
-    for k, h in hits.items():
-        r = h / n_families
+                           "estimator": estimator, "pair_test": pair_test, "null": null, "shift": float(shift)}
+    any_null = bool((~true).any())
+    n_true = int(true.sum()) * int(n_families)
+    for k in RATES:
+        r = hits[k] / n_families if any_null else None
         out[k] = r
-        out[k + "_se"] = math.sqrt(r * (1 - r) / n_families)
+        out[k + "_se"] = None if r is None else math.sqrt(r * (1 - r) / n_families)
+        if shift:
+            pw = found[k] / n_true
+            out["power_" + k] = pw
+            out["power_" + k + "_se"] = math.sqrt(pw * (1 - pw) / n_true)
     return out

@@ -160,7 +160,7 @@ def _checked(differences: pd.DataFrame, na: np.ndarray, sa: np.ndarray, nb: np.n
     res = verify_chunking_differences(na, sa, nb, sb, pairs, level=level)
     for k in VERIFY_FIELDS:
         vals = [res.get(f"{e}/{m}", {}).get(k) for e, m in pairs]
-        out[k] = pd.Series(vals, index=out.index, dtype=object if k == "verified" else float)
+        out[k] = pd.Series(vals, index=out.index, dtype=object if k in ("verified", "verified_status") else float)
     return clip_table(out, (-1.0, 1.0))
 
 
@@ -190,7 +190,7 @@ def _own_estimates(result: EvaluationResult, name: str) -> list[dict[str, Any]]:
                              "low": float(r["low"]), "high": float(r["high"]),
                              "n_queries": int(len(result.per_query)), "n_documents": int(len(result.per_document)),
                              # its check and bounds, as evaluate printed them (absent: not checked there)
-                             **{k: r.get(k, np.nan if k != "verified" else None) for k in VERIFY_FIELDS},
+                             **{k: r.get(k, None if k in ("verified", "verified_status") else np.nan) for k in VERIFY_FIELDS},
                              **{k: r[k] for k in ("low_bounded", "high_bounded", "clipped") if k in r.index}})
                 break
     return rows

@@ -18,8 +18,15 @@ Design (every choice below is the documented default; the machinery is :mod:`._f
   ``low, high`` = simultaneous interval at ``level``: max-|t| from one cluster bootstrap whose resampling
   counts (K x B) are shared by every system and pair, never narrower than Bonferroni's on the same CR2/t
   tests (see :mod:`._family`); ``p_adj_maxt`` = the adjusted p-value coherent with the intervals;
-  ``p`` = the CR2 (micro) / t (macro, mean) test of ``compare``; ``p_adj`` = Holm step-down over the
-  family (an extra column: ``significant_holm``); ``low, high`` = simultaneous interval at ``level``:
+  ``p`` = the p-value of the test behind the verdict (the hull's: the larger of the CR2/t test's and the
+  resampling family's, below; a pair's test rejects only where both do; equal to ``p_family``);
+  ``p_adj`` = that hull's adjusted p-value, the smallest family-wise level at which the pair's printed
+  simultaneous interval excludes 0, so ``p_adj < 1 - level`` exactly when ``significant``;
+  null (left out) on the rare pair whose wild test inverted on a grid excludes 0 by a hair while its
+  p-value at 0 does not reject, or the reverse (:func:`._family._on_verdict_side`);
+  ``significant_holm`` (name kept for the JSON contract) = ``significant``, the same decision;
+  ``p_cr2`` = the CR2 (micro) / t (macro, mean) test of ``compare`` alone, not a verdict's test;
+  ``low, high`` = simultaneous interval at ``level``:
   max-|t| from one cluster bootstrap whose resampling counts (K x B) are shared by every system and pair,
   never narrower than Bonferroni's on the same CR2/t tests; for micro (:data:`PAIR_TEST`) widened to the
   hull with the wild cluster restricted bootstrap interval at Bonferroni's level, whose test keeps its
@@ -30,8 +37,9 @@ Design (every choice below is the documented default; the machinery is :mod:`._f
   wins/losses/ties.
 - **One procedure.** ``significant`` (a pair is separable) is exactly "its printed simultaneous interval
   excludes 0"; rank intervals, tiers, colours and ``best_set`` use those decisions and nothing else, so
-  no verdict contradicts the interval beside it. Holm (``p_adj``, ``significant_holm``) is shown as a
-  named extra column, never as the verdict.
+  no verdict contradicts the interval beside it. Every p-value and significance column comes from that
+  same test (earlier versions printed a CR2/t Holm column beside it, which rejected 7.3% of two-system null
+  families at 5%: a column from another test than the verdict's).
 - **Ranks.** ``rank`` by estimate (ties share the best rank). The rank interval is the coherent one:
   ``rank_low = 1 + #systems separably above``, ``rank_high = S - #systems separably below``; ``tier``
   is the compact letter display of the same decisions (systems sharing a letter are not separable), so
@@ -91,8 +99,10 @@ PAIR_TEST = LEADERBOARD_PAIR_TEST
 #: judged@k below this is flagged (see the module docstring).
 JUDGED_THRESHOLD = 0.9
 #: Names of the family-wise methods, recorded in ``family``.
-FAMILY = {"p": "cr2 t (Satterthwaite df) for micro; t (K-1 df) for macro and mean",
-          "p_adj": "holm", "interval": "max_t_cluster_bootstrap_bonferroni_bounded",
+FAMILY = {"p": "the hull test of the simultaneous interval (larger of its two tests' p-values)",
+          "p_adj": "hull_adjusted: the smallest family-wise level at which the simultaneous interval excludes 0",
+          "p_cr2": "cr2 t (Satterthwaite df) for micro; t (K-1 df) for macro and mean (not the verdict's test)",
+          "interval": "max_t_cluster_bootstrap_bonferroni_bounded",
           "p_adj_maxt": "max_t_single_step_bonferroni_bounded",
           "rank_interval": "interval_separation", "tier": "compact_letter_display_interval",
           "decision": "simultaneous_interval_excludes_0", "micro_interval": "hull_with_wild_cluster_restricted",
@@ -102,11 +112,13 @@ FAMILY = {"p": "cr2 t (Satterthwaite df) for micro; t (K-1 df) for macro and mea
 SYSTEM_COLUMNS = ["name", "group", "estimate", "low", "high", "rank", "rank_low", "rank_high", "tier", "judged",
                   "judged_flag", "condensed", "se", "df", "estimator", "method", "n_queries", "n_clusters",
                   "n_missing", "bound_high",
-                  "verified_coverage", "verified_mc_se", "verified"]  # each interval's check (eval/verify_family.py)
+                  "verified_coverage", "verified_mc_se", "verified",
+                  "verified_status"]  # each interval's check (eval/verify_family.py)
 #: Columns of ``pairs``.
 PAIR_COLUMNS = ["a", "b", "group", "diff", "low", "high", "p", "p_adj", "p_adj_maxt", "se", "df", "significant",
-                "wins", "losses", "ties", "robust", "significant_holm", "p_family",
-                "verified_coverage", "verified_mc_se", "verified"]  # the family's check (eval/verify_family.py)
+                "wins", "losses", "ties", "robust", "significant_holm", "p_family", "p_cr2",
+                "verified_coverage", "verified_mc_se", "verified",
+                "verified_status"]  # the family's check (eval/verify_family.py)
 _SELF_RETRIEVAL_NOTE = ("judged@k not applicable: on a self-retrieval task every chunk of the query's document "
                         "is relevant and every other chunk is non-relevant by construction (judgments are complete), "
                         "so a pool bias cannot arise.")
@@ -358,10 +370,11 @@ def _one_group(label, V, clusters, names, estimator, level, B, rng, J, C, n_miss
         w, l_ = (pr["losses"][k], pr["wins"][k]) if flip else (pr["wins"][k], pr["losses"][k])
         pair_rows.append({
             "a": names[a], "b": names[b], "group": label, "diff": float(sgn * pr["diff"][k]),
-            "low": float(min(lo, hi)), "high": float(max(lo, hi)), "p": float(pr["p_cr2"][k]),
-            "p_adj": float(pr["p_adj_cr2"][k]), "p_adj_maxt": float(pr["p_maxt"][k]), "se": float(pr["se"][k]),
+            "low": float(min(lo, hi)), "high": float(max(lo, hi)), "p": float(pr["p"][k]),
+            "p_adj": float(pr["p_hull"][k]), "p_adj_maxt": float(pr["p_maxt"][k]), "se": float(pr["se"][k]),
             "df": float(pr["df"][k]), "significant": bool(sep[k]),
-            "significant_holm": bool(pr["p_adj_cr2"][k] < alpha), "p_family": float(pr["p"][k]), "wins": int(w),
+            "significant_holm": bool(sep[k]), "p_family": float(pr["p"][k]),
+            "p_cr2": float(pr["p_cr2"][k]), "wins": int(w),
             "losses": int(l_), "ties": int(pr["ties"][k]), "_order": (pos[a], pos[b])})
     pair_rows.sort(key=lambda r: r.pop("_order"))
     # "method": the interval the systems rows print (on a document sample: its corrected method, e.g. known_sizes)

@@ -86,8 +86,9 @@ def _cached(kind: str, parts: Sequence[Any], meta: Mapping[str, Any], compute: C
 
 
 def _verdict(coverage: float, se: float, level: float) -> dict[str, Any]:
-    return {"verified_coverage": float(coverage), "verified_mc_se": float(se),
-            "verified": bool(coverage + 2 * se >= level)}
+    ok = bool(coverage + 2 * se >= level)
+    return {"verified_coverage": float(coverage), "verified_mc_se": float(se), "verified": ok,
+            "verified_status": "verified" if ok else "not_verified"}
 
 
 # ------------------------------------------------------------------------------------------ family
@@ -112,7 +113,7 @@ def family_check(V: Any, clusters: Any, *, estimator: str = "micro", level: floa
     K = len(labels)
     if V.ndim != 2 or V.shape[0] < 2 or K < 2:
         return {"fwer": None, "mc_se": None, "n_families": 0, "n_resamples": int(n_resamples),
-                "verified_coverage": None, "verified_mc_se": None, "verified": None}
+                "verified_coverage": None, "verified_mc_se": None, "verified": None, "verified_status": None}
     # the wild hull costs ~0.25 s a null family at 45 pairs: beyond EXACT_MAX_PAIRS the null families run the
     # CR2 part of the hull, whose intervals the printed ones contain, so the FWER measured bounds theirs
     n_pairs = V.shape[0] * (V.shape[0] - 1) // 2
@@ -155,28 +156,31 @@ def check_family_rows(systems: pd.DataFrame, pairs: pd.DataFrame, V: np.ndarray,
         t["verified_coverage"] = np.nan
         t["verified_mc_se"] = np.nan
         t["verified"] = pd.Series([None] * len(t), index=t.index, dtype=object)
+        t["verified_status"] = pd.Series([None] * len(t), index=t.index, dtype=object)
     pop = None if population_sizes is None or isinstance(population_sizes, Mapping) else float(population_sizes)
+    sizes = getattr(population_sizes, "sizes", None)  # a document sample's record: the check of .verify with twins
     idx = {n: i for i, n in enumerate(names)}
     checks: dict[str, dict] = {}
     for label, mask in parts:
         Vg, cg = V[:, mask], np.asarray(clusters)[mask]
         if len(pd.unique(pd.Series(cg))) >= 2:
             gpop = pop if label == parts[0][0] else None
+            gsizes = sizes if label == parts[0][0] else None
             for i in np.flatnonzero((systems["group"] == label).to_numpy()):
                 r = systems.iloc[i]
                 est, m = str(r["estimator"]), str(r["method"])
-                res = verify_design(design_of(Vg[idx[r["name"]]], cg, population=gpop, level=level, seed=seed),
-                                    [(est, m)]).get(f"{est}/{m}")
+                res = verify_design(design_of(Vg[idx[r["name"]]], cg, population=gpop, level=level, seed=seed,
+                                              sizes=gsizes), [(est, m)]).get(f"{est}/{m}")
                 if res is not None:
                     for k in VERIFY_FIELDS:
-                        systems.iat[i, systems.columns.get_loc(k)] = res[k]
+                        systems.iat[i, systems.columns.get_loc(k)] = res.get(k)
         fc = family_check(Vg, cg, estimator=estimator, level=level, seed=seed, **kw)
         checks[label] = {k: fc.get(k) for k in ("fwer", "mc_se", "n_families", "n_resamples", "pair_test",
                                                 "upper_bound")}
         rows = np.flatnonzero((pairs["group"] == label).to_numpy())
         for k in VERIFY_FIELDS:
             for i in rows:
-                pairs.iat[i, pairs.columns.get_loc(k)] = fc[k]
+                pairs.iat[i, pairs.columns.get_loc(k)] = fc.get(k)
     return systems, pairs, checks
 
 

@@ -333,22 +333,48 @@ def recommended_order(estimator: str, sampled: bool = False) -> tuple[str, ...]:
     return (RECOMMENDED_SAMPLED if sampled else RECOMMENDED).get(estimator, ())
 
 
+def _status_of(row: Any) -> str | None:
+    """A row's ``verified_status`` (older tables: from ``verified``); None where no check ran."""
+    st = row.get("verified_status") if hasattr(row, "get") else None
+    if isinstance(st, str):
+        return st
+    v = row.get("verified") if hasattr(row, "get") else None
+    return None if v is None or (isinstance(v, float) and math.isnan(v)) else ("verified" if bool(v) else "not_verified")
+
+
+def _naive(method: str) -> bool:
+    from ragcov_data.eval.estimates._core import METHODS
+
+    return bool(METHODS.get(method, {}).get("naive", False))
+
+
 def mark_recommended(estimates: pd.DataFrame, sampled: bool = False) -> pd.DataFrame:
-    """``estimates`` with a boolean ``recommended`` column: per (group,) estimator, the first method of
-    :func:`recommended_order` that is verified at this design (``verified`` True), else the first computed.
-    Every view (the printed table, ``interval()``, the chunking comparison, the JSON) reads this column."""
+    """``estimates`` with a boolean ``recommended`` column: per (group,) estimator, among the methods of
+    :func:`recommended_order` whose check passed (``verified_status`` "verified"), the narrowest interval
+    (ties: the earlier in the order); if none passed, the first of the order not shown to fall short
+    ("unverifiable" or unchecked), else the first computed. The checks of one design run every method on the
+    same replicates (:mod:`.verify`), so a method never wins by a noisier check. Every view (the printed
+    table, ``interval()``, the chunking comparison, the JSON) reads this column."""
     out = estimates.copy()
     out["recommended"] = False
     if out.empty:
         return out
     keys = ["group", "estimator"] if "group" in out.columns else ["estimator"]
+    checked = "verified" in out.columns or "verified_status" in out.columns
     for _, sub in out.groupby(keys, sort=False):
         order = recommended_order(str(sub["estimator"].iloc[0]), sampled)
         methods = list(sub["method"])
         pick = next((m for m in order if m in methods), None)
-        if "verified" in sub.columns:
-            ok = set(sub.loc[sub["verified"].map(lambda x: x is True or x is np.True_), "method"])
-            pick = next((m for m in order if m in ok), pick)
+        if checked:
+            rows = {m: sub.iloc[methods.index(m)] for m in order if m in methods}
+            status = {m: _status_of(r) for m, r in rows.items()}
+            passed = [m for m in rows if status[m] == "verified" and not _naive(m)]
+            if passed:
+                width = {m: float(rows[m]["high"] - rows[m]["low"]) if "high" in rows[m] else 0.0 for m in passed}
+                pick = min(passed, key=lambda m: (width[m] if math.isfinite(width[m]) else math.inf,
+                                                  order.index(m)))
+            else:
+                pick = next((m for m in rows if status[m] != "not_verified"), pick)
         if pick is not None:
             out.loc[sub.index[[m == pick for m in methods]][:1], "recommended"] = True
     return out
@@ -405,19 +431,24 @@ def _notes(shown: pd.DataFrame, full: pd.DataFrame, unit: str, methods: Any) -> 
     """Footnotes that apply to the rows shown: naive contrasts, the default selection, raw intervals."""
     out = []
     if methods == "recommended" and len(shown) < len(full):
-        out.append("shown: the recommended method per estimator (micro: cr2, known_sizes then bootstrap_t on a "
-                   "document-sampled task; macro, mean: t; else the first one verified at this design); every "
-                   "method is in "
-                   "the JSON (CLI: --methods all).")
+        out.append("shown: the recommended method per estimator (the narrowest interval whose check at this design "
+                   "passed, every method checked on the same replicates; if none passed, the first not shown to "
+                   "fall short of: micro cr2, or known_sizes then bootstrap_t on a document-sampled task; macro, "
+                   "mean: t); every method is in the JSON (CLI: --methods all).")
     if "naive" in shown.columns and shown["naive"].any():
         out.append(f"(naive) = ignores the {unit} clustering; shown only as a contrast.")
     if "mean" in set(shown.get("estimator", ())):
         out.append("mean = one query a cluster: micro and macro are the same number.")
     if "verified" in shown.columns:  # each interval's measured coverage at this design (eval/verify.py)
         low = shown[shown["verified"].map(lambda x: x is False or x is np.False_)]
-        for r in low.itertuples(index=False):
-            out.append(f"NOT VERIFIED: {r.estimator} {r.method} covers {r.verified_coverage:.1%} "
-                       f"(± {2 * r.verified_mc_se:.1%}) at this design, short of the nominal level.")
+        for _, r in low.iterrows():
+            if _status_of(r) == "unverifiable":
+                out.append(f"UNVERIFIABLE: {r['estimator']} {r['method']} covers {r['verified_coverage']:.1%} "
+                           f"(± {2 * r['verified_mc_se']:.1%}) over population twins that differ in what the sample "
+                           "did not see; its coverage depends on them (verified_status in the JSON).")
+            else:
+                out.append(f"NOT VERIFIED: {r['estimator']} {r['method']} covers {r['verified_coverage']:.1%} "
+                           f"(± {2 * r['verified_mc_se']:.1%}) at this design, short of the nominal level.")
         if shown["verified"].isna().all():
             out.append("intervals not verified at this design (stratified or per-stratum population).")
     if "no_variation" in shown.columns:

@@ -9,7 +9,7 @@ census task (no finite population given)
     with replacement (the sampling model of every document-level method), applies the method, and
     covers when the interval contains the population value (micro or macro of the task). This is the
     coverage "in the bootstrap world": the method judged on a population shaped exactly like the data.
-sampled task (K documents drawn without replacement from N)
+sampled task (K documents drawn without replacement from N), the population's sizes not known
     the population twin is the finite-population bootstrap population of Booth, Butler & Hall (1994): each
     sampled document copied ``N / K`` times (the remainder filled by a seeded draw of distinct documents),
     so it has N documents shaped like the sample; a replicate draws K of its N documents without
@@ -17,13 +17,33 @@ sampled task (K documents drawn without replacement from N)
     ``1 - K/N`` where the method uses it). When N exceeds 50 K the twin is not built: K of its N documents
     without replacement are then, to within ``K/N``, K draws with replacement from the sampled documents.
 
-``verified_coverage`` is the share of ``reps`` replicates whose interval contains the population value
-(non-finite intervals do not cover), ``verified_mc_se = sqrt(c (1 - c) / reps)`` its Monte-Carlo SE,
-and ``verified`` is ``coverage + 2 * mc_se >= level`` (the method is not shown to under-cover; the rule of
-``recommend`` with a 2-SE margin). Analytic methods get :data:`VERIFY_REPS` replicates; resampling methods
-:data:`VERIFY_REPS_RESAMPLING`, each with ``n_resamples`` = :data:`VERIFY_RESAMPLES` (B changes the
-Monte-Carlo noise of an endpoint, not the method; the budget keeps a cold ``evaluate`` within seconds).
-Stratified designs are not verified (``verified`` is None; the output says so).
+sampled task whose population sizes are known (a ``--sample-docs`` task records every document's size)
+    what the sample did not see must widen the check, not vanish: a twin of the *whole* population holds
+    the K sampled documents and the N - K unseen ones, their sizes read from the record and their outcomes
+    borrowed from sampled documents of similar size (a donor drawn among the nearest half of the sample in
+    log size; for an unseen large document, donors spanning the sample's range of rates), :data:`SIZED_TWINS`
+    twins each with other donors. A replicate holds exactly the large
+    documents (more than :data:`LARGE_SHARE` of the queries) that the sample holds and draws the rest of its
+    K without replacement: the coverage is the one *conditional on what the sample drew*. A sample that
+    missed a dominant document sees it in every twin, scored differently in each; one that holds it is
+    judged holding it. Measured (``benchmarks/bench_verified_sampled.py``): on the ANEEL census, flags on
+    a sample computed without the sizes marked CR2 verified on samples whose census coverage was 0.77-0.83.
+
+``verified_coverage`` is the share of replicates whose interval contains the population value (non-finite
+intervals do not cover), ``verified_mc_se = sqrt(c (1 - c) / reps)`` its Monte-Carlo SE. Every method of
+a design is checked on the same draws and the same count :data:`VERIFY_REPS` (comparable checks: a method
+never passes by a noisier check; bootstraps use ``n_resamples`` = :data:`VERIFY_RESAMPLES`, which changes
+the noise of an endpoint, not the method). ``verified_status`` is one of :data:`STATUSES`:
+
+* one population (census, or a sample without sizes): ``verified`` when ``coverage + 2 * mc_se >= level``
+  (not shown to under-cover), else ``not_verified``;
+* twins (sampled with sizes): ``verified`` when the coverage of the worst quarter of the twins is not
+  shown to fall short (+ 2 SE >= level), ``not_verified`` when even the best quarter's is shown to fall
+  short, else ``unverifiable``: the coverage depends on what the sample did not see, and the row says so
+  instead of ``verified``. ``verified_coverage`` is the pooled coverage over every twin.
+
+The boolean ``verified`` is True exactly when the status is ``verified`` (False when ``unverifiable``).
+Stratified designs are not verified (``verified`` and ``verified_status`` None; the output says so).
 
 Results are cached on disk, one JSON file per design keyed by the sha256 of its content (cluster sizes and
 sums, K, N, level, replicates, seed, code version), written atomically; the folder is
@@ -38,6 +58,7 @@ import hashlib
 import json
 import math
 import os
+import zlib
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -51,13 +72,15 @@ __all__ = ["verify_design", "verify_intervals", "design_of", "default_cache_dir"
 
 #: Replicates per verification of an analytic method (Monte-Carlo SE about 0.7 points at 95%).
 VERIFY_REPS = 1000
-#: Replicates per verification of a resampling method (each costs a bootstrap; MC SE about 1.1 points).
-VERIFY_REPS_RESAMPLING = 400
+#: Kept for callers of earlier versions: every method now gets :data:`VERIFY_REPS` (comparable checks).
+VERIFY_REPS_RESAMPLING = VERIFY_REPS
 #: Bootstrap replicates inside each verification replicate of a resampling method.
 VERIFY_RESAMPLES = 99
 #: Columns added to an estimates table.
-VERIFY_FIELDS = ("verified_coverage", "verified_mc_se", "verified")
-_VERSION = 1
+VERIFY_FIELDS = ("verified_coverage", "verified_mc_se", "verified", "verified_status")
+#: Values of ``verified_status`` (None where no check ran).
+STATUSES = ("verified", "not_verified", "unverifiable")
+_VERSION = 2
 ENV_VAR = "RAGCOV_VERIFY_CACHE_DIR"
 
 
@@ -68,20 +91,24 @@ def default_cache_dir() -> Path:
 
 
 def design_of(values: Any, clusters: Any, *, population: float | None = None, level: float = 0.95,
-              seed: int | None = 0) -> dict[str, Any]:
-    """The design record of one sample: per-cluster ``n, s, q``, ``population`` (N or None), level, seed."""
+              seed: int | None = 0, sizes: Any = None) -> dict[str, Any]:
+    """The design record of one sample: per-cluster ``n, s, q``, ``population`` (N or None), level, seed and,
+    where the sample records them, ``sizes`` (every population document's number of queries)."""
     from ragcov_data.eval.estimates.interval import sufficient_stats
 
     v = np.asarray(values, dtype=float)
     _, n, s, q = sufficient_stats(v, np.asarray(clusters))
     return {"n": n, "s": s, "q": q, "population": None if population is None else float(population),
-            "level": float(level), "seed": 0 if seed is None else int(seed)}
+            "level": float(level), "seed": 0 if seed is None else int(seed),
+            "sizes": None if sizes is None else np.asarray(sizes, float)}
 
 
 def _key(design: Mapping[str, Any], reps: int, B: int) -> str:
     h = hashlib.sha256()
     for name in ("n", "s", "q"):
         h.update(np.ascontiguousarray(np.round(np.asarray(design[name], float), 12)).tobytes())
+    if design.get("sizes") is not None:
+        h.update(np.ascontiguousarray(np.sort(np.asarray(design["sizes"], float))).tobytes())
     h.update(json.dumps({"population": design.get("population"), "level": design["level"],
                          "seed": design.get("seed", 0), "reps": reps, "B": B, "v": _VERSION},
                         sort_keys=True).encode())
@@ -114,7 +141,137 @@ def _draws(rng: np.random.Generator, R: int, K: int, M: int | None) -> np.ndarra
         np.argsort(rng.random((R, M)), axis=1)[:, :K]
 
 
+#: Population twins per check of a sampled task whose population sizes are known (see :func:`_simulate_sized`).
+SIZED_TWINS = 20
+#: Donors of a document the sample did not see: that many sampled documents nearest to it in log size.
+SIZED_DONORS = 3
+#: ... or that share of the sample, if more: what an unseen document scores is not pinned by its size.
+SIZED_DONOR_SHARE = 0.5
+
+
+def _unseen_sizes(sample_n: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """The population's sizes less the sample's own (as a multiset): the sizes of the N - K unseen documents.
+
+    A sampled size absent from ``sizes`` (a population recorded otherwise) removes the nearest size instead;
+    documents without queries are left out (no query of theirs can be drawn)."""
+    rest = list(np.sort(np.asarray(sizes, float)))
+    for x in np.sort(sample_n):
+        if not rest:
+            break
+        i = int(np.argmin(np.abs(np.asarray(rest) - x)))
+        rest.pop(i)
+    out = np.asarray(rest, float)
+    return out[out > 0]
+
+
+def _sized_twins(n, s, q, sizes, P: int, rng: np.random.Generator):
+    """``P`` population twins of a sampled task, each ``(n, s, q)`` of K + U documents.
+
+    The K sampled documents as they are; each of the U unseen documents (sizes from the record, see
+    :func:`_unseen_sizes`) takes the per-query rate and mean square of a donor drawn among the
+    sampled documents nearest in log size (:data:`SIZED_DONORS`, :data:`SIZED_DONOR_SHARE`), its sums scaled
+    to its own size. An unseen *large* document (:func:`large_documents`) has no sampled peer of its size
+    and moves the population value by itself: over the twins its donors span the sample's range of document
+    rates, lowest to highest. So a document the sample missed, however large, is in every twin, and what it
+    scores varies between twins: the check sees what the sample cannot, as a spread over twins, not a gap."""
+    xu = _unseen_sizes(n, sizes)
+    K, U = len(n), len(xu)
+    d = min(max(SIZED_DONORS, int(SIZED_DONOR_SHARE * K)), K)
+    near = np.argsort(np.abs(np.log(xu)[:, None] - np.log(n)[None, :]), axis=1, kind="stable")[:, :d]  # (U, d)
+    large = large_documents(np.concatenate([n, xu]))[K:]
+    rate, sq = s / n, q / n
+    # an unseen large document: in twin t the sampled document of rank (t + 1/2) / P in rate, so the twins span
+    # the sample's whole range of rates, its extremes included (each large document with its own offset)
+    by_rate = np.argsort(rate, kind="stable")
+    offset = rng.integers(0, P, int(large.sum()))
+    for t in range(P):
+        donor = near[np.arange(U), rng.integers(0, d, U)] if U else np.zeros(0, int)
+        donor[large] = by_rate[(((t + offset) % P + 0.5) / P * K).astype(int)]
+        yield (np.concatenate([n, xu]), np.concatenate([s, rate[donor] * xu]), np.concatenate([q, sq[donor] * xu]))
+
+
+def _status(per_twin: np.ndarray, R: int, level: float) -> tuple[str, float, float]:
+    """Status of one method from its coverage in each twin (``R`` replicates each): ``verified`` when the mean
+    coverage of the worst quarter of the twins is not shown to fall short (+ 2 SE >= level), ``not_verified``
+    when even the best quarter's is shown to fall short, else ``unverifiable`` (the coverage depends on what
+    the sample did not see). Returns the status, the pooled coverage and its Monte-Carlo SE."""
+    c = float(per_twin.mean())
+    se = math.sqrt(c * (1 - c) / (R * len(per_twin)))
+    m = max(1, len(per_twin) // 4)
+    srt = np.sort(per_twin)
+
+    def passes(x: float) -> bool:
+        return x + 2 * math.sqrt(max(x * (1 - x), 1.0 / (R * m)) / (R * m)) >= level
+
+    if passes(float(srt[:m].mean())):
+        return "verified", c, se
+    if not passes(float(srt[-m:].mean())):
+        return "not_verified", c, se
+    return "unverifiable", c, se
+
+
+#: A document holding more than this share of the population's queries is "large": whether a sample holds
+#: it moves a micro estimate by more than a sample-only SE can see (ANEEL: one act holds 18% of the queries).
+LARGE_SHARE = 0.10
+
+
+def large_documents(sizes: np.ndarray) -> np.ndarray:
+    """Mask of the documents holding more than :data:`LARGE_SHARE` of the queries of ``sizes``."""
+    x = np.asarray(sizes, float)
+    return x > LARGE_SHARE * x.sum()
+
+
+def _conditional_draws(rng: np.random.Generator, R: int, K: int, M: int, large: np.ndarray) -> np.ndarray:
+    """``(R, K)`` draws from a twin of M documents (the K sampled first) that hold exactly the large documents
+    the sample holds: those, plus K - h documents drawn without replacement from the twin's other ones."""
+    keep = np.flatnonzero(large[:K])
+    pool = np.flatnonzero(~large)
+    rest = _draws(rng, R, K - len(keep), len(pool))
+    return np.concatenate([np.broadcast_to(keep, (R, len(keep))), pool[rest]], axis=1)
+
+
+def _simulate_sized(design: Mapping[str, Any], pairs: list[tuple[str, str]], reps: int, B: int) -> dict[str, dict]:
+    """Coverage on :data:`SIZED_TWINS` twins of the whole population (:func:`_sized_twins`), ``reps`` replicates
+    in all, the same draws for every method (comparable checks). A replicate holds exactly the large
+    documents (:func:`large_documents`) the sample holds and draws the rest: the coverage is the one
+    conditional on what the sample drew, against the twin's whole population."""
+    n, s, q = (np.asarray(design[c], float) for c in ("n", "s", "q"))
+    sizes = np.asarray(design["sizes"], float)
+    K, level, seed = len(n), float(design["level"]), int(design.get("seed", 0))
+    rng = np.random.default_rng([seed, 7919, 1])
+    P = SIZED_TWINS
+    R = max(1, reps // P)
+    twins = list(_sized_twins(n, s, q, sizes, P, rng))
+    M = len(twins[0][0])
+    large = large_documents(twins[0][0])
+    idx = [_conditional_draws(rng, R, K, M, large) for _ in range(P)]
+    pop = {"documents": float(len(sizes)), "sizes": sizes}
+    out: dict[str, dict] = {}
+    for est, m in pairs:
+        core_est = "macro" if est == "mean" else est
+        if m == "chunk_bootstrap":
+            continue  # needs per-query values of documents the sample did not see; left unverified
+        cov = np.empty(P)
+        for t, (pn, ps, pq) in enumerate(twins):
+            truth = ps.sum() / pn.sum() if core_est == "micro" else (ps / pn).mean()
+            sub = idx[t]
+            # the bootstrap's seed is the method's own: a pair checked alone or with others gets the same number
+            r = _core.interval_batch(pn[sub], ps[sub], pq[sub], estimator=core_est, method=m, level=level,
+                                     n_resamples=B, rng=np.random.default_rng([seed, zlib.crc32(m.encode()), t]),
+                                     population=pop)
+            lo, hi = r["low"], r["high"]
+            cov[t] = np.mean(np.isfinite(lo) & np.isfinite(hi) & (lo <= truth + 1e-12) & (truth - 1e-12 <= hi))
+        status, c, se = _status(cov, R, level)
+        out[f"{est}/{m}"] = {"verified_coverage": c, "verified_mc_se": se, "verified": status == "verified",
+                             "verified_status": status, "reps": R * P, "twins": P,
+                             "twin_coverage_quartiles": [float(x) for x in np.quantile(cov, [0.25, 0.5, 0.75])]}
+    return out
+
+
 def _simulate(design: Mapping[str, Any], pairs: list[tuple[str, str]], reps: int, B: int) -> dict[str, dict]:
+    if design.get("sizes") is not None and design.get("population") is not None \
+            and design["population"] > len(design["n"]):
+        return _simulate_sized(design, pairs, reps, B)
     n, s, q = (np.asarray(design[c], float) for c in ("n", "s", "q"))
     K, level = len(n), float(design["level"])
     M = design.get("population")
@@ -143,7 +300,7 @@ def _simulate(design: Mapping[str, Any], pairs: list[tuple[str, str]], reps: int
             continue  # needs per-query values; left unverified
         if m in _core.SIZE_METHODS and (pop or {}).get("sizes") is None:
             continue  # needs the population's sizes: the twin was not built; left unverified
-        R = reps if _core.METHODS[m]["kind"] == "analytic" else min(reps, VERIFY_REPS_RESAMPLING)
+        R = reps  # every method on the same draws and count: no check passes by its noise (mark_recommended)
         mrng = np.random.default_rng([int(design.get("seed", 0)), len(out)])
         t = truth[core_est]
         hits = 0
@@ -155,8 +312,9 @@ def _simulate(design: Mapping[str, Any], pairs: list[tuple[str, str]], reps: int
             hits += int((np.isfinite(lo) & np.isfinite(hi) & (lo <= t + 1e-12) & (t - 1e-12 <= hi)).sum())
         c = hits / R
         se = math.sqrt(c * (1 - c) / R)
-        out[f"{est}/{m}"] = {"verified_coverage": c, "verified_mc_se": se, "verified": bool(c + 2 * se >= level),
-                             "reps": R}
+        ok = bool(c + 2 * se >= level)
+        out[f"{est}/{m}"] = {"verified_coverage": c, "verified_mc_se": se, "verified": ok,
+                             "verified_status": "verified" if ok else "not_verified", "reps": R}
     return out
 
 
@@ -165,7 +323,8 @@ def verify_design(design: Mapping[str, Any], pairs: list[tuple[str, str]], *, re
                   use_cache: bool = True) -> dict[str, dict]:
     """Coverage of each ``(estimator, method)`` of ``pairs`` at ``design`` (see the module docstring).
 
-    Returns ``{"estimator/method": {"verified_coverage", "verified_mc_se", "verified", "reps"}}``; pairs
+    Returns ``{"estimator/method": {"verified_coverage", "verified_mc_se", "verified", "verified_status",
+    "reps"}}`` (twins: also ``twins`` and ``twin_coverage_quartiles``); pairs
     that cannot be verified from cluster sums (``chunk_bootstrap`` on non-binary values) are absent.
     Cached: a design computed once is read back, missing pairs are added to its file.
     """
@@ -192,8 +351,8 @@ def verify_design(design: Mapping[str, Any], pairs: list[tuple[str, str]], *, re
 
 
 def verify_intervals(table: pd.DataFrame, design: Mapping[str, Any] | None, **kw: Any) -> pd.DataFrame:
-    """``table`` (rows estimator x method [x group]) with ``verified_coverage``, ``verified_mc_se`` and
-    ``verified`` added.
+    """``table`` (rows estimator x method [x group]) with ``verified_coverage``, ``verified_mc_se``,
+    ``verified`` and ``verified_status`` added (``verified`` is True only where the status is ``verified``).
 
     ``design`` is a :func:`design_of` record, or a mapping group label -> record when ``table`` has a
     ``group`` column; None (e.g. a stratified design) leaves the fields empty (``verified`` None).
@@ -203,6 +362,7 @@ def verify_intervals(table: pd.DataFrame, design: Mapping[str, Any] | None, **kw
     cov = np.full(len(out), np.nan)
     se = np.full(len(out), np.nan)
     ok: list[Any] = [None] * len(out)
+    status: list[Any] = [None] * len(out)
     if design is not None and len(out):
         grouped = "group" in out.columns and "n" not in design
         keys = out["group"] if grouped else pd.Series([None] * len(out), index=out.index)
@@ -217,9 +377,11 @@ def verify_intervals(table: pd.DataFrame, design: Mapping[str, Any] | None, **kw
                 r = res.get(f"{out['estimator'].iloc[i]}/{out['method'].iloc[i]}")
                 if r is not None:
                     cov[i], se[i], ok[i] = r["verified_coverage"], r["verified_mc_se"], r["verified"]
+                    status[i] = r.get("verified_status", "verified" if r["verified"] else "not_verified")
     out["verified_coverage"] = cov
     out["verified_mc_se"] = se
     out["verified"] = pd.Series(ok, index=out.index, dtype=object)
+    out["verified_status"] = pd.Series(status, index=out.index, dtype=object)
     return out
 
 
@@ -232,11 +394,13 @@ def verify_for_evaluate(estimates: pd.DataFrame, values: np.ndarray, clusters: n
     if strata is not None or isinstance(population_sizes, Mapping):
         return verify_intervals(estimates, None)
     pop = None if population_sizes is None else float(population_sizes)
+    sizes = getattr(population_sizes, "sizes", None)
     if groups is None:
-        return verify_intervals(estimates, design_of(values, clusters, population=pop, level=level, seed=seed))
+        return verify_intervals(estimates, design_of(values, clusters, population=pop, level=level, seed=seed,
+                                                     sizes=sizes))
     from ragcov_data.eval.outcomes.table import ALL_GROUP
 
-    designs = {ALL_GROUP: design_of(values, clusters, population=pop, level=level, seed=seed)}
+    designs = {ALL_GROUP: design_of(values, clusters, population=pop, level=level, seed=seed, sizes=sizes)}
     for g in pd.unique(groups):
         m = groups == g
         designs[str(g)] = design_of(values[m], clusters[m], population=None, level=level, seed=seed)

@@ -265,7 +265,7 @@ def autocorrelation(acf: Mapping[str, Sequence[float]]) -> bytes:
 
 def paired_comparison(comparisons: Sequence[Mapping[str, Any]], n_family: int | None = None) -> bytes:
     """Paired differences between retrievers: per-document differences (dots) and the family-wise
-    (simultaneous) interval of each pair, with its Holm-adjusted p. ``n_family``: the pairs of the family
+    (simultaneous) interval of each pair, with its adjusted p (the interval's own test). ``n_family``: the pairs of the family
     when only some of them are drawn (default: those drawn)."""
     n = len(comparisons)
     n_fam = n if n_family is None else int(n_family)
@@ -284,7 +284,7 @@ def paired_comparison(comparisons: Sequence[Mapping[str, Any]], n_family: int | 
             tie = c.get("tie_share")
             padj = est.get("p_adj")
             ax.annotate(f"{est['estimate']:+.4f} [{est['low']:+.4f}, {est['high']:+.4f}]"
-                        + (f", Holm p {_p(padj)}" if padj is not None else "")
+                        + (f", adjusted p {_p(padj)}" if padj is not None else "")
                         + (f"; {tie:.0%} of documents tied" if tie is not None else ""),
                         (0.01, i + 0.32), xycoords=("axes fraction", "data"), fontsize=9.5, color=DOC_COLOR)
     ax.axvline(0, color="black", lw=0.8)
@@ -293,7 +293,7 @@ def paired_comparison(comparisons: Sequence[Mapping[str, Any]], n_family: int | 
     lv = f"{level:.0%} " if level else ""
     ax.set_xlabel(f"difference in hit@1 (dots: per-document rate differences; bar: simultaneous {lv}interval "
                   f"over the {n_fam} pair{'s' if n_fam != 1 else ''})")
-    ax.set_title("Paired comparison of retrievers, family-wise (max-|t| intervals, Holm p)")
+    ax.set_title("Paired comparison of retrievers, family-wise (simultaneous intervals, adjusted p)")
     return _png(fig)
 
 

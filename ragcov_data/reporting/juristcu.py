@@ -13,9 +13,9 @@ JurisTCU's 150 queries are the sampled units (there is no document clustering of
   (``bootstrap``); 100 clusters (50 G1 singletons + 50 G2/G3 pairs);
 - paired comparisons (``A - B`` per query) use the same units per group and overall, and are
   family-wise: they come from :func:`~ragcov_data.eval.leaderboard` (``by="group"``), so each group's
-  pairs form one family with a simultaneous max-|t| interval at ``level`` and Holm-adjusted p-values
-  (``p_adj``). With two retrievers the family is one pair: ``p_adj = p`` and the interval is the t/CR2
-  interval with a bootstrap critical value.
+  pairs form one family with a simultaneous interval at ``level`` (the leaderboard's hull) and the
+  adjusted p-value of that interval's own test (``p_adj``: below ``1 - level`` exactly when the interval
+  excludes 0). With two retrievers the family is one pair.
 
 These are exactly what :func:`~ragcov_data.eval.evaluate` does by default on a JurisTCU task with
 ``by="group"`` (its default cluster is ``source_key``; within a group every source holds one query, so
@@ -149,7 +149,7 @@ def juristcu_section(
         the leaderboard of the metric (each group one family): ``retriever_a, retriever_b, metric, group,
         unit, method`` (``"simultaneous"``), ``mean_a, mean_b, estimate`` (mean of A - B), ``se, df, low,
         high`` (simultaneous max-|t| interval at ``level`` over the group's pairs), ``p``, ``p_adj``
-        (Holm), ``family``, ``wins, losses, ties, n_queries, n_clusters, relevance_threshold, level``.
+        (the interval's own test, see :mod:`ragcov_data.eval.leaderboard`), ``family``, ``wins, losses, ties, n_queries, n_clusters, relevance_threshold, level``.
         Empty with a single retriever.
         ``"leaderboards"``: metric -> :class:`~ragcov_data.eval.leaderboard.LeaderboardResult` (``by="group"``;
         ranks, tiers, judged@k, ``.separable(group)``); empty with a single retriever.
@@ -234,7 +234,7 @@ def _pair_row(lb: Any, a: str, b: str, metric: str, group: str) -> dict[str, Any
             "mean_a": float(sy.loc[a, "estimate"]), "mean_b": float(sy.loc[b, "estimate"]),
             "estimate": sgn * float(hit["diff"]), "se": float(hit["se"]), "df": float(hit["df"]), "low": lo,
             "high": hi, "p": float(hit["p"]), "p_adj": float(hit["p_adj"]),
-            "family": f"holm + max-|t|, {n_pairs} pair{'s' if n_pairs != 1 else ''}",
+            "family": f"simultaneous hull + its adjusted p, {n_pairs} pair{'s' if n_pairs != 1 else ''}",
             "wins": int(hit["losses"] if flip else hit["wins"]), "losses": int(hit["wins"] if flip else hit["losses"]),
             "ties": int(hit["ties"]), "n_queries": n_q, "n_clusters": n_c}
 

@@ -92,7 +92,7 @@ GLOSSARY = {
     "share never hit": "the share of documents not one of whose chunks was found at rank 1.",
     "family-wise": "all pairs of a table are tested together, so the chance of any false separation stays at "
                    "the stated level.",
-    "Holm": "a step-down adjustment of p-values for a family of tests (p_adj), shown as an extra column.",
+    "Holm": "a step-down adjustment of p-values for a family of tests; the leaderboard's p_adj is instead the adjusted p-value of the simultaneous interval's own test.",
     "simultaneous interval": "intervals for every pair of a family that hold together at the stated level.",
     "separable": "the pair's simultaneous interval excludes 0: the data tell the two apart, family-wise.",
     "tier": "letters from the separations: systems sharing a letter are not separable.",

@@ -3,7 +3,7 @@ markdown). Leaderboards are drawn by :mod:`ragcov_data.eval._leaderboard_render`
 ``leaderboard`` page uses too.
 
 Every pairwise table here is family-wise and says so in its caption: the simultaneous max-|t| interval
-over the family's pairs and the Holm-adjusted p-value (``p_adj``). Records without ``p_adj`` (a
+over the family's pairs and the adjusted p-value of the test behind it (``p_adj``). Records without ``p_adj`` (a
 ``results.json`` written before the leaderboard) are never printed as a pairwise table.
 """
 from __future__ import annotations
@@ -45,8 +45,8 @@ def family_caption(n_pairs: int, level: float, unit: str, n_resamples: Any = Non
     b = f", B = {n_resamples}" if n_resamples else ""
     which = f"{n_pairs} pairs" if n_pairs != 1 else "1 pair (a family of one)"
     return (f"Family-wise over the {which}: "
-            f"simultaneous {level:.0%} intervals (max-|t|, one cluster bootstrap by {unit}{b}) and Holm-adjusted "
-            f"p-values (p_adj); a pair is separable when its simultaneous interval excludes 0.")
+            f"simultaneous {level:.0%} intervals (max-|t|, one cluster bootstrap by {unit}{b}) and the adjusted "
+            f"p-values of the same test (p_adj); a pair is separable when its simultaneous interval excludes 0.")
 
 
 def verdict_items(results: Mapping[str, Any]) -> list[tuple[str, str, str]]:

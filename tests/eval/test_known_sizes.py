@@ -108,3 +108,54 @@ def test_document_population_is_a_float_that_keeps_its_sizes():
     assert isinstance(p, float) and p == 5.0 and float(p) + 1 == 6.0
     for q in (pickle.loads(pickle.dumps(p)), copy.deepcopy(p)):
         assert q == 5.0 and list(q.sizes) == [1, 2, 3, 4, 5]
+
+
+def test_seed1_sample_recommends_known_sizes(data_dir, tmp_path, monkeypatch):
+    """ANEEL at 75 words, 40 documents (seed 1), a sample that missed the act holding 18% of the queries: CR2
+    covers 83% of such samples against the census; the check says so (not verified) and the recommended,
+    printed row is ``known_sizes`` (census coverage 97%), verified on the same replicates."""
+    import ragcov_data
+    from ragcov_data.baselines import BM25
+    from ragcov_data.eval import evaluate
+    from ragcov_data.eval.estimates import verify as V
+
+    monkeypatch.setenv(V.ENV_VAR, str(tmp_path / "vcache"))
+    part = ragcov_data.load_dataset("aneel_taesa", data_dir=str(data_dir), chunk_words=75, sample_docs=40,
+                                    sample_seed=1, show_progress=False)
+    run = BM25(show_progress=False).index(part["corpus"]).search(part["queries"], k=10, exclude_self=True,
+                                                                 show_progress=False)
+    rep = evaluate(run, part, n_resamples=199)
+    e = rep.estimates[rep.estimates["estimator"] == "micro"].set_index("method")
+    assert e.loc["known_sizes", "recommended"] and e.loc["known_sizes", "verified_status"] == "verified"
+    assert e.loc["cr2", "verified_status"] != "verified" and e.loc["cr2", "verified"] is not True
+    chk = e[e["verified_coverage"].notna()]  # every checked method on the same count of replicates
+    assert len(chk) >= 4
+    c = chk["verified_coverage"].astype(float)
+    np.testing.assert_allclose(chk["verified_mc_se"].astype(float), np.sqrt(c * (1 - c) / V.VERIFY_REPS))
+    shown = rep.summary(methods="recommended")
+    micro_lines = [ln for ln in shown.splitlines() if ln.strip().startswith("micro")]
+    assert len(micro_lines) == 1 and "known_sizes" in micro_lines[0]
+
+
+def test_leaderboard_systems_on_a_sample_carry_the_twin_check(data_dir, tmp_path, monkeypatch):
+    """A leaderboard on a document sample checks each system's interval as evaluate does: on twins of the
+    whole population (verified_status set; verified True only when the status is verified)."""
+    import ragcov_data
+    from ragcov_data.baselines import BM25, TfIdf
+    from ragcov_data.eval import evaluate, leaderboard
+    from ragcov_data.eval.estimates import verify as V
+
+    monkeypatch.setenv(V.ENV_VAR, str(tmp_path / "vcache"))
+    part = ragcov_data.load_dataset("aneel_taesa", data_dir=str(data_dir), chunk_words=75, sample_docs=40,
+                                    sample_seed=1, show_progress=False)
+    runs = {name: make(show_progress=False).index(part["corpus"]).search(part["queries"], k=10, exclude_self=True,
+                                                                        show_progress=False)
+            for name, make in (("bm25", BM25), ("tfidf", TfIdf))}
+    board = leaderboard(runs, part, metric="hit@1", n_resamples=199)
+    sy = board.systems.set_index("name")
+    assert set(sy["method"]) == {"known_sizes"}
+    assert set(sy["verified_status"]) <= set(V.STATUSES) and sy["verified_status"].notna().all()
+    assert ((sy["verified"] == True) == (sy["verified_status"] == "verified")).all()  # noqa: E712
+    ev = evaluate(runs["bm25"], part, methods=["known_sizes"], n_resamples=199).estimates.set_index("method")
+    assert sy.loc["bm25", "verified_status"] == ev.loc["known_sizes", "verified_status"]
+    assert sy.loc["bm25", "verified_coverage"] == pytest.approx(ev.loc["known_sizes", "verified_coverage"])

@@ -108,7 +108,8 @@ def test_pairs_equal_compare(jtask, jruns, jboard):
         assert r.diff == pytest.approx(row["estimate"], abs=1e-12)
         assert r.se == pytest.approx(row["se"], rel=1e-10) and r.df == pytest.approx(row["df"], rel=1e-10)
         p = 2 * stats.t.sf(abs(row["estimate"] / row["se"]), row["df"])
-        assert r.p == pytest.approx(p, rel=1e-9)
+        assert r.p_cr2 == pytest.approx(p, rel=1e-9)  # compare's test, kept as a named column
+        assert r.p >= r.p_cr2 - 1e-15 and r.p == r.p_family  # p: the hull's test, rejecting only where CR2 does
         assert (r.wins, r.losses, r.ties) == (c.wins, c.losses, c.ties)
         assert r.diff >= 0  # a is ranked above b
 
@@ -118,8 +119,59 @@ def test_holm_equals_statsmodels(jboard):
 
     for g, sub in jboard.pairs.groupby("group"):
         want = multipletests(sub["p"].to_numpy(), method="holm")[1]
-        np.testing.assert_allclose(sub["p_adj"].to_numpy(), want, rtol=1e-12)
         np.testing.assert_allclose(holm(sub["p"].to_numpy()), want, rtol=1e-12)
+
+
+def _agrees_with_verdict(pairs: pd.DataFrame, level: float) -> None:
+    """p_adj, significant_holm and significant are one decision: the simultaneous interval's."""
+    excl = ((pairs["low"] > 0) | (pairs["high"] < 0)).to_numpy()
+    np.testing.assert_array_equal(pairs["significant"].to_numpy(bool), excl)
+    have = pairs["p_adj"].notna().to_numpy()  # null only where the wild inversion and its own p-value differ
+    assert have.mean() >= 0.9
+    np.testing.assert_array_equal((pairs["p_adj"] < 1 - level).to_numpy()[have], excl[have])
+    np.testing.assert_array_equal(pairs["significant_holm"].to_numpy(bool), excl)
+    assert (pairs["p_adj"][have] >= pairs["p"][have] - 1e-15).all() and (pairs["p"] >= pairs["p_cr2"] - 1e-15).all()
+
+
+def test_p_columns_come_from_the_verdicts_test(jboard, jtask, jruns):
+    _agrees_with_verdict(jboard.pairs, jboard.level)
+    for k in (2, 3):
+        sub = {n: jruns[n] for n in list(jruns)[:k]}
+        for est in ("micro", "macro"):
+            board = leaderboard(sub, jtask, metric="ndcg@10", estimator=est, n_resamples=199, level=0.9)
+            _agrees_with_verdict(board.pairs, 0.9)
+
+
+def test_family_hull_p_adj_is_exactly_its_interval_on_many_families():
+    """Random families (2-10 systems, one dominant cluster or none, one-query clusters, micro and macro, both
+    pair tests, three levels): the hull-adjusted p-value is below alpha exactly where the interval excludes 0,
+    computed from the tests themselves (the rounding guard moves at most a boundary case)."""
+    rng = np.random.default_rng(5)
+    dropped = total = 0
+    if True:
+        for trial in range(24):
+            S = int(rng.choice([2, 3, 5, 10]))
+            K = int(rng.integers(6, 40))
+            n = rng.integers(1, 12, K) if trial % 3 else np.ones(K, int)
+            if trial % 2:
+                n[0] = int(rng.integers(50, 300))
+            codes = np.repeat(np.arange(K), n)
+            base = rng.random(K)
+            V = np.array([(rng.random(len(codes)) < np.clip(base[codes] + rng.normal(0, 0.15), 0, 1)).astype(float)
+                          for _ in range(S)])
+            for est in ("micro", "macro"):
+                for pt in ("cr2", "wild_cluster"):
+                    level = (0.9, 0.95, 0.99)[trial % 3]
+                    f = family(V, codes, K, estimator=est, level=level, n_resamples=199,
+                               rng=np.random.default_rng(trial), pair_test=pt)
+                    pr = f["pairs"]
+                    excl = (pr["low"] > 0) | (pr["high"] < 0)
+                    have = np.isfinite(pr["p_hull"])
+                    np.testing.assert_array_equal(pr["p_hull"][have] < 1 - level, excl[have])
+                    assert (pr["p_hull"][have] >= pr["p"][have] - 1e-15).all()
+                    dropped += int((~have).sum())
+                    total += len(excl)
+    assert total > 500 and dropped <= total // 100  # left out (null) only where the wild inversion and its p differ
 
 
 # ------------------------------------------------------------------------------- simultaneous intervals
@@ -150,7 +202,7 @@ def test_seed_reproducible_and_changes_only_bootstrap_numbers(jtask, jruns, jboa
     other = leaderboard(jruns, jtask, metric="ndcg@10", by="group", n_resamples=999, seed=7)
     analytic = ["name", "group", "estimate", "low", "high", "se", "df", "rank"]  # system intervals: no bootstrap
     pd.testing.assert_frame_equal(other.systems[analytic], jboard.systems[analytic])
-    np.testing.assert_array_equal(other.pairs["p_adj"], jboard.pairs["p_adj"])
+    np.testing.assert_array_equal(other.pairs["p_cr2"], jboard.pairs["p_cr2"])  # the analytic test: no bootstrap
     # the seed moves the bootstrap part only: intervals are never narrower than Bonferroni's on the same
     # CR2/t tests, whatever the seed, and the bootstrap part is what differs between seeds
     assert not np.allclose(other.pairs["p_adj_maxt"], jboard.pairs["p_adj_maxt"])
@@ -159,7 +211,7 @@ def test_seed_reproducible_and_changes_only_bootstrap_numbers(jtask, jruns, jboa
         m = pr.groupby("group")["a"].transform("size").to_numpy()
         bonf = stats.t.isf((1 - board.level) / m / 2, pr["df"].to_numpy()) * pr["se"].to_numpy()
         assert ((pr["high"] - pr["diff"]).to_numpy() >= bonf - 1e-12).all()
-        assert (pr["p_adj_maxt"].to_numpy() >= np.minimum(1.0, m * pr["p"].to_numpy()) - 1e-15).all()
+        assert (pr["p_adj_maxt"].to_numpy() >= np.minimum(1.0, m * pr["p_cr2"].to_numpy()) - 1e-15).all()
 
 
 # ------------------------------------------------------------------------------- ranks and tiers
@@ -373,7 +425,7 @@ def test_json_fields_and_frames(jboard):
     d = json.loads(jboard.to_json())
     for k in ("metric", "level", "cluster", "n_clusters", "n_queries", "family", "systems", "pairs"):
         assert k in d
-    assert d["family"]["p_adj"] == "holm"
+    assert d["family"]["p_adj"].startswith("hull_adjusted") and "p_cr2" in d["family"]
     need_s = {"name", "group", "estimate", "low", "high", "rank", "rank_low", "rank_high", "tier", "judged"}
     need_p = {"a", "b", "group", "diff", "low", "high", "p", "p_adj"}
     assert need_s <= set(d["systems"][0]) and need_p <= set(d["pairs"][0])
@@ -390,7 +442,7 @@ def test_text_and_markdown_name_every_system_and_group(jboard):
         assert f"group {g}" in txt and f"## {g}" in md
     n_sig = int(jboard.pairs[jboard.pairs["group"] == "__all__"]["significant"].sum())
     assert jboard.separable().startswith(f"{n_sig} of 10 pairs of 5 systems are separable")
-    assert "judged@10" in txt and "holm" in txt.lower()
+    assert "judged@10" in txt and "its adjusted p-value" in txt.lower()
 
 
 def test_html_renders_in_chromium(jboard, tmp_path):
@@ -411,3 +463,29 @@ def test_html_renders_in_chromium(jboard, tmp_path):
     assert 'data-leaderboard="ok"' in body.group(0) and 'data-panels-ok="4"' in body.group(0), body.group(0)
     n_sig = int(jboard.pairs["significant"].sum())
     assert dom.count('<td class="sig"') == n_sig and dom.count('<td class="ns"') == len(jboard.pairs) - n_sig
+
+
+def test_null_family_rates_superpopulation_and_power():
+    """Superpopulation null: the systems' census means made equal, clusters redrawn; a known shift on system 0
+    is found (power) while the other pairs still measure the family-wise error; the new columns are counted."""
+    from ragcov_data.eval.comparisons._nullfamily import _centered
+
+    rng = np.random.default_rng(2)
+    K = 30
+    n = rng.integers(2, 12, K)
+    codes = np.repeat(np.arange(K), n)
+    V = np.array([(rng.random(len(codes)) < p).astype(float) for p in (0.3, 0.5, 0.6)])
+    for est in ("micro", "macro"):
+        Vc = _centered(V, codes, K, est)
+        m = Vc.mean(1) if est == "micro" else np.array(
+            [(np.bincount(codes, weights=v) / n).mean() for v in Vc])
+        np.testing.assert_allclose(m, m.mean(), atol=1e-12)
+    r = null_family_rates(V, codes, n_families=30, n_resamples=199, null="superpopulation", shift=0.3, seed=1)
+    assert r["null"] == "superpopulation" and r["shift"] == 0.3
+    assert r["power_p_adj"] > 0.9 and r["power_unadjusted"] >= r["power_p_adj"] - 1e-12
+    assert r["p_adj"] == r["simultaneous"]  # the leaderboard's p_adj column decides as the interval
+    assert 0 <= r["holm_cr2"] <= 1 and r["simultaneous"] <= 0.3
+    two = null_family_rates(V[:2], codes, n_families=5, n_resamples=199, shift=0.1)
+    assert two["simultaneous"] is None and two["power_simultaneous"] is not None  # no null pair left
+    with pytest.raises(RagcovError, match="`null` must be one of"):
+        null_family_rates(V, codes, n_families=5, null="bootstrap")

@@ -69,7 +69,7 @@ def test_verify_intervals_adds_the_fields_per_group():
     designs = {"__all__": V.design_of(y, cl), "a": V.design_of(y[g == "a"], cl[g == "a"]),
                "b": V.design_of(y[g == "b"], cl[g == "b"])}
     out = V.verify_intervals(table, designs)
-    assert list(out.columns[-3:]) == list(V.VERIFY_FIELDS)
+    assert list(out.columns[-len(V.VERIFY_FIELDS):]) == list(V.VERIFY_FIELDS)
     assert out["verified_coverage"].notna().all() and out["verified"].map(lambda x: isinstance(x, bool)).all()
     assert len(set(out["verified_coverage"])) > 1  # three designs, three measurements
     empty = V.verify_intervals(table, None)
@@ -90,3 +90,95 @@ def test_evaluate_reports_verification_and_prints_unverified():
     naive = e[e["method"] == "wald_iid"].iloc[0]
     assert naive["verified"] is False or naive["verified"] == False  # noqa: E712
     assert "NOT VERIFIED: micro wald_iid" in res.summary("all")
+
+
+# ------------------------------------------------------------------ a document sample cannot fool its check
+def _dominated_population(seed=0, M=120):
+    """M documents of 3-14 queries at rates near 0.3, and one document of 500 queries at 0.95 (a fifth of the
+    queries): a sample-only interval under-covers on samples that miss it."""
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(3, 15, M)
+    sizes[0] = 500
+    rates = np.clip(rng.beta(2, 4, M), 0, 1)
+    rates[0] = 0.95
+    cl = np.repeat(np.arange(M), sizes)
+    y = (rng.random(len(cl)) < rates[cl]).astype(float)
+    return y, cl, sizes.astype(float)
+
+
+def _sample(y, cl, docs):
+    keep = np.isin(cl, docs)
+    return y[keep], cl[keep]
+
+
+def test_sized_check_does_not_verify_cr2_on_a_sample_that_missed_the_large_document():
+    y, cl, sizes = _dominated_population()
+    M = len(sizes)
+    truth = y.mean()
+    pairs = [("micro", "cr2"), ("micro", "known_sizes")]
+    rng = np.random.default_rng(3)
+    missed = rng.choice(np.arange(1, M), 40, replace=False)
+    ys, cs = _sample(y, cl, missed)
+    # the sample alone (no sizes) cannot see the document: its twin flags CR2 verified
+    blind = V.verify_design(V.design_of(ys, cs, population=M), pairs)
+    assert blind["micro/cr2"]["verified"] is True
+    # and that CR2 interval misses the census value: the flag was wrong
+    from ragcov_data.eval import interval
+    r = interval(ys, cs, "micro", "cr2")
+    assert not (r.low <= truth <= r.high)
+    res = V.verify_design(V.design_of(ys, cs, population=M, sizes=sizes), pairs)
+    for k in ("micro/cr2", "micro/known_sizes"):
+        assert res[k]["verified_status"] in V.STATUSES
+        assert res[k]["verified"] is (res[k]["verified_status"] == "verified")
+    assert res["micro/cr2"]["verified_status"] != "verified"
+    assert res["micro/cr2"]["verified"] is False
+    # every method of the design on the same replicates
+    assert res["micro/cr2"]["reps"] == res["micro/known_sizes"]["reps"] == V.VERIFY_REPS
+
+
+def test_sized_check_verifies_cr2_on_a_sample_that_holds_the_large_document():
+    y, cl, sizes = _dominated_population()
+    M = len(sizes)
+    rng = np.random.default_rng(4)
+    held = np.concatenate([[0], rng.choice(np.arange(1, M), 39, replace=False)])
+    ys, cs = _sample(y, cl, held)
+    res = V.verify_design(V.design_of(ys, cs, population=M, sizes=sizes), [("micro", "cr2")])
+    assert res["micro/cr2"]["verified_status"] == "verified" and res["micro/cr2"]["verified"] is True
+
+
+def test_unseen_sizes_are_the_population_less_the_sample():
+    got = V._unseen_sizes(np.array([3.0, 5.0, 5.0]), np.array([5.0, 3.0, 9.0, 5.0, 5.0, 0.0, 2.0]))
+    np.testing.assert_array_equal(np.sort(got), [2.0, 5.0, 9.0])  # the document without queries left out
+    assert V.large_documents(np.array([1.0, 1.0, 30.0, 2.0])).tolist() == [False, False, True, False]
+
+
+def test_status_rule_from_the_twins():
+    assert V._status(np.full(20, 0.97), 50, 0.95)[0] == "verified"
+    assert V._status(np.full(20, 0.70), 50, 0.95)[0] == "not_verified"
+    mixed = np.r_[np.full(10, 1.0), np.full(10, 0.6)]  # depends on the twin: cannot tell
+    st, c, se = V._status(mixed, 50, 0.95)
+    assert st == "unverifiable" and c == pytest.approx(0.8) and se == pytest.approx(np.sqrt(0.8 * 0.2 / 1000))
+
+
+def test_recommended_is_the_narrowest_that_passes_and_never_an_unverifiable_row():
+    from ragcov_data.eval.estimates.results import mark_recommended
+
+    t = pd.DataFrame({"estimator": ["micro"] * 3, "method": ["known_sizes", "bootstrap_t", "cr2"],
+                      "low": [0.3, 0.35, 0.4], "high": [0.7, 0.6, 0.5],
+                      "verified": [True, True, False],
+                      "verified_status": ["verified", "verified", "unverifiable"]})
+    rec = mark_recommended(t, sampled=True)
+    assert rec.loc[rec["recommended"], "method"].tolist() == ["bootstrap_t"]  # narrowest verified, cr2 is not
+    t["verified"] = False
+    t["verified_status"] = ["not_verified", "unverifiable", "unverifiable"]
+    rec = mark_recommended(t, sampled=True)
+    assert rec.loc[rec["recommended"], "method"].tolist() == ["bootstrap_t"]  # first not shown to fall short
+
+
+def test_sized_check_of_a_pair_does_not_depend_on_the_other_pairs():
+    y, cl, sizes = _dominated_population(seed=2)
+    ys, cs = _sample(y, cl, np.arange(1, 41))
+    d = V.design_of(ys, cs, population=len(sizes), sizes=sizes)
+    alone = V.verify_design(d, [("micro", "bootstrap_t")], use_cache=False)
+    both = V.verify_design(d, [("micro", "cr2"), ("micro", "bootstrap_t")], use_cache=False)
+    assert alone["micro/bootstrap_t"] == both["micro/bootstrap_t"]
