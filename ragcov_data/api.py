@@ -125,7 +125,7 @@ def load_dataset(
     config_name: str | None = None,
     *,
     cache_dir: str | os.PathLike | None = None,
-    show_progress: bool = True,
+    show_progress: bool = False,
     **config: Any,
 ) -> Any:
     """Load a registered benchmark as a ``datasets.DatasetDict`` with ``corpus``, ``queries``, ``qrels``.
@@ -139,7 +139,7 @@ def load_dataset(
     cache_dir : path, optional
         Cache folder (default: the usual ``datasets`` cache). The cache key includes the config, the
         sha256 of the source files and a hash of the builder code, so any change rebuilds.
-    show_progress : bool, default: True
+    show_progress : bool, default: False
         Show ``datasets`` progress bars while building.
     **config
         Builder config values and sources, e.g. ``data_files=``, ``data_dir=``, ``chunk_words=75``.

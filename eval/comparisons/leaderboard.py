@@ -102,11 +102,19 @@ FAMILY = {"p": "cr2 t (Satterthwaite df) for micro; t (K-1 df) for macro and mea
 SYSTEM_COLUMNS = ["name", "group", "estimate", "low", "high", "rank", "rank_low", "rank_high", "tier", "judged",
                   "judged_flag", "condensed", "se", "df", "estimator", "method", "n_queries", "n_clusters",
                   "n_missing", "bound_high",
-                  "verified_coverage", "verified_mc_se", "verified"]  # each interval's check (eval/verify_family.py)
+                  "verified_coverage", "verified_mc_se", "verified",  # each interval's check (eval/verify_family.py)
+                  # the pool's readings under their own names (bound_high = unjudged_as_relevant, kept), a run
+                  # judged like a pooled engine, a tier whose order flips under the pool, a run left untiered
+                  "unjudged_as_nonrelevant", "unjudged_as_relevant", "pooled_like", "tier_flip", "tiered"]
 #: Columns of ``pairs``.
 PAIR_COLUMNS = ["a", "b", "group", "diff", "low", "high", "p", "p_adj", "p_adj_maxt", "se", "df", "significant",
                 "wins", "losses", "ties", "robust", "significant_holm", "p_family",
-                "verified_coverage", "verified_mc_se", "verified"]  # the family's check (eval/verify_family.py)
+                "verified_coverage", "verified_mc_se", "verified",  # the family's check (eval/verify_family.py)
+                "tiered"]  # False where a run of the pair lacks most of the group's queries (not tiered there)
+#: judged@k at or above this names a run "judged like a pooled engine" (its lists were, in effect, the pool).
+POOLED_LIKE = 0.99
+#: With ``on_missing="zero"``, a run lacking more than this share of a group's queries is shown, not tiered.
+UNTIERED_MISSING = 0.5
 _SELF_RETRIEVAL_NOTE = ("judged@k not applicable: on a self-retrieval task every chunk of the query's document "
                         "is relevant and every other chunk is non-relevant by construction (judgments are complete), "
                         "so a pool bias cannot arise.")
@@ -271,7 +279,7 @@ def leaderboard(
         group_missing = n_missing if label == ALL_GROUP else {k: int(m[mask].sum()) for k, m in miss.items()}
         srows, prows, info = _one_group(label, V[:, mask], clusters[mask], names, estimator, level, int(n_resamples),
                                         rng, None if J is None else J[:, mask], None if C is None else C[:, mask],
-                                        group_missing, oc.population_sizes, seed)
+                                        group_missing, oc.population_sizes, seed, zero_filled=on_missing == "zero")
         sys_rows += srows
         pair_rows += prows
         group_info[label] = info
@@ -299,13 +307,18 @@ def leaderboard(
               "top_tie_share": {k: t.info["top_tie_share"] for k, t in oc.tables.items()},
               "all_tied_share": {k: t.info["all_tied_share"] for k, t in oc.tables.items()},
               **{k: oc.info[k] for k in ("population_clusters", "sample") if k in oc.info},
-              "pool": {"line": pool_said, "readings": pool.READINGS, "groups": pool_info} if readings else None},
+              "pool": {"line": pool_said, "readings": pool.READINGS, "groups": pool_info,
+                       "reading_names": pool.READING_NAMES, "not_bounds": pool.NOT_BOUNDS,
+                       "pooled_like": pool.pooled_like_line(systems[systems["group"] == ALL_GROUP], jk, POOLED_LIKE)}
+              if readings else None},
     )
 
 
 def _one_group(label, V, clusters, names, estimator, level, B, rng, J, C, n_missing, population_sizes=None,
-               seed=0):
-    """Rows of ``systems`` and ``pairs`` of one group (one family)."""
+               seed=0, zero_filled=False):
+    """Rows of ``systems`` and ``pairs`` of one group (one family). With ``zero_filled`` (missing queries
+    scored 0), a run lacking more than :data:`UNTIERED_MISSING` of the group's queries is shown but not
+    tiered: its tier is ``"–"``, it enters no other system's rank interval, tier or could-be-best set."""
     codes, uniq = pd.factorize(pd.Series(clusters), sort=False)
     K = len(uniq)
     f = family(V, codes, K, estimator=estimator, level=level, n_resamples=B, rng=rng, pair_test=PAIR_TEST)
@@ -324,8 +337,14 @@ def _one_group(label, V, clusters, names, estimator, level, B, rng, J, C, n_miss
     for i, j, d, sp in zip(f["ia"], f["ib"], pr["diff"], sep):
         if sp:
             better[(i, j) if d > 0 else (j, i)] = True
+    tiered = np.array([not (zero_filled and n_missing.get(n, 0) > UNTIERED_MISSING * V.shape[1]) for n in names])
+    better = better & tiered[:, None] & tiered[None, :]  # an untiered run separates nobody
     rlow, rhigh = rank_bounds(better)
-    tiers = letters(order, better | better.T)
+    sub = [s for s in order if tiered[s]]
+    sub_tiers = letters(list(range(len(sub))), (better | better.T)[np.ix_(sub, sub)]) if sub else []
+    tiers = ["–"] * S
+    for k, s in enumerate(sub):
+        tiers[s] = sub_tiers[k]
     sys_rows = []
     for s in order:
         judged = float(J[s].mean()) if J is not None else None
@@ -336,7 +355,8 @@ def _one_group(label, V, clusters, names, estimator, level, B, rng, J, C, n_miss
             "judged_flag": None if judged is None else bool(judged < JUDGED_THRESHOLD),
             "condensed": float(C[s].mean()) if C is not None else None, "se": float(st["se"][s]),
             "df": float(st["df"][s]), "estimator": f["estimator"], "method": sys_method,
-            "n_queries": int(V.shape[1]), "n_clusters": K, "n_missing": int(n_missing.get(names[s], 0))})
+            "n_queries": int(V.shape[1]), "n_clusters": K, "n_missing": int(n_missing.get(names[s], 0)),
+            "pooled_like": None if judged is None else bool(judged >= POOLED_LIKE), "tiered": bool(tiered[s])})
     pos = {s: k for k, s in enumerate(order)}
     pair_rows = []
     for k, (i, j) in enumerate(zip(f["ia"], f["ib"])):
@@ -351,12 +371,14 @@ def _one_group(label, V, clusters, names, estimator, level, B, rng, J, C, n_miss
             "p_adj": float(pr["p_adj_cr2"][k]), "p_adj_maxt": float(pr["p_maxt"][k]), "se": float(pr["se"][k]),
             "df": float(pr["df"][k]), "significant": bool(sep[k]),
             "significant_holm": bool(pr["p_adj_cr2"][k] < alpha), "p_family": float(pr["p"][k]), "wins": int(w),
-            "losses": int(l_), "ties": int(pr["ties"][k]), "_order": (pos[a], pos[b])})
+            "losses": int(l_), "ties": int(pr["ties"][k]), "tiered": bool(tiered[a] and tiered[b]),
+            "_order": (pos[a], pos[b])})
     pair_rows.sort(key=lambda r: r.pop("_order"))
     info = {"n_queries": int(V.shape[1]), "n_clusters": K, "estimator": f["estimator"], "method": f["method"],
             "crit": f["crit"], "alpha_star": f["alpha_star"], "pair_method": f.get("pair_method", f["method"]),
             # could be best: no system separably above it (rank_low = 1), by the same intervals
-            "best_set": [names[s] for s in order if rlow[s] == 1],
+            "best_set": [names[s] for s in order if rlow[s] == 1 and tiered[s]],
+            "untiered": [names[s] for s in order if not tiered[s]],
             "n_missing": {k: int(v) for k, v in n_missing.items() if v}}  # queries scored 0, per run
     return sys_rows, pair_rows, info
 
@@ -467,6 +489,13 @@ class LeaderboardResult(_JsonMixin):
         from ragcov_data.eval.comparisons._leaderboard_render import markdown
 
         return _write(markdown(self), path)
+
+    def to_latex(self, path: str | Path | None = None) -> str:
+        """LaTeX booktabs tables (systems and pairs per group, as ranx exports comparisons); also written to
+        ``path`` when given."""
+        from ragcov_data.eval.comparisons._leaderboard_latex import latex
+
+        return _write(latex(self), path)
 
     def to_html(self, path: str | Path | None = None) -> str:
         """A self-contained HTML page (inline SVG, no external resource); also written to ``path``."""

@@ -79,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         results = run_benchmark(args.data_dir, chunk_words=args.chunk_words, retrievers=args.retrievers, reps=reps,
-                                ks=ks, n_resamples=nres, seed=args.seed, show_progress=not args.no_progress,
+                                ks=ks, n_resamples=nres, seed=args.seed, show_progress=not args.no_progress and sys.stderr.isatty(),
                                 log=lambda m: print(f"[ragcov] {m}", file=sys.stderr),
                                 engine=eng if eng["engine"] == "ray" else None)
     finally:
@@ -93,28 +93,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _summary(results) -> str:
-    lines = [f"{results['task']['queries']} queries from {results['task']['documents']} documents "
-             f"({results['meta']['elapsed_s']} s)"]
-    width = max([6] + [len(r["name"]) for r in results["retrievers"]])
-    for r in results["retrievers"]:
-        est = {(e["estimator"], e["method"]): e for e in r["estimates"]}
-        for key in (("micro", "cr2"), ("macro", "t")):
-            e = est.get(key)
-            if e:
-                lines.append(f"  {r['name']:{width}s} {key[0]} {e['estimate']:.4f} [{e['low']:.4f}, {e['high']:.4f}] ({key[1]})")
-    cov = results.get("coverage") or {}
-    for est, c in (cov.get("recommendation") or {}).items():
-        if c.get("qualified", True):
-            lines.append(f"  recommended at K={cov['recommend_k']} for {est}: {c['method']} "
-                         f"(coverage {100 * c['coverage']:.1f}% ± {100 * c['mc_margin']:.1f})")
-        else:
-            lines.append(f"  at K={cov['recommend_k']} for {est}: NO method verified — {c['reason']}")
-    lines += _verdict_lines(results)
-    return "\n".join(lines)
+    """One compact table and one short sentence per task (:func:`ragcov_data.reporting.console.summary`)."""
+    from ragcov_data.reporting.console import summary
 
-
-def _verdict_lines(results) -> list[str]:
-    """One line per task on which systems are separable (family-wise), and the chunking study's answer."""
-    from ragcov_data.reporting.sections import verdict_items
-
-    return [f"  {label}: {text}" for _, label, text in verdict_items(results)]
+    return summary(results)

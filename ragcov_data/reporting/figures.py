@@ -18,6 +18,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+from ragcov_data._format import num  # noqa: E402
 
 NAIVE_COLOR = "#c0392b"
 DOC_COLOR = "#2c6fbb"
@@ -283,7 +284,7 @@ def paired_comparison(comparisons: Sequence[Mapping[str, Any]], n_family: int | 
             ax.plot(est["estimate"], i, "o", color="black")
             tie = c.get("tie_share")
             padj = est.get("p_adj")
-            ax.annotate(f"{est['estimate']:+.4f} [{est['low']:+.4f}, {est['high']:+.4f}]"
+            ax.annotate(f"{num(est['estimate'], 4, True)} [{num(est['low'], 4, True)}, {num(est['high'], 4, True)}]"
                         + (f", Holm p {_p(padj)}" if padj is not None else "")
                         + (f"; {tie:.0%} of documents tied" if tie is not None else ""),
                         (0.01, i + 0.32), xycoords=("axes fraction", "data"), fontsize=9.5, color=DOC_COLOR)
@@ -317,7 +318,8 @@ def chunking_scatter(per_document: Sequence[Mapping[str, Any]], names: Sequence[
     ax.set_aspect("equal")
     ax.set_xlabel(f"per-document hit@1, {b}")
     ax.set_ylabel(f"per-document hit@1, {a}")
-    ax.set_title(f"{a} − {b}: {difference['estimate']:+.3f} [{difference['low']:+.3f}, {difference['high']:+.3f}]\n"
+    ax.set_title(f"{a} − {b}: {num(difference['estimate'], 3, True)} [{num(difference['low'], 3, True)}, "
+                 f"{num(difference['high'], 3, True)}]\n"
                  f"(mean over {difference['n_documents']} documents, paired; {difference.get('method', 't')} interval)",
                  fontsize=10)
     ax.legend(frameon=False, fontsize=9.5, loc="upper left")

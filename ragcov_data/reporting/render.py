@@ -118,7 +118,9 @@ def _num(x: Any, nd: int = 4) -> str:
     if x is None or (isinstance(x, float) and not math.isfinite(x)):
         return "–"
     if isinstance(x, float):
-        return f"{x:.{nd}f}"
+        from ragcov_data._format import num
+
+        return num(x, nd)
     return _e(x)
 
 
