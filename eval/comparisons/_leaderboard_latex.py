@@ -47,24 +47,25 @@ def _label(*parts: str) -> str:
     return "tab:" + "-".join(re.sub(r"[^A-Za-z0-9]+", "-", p).strip("-").lower() for p in parts if p)
 
 
-def board_tables(res: Any, title: str = "", key: str = "leaderboard", pairs: bool = True) -> list[str]:
-    """The systems (and pairs) tables of every group of one leaderboard."""
-    from ragcov_data.eval.comparisons._leaderboard_render import _b, group_label, head, tier_text
+def board_tables(res: Any, title: str = "", key: str = "leaderboard", pairs: bool = True,
+                 groups: Sequence[str] | None = None) -> list[str]:
+    """The systems (and pairs) tables of every group (or of ``groups``) of one leaderboard."""
+    from ragcov_data.eval.comparisons._leaderboard_render import _b, _is_false, group_label, head, tier_text
 
     b = _b(res)
     out = []
     lvl = f"{b.level:.0%}"
-    for g in b.group_names():
+    for g in (b.group_names() if groups is None else [g for g in b.group_names() if g in groups]):
         where = escape(f"{title + ', ' if title else ''}{group_label(g)}")
         rows = []
         for r in b.sy(g).to_dict(orient="records"):
-            star = r.get("verified") is False
+            star = _is_false(r.get("verified"))
             rows.append([f"{r['rank']} [{r['rank_low']}, {r['rank_high']}]", escape(r["name"]), _n(r["estimate"]),
                          f"[{_n(r['low'])}, {_n(r['high'])}]" + ("$^*$" if star else ""),
                          escape(tier_text(b, g, r))])
         cap = (f"{where}: {escape(head(b, g))}. Tier: systems sharing a letter are not separable at the "
                f"family-wise {escape(f'{1 - b.level:.0%}')} level.")
-        if any(r.get("verified") is False for r in b.sy(g).to_dict(orient="records")):
+        if any(_is_false(r.get("verified")) for r in b.sy(g).to_dict(orient="records")):
             cap += " $^*$ NOT VERIFIED: the interval covers less than the level at this design."
         out.append(tabular(["rank", "system", b.metric, f"{lvl} interval", "tier"], rows, "rlrlc", cap,
                            _label(key, g if g != "__all__" else "all", "systems")))

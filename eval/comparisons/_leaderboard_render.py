@@ -566,10 +566,12 @@ def systems_table_html(res: Any, g: str, cls: str = "systems") -> str:
 
 
 def panels_html(res: Any, *, heading: int = 2, pairs: bool = True, systems_class: str = "systems",
-                matrix_class: str = "pairs") -> str:
-    """One panel per group: heading, head line, missing-query line, sentence, figures, tables."""
+                matrix_class: str = "pairs", fold_pairs: bool = False, fold_groups: bool = False) -> str:
+    """One panel per group: heading, head line, missing-query line, sentence, figures, tables. In a long
+    page (the report) ``fold_pairs`` folds each pair matrix and ``fold_groups`` the groups' panels below the
+    overall one, so the answer stays on screen and every table stays one click away."""
     b = _b(res)
-    out = []
+    out, folded = [], []
     for g in b.group_names():
         sy = b.sy(g)
         readings = b.pool_group(g).get("readings")
@@ -578,11 +580,22 @@ def panels_html(res: Any, *, heading: int = 2, pairs: bool = True, systems_class
             figs.append(judged_svg(sy, b.judged_k, b.judged_threshold))
         ml = missing_line(b, g)
         title = "All queries" if g == ALL else f"Group {g}"
-        out.append(
-            f'<section class="panel" data-group="{_e(group_label(g))}"><h{heading}>{_e(title)}</h{heading}>'
-            f'<p class="note">{_e(head(b, g))}</p>' + (f'<p class="note flag">{_e(ml)}</p>' if ml else "")
-            + f'<p class="verdict"><strong>{_e(sentence(b, g))}</strong></p><div class="figs">{"".join(figs)}</div>'
-            + systems_table_html(b, g, systems_class) + (pair_matrix_html(b, g, matrix_class) if pairs else "") + "</section>")
+        matrix = pair_matrix_html(b, g, matrix_class) if pairs else ""
+        if matrix and fold_pairs:
+            n = len(b.pr(g))
+            matrix = (f"<details><summary>Pair matrix ({n} pair{'s' if n != 1 else ''}: each difference with its "
+                      f"simultaneous {b.level:.0%} interval)</summary>{matrix}</details>")
+        panel = (f'<section class="panel" data-group="{_e(group_label(g))}"><h{heading}>{_e(title)}</h{heading}>'
+                 f'<p class="note">{_e(head(b, g))}</p>' + (f'<p class="note flag">{_e(ml)}</p>' if ml else "")
+                 + f'<p class="verdict"><strong>{_e(short_sentence(b, g))}</strong></p>'
+                 + f'<details class="verdict-full"><summary>in full</summary><p>{_e(sentence(b, g))}</p></details>'
+                 + f'<div class="figs">{"".join(figs)}'
+                 + systems_table_html(b, g, systems_class) + "</div>" + matrix + "</section>")  # the table beside the plot
+        (folded if fold_groups and g != ALL else out).append(panel)
+    if folded:
+        names = ", ".join(str(g) for g in b.group_names() if g != ALL)
+        out.append(f"<details><summary>By query group ({_e(names)}): each group its own family</summary>"
+                   f"{''.join(folded)}</details>")
     return "".join(out)
 
 

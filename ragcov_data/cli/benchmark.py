@@ -50,7 +50,10 @@ def add_parser(sub) -> None:
                    help="bootstrap resamples (default: 999; --quick: 199)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     p.add_argument("--quick", action="store_true", help="small settings for a fast look (fewer replicates, K and resamples)")
-    p.add_argument("--no-progress", action="store_true", help="hide progress bars")
+    p.add_argument("--no-progress", action="store_true",
+                   help="hide progress bars (they show only on a terminal, on stderr, in any case)")
+    p.add_argument("--latex", dest="latex_out", default=None, metavar="OUT",
+                   help="also write the summary tables (every task's systems) as LaTeX booktabs tables")
     from ragcov_data.cli.run import add_engine_options
 
     add_engine_options(p)
@@ -63,6 +66,8 @@ def run(args: argparse.Namespace) -> int:
     from ragcov_data.pipeline import run_benchmark
 
     check_writable(args.out, folder=True)  # before minutes of work, not after
+    if args.latex_out:
+        check_writable(args.latex_out)
     from ragcov_data.cli.run import engine_kwargs
 
     eng = engine_kwargs(args)
@@ -89,6 +94,12 @@ def run(args: argparse.Namespace) -> int:
     print(f"report:  {paths['html']}\nsummary: {paths['markdown']}\nresults: {paths['json']}")
     if "misses" in paths:
         print(f"misses:  {paths['misses']}")
+    if args.latex_out:
+        from ragcov_data._atomic import atomic_write
+        from ragcov_data.reporting.console import latex_summary
+
+        atomic_write(args.latex_out, latex_summary(results))
+        print(f"latex:   {args.latex_out}")
     return 0
 
 

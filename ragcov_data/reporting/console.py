@@ -12,7 +12,7 @@ from typing import Any, Mapping, Sequence
 
 from ragcov_data._format import num, pct
 
-__all__ = ["summary", "task_boards", "board_table", "MAX_LINE"]
+__all__ = ["summary", "latex_summary", "task_boards", "board_table", "MAX_LINE"]
 
 ALL = "__all__"
 #: Longest line outside a table.
@@ -43,8 +43,9 @@ def _verified_false(x: Any) -> bool:
     return x is False or (x is not None and not isinstance(x, (str, float)) and bool(x) is False)
 
 
-def board_table(board: Mapping[str, Any], group: str = ALL) -> tuple[list[str], list[str]]:
-    """The compact table of ``group`` (lines) and the names of its systems whose interval is not verified."""
+def board_table(board: Mapping[str, Any], group: str = ALL) -> tuple[list[str], list[tuple[str, Any]]]:
+    """The compact table of ``group`` (lines) and (name, coverage) of its systems whose interval is not
+    verified."""
     from ragcov_data.eval.comparisons._leaderboard_render import Board, tier_text
 
     b = Board(board)
@@ -54,7 +55,7 @@ def board_table(board: Mapping[str, Any], group: str = ALL) -> tuple[list[str], 
     for r in sy.to_dict(orient="records"):
         star = _verified_false(r.get("verified"))
         if star:
-            unverified.append(f"{r['name']} ({pct(r.get('verified_coverage'))})")
+            unverified.append((str(r["name"]), r.get("verified_coverage")))
         rows.append([str(r["name"]), num(r["estimate"]), f"[{num(r['low'])}, {num(r['high'])}]" + (" *" if star else ""),
                      tier_text(b, group, r), f"{r['rank']} [{r['rank_low']}, {r['rank_high']}]"])
     cols = ["system", "score", f"{lvl} interval", "tier", "rank [interval]"]
@@ -132,18 +133,31 @@ def _study_line(results: Mapping[str, Any]) -> str | None:
     return _fit(text + " (report: where they go).")
 
 
-def _unverified_line(board: Mapping[str, Any], unverified: list[str]) -> str:
+def _unverified_line(board: Mapping[str, Any], unverified: list[tuple[str, Any]]) -> str:
     """``*``: the systems whose interval method covers less than the level at this design, named (all of
     them summed up as a range when more than three)."""
     n = sum(1 for s in board.get("systems") or [] if s.get("group") == ALL)
     lvl = pct(board.get("level", 0.95), 0)
     if len(unverified) > 3:
-        covs = sorted(float(u.rsplit("(", 1)[1].rstrip("%)")) for u in unverified)
-        who = f"{len(unverified)} of {n} systems cover {covs[0]:.1f}%–{covs[-1]:.1f}%"
+        covs = sorted(float(c) for _, c in unverified if c is not None)
+        who = f"{len(unverified)} of {n} systems cover {pct(covs[0])}–{pct(covs[-1])}" if covs else \
+            f"{len(unverified)} of {n} systems"
     else:
-        who = ", ".join(unverified) + (" covers" if len(unverified) == 1 else " cover")
+        who = ", ".join(f"{name} covers {pct(c)}" for name, c in unverified)
     return (f"  * NOT VERIFIED: {who} at this design, short of {lvl}; read those intervals as too narrow "
             "(report: verified methods).")
+
+
+def _pool_lines(board: Mapping[str, Any]) -> list[str]:
+    """On pooled judgments: what ``~`` means, and the runs judged like a pooled engine."""
+    pool = (board.get("info") or {}).get("pool") or {}
+    if not pool:
+        return []
+    out = ["  Pooled judgments: three readings of unjudged documents, none a bound on the others; ~ = the "
+           "system's order against another flips under another reading (report: the readings)."]
+    if pool.get("pooled_like"):
+        out.append(_fit("  " + pool["pooled_like"].split(" — ")[0] + "."))
+    return [_fit(x) for x in out]
 
 
 def summary(results: Mapping[str, Any]) -> str:
@@ -165,6 +179,7 @@ def summary(results: Mapping[str, Any]) -> str:
             lines.append(_fit(f"  {short_sentence(board)}"))
             if unverified:
                 lines.append(_fit(_unverified_line(board, unverified)))
+            lines += _pool_lines(board)
         elif key == "aneel_taesa":
             lines += _estimate_table(results)
             lines.append("  one system ran: there is no pair to separate.")
@@ -177,3 +192,15 @@ def summary(results: Mapping[str, Any]) -> str:
         lines += [study, ""]
     lines += _coverage_lines(results)
     return "\n".join(lines).rstrip()
+
+
+def latex_summary(results: Mapping[str, Any]) -> str:
+    """The summary's tables as LaTeX booktabs floats: every task's systems over all its queries (the
+    leaderboard's own ``--latex`` gives the pairs and groups too)."""
+    from ragcov_data.eval.comparisons._leaderboard_latex import board_tables
+
+    parts = []
+    for key, title, board in task_boards(results):
+        if board:
+            parts += board_tables(board, title, key=key, pairs=False, groups=[ALL])
+    return "% ragcov benchmark summary tables; needs \\usepackage{booktabs}\n" + "\n\n".join(parts) + "\n"
