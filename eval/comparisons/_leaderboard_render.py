@@ -58,7 +58,7 @@ class Board:
         d = res.to_dict() if hasattr(res, "to_dict") and not isinstance(res, Mapping) else dict(res)
         self.d = d
         self.systems = d["systems"] if isinstance(d["systems"], pd.DataFrame) else pd.DataFrame(d["systems"])
-        self.pairs = d["pairs"] if isinstance(d["pairs"], pd.DataFrame) else pd.DataFrame(d.get("pairs") or [])
+        self.pairs = d["pairs"] if isinstance(d.get("pairs"), pd.DataFrame) else pd.DataFrame(d.get("pairs") or [])
         for col, frame in (("bound_high", self.systems), ("robust", self.pairs), ("tier_flip", self.systems),
                            ("pooled_like", self.systems), ("tiered", self.systems), ("tiered", self.pairs)):
             if col not in frame.columns:
@@ -264,7 +264,7 @@ def pool_words(b: Any) -> list[str]:
     out = [b.pool["line"]] if b.pool.get("line") else []
     out.append("Unjudged documents read three ways: unjudged_as_nonrelevant (trec_eval's number, the estimate), "
                "condensed (unjudged documents removed from each list) and unjudged_as_relevant (at the lowest "
-               "positive grade; bound_high in the JSON). These are three readings, not bounds: none bounds the "
+               "positive grade; bound_high in the JSON). These are three readings, not bounds: no reading bounds the "
                "others (a condensed list moves judged documents up, so its score can lie above "
                "unjudged_as_relevant). A separation is robust when it holds, in the same order, under all three; "
                "a tier marked ~ belongs to a system whose order against another flips under some reading.")

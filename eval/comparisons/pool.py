@@ -43,7 +43,7 @@ READINGS = {"irrelevant": "non-relevant (trec_eval, the estimate)", "skip": "rem
 #: and ``condensed``): each says what was done to unjudged documents.
 READING_NAMES = {"irrelevant": "unjudged_as_nonrelevant", "skip": "condensed", "relevant": "unjudged_as_relevant"}
 #: Said wherever the readings are shown: they are readings, not an interval.
-NOT_BOUNDS = ("These are three readings, not bounds: none bounds the others (a condensed list moves judged "
+NOT_BOUNDS = ("These are three readings, not bounds: no reading bounds the others (a condensed list moves judged "
               "documents up, so its score can lie above unjudged_as_relevant).")
 
 

@@ -153,7 +153,7 @@ def _pool_lines(board: Mapping[str, Any]) -> list[str]:
     pool = (board.get("info") or {}).get("pool") or {}
     if not pool:
         return []
-    out = ["  Pooled judgments: three readings of unjudged documents, none a bound on the others; ~ = the "
+    out = ["  Pooled judgments: three readings of unjudged documents, no reading a bound on the others; ~ = the "
            "system's order against another flips under another reading (report: the readings)."]
     if pool.get("pooled_like"):
         out.append(_fit("  " + pool["pooled_like"].split(" — ")[0] + "."))

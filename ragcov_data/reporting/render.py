@@ -276,7 +276,7 @@ def _verdict_html(results: Mapping[str, Any], key: str, label: str, text: str) -
     answer whole."""
     board = {"aneel_taesa": results.get("leaderboard"), "juristcu": (results.get("juristcu") or {}).get("leaderboard"),
              "irpf": (results.get("irpf") or {}).get("leaderboard")}.get(key)
-    if not board:
+    if not board or not board.get("pairs"):
         return f'<p class="verdict" data-task="{_e(key)}"><b>{_e(label)}:</b> {_e(text)}</p>'
     return (f'<div class="verdict" data-task="{_e(key)}"><p><b>{_e(label)}:</b> {_e(LB.short_sentence(board))} '
             f"</p><details><summary>in full</summary><p>{_e(text)}</p></details></div>")

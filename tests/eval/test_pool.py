@@ -188,8 +188,8 @@ def test_readings_are_named_as_readings_and_old_names_stay(board):
     assert g["readings_named"]["unjudged_as_relevant"] == g["readings"]["relevant"]
     text = board.summary()
     assert "unjudged_as_nonrelevant" in text and "unjudged_as_relevant" in text and NOT_BOUNDS.split(":")[0] in text
-    assert "none bounds the others" in text and "low bound" not in text
-    assert "none bounds the others" in board.to_html() and "none bounds the others" in board.to_markdown()
+    assert "no reading bounds the others" in text and "low bound" not in text
+    assert "no reading bounds the others" in board.to_html() and "no reading bounds the others" in board.to_markdown()
 
 
 def test_condensed_can_lie_above_unjudged_as_relevant():
