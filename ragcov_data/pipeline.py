@@ -182,6 +182,7 @@ def run_benchmark(
     results: dict[str, Any] = {
         "meta": {"created": _dt.datetime.now().isoformat(timespec="seconds"), "metric": "hit@1", "level": level,
                  "title": f"Self-retrieval on aneel/aneel_fulltext.jsonl in {root}, chunks of {chunk_words} words",
+                 "data_dir": str(root),
                  "settings": {"chunk_words": chunk_words, "reps": reps, "k": list(ks), "n_resamples": n_resamples,
                               "seed": seed, "retrievers": names}},
         "task": {"name": "aneel_taesa", "documents": int(queries["doc_id"].nunique()), "queries": int(len(queries)),

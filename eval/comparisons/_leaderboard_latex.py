@@ -17,8 +17,8 @@ __all__ = ["escape", "tabular", "latex", "board_tables"]
 
 _SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
             "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
-_UNICODE = {"−": "$-$", "–": "--", "—": "---", "·": "$\\cdot$", "≥": "$\\geq$", "≤": "$\\leq$", "±": "$\\pm$",
-            "×": "$\\times$", "†": "$^\\dagger$"}
+_UNICODE = {"−": "$-$", "–": "--", "—": "---", "·": "$\\cdot$", "≥": "$\\geq$", "≤": "$\\leq$",
+            "±": "$\\pm$", "×": "$\\times$", "†": "$^\\dagger$"}
 
 
 def escape(text: Any) -> str:

@@ -590,7 +590,8 @@ def panels_html(res: Any, *, heading: int = 2, pairs: bool = True, systems_class
                  + f'<p class="verdict"><strong>{_e(short_sentence(b, g))}</strong></p>'
                  + f'<details class="verdict-full"><summary>in full</summary><p>{_e(sentence(b, g))}</p></details>'
                  + f'<div class="figs">{"".join(figs)}'
-                 + systems_table_html(b, g, systems_class) + "</div>" + matrix + "</section>")  # the table beside the plot
+                 + systems_table_html(b, g, systems_class) + "</div>"  # the table beside the plot
+                 + matrix + "</section>")
         (folded if fold_groups and g != ALL else out).append(panel)
     if folded:
         names = ", ".join(str(g) for g in b.group_names() if g != ALL)

@@ -84,7 +84,8 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         results = run_benchmark(args.data_dir, chunk_words=args.chunk_words, retrievers=args.retrievers, reps=reps,
-                                ks=ks, n_resamples=nres, seed=args.seed, show_progress=not args.no_progress and sys.stderr.isatty(),
+                                ks=ks, n_resamples=nres, seed=args.seed,
+                                show_progress=not args.no_progress and sys.stderr.isatty(),
                                 log=lambda m: print(f"[ragcov] {m}", file=sys.stderr),
                                 engine=eng if eng["engine"] == "ray" else None)
     finally:

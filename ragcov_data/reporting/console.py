@@ -56,8 +56,9 @@ def board_table(board: Mapping[str, Any], group: str = ALL) -> tuple[list[str], 
         star = _verified_false(r.get("verified"))
         if star:
             unverified.append((str(r["name"]), r.get("verified_coverage")))
-        rows.append([str(r["name"]), num(r["estimate"]), f"[{num(r['low'])}, {num(r['high'])}]" + (" *" if star else ""),
-                     tier_text(b, group, r), f"{r['rank']} [{r['rank_low']}, {r['rank_high']}]"])
+        rows.append([str(r["name"]), num(r["estimate"]),
+                     f"[{num(r['low'])}, {num(r['high'])}]" + (" *" if star else ""), tier_text(b, group, r),
+                     f"{r['rank']} [{r['rank_low']}, {r['rank_high']}]"])
     cols = ["system", "score", f"{lvl} interval", "tier", "rank [interval]"]
     width = [max(len(c), *(len(row[i]) for row in rows)) for i, c in enumerate(cols)]
     fmt = lambda row: "  " + "  ".join(v.ljust(w) for v, w in zip(row, width)).rstrip()  # noqa: E731

@@ -90,8 +90,8 @@ def subtitle(results: Mapping[str, Any]) -> str:
     chunk = (meta.get("settings") or {}).get("chunk_words")
     said = []
     if task:
-        said.append(f"ANEEL self-retrieval ({task.get('queries', 0):,} queries from {task.get('documents', '?')} acts of "
-                    f"aneel/aneel_fulltext.jsonl" + (f", chunks of {chunk} words)" if chunk else ")"))
+        said.append(f"ANEEL self-retrieval ({task.get('queries', 0):,} queries from {task.get('documents', '?')} "
+                    "acts of aneel/aneel_fulltext.jsonl" + (f", chunks of {chunk} words)" if chunk else ")"))
     jt = results.get("juristcu") or {}
     lb = jt.get("leaderboard") or {}
     if jt:
@@ -99,7 +99,7 @@ def subtitle(results: Mapping[str, Any]) -> str:
     ir = results.get("irpf") or {}
     if ir:
         said.append(f"IRPF real questions ({ir.get('n_questions', '?')} questions citing law articles)")
-    root = str(meta.get("title", "")).split(" in ", 1)[-1].split(",", 1)[0] if " in " in str(meta.get("title", "")) else ""
+    root = meta.get("data_dir")
     return "Tasks: " + "; ".join(said) + (f". Data: {root}." if root else ".")
 
 
