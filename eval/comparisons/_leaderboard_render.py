@@ -455,7 +455,7 @@ def forest_svg(sy: pd.DataFrame, metric: str, readings: Mapping[str, Mapping[str
     left margin is the longest label's width."""
     labels = [f"{r.rank}. {r.name} ({r.tier})" for r in sy.itertuples(index=False)]
     left = int(max(_text_width(s) for s in labels) + 14) if labels else 60
-    plot_w, right, rowh, top = 380, 24, 24, 26
+    plot_w, right, rowh, top = 290, 24, 24, 26  # narrow enough for the systems table beside it
     W = left + plot_w + right
     H = top + rowh * len(sy) + 40
     vals = list(sy["estimate"]) + [v for v in list(sy["low"]) + list(sy["high"]) if _fin(v)]
@@ -471,6 +471,7 @@ def forest_svg(sy: pd.DataFrame, metric: str, readings: Mapping[str, Mapping[str
         return left + (v - lo) / (hi - lo) * plot_w
 
     title = f"{metric}: estimate and interval" + ("; grey: range over the pool's three readings" if readings else "")
+    W = max(W, int(_text_width(title)) + 8)  # the title never clipped
     parts = [f'<svg class="forest" width="{W}" height="{H}" viewBox="0 0 {W} {H}" role="img" '
              f'aria-label="forest plot of {_e(metric)}">', f'<text x="4" y="16">{_e(title)}</text>']
     for k, (r, lab) in enumerate(zip(sy.itertuples(index=False), labels)):

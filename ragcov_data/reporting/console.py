@@ -103,7 +103,9 @@ def _coverage_lines(results: Mapping[str, Any]) -> list[str]:
            f"as the census), {pct(cov.get('level', 0.95), 0)} intervals:"]
     for est, c in rec.items():
         row = rows.get((est, used.get(est), k))
-        mine = (f"{est} {used[est]} (as the rows) covers {pct(row['coverage'])}" if row and est in used
+        mine = (f"{est} {used[est]} (as the rows) covers {pct(row['coverage'])}"
+                + (f" ± {num(100 * row['mc_margin'], 1)}" if row and row.get("mc_margin") is not None else "")
+                if row and est in used
                 and row.get("coverage") is not None else f"{est}")
         if c.get("qualified", True):
             best = ("" if c["method"] == used.get(est) else

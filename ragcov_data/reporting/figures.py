@@ -116,7 +116,7 @@ def retrievers_grid(retrievers: Sequence[Mapping[str, Any]], metric: str = "hit@
     n = len(rets)
     ncols = max(1, min(ncols, n))
     nrows = int(np.ceil(n / ncols))
-    fig, axes = plt.subplots(nrows, ncols, figsize=(2.6 * ncols + 0.4, 2.15 * nrows + 0.5), squeeze=False,
+    fig, axes = plt.subplots(nrows, ncols, figsize=(2.6 * ncols + 0.4, 1.95 * nrows + 0.5), squeeze=False,
                              sharex=True, sharey=True)
     bins = np.linspace(0, 1, 11)
     for ax, r in zip(axes.flat, rets):
