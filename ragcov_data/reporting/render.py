@@ -228,7 +228,8 @@ def answer_rows(results: Mapping[str, Any]) -> list[dict[str, Any]]:
             for s in lb.get("systems") or []:
                 if s["group"] == LB.ALL:
                     rows.append({"task": task, "metric": lb.get("metric", metric), "system": s["name"],
-                                 "estimate": s["estimate"], "low": s["low"], "high": s["high"], "tier": s["tier"],
+                                 "estimate": s["estimate"], "low": s["low"], "high": s["high"],
+                                 "tier": LB.tier_text(lb, LB.ALL, s),  # ~: its order flips under the pool
                                  "rank": f"{s['rank']} [{s['rank_low']}, {s['rank_high']}]",
                                  "judged": s.get("judged"), "bound_high": s.get("bound_high"),
                                  "verified": s.get("verified"), "verified_coverage": s.get("verified_coverage")})
@@ -301,7 +302,8 @@ def _answer_html(results: Mapping[str, Any]) -> str:
              "interval (clustered by the sampled unit), tier (a shared letter = not separable, family-wise) and rank "
              "interval." + (" On JurisTCU's pooled judgments the score reads unjudged documents as non-relevant "
                             "(trec_eval's number) and unjudged_as_relevant reads them as relevant: two readings, "
-                            "not bounds (see JurisTCU)." if pooled else "")
+                            "not bounds (see JurisTCU); a tier marked ~ flips order against another system under "
+                            "some reading." if pooled else "")
              + (" * NOT VERIFIED: the interval's method covers less than the nominal level at this design "
                 "(coverage measured on the task itself; see the verified_coverage fields)."
                 if any(r.get("verified") is False for r in rows) else "")
