@@ -51,8 +51,15 @@ Design (every choice below is the documented default; the machinery is :mod:`._f
   with a note.
 - **Missing queries.** ``on_missing="error"`` names every run lacking task queries and how many;
   ``"zero"`` scores them 0 (counted per system and per group, and said: "run X lacked N of M queries
-  (scored 0); by group: ..."); ``"intersect"`` keeps the queries every run covers (dropped count in the
-  result).
+  (scored 0); by group: ..."); a run lacking more than half of a group's queries is shown there but not
+  tiered (tier ``"–"``, ``tiered`` False: it enters no other system's rank interval, tier or could-be-best
+  set, and none of its pairs is called robust to the pool); ``"intersect"`` keeps the queries every run
+  covers (dropped count in the result).
+- **Pooled judgments.** Beside the estimate (``unjudged_as_nonrelevant``, trec_eval's number) every system
+  carries ``condensed`` and ``unjudged_as_relevant`` (also kept as ``bound_high``): three readings of the
+  unjudged documents, none a bound on the others (:mod:`.pool`); ``tier_flip`` marks a system whose order
+  against another reverses under some reading, and ``pooled_like`` a run with judged@k >= 0.99, judged like
+  a pooled engine.
 - **Inputs.** Every run goes through the outcome stage (:mod:`.outcomes`), as in ``evaluate``: a document
   sample restricts the queries and its finite-population correction enters the per-system intervals (the
   same interval ``evaluate`` prints; the pair tests stay uncorrected, which is conservative, and say so);

@@ -4,11 +4,15 @@ Pooled qrels judge only the documents some pooled systems returned, so a run tha
 first-stage run whose reranker was) meets many unjudged documents. trec_eval reads them as non-relevant,
 which is one reading among three a reader should see (Buckley & Voorhees 2004; Sakai 2007):
 
-- ``irrelevant`` -- unjudged documents are non-relevant (trec_eval's number, the leaderboard's
-  estimate: the *low* reading);
-- ``skip`` -- unjudged documents are removed and each list condensed (judged-only evaluation);
-- ``relevant`` -- unjudged retrieved documents are relevant at the lowest positive grade (at least the
-  relevance threshold), the ideal ranking left as judged: the *high* reading (``bound_high``).
+- ``irrelevant`` (``unjudged_as_nonrelevant``) -- unjudged documents are non-relevant (trec_eval's number,
+  the leaderboard's estimate);
+- ``skip`` (``condensed``) -- unjudged documents are removed and each list condensed (judged-only
+  evaluation);
+- ``relevant`` (``unjudged_as_relevant``, kept as ``bound_high``) -- unjudged retrieved documents are
+  relevant at the lowest positive grade (at least the relevance threshold), the ideal ranking left as judged.
+
+They are readings, not bounds: a condensed list moves judged documents up, so its score can lie above the
+``relevant`` reading (a hand-made case: ``tests/eval/test_pool.py``).
 
 Each reading is decided family-wise by the estimate's own rule (:func:`._family.family` tests, read at
 the per-comparison level of the printed simultaneous intervals, so "separable" means what an interval
@@ -83,9 +87,11 @@ def apply_pool(systems: pd.DataFrame, pairs: pd.DataFrame, readings: Mapping[str
     Returns
     -------
     systems, pairs, info
-        ``info`` per group: ``readings`` (reading -> {system: estimate}), ``n_separable``, ``n_robust``,
+        ``info`` per group: ``readings`` (reading -> {system: estimate}) and ``readings_named`` (the same
+        under :data:`READING_NAMES`), ``n_separable``, ``n_robust`` (pairs with an untiered run left out),
         ``depends`` (separable pairs whose order depends on the pool, ``[a, b]``), ``flips`` (pairs whose
-        order reverses under some reading, separable or not).
+        order reverses under some reading, separable or not); ``systems`` gain ``unjudged_as_nonrelevant``,
+        ``unjudged_as_relevant`` (= ``bound_high``) and ``tier_flip``.
     """
     from ragcov_data.eval.comparisons._family import family
 
