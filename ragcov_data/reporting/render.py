@@ -534,7 +534,8 @@ def render_html(results: Mapping[str, Any], figs: dict[str, tuple[bytes, str]] |
         for est, rec in (cov.get("recommendation") or {}).items():
             cls = "" if rec.get("qualified") else " warn"
             lead = ("Recommended" if rec.get("qualified") else "No method verified; best available")
-            parts.append(f"<p class='rec{cls}'>{lead} for {_e(est)} at K={_e(cov.get('recommend_k'))}: "
+            parts.append(f"<p class='rec{cls}'>{lead} for {_e(est)} on samples of {_e(cov.get('recommend_k'))} "
+                         "documents: "
                          f"<b>{_e(rec['method'])}</b> — {_e(rec['reason'])}.</p>")
         parts.append(_fold(f"Coverage table ({len(cov['rows'])} rows)", _coverage_table(cov["rows"], naive)))
         parts.append("</section>")
