@@ -42,8 +42,14 @@ def _content_hash(paths: list[str | os.PathLike]) -> str:
 
 @contextlib.contextmanager
 def _progress(show: bool) -> Iterator[None]:
+    """The ``datasets`` bars and logs while building, shown only when asked and on a terminal (as tqdm's
+    ``disable=None``: a log file or a pipe never receives a bar)."""
+    import sys
+
     from datasets.utils import logging as hf_logging
     import datasets.utils as hf_tqdm
+
+    show = bool(show) and bool(getattr(sys.stderr, "isatty", lambda: False)())
 
     was_disabled = hf_tqdm.are_progress_bars_disabled()
     verbosity = hf_logging.get_verbosity()

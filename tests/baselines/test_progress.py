@@ -47,3 +47,24 @@ def test_coverage_study_prints_nothing_unless_asked(capfd):
                            "value": [float(i % 2) for i in range(60)]})
     coverage_study(census, k=[5], reps=20, methods=["t"], estimators="macro", seed=0)
     assert capfd.readouterr().err == ""
+
+
+def test_task_build_bars_only_on_a_terminal(tmp_path, monkeypatch, capfd):
+    """`load_dataset(show_progress=True)` writes the datasets library's bars to a terminal, never to a pipe."""
+    import json
+
+    from ragcov_data import load_dataset
+
+    acts = tmp_path / "data" / "aneel"
+    acts.mkdir(parents=True)
+    rows = [{"doc_id": f"a{i}", "text": " ".join(f"palavra{j}" for j in range(60)), "doc_type": "REN"}
+            for i in range(3)]
+    (acts / "aneel_fulltext.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    load_dataset("aneel_taesa", data_dir=str(acts.parent), chunk_words=20, show_progress=True,
+                 cache_dir=str(tmp_path / "c1"))
+    assert "examples/s" not in capfd.readouterr().err  # stderr is a pipe here
+    term = _Terminal()
+    monkeypatch.setattr(sys, "stderr", term)
+    load_dataset("aneel_taesa", data_dir=str(acts.parent), chunk_words=20, show_progress=True,
+                 cache_dir=str(tmp_path / "c2"))  # a fresh cache: the splits are generated again
+    assert "examples" in term.getvalue()
