@@ -52,7 +52,8 @@ class LexicalRetriever(Retriever):
         if self._show_index and len(starts) > 1:
             from tqdm.auto import tqdm
 
-            starts = tqdm(starts, desc=f"{self.name}: index", unit=f"×{self.index_batch} texts", leave=False)
+            starts = tqdm(starts, desc=f"{self.name}: index", unit=f"×{self.index_batch} texts", leave=False,
+                          disable=None)  # a bar on a terminal only
         counter = TermCounter(self.analyzer)
         counts = counter.fit_transform(texts[s:s + self.index_batch] for s in starts)
         self._counter = counter

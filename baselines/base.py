@@ -75,7 +75,7 @@ class Retriever(ABC):
         #: Per corpus position: 0 for the largest id; sorting it ascending gives ids descending.
         self._tiekey: np.ndarray = np.empty(0, dtype=np.int64)
         #: Default for the progress bars of ``index`` and ``search``.
-        self.show_progress: bool = True
+        self.show_progress: bool = False
         self._show_index: bool = True
 
     # ---- to implement -------------------------------------------------------------------
@@ -232,7 +232,7 @@ class Retriever(ABC):
         """Hook run when a search ends (e.g. to free scoring buffers)."""
 
     def _progress_on(self, show: bool | None) -> bool:
-        return bool(getattr(self, "show_progress", True) if show is None else show)
+        return bool(getattr(self, "show_progress", False) if show is None else show)
 
     def _own_positions(self, chunk_ids: Iterable[Any]) -> np.ndarray:
         """Corpus position of each query's own chunk; every ``chunk_id`` must be in the corpus."""
@@ -349,4 +349,5 @@ def _progress(it: Iterable[Any], block: int, name: str, show: bool, total: int |
     from tqdm.auto import tqdm
 
     total = len(it) if total is None else total  # type: ignore[arg-type]
-    return iter(tqdm(it, total=total, desc=f"{name}: search", unit=f"×{block} queries", leave=False))
+    return iter(tqdm(it, total=total, desc=f"{name}: search", unit=f"×{block} queries", leave=False,
+                     disable=None))  # a bar on a terminal only

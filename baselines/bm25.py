@@ -155,7 +155,7 @@ class BM25(LexicalRetriever):
         Tokeniser for corpus and queries; ``None`` is ``Analyzer()``; a name is a preset of
         :data:`~ragcov_data.baselines.analyzer.ANALYZER_PRESETS` (``"pt"``: stop words, accent folding,
         Snowball Portuguese stemming).
-    show_progress : bool, default: True
+    show_progress : bool, default: False
         Progress bars while indexing and searching.
     n_jobs : int or None, default: None
         Threads scoring query blocks in parallel; ``None`` uses every available CPU. Results do not
@@ -199,7 +199,7 @@ class BM25(LexicalRetriever):
         *,
         delta: float | None = None,
         analyzer: Analyzer | str | None = None,
-        show_progress: bool = True,
+        show_progress: bool = False,
         n_jobs: int | None = None,
     ) -> None:
         super().__init__(analyzer=analyzer, show_progress=show_progress, n_jobs=n_jobs)

@@ -41,7 +41,7 @@ class Dense(Retriever):
         Reuse and store embeddings on disk (keyed by model id and each text's sha256).
     cache_dir : str or path, optional
         Cache folder; default ``$RAGCOV_CACHE_DIR`` or ``~/.cache/ragcov/embeddings``.
-    show_progress : bool, default: True
+    show_progress : bool, default: False
         Progress bars while encoding (and searching, unless ``search(show_progress=...)`` says otherwise).
     offline : bool, default: True
         Never download a model: sets ``HF_HUB_OFFLINE=1`` and ``TRANSFORMERS_OFFLINE=1`` unless already
@@ -72,7 +72,7 @@ class Dense(Retriever):
         *,
         cache: bool = True,
         cache_dir: str | os.PathLike | None = None,
-        show_progress: bool = True,
+        show_progress: bool = False,
         offline: bool = True,
         **encoder_kwargs: Any,
     ) -> None:

@@ -145,7 +145,7 @@ def encode_unique(
     role: str,
     *,
     cache: EmbeddingCache | None = None,
-    show_progress: bool = True,
+    show_progress: bool = False,
     flush_every: int = 2048,
     desc: str | None = None,
     map_batches: Callable[[str, list[list[str]]], Iterable[np.ndarray]] | None = None,
@@ -160,7 +160,7 @@ def encode_unique(
     role : {"query", "passage"}
     cache : EmbeddingCache, optional
         ``None`` disables caching.
-    show_progress : bool, default: True
+    show_progress : bool, default: False
         tqdm bar over the texts actually encoded (cache misses).
     flush_every : int, default: 2048
         New embeddings are written to the cache at least every this many texts.
@@ -270,4 +270,4 @@ def _bar(total: int, desc: str, show: bool) -> Any:
         return None
     from tqdm.auto import tqdm
 
-    return tqdm(total=total, desc=desc, unit="text", leave=False)
+    return tqdm(total=total, desc=desc, unit="text", leave=False, disable=None)  # on a terminal only

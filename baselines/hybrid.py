@@ -191,7 +191,7 @@ class Hybrid(Retriever):
             raise RagcovError(f"`depth` must be a positive integer; got {depth!r}.")
         self.retrievers, self.method, self.k, self.depth = retrievers, method, float(k), int(depth)
         self.name = name or f"hybrid-{method}"
-        self.show_progress = all(getattr(r, "show_progress", True) for r in retrievers)
+        self.show_progress = all(getattr(r, "show_progress", False) for r in retrievers)
 
     def params(self) -> dict[str, Any]:
         return {

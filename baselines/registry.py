@@ -46,7 +46,7 @@ class Spec(NamedTuple):
 
 
 def _bm25(analyzer: str | None, rm3: bool) -> Callable[..., Any]:
-    def build(show_progress: bool = True, variant: str = "okapi") -> Any:
+    def build(show_progress: bool = False, variant: str = "okapi") -> Any:
         from ragcov_data.baselines.bm25 import BM25
 
         bm25 = BM25(variant=variant, analyzer=analyzer, show_progress=show_progress)
@@ -60,7 +60,7 @@ def _bm25(analyzer: str | None, rm3: bool) -> Callable[..., Any]:
 
 
 def _tfidf(analyzer: str | None) -> Callable[..., Any]:
-    def build(show_progress: bool = True) -> Any:
+    def build(show_progress: bool = False) -> Any:
         from ragcov_data.baselines.tfidf import TfIdf
 
         return TfIdf(analyzer=analyzer, show_progress=show_progress)
@@ -69,7 +69,7 @@ def _tfidf(analyzer: str | None) -> Callable[..., Any]:
 
 
 def _dense(model: str | None) -> Callable[..., Any]:
-    def build(show_progress: bool = True, model: Any = model, cache_dir: Any = None) -> Any:
+    def build(show_progress: bool = False, model: Any = model, cache_dir: Any = None) -> Any:
         from ragcov_data.baselines.dense import Dense
 
         return Dense(model, show_progress=show_progress, cache_dir=cache_dir)
@@ -78,7 +78,7 @@ def _dense(model: str | None) -> Callable[..., Any]:
 
 
 def _hybrid(model: str) -> Callable[..., Any]:
-    def build(show_progress: bool = True, cache_dir: Any = None) -> Any:
+    def build(show_progress: bool = False, cache_dir: Any = None) -> Any:
         from ragcov_data.baselines.bm25 import BM25
         from ragcov_data.baselines.dense import Dense
         from ragcov_data.baselines.hybrid import Hybrid

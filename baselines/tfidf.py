@@ -46,7 +46,7 @@ class TfIdf(LexicalRetriever):
         Tokeniser for corpus and queries; ``None`` is ``Analyzer()``; a name is a preset of
         :data:`~ragcov_data.baselines.analyzer.ANALYZER_PRESETS` (``"pt"``: stop words, accent folding,
         Snowball Portuguese stemming).
-    show_progress : bool, default: True
+    show_progress : bool, default: False
         Progress bars while indexing and searching.
     n_jobs : int or None, default: None
         Threads scoring query blocks in parallel; ``None`` uses every available CPU. Results do not
@@ -73,7 +73,7 @@ class TfIdf(LexicalRetriever):
         min_df: int | float = 1,
         max_df: int | float = 1.0,
         analyzer: Analyzer | str | None = None,
-        show_progress: bool = True,
+        show_progress: bool = False,
         n_jobs: int | None = None,
     ) -> None:
         super().__init__(analyzer=analyzer, show_progress=show_progress, n_jobs=n_jobs)

@@ -42,8 +42,14 @@ def _content_hash(paths: list[str | os.PathLike]) -> str:
 
 @contextlib.contextmanager
 def _progress(show: bool) -> Iterator[None]:
+    """The ``datasets`` bars and logs while building, shown only when asked and on a terminal (as tqdm's
+    ``disable=None``: a log file or a pipe never receives a bar)."""
+    import sys
+
     from datasets.utils import logging as hf_logging
     import datasets.utils as hf_tqdm
+
+    show = bool(show) and bool(getattr(sys.stderr, "isatty", lambda: False)())
 
     was_disabled = hf_tqdm.are_progress_bars_disabled()
     verbosity = hf_logging.get_verbosity()
@@ -125,7 +131,7 @@ def load_dataset(
     config_name: str | None = None,
     *,
     cache_dir: str | os.PathLike | None = None,
-    show_progress: bool = True,
+    show_progress: bool = False,
     **config: Any,
 ) -> Any:
     """Load a registered benchmark as a ``datasets.DatasetDict`` with ``corpus``, ``queries``, ``qrels``.
@@ -139,7 +145,7 @@ def load_dataset(
     cache_dir : path, optional
         Cache folder (default: the usual ``datasets`` cache). The cache key includes the config, the
         sha256 of the source files and a hash of the builder code, so any change rebuilds.
-    show_progress : bool, default: True
+    show_progress : bool, default: False
         Show ``datasets`` progress bars while building.
     **config
         Builder config values and sources, e.g. ``data_files=``, ``data_dir=``, ``chunk_words=75``.

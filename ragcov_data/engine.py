@@ -357,7 +357,7 @@ def _gather(ray: Any, refs: list[Any], show: bool, desc: str) -> list[Any]:
             from tqdm.auto import tqdm
 
             pending = list(refs)
-            with tqdm(total=len(refs), desc=desc, unit="shard", leave=False) as bar:
+            with tqdm(total=len(refs), desc=desc, unit="shard", leave=False, disable=None) as bar:
                 while pending:
                     done, pending = ray.wait(pending, num_returns=1)
                     bar.update(len(done))

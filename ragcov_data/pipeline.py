@@ -64,7 +64,7 @@ def _installed(name: str) -> bool:
         return False
 
 
-def _make_retriever(name: str, show_progress: bool = True) -> Any:
+def _make_retriever(name: str, show_progress: bool = False) -> Any:
     """A new, unindexed retriever of the baseline ``name`` (the one place the pipeline builds one), made by
     :func:`ragcov_data.baselines.registry.make_retriever`."""
     from ragcov_data.baselines.registry import make_retriever
@@ -121,7 +121,7 @@ def run_benchmark(
     recommend_k: int | None = 20,
     level: float = 0.95,
     seed: int = 0,
-    show_progress: bool = True,
+    show_progress: bool = False,
     log: Any = print,
     engine: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
@@ -141,7 +141,8 @@ def run_benchmark(
         Coverage-study settings (replicates per K, sample sizes, bootstrap resamples, level, seed).
     recommend_k : int or None, default: 20
         K at which a method is recommended from the coverage table (must be one of ``ks``).
-    show_progress : bool, default: True
+    show_progress : bool, default: False
+        Progress bars (on a terminal only).
     log : callable, default: print
         Receives one-line progress messages.
     engine : mapping, optional
@@ -174,7 +175,7 @@ def run_benchmark(
     root = _data_dir(data_dir)
     names = _benchmark_iv(retrievers, ks, recommend_k)
     log(f"building task aneel_taesa (chunk_words={chunk_words}) from {root}")
-    ds = load_dataset("aneel_taesa", data_dir=str(root), chunk_words=chunk_words)
+    ds = load_dataset("aneel_taesa", data_dir=str(root), chunk_words=chunk_words, show_progress=False)
     queries = ds["queries"].to_pandas() if hasattr(ds["queries"], "to_pandas") else ds["queries"]
     if len(queries) == 0:
         raise RagcovError(f"the task built from {root} has no queries; check the acervo and `chunk_words`.")
@@ -184,6 +185,7 @@ def run_benchmark(
     results: dict[str, Any] = {
         "meta": {"created": _dt.datetime.now().isoformat(timespec="seconds"), "metric": "hit@1", "level": level,
                  "title": f"Self-retrieval on aneel/aneel_fulltext.jsonl in {root}, chunks of {chunk_words} words",
+                 "data_dir": str(root),
                  "settings": {"chunk_words": chunk_words, "reps": reps, "k": list(ks), "n_resamples": n_resamples,
                               "seed": seed, "retrievers": names}},
         "task": {"name": "aneel_taesa", "documents": int(queries["doc_id"].nunique()), "queries": int(len(queries)),
@@ -295,7 +297,7 @@ def _juristcu(path: Path, names: Sequence[str], log: Any, show_progress: bool,
     from ragcov_data._json import to_jsonable
 
     log(f"JurisTCU section from {path}")
-    ds = load_dataset("juristcu", data_dir=str(path.parent))
+    ds = load_dataset("juristcu", data_dir=str(path.parent), show_progress=False)
     runs = {}
     for name in names:
         r = _make_retriever(name, show_progress)
@@ -427,7 +429,7 @@ def _chunking_study(root: Path, words: Any, words_run: pd.DataFrame, words_eval:
 
     words_name = f"words-{chunk_words}"
     log(f"chunking study: {name} on the dispositivo task, paired by document with {words_name}; hit@1 misses")
-    disp = load_dataset("aneel_taesa", "dispositivo", data_dir=str(root))
+    disp = load_dataset("aneel_taesa", "dispositivo", data_dir=str(root), show_progress=False)
     r = _make_retriever(name, show_progress)
     _engine_index(r, disp["corpus"], show_progress, engine)
     disp_run = _engine_search(r, disp["queries"], True, show_progress, engine)

@@ -109,7 +109,7 @@ def test_every_section_leads_with_a_figure(dom):
         first_fig = min(i for i in (body.find("<img "), body.find("<svg")) if i >= 0)
         assert first_table < 0 or first_fig < first_table, f"section {sid} opens with a table, not its figure"
     for fig in ("fig-chunking", "fig-misses_flags", "fig-misses_by_type", "fig-paired", "fig-coverage",
-                "fig-methods", "fig-retriever_bm25", "fig-retriever_tfidf"):
+                "fig-methods", "fig-retrievers", "fig-by_type"):
         assert re.search(rf'<figure id="{fig}"><img [^>]*src="data:image/png;base64,', dom), fig
     # long tables fold away
     assert re.search(r"<details><summary>Coverage table", dom) and "<details><summary>Estimates by query group" in dom
@@ -185,6 +185,37 @@ def test_one_sign_convention_for_the_chunking_difference(dom, results):
     assert row, table
     assert row.group(1) == f"{d['estimate']:+.4f}"
     assert f"changes per-document hit@1 by {d['estimate']:+.3f}" in results["study"]
+
+
+def test_report_is_short_and_its_subtitle_names_every_task(dom, results):
+    """At most 8,000 px at 1280 px wide: one small-multiples figure for the retrievers (not two figures each),
+    the secondary figures and the long tables folded; the subtitle names every task the report holds."""
+    body = _body(dom)
+    assert 0 < int(_attr(body, "data-height")) <= 8000, _attr(body, "data-height")
+    assert dom.count('<figure id="fig-retriever_') == 0 and dom.count('<figure id="fig-retrievers"') == 1
+    sub = _html.unescape(re.search(r'<p class="note subtitle">(.*?)</p>', dom, flags=re.S).group(1))
+    assert sub.startswith("Tasks: ANEEL self-retrieval (") and "JurisTCU (150 queries, pooled judgments)" in sub
+    assert f"IRPF real questions ({results['irpf']['n_questions']} questions" in sub
+    assert "-0.000" not in _visible_text(dom)  # one number formatter: never a negative zero
+
+
+def test_pooled_board_names_its_readings_as_readings(dom, board_page, results):
+    start = dom.index('<section id="juristcu">')
+    part = _html.unescape(dom[start:dom.index('<section id="', start + 1)])
+    page = _html.unescape(board_page[0])
+    for text in (part, page):
+        assert "unjudged_as_nonrelevant" in text and "condensed" in text and "unjudged_as_relevant" in text
+        assert "no reading bounds the others" in text and "low bound" not in text
+    lb = results["juristcu"]["leaderboard"]
+    flipped = [s for s in lb["systems"] if s["group"] == "__all__" and s["tier_flip"]]
+    for s in flipped:  # a tier whose order flips under the pool carries its mark in the table
+        assert re.search(rf"<td class=\"name\">{re.escape(s['name'])}</td>(<td>[^<]*</td>){{2}}<td>{s['tier']}~</td>",
+                         board_page[0])
+    pooled = [s["name"] for s in lb["systems"] if s["group"] == "__all__" and s["pooled_like"]]
+    if pooled:
+        assert "judged like a pooled engine" in page
+    # the methods paragraph comes after the answer on the leaderboard page
+    assert page.index("<h2>Methods</h2>") > page.index('<section class="panel"')
 
 
 def test_report_top_screenshot_is_not_blank(report_dir, tmp_path):

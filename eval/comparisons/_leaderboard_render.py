@@ -60,8 +60,9 @@ class Board:
         d = res.to_dict() if hasattr(res, "to_dict") and not isinstance(res, Mapping) else dict(res)
         self.d = d
         self.systems = d["systems"] if isinstance(d["systems"], pd.DataFrame) else pd.DataFrame(d["systems"])
-        self.pairs = d["pairs"] if isinstance(d["pairs"], pd.DataFrame) else pd.DataFrame(d.get("pairs") or [])
-        for col, frame in (("bound_high", self.systems), ("robust", self.pairs)):
+        self.pairs = d["pairs"] if isinstance(d.get("pairs"), pd.DataFrame) else pd.DataFrame(d.get("pairs") or [])
+        for col, frame in (("bound_high", self.systems), ("robust", self.pairs), ("tier_flip", self.systems),
+                           ("pooled_like", self.systems), ("tiered", self.systems), ("tiered", self.pairs)):
             if col not in frame.columns:
                 frame[col] = None
         self.metric = str(d.get("metric", ""))
@@ -95,9 +96,9 @@ def _fin(x: Any) -> bool:
 
 
 def _num(x: Any, nd: int = 4, sign: bool = False) -> str:
-    if not _fin(x):
-        return "–"
-    return f"{x:+.{nd}f}" if sign else f"{x:.{nd}f}"
+    from ragcov_data._format import num
+
+    return num(x, nd, sign=sign)
 
 
 def p_text(x: Any) -> str:
@@ -143,7 +144,54 @@ def missing_line(b: Any, g: str) -> str | None:
     if not lack:
         return None
     n = b.groups.get(g, {}).get("n_queries", "?")
-    return "missing queries scored 0: " + ", ".join(f"{name} lacks {m} of {n}" for name, m in lack) + "."
+    out = "missing queries scored 0: " + ", ".join(f"{name} lacks {m} of {n}" for name, m in lack) + "."
+    untiered = [str(x) for x, t in zip(sy["name"], sy["tiered"]) if _is_false(t)]
+    if untiered:
+        out += (f" {', '.join(untiered)} lack{'s' if len(untiered) == 1 else ''} most of them: shown, not tiered "
+                "here (tier –; no separation of theirs counts).")
+    return out
+
+
+def _is_false(x: Any) -> bool:
+    """True for a recorded False (a bool or numpy bool), never for None or NaN."""
+    return x is not None and not (isinstance(x, float) and math.isnan(x)) and not bool(x)
+
+
+def _is_true(x: Any) -> bool:
+    return x is not None and not (isinstance(x, float) and math.isnan(x)) and bool(x)
+
+
+def tier_text(b: Any, g: str, row: Mapping[str, Any]) -> str:
+    """A system's tier as printed: its letters, ``~`` when its order against another system flips under
+    another reading of unjudged documents (the letters are then not a strict order), ``–`` when not tiered."""
+    tier = str(row.get("tier"))
+    return tier + ("~" if _is_true(row.get("tier_flip")) and tier != "–" else "")
+
+
+def short_sentence(res: Any, group: str = ALL, limit: int = 200) -> str:
+    """The verdict in at most ``limit`` characters: how many pairs are separable at the family-wise level
+    (robust to the pool, where judgments are pooled) and which systems could be best."""
+    b = _b(res)
+    pr, sy = b.pr(group), b.sy(group)
+    if pr.empty:
+        return f"{group_label(group)}: no pairs."
+    n_sig = int(pr["significant"].astype(bool).sum())
+    out = f"{n_sig} of {len(pr)} pairs separable at the family-wise {_alpha(b)} level"
+    pg = b.pool_group(group)
+    if pg:
+        out += f", {pg['n_robust']} robust to the pool"
+    best = list((b.groups.get(group) or {}).get("best_set") or [])
+    if n_sig == 0:
+        return out + "; no system is separable from any other."
+    lead = "; best: " if len(best) == 1 else "; could be best: "
+    shown: list[str] = []
+    for k, name in enumerate(best):
+        rest = len(best) - k - 1
+        tail = f" and {rest} more." if rest else "."
+        if len(out + lead + ", ".join(shown + [name]) + tail) > limit:
+            return out + lead + ", ".join(shown) + f" and {len(best) - len(shown)} more."
+        shown.append(name)
+    return out + lead + ", ".join(shown) + "."
 
 
 def pool_sentence(b: Any, g: str) -> str | None:
@@ -170,7 +218,7 @@ def sentence(res: Any, group: str = ALL) -> str:
     sig = pr[pr["significant"].astype(bool)]
     tiers: dict[str, list[str]] = {}
     for name, tier in zip(sy["name"], sy["tier"]):
-        for letter in str(tier):
+        for letter in str(tier).replace("–", ""):
             tiers.setdefault(letter, []).append(name)
     tier_text = " · ".join(f"{k} = {', '.join(v)}" for k, v in sorted(tiers.items()))
     out = (f"{len(sig)} of {len(pr)} pairs of {len(sy)} systems are separable at the family-wise {_alpha(b)} "
@@ -216,9 +264,14 @@ def pool_words(b: Any) -> list[str]:
     if not b.pool:
         return []
     out = [b.pool["line"]] if b.pool.get("line") else []
-    out.append("Unjudged documents read three ways: non-relevant (trec_eval's number, the estimate and low "
-               "bound), removed (condensed lists) and relevant at the lowest positive grade (bound_high). A "
-               "separation is robust when it holds, in the same order, under all three.")
+    out.append("Unjudged documents read three ways: unjudged_as_nonrelevant (trec_eval's number, the estimate), "
+               "condensed (unjudged documents removed from each list) and unjudged_as_relevant (at the lowest "
+               "positive grade; bound_high in the JSON). These are three readings, not bounds: no reading bounds the "
+               "others (a condensed list moves judged documents up, so its score can lie above "
+               "unjudged_as_relevant). A separation is robust when it holds, in the same order, under all three; "
+               "a tier marked ~ belongs to a system whose order against another flips under some reading.")
+    if b.pool.get("pooled_like"):
+        out.append(b.pool["pooled_like"])
     return out
 
 
@@ -245,16 +298,17 @@ def _rows(b: Board, g: str, html: bool = False) -> tuple[list[str], list[list[st
     if sy["condensed"].notna().any():
         cols.append("condensed")
     if sy["bound_high"].notna().any():
-        cols.append("bound_high")
+        cols.append("unjudged_as_relevant")
     rows = []
     for r in sy.itertuples(index=False):
         row = [f"{r.rank} [{r.rank_low}, {r.rank_high}]", str(r.name), _num(r.estimate),
-               f"[{_num(r.low)}, {_num(r.high)}]", str(r.tier)]
+               f"[{_num(r.low)}, {_num(r.high)}]", tier_text(b, g, r._asdict())]
         if jk:
-            row.append("–" if not _fin(r.judged) else f"{r.judged:.2f}" + (" !" if r.judged_flag else ""))
+            row.append("–" if not _fin(r.judged) else f"{r.judged:.2f}" + (" !" if r.judged_flag else "")
+                       + (" pooled" if _is_true(r.pooled_like) else ""))
         if "condensed" in cols:
             row.append(_num(r.condensed))
-        if "bound_high" in cols:
+        if "unjudged_as_relevant" in cols:
             row.append(_num(r.bound_high))
         rows.append(row)
     return cols, rows
@@ -272,12 +326,17 @@ def text(res: Any) -> str:
             out.append(ml)
         out += [pd.DataFrame(rows, columns=cols).to_string(index=False), ""]
         out.append(f"pairs (row − column; * = separable: the simultaneous {b.level:.0%} interval excludes 0"
-                   + ("; † = separable but the order depends on the pool" if b.pool else "")
-                   + f"; simultaneous {b.level:.0%} intervals in the JSON):")
-        out += [_matrix(b, g).to_string(), "", sentence(b, g), ""]
+                   + ("; † = separable but the order depends on the pool" if b.pool else "") + "):")
+        out += [_matrix(b, g).to_string(), ""]
+        if len(b.pr(g)):
+            pcols, prows = _pair_rows(b, g)
+            out += [f"each pair's difference with its simultaneous {b.level:.0%} interval:",
+                    pd.DataFrame(prows, columns=pcols).to_string(index=False), ""]
+        out += [sentence(b, g), ""]
     if b.judged_k:
         out.append(f"judged@{b.judged_k}: share of the top {b.judged_k} documents with a judgment; ! = below "
-                   f"{b.judged_threshold:g} (the score may owe much to the pool; see condensed and bound_high).")
+                   f"{b.judged_threshold:g} (the score may owe much to the pool; see condensed and "
+                   "unjudged_as_relevant); pooled = judged like a pooled engine (judged@k >= 0.99).")
     out.append("family: " + family_words(b) + " p = " + str((b.d.get("family") or {}).get("p", "")))
     out += [f"notice: {n}" for n in b.info.get("notices", [])]
     return "\n".join(out)
@@ -398,7 +457,7 @@ def forest_svg(sy: pd.DataFrame, metric: str, readings: Mapping[str, Mapping[str
     left margin is the longest label's width."""
     labels = [f"{r.rank}. {r.name} ({r.tier})" for r in sy.itertuples(index=False)]
     left = int(max(_text_width(s) for s in labels) + 14) if labels else 60
-    plot_w, right, rowh, top = 380, 24, 24, 26
+    plot_w, right, rowh, top = 290, 24, 24, 26  # narrow enough for the systems table beside it
     W = left + plot_w + right
     H = top + rowh * len(sy) + 40
     vals = list(sy["estimate"]) + [v for v in list(sy["low"]) + list(sy["high"]) if _fin(v)]
@@ -414,6 +473,7 @@ def forest_svg(sy: pd.DataFrame, metric: str, readings: Mapping[str, Mapping[str
         return left + (v - lo) / (hi - lo) * plot_w
 
     title = f"{metric}: estimate and interval" + ("; grey: range over the pool's three readings" if readings else "")
+    W = max(W, int(_text_width(title)) + 8)  # the title never clipped
     parts = [f'<svg class="forest" width="{W}" height="{H}" viewBox="0 0 {W} {H}" role="img" '
              f'aria-label="forest plot of {_e(metric)}">', f'<text x="4" y="16">{_e(title)}</text>']
     for k, (r, lab) in enumerate(zip(sy.itertuples(index=False), labels)):
@@ -469,11 +529,11 @@ def pair_matrix_html(res: Any, g: str, table_class: str = "pairs") -> str:
     for r in b.pr(g).itertuples(index=False):
         cls = "sig" if r.significant else "ns"
         rob = "" if not r.significant or r.robust is None else f' data-robust="{"yes" if r.robust else "no"}"'
-        title = (f"{r.a} − {r.b}: {r.diff:+.4f} [{_num(r.low, sign=True)}, {_num(r.high, sign=True)}], "
+        title = (f"{r.a} − {r.b}: {_num(r.diff, sign=True)} [{_num(r.low, sign=True)}, {_num(r.high, sign=True)}], "
                  f"p = {p_text(r.p)}, adjusted p = {p_text(r.p_adj)}"
                  + ("" if r.robust is None or not r.significant else
                     ("; robust to the pool" if r.robust else "; order depends on the pool")))
-        cell[(r.a, r.b)] = (f'<td class="{cls}"{rob} title="{_e(title)}">{r.diff:+.3f}'
+        cell[(r.a, r.b)] = (f'<td class="{cls}"{rob} title="{_e(title)}">{_num(r.diff, 3, True)}'
                             f'{"†" if rob and not r.robust else ""}<br><small>[{_num(r.low, 3, True)}, '
                             f'{_num(r.high, 3, True)}]</small></td>')
     th = "".join(f"<th>{_e(n)}</th>" for n in names)
@@ -509,10 +569,12 @@ def systems_table_html(res: Any, g: str, cls: str = "systems") -> str:
 
 
 def panels_html(res: Any, *, heading: int = 2, pairs: bool = True, systems_class: str = "systems",
-                matrix_class: str = "pairs") -> str:
-    """One panel per group: heading, head line, missing-query line, sentence, figures, tables."""
+                matrix_class: str = "pairs", fold_pairs: bool = False, fold_groups: bool = False) -> str:
+    """One panel per group: heading, head line, missing-query line, sentence, figures, tables. In a long
+    page (the report) ``fold_pairs`` folds each pair matrix and ``fold_groups`` the groups' panels below the
+    overall one, so the answer stays on screen and every table stays one click away."""
     b = _b(res)
-    out = []
+    out, folded = [], []
     for g in b.group_names():
         sy = b.sy(g)
         readings = b.pool_group(g).get("readings")
@@ -521,11 +583,23 @@ def panels_html(res: Any, *, heading: int = 2, pairs: bool = True, systems_class
             figs.append(judged_svg(sy, b.judged_k, b.judged_threshold))
         ml = missing_line(b, g)
         title = "All queries" if g == ALL else f"Group {g}"
-        out.append(
-            f'<section class="panel" data-group="{_e(group_label(g))}"><h{heading}>{_e(title)}</h{heading}>'
-            f'<p class="note">{_e(head(b, g))}</p>' + (f'<p class="note flag">{_e(ml)}</p>' if ml else "")
-            + f'<p class="verdict"><strong>{_e(sentence(b, g))}</strong></p><div class="figs">{"".join(figs)}</div>'
-            + systems_table_html(b, g, systems_class) + (pair_matrix_html(b, g, matrix_class) if pairs else "") + "</section>")
+        matrix = pair_matrix_html(b, g, matrix_class) if pairs else ""
+        if matrix and fold_pairs:
+            n = len(b.pr(g))
+            matrix = (f"<details><summary>Pair matrix ({n} pair{'s' if n != 1 else ''}: each difference with its "
+                      f"simultaneous {b.level:.0%} interval)</summary>{matrix}</details>")
+        panel = (f'<section class="panel" data-group="{_e(group_label(g))}"><h{heading}>{_e(title)}</h{heading}>'
+                 f'<p class="note">{_e(head(b, g))}</p>' + (f'<p class="note flag">{_e(ml)}</p>' if ml else "")
+                 + f'<p class="verdict"><strong>{_e(short_sentence(b, g))}</strong></p>'
+                 + f'<details class="verdict-full"><summary>in full</summary><p>{_e(sentence(b, g))}</p></details>'
+                 + f'<div class="figs">{"".join(figs)}'
+                 + systems_table_html(b, g, systems_class) + "</div>"  # the table beside the plot
+                 + matrix + "</section>")
+        (folded if fold_groups and g != ALL else out).append(panel)
+    if folded:
+        names = ", ".join(str(g) for g in b.group_names() if g != ALL)
+        out.append(f"<details><summary>By query group ({_e(names)}): each group its own family</summary>"
+                   f"{''.join(folded)}</details>")
     return "".join(out)
 
 
@@ -538,6 +612,7 @@ def html(res: Any) -> str:
     return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Leaderboard {_e(b.metric)}</title>'
             f"<style>{_PAGE_CSS}{CSS}</style></head><body><h1>Leaderboard: {_e(metric_line(b))}</h1>"
             f'<p class="note">{b.d.get("n_queries")} queries, {b.d.get("n_clusters")} clusters '
-            f"({_e(_UNITS.get(b.cluster, b.cluster))}); level {b.level:g}; tie policy {_e(b.d.get('tie_policy'))}. "
-            f"{_e(family_words(b))}</p>{pool}{panels_html(b)}"
-            + (f'<ul class="note">{notes}</ul>' if notes else "") + f"{_SCRIPT}</body></html>\n")
+            f"({_e(_UNITS.get(b.cluster, b.cluster))}); level {b.level:g}; tie policy {_e(b.d.get('tie_policy'))}.</p>"
+            f"{pool}{panels_html(b)}"
+            + (f'<ul class="note">{notes}</ul>' if notes else "")
+            + f'<h2>Methods</h2><p class="note methods">{_e(family_words(b))}</p>{_SCRIPT}</body></html>\n')

@@ -59,8 +59,15 @@ Design (every choice below is the documented default; the machinery is :mod:`._f
   with a note.
 - **Missing queries.** ``on_missing="error"`` names every run lacking task queries and how many;
   ``"zero"`` scores them 0 (counted per system and per group, and said: "run X lacked N of M queries
-  (scored 0); by group: ..."); ``"intersect"`` keeps the queries every run covers (dropped count in the
-  result).
+  (scored 0); by group: ..."); a run lacking more than half of a group's queries is shown there but not
+  tiered (tier ``"–"``, ``tiered`` False: it enters no other system's rank interval, tier or could-be-best
+  set, and none of its pairs is called robust to the pool); ``"intersect"`` keeps the queries every run
+  covers (dropped count in the result).
+- **Pooled judgments.** Beside the estimate (``unjudged_as_nonrelevant``, trec_eval's number) every system
+  carries ``condensed`` and ``unjudged_as_relevant`` (also kept as ``bound_high``): three readings of the
+  unjudged documents, none a bound on the others (:mod:`.pool`); ``tier_flip`` marks a system whose order
+  against another reverses under some reading, and ``pooled_like`` a run with judged@k >= 0.99, judged like
+  a pooled engine.
 - **Inputs.** Every run goes through the outcome stage (:mod:`.outcomes`), as in ``evaluate``: a document
   sample restricts the queries and its finite-population correction enters the per-system intervals (the
   same interval ``evaluate`` prints; the pair tests stay uncorrected, which is conservative, and say so);
@@ -113,12 +120,20 @@ SYSTEM_COLUMNS = ["name", "group", "estimate", "low", "high", "rank", "rank_low"
                   "judged_flag", "condensed", "se", "df", "estimator", "method", "n_queries", "n_clusters",
                   "n_missing", "bound_high",
                   "verified_coverage", "verified_mc_se", "verified",
-                  "verified_status"]  # each interval's check (eval/verify_family.py)
+                  "verified_status",  # each interval's check (eval/verify_family.py)
+                  # the pool's readings under their own names (bound_high = unjudged_as_relevant, kept), a run
+                  # judged like a pooled engine, a tier whose order flips under the pool, a run left untiered
+                  "unjudged_as_nonrelevant", "unjudged_as_relevant", "pooled_like", "tier_flip", "tiered"]
 #: Columns of ``pairs``.
 PAIR_COLUMNS = ["a", "b", "group", "diff", "low", "high", "p", "p_adj", "p_adj_maxt", "se", "df", "significant",
                 "wins", "losses", "ties", "robust", "significant_holm", "p_family", "p_cr2",
                 "verified_coverage", "verified_mc_se", "verified",
-                "verified_status"]  # the family's check (eval/verify_family.py)
+                "verified_status",  # the family's check (eval/verify_family.py)
+                "tiered"]  # False where a run of the pair lacks most of the group's queries (not tiered there)
+#: judged@k at or above this names a run "judged like a pooled engine" (its lists were, in effect, the pool).
+POOLED_LIKE = 0.99
+#: With ``on_missing="zero"``, a run lacking more than this share of a group's queries is shown, not tiered.
+UNTIERED_MISSING = 0.5
 _SELF_RETRIEVAL_NOTE = ("judged@k not applicable: on a self-retrieval task every chunk of the query's document "
                         "is relevant and every other chunk is non-relevant by construction (judgments are complete), "
                         "so a pool bias cannot arise.")
@@ -294,7 +309,7 @@ def leaderboard(
         group_missing = n_missing if label == ALL_GROUP else {k: int(m[mask].sum()) for k, m in miss.items()}
         srows, prows, info = _one_group(label, V[:, mask], clusters[mask], names, estimator, level, int(n_resamples),
                                         rng, None if J is None else J[:, mask], None if C is None else C[:, mask],
-                                        group_missing, oc.population_sizes, seed)
+                                        group_missing, oc.population_sizes, seed, zero_filled=on_missing == "zero")
         sys_rows += srows
         pair_rows += prows
         group_info[label] = info
@@ -322,13 +337,18 @@ def leaderboard(
               "top_tie_share": {k: t.info["top_tie_share"] for k, t in oc.tables.items()},
               "all_tied_share": {k: t.info["all_tied_share"] for k, t in oc.tables.items()},
               **{k: oc.info[k] for k in ("population_clusters", "sample") if k in oc.info},
-              "pool": {"line": pool_said, "readings": pool.READINGS, "groups": pool_info} if readings else None},
+              "pool": {"line": pool_said, "readings": pool.READINGS, "groups": pool_info,
+                       "reading_names": pool.READING_NAMES, "not_bounds": pool.NOT_BOUNDS,
+                       "pooled_like": pool.pooled_like_line(systems[systems["group"] == ALL_GROUP], jk, POOLED_LIKE)}
+              if readings else None},
     )
 
 
 def _one_group(label, V, clusters, names, estimator, level, B, rng, J, C, n_missing, population_sizes=None,
-               seed=0):
-    """Rows of ``systems`` and ``pairs`` of one group (one family)."""
+               seed=0, zero_filled=False):
+    """Rows of ``systems`` and ``pairs`` of one group (one family). With ``zero_filled`` (missing queries
+    scored 0), a run lacking more than :data:`UNTIERED_MISSING` of the group's queries is shown but not
+    tiered: its tier is ``"–"``, it enters no other system's rank interval, tier or could-be-best set."""
     codes, uniq = pd.factorize(pd.Series(clusters), sort=False)
     K = len(uniq)
     f = family(V, codes, K, estimator=estimator, level=level, n_resamples=B, rng=rng, pair_test=PAIR_TEST)
@@ -347,8 +367,14 @@ def _one_group(label, V, clusters, names, estimator, level, B, rng, J, C, n_miss
     for i, j, d, sp in zip(f["ia"], f["ib"], pr["diff"], sep):
         if sp:
             better[(i, j) if d > 0 else (j, i)] = True
+    tiered = np.array([not (zero_filled and n_missing.get(n, 0) > UNTIERED_MISSING * V.shape[1]) for n in names])
+    better = better & tiered[:, None] & tiered[None, :]  # an untiered run separates nobody
     rlow, rhigh = rank_bounds(better)
-    tiers = letters(order, better | better.T)
+    sub = [s for s in order if tiered[s]]
+    sub_tiers = letters(list(range(len(sub))), (better | better.T)[np.ix_(sub, sub)]) if sub else []
+    tiers = ["–"] * S
+    for k, s in enumerate(sub):
+        tiers[s] = sub_tiers[k]
     sys_rows = []
     for s in order:
         judged = float(J[s].mean()) if J is not None else None
@@ -359,7 +385,8 @@ def _one_group(label, V, clusters, names, estimator, level, B, rng, J, C, n_miss
             "judged_flag": None if judged is None else bool(judged < JUDGED_THRESHOLD),
             "condensed": float(C[s].mean()) if C is not None else None, "se": float(st["se"][s]),
             "df": float(st["df"][s]), "estimator": f["estimator"], "method": sys_method,
-            "n_queries": int(V.shape[1]), "n_clusters": K, "n_missing": int(n_missing.get(names[s], 0))})
+            "n_queries": int(V.shape[1]), "n_clusters": K, "n_missing": int(n_missing.get(names[s], 0)),
+            "pooled_like": None if judged is None else bool(judged >= POOLED_LIKE), "tiered": bool(tiered[s])})
     pos = {s: k for k, s in enumerate(order)}
     pair_rows = []
     for k, (i, j) in enumerate(zip(f["ia"], f["ib"])):
@@ -375,13 +402,15 @@ def _one_group(label, V, clusters, names, estimator, level, B, rng, J, C, n_miss
             "df": float(pr["df"][k]), "significant": bool(sep[k]),
             "significant_holm": bool(sep[k]), "p_family": float(pr["p"][k]),
             "p_cr2": float(pr["p_cr2"][k]), "wins": int(w),
-            "losses": int(l_), "ties": int(pr["ties"][k]), "_order": (pos[a], pos[b])})
+            "losses": int(l_), "ties": int(pr["ties"][k]), "tiered": bool(tiered[a] and tiered[b]),
+            "_order": (pos[a], pos[b])})
     pair_rows.sort(key=lambda r: r.pop("_order"))
     # "method": the interval the systems rows print (on a document sample: its corrected method, e.g. known_sizes)
     info = {"n_queries": int(V.shape[1]), "n_clusters": K, "estimator": f["estimator"], "method": sys_method,
             "crit": f["crit"], "alpha_star": f["alpha_star"], "pair_method": f.get("pair_method", f["method"]),
             # could be best: no system separably above it (rank_low = 1), by the same intervals
-            "best_set": [names[s] for s in order if rlow[s] == 1],
+            "best_set": [names[s] for s in order if rlow[s] == 1 and tiered[s]],
+            "untiered": [names[s] for s in order if not tiered[s]],
             "n_missing": {k: int(v) for k, v in n_missing.items() if v}}  # queries scored 0, per run
     return sys_rows, pair_rows, info
 
@@ -492,6 +521,13 @@ class LeaderboardResult(_JsonMixin):
         from ragcov_data.eval.comparisons._leaderboard_render import markdown
 
         return _write(markdown(self), path)
+
+    def to_latex(self, path: str | Path | None = None) -> str:
+        """LaTeX booktabs tables (systems and pairs per group, as ranx exports comparisons); also written to
+        ``path`` when given."""
+        from ragcov_data.eval.comparisons._leaderboard_latex import latex
+
+        return _write(latex(self), path)
 
     def to_html(self, path: str | Path | None = None) -> str:
         """A self-contained HTML page (inline SVG, no external resource); also written to ``path``."""

@@ -4,11 +4,15 @@ Pooled qrels judge only the documents some pooled systems returned, so a run tha
 first-stage run whose reranker was) meets many unjudged documents. trec_eval reads them as non-relevant,
 which is one reading among three a reader should see (Buckley & Voorhees 2004; Sakai 2007):
 
-- ``irrelevant`` -- unjudged documents are non-relevant (trec_eval's number, the leaderboard's
-  estimate: the *low* reading);
-- ``skip`` -- unjudged documents are removed and each list condensed (judged-only evaluation);
-- ``relevant`` -- unjudged retrieved documents are relevant at the lowest positive grade (at least the
-  relevance threshold), the ideal ranking left as judged: the *high* reading (``bound_high``).
+- ``irrelevant`` (``unjudged_as_nonrelevant``) -- unjudged documents are non-relevant (trec_eval's number,
+  the leaderboard's estimate);
+- ``skip`` (``condensed``) -- unjudged documents are removed and each list condensed (judged-only
+  evaluation);
+- ``relevant`` (``unjudged_as_relevant``, kept as ``bound_high``) -- unjudged retrieved documents are
+  relevant at the lowest positive grade (at least the relevance threshold), the ideal ranking left as judged.
+
+They are readings, not bounds: a condensed list moves judged documents up, so its score can lie above the
+``relevant`` reading (a hand-made case: ``tests/eval/test_pool.py``).
 
 Each reading is decided family-wise by the estimate's own rule (:func:`._family.family` tests, read at
 the per-comparison level of the printed simultaneous intervals, so "separable" means what an interval
@@ -33,11 +37,18 @@ import pandas as pd
 
 from ragcov_data.eval.outcomes.table import outside_notice  # re-exported: one notice for every run's out-of-corpus rows
 
-__all__ = ["READINGS", "pool_readings", "apply_pool", "pool_line", "outside_notice"]
+__all__ = ["READINGS", "READING_NAMES", "NOT_BOUNDS", "pool_readings", "apply_pool", "pool_line", "pooled_like_line",
+           "outside_notice"]
 
 #: The three readings of an unjudged document, low to high (the first is the estimate's).
 READINGS = {"irrelevant": "non-relevant (trec_eval, the estimate)", "skip": "removed (condensed lists)",
             "relevant": "relevant at the lowest positive grade (the high bound)"}
+#: The readings under the names the views and the JSON use (the keys above stay, as do ``bound_high``
+#: and ``condensed``): each says what was done to unjudged documents.
+READING_NAMES = {"irrelevant": "unjudged_as_nonrelevant", "skip": "condensed", "relevant": "unjudged_as_relevant"}
+#: Said wherever the readings are shown: they are readings, not an interval.
+NOT_BOUNDS = ("These are three readings, not bounds: no reading bounds the others (a condensed list moves judged "
+              "documents up, so its score can lie above unjudged_as_relevant).")
 
 
 def pool_readings(runs: Sequence[pd.DataFrame], qrels: Any, spec: Any, V: np.ndarray, **kw: Any) -> dict[str, np.ndarray]:
@@ -76,14 +87,17 @@ def apply_pool(systems: pd.DataFrame, pairs: pd.DataFrame, readings: Mapping[str
     Returns
     -------
     systems, pairs, info
-        ``info`` per group: ``readings`` (reading -> {system: estimate}), ``n_separable``, ``n_robust``,
+        ``info`` per group: ``readings`` (reading -> {system: estimate}) and ``readings_named`` (the same
+        under :data:`READING_NAMES`), ``n_separable``, ``n_robust`` (pairs with an untiered run left out),
         ``depends`` (separable pairs whose order depends on the pool, ``[a, b]``), ``flips`` (pairs whose
-        order reverses under some reading, separable or not).
+        order reverses under some reading, separable or not); ``systems`` gain ``unjudged_as_nonrelevant``,
+        ``unjudged_as_relevant`` (= ``bound_high``) and ``tier_flip``.
     """
     from ragcov_data.eval.comparisons._family import family
 
     systems, pairs = systems.copy(), pairs.copy()
-    systems["bound_high"] = None
+    for col in ("bound_high", "unjudged_as_nonrelevant", "unjudged_as_relevant", "tier_flip"):
+        systems[col] = None
     pairs["robust"] = None
     if readings is None:
         return systems, pairs, {}
@@ -109,6 +123,8 @@ def apply_pool(systems: pd.DataFrame, pairs: pd.DataFrame, readings: Mapping[str
             sep[reading] = d
         g = systems["group"] == label
         systems.loc[g, "bound_high"] = [float(est["relevant"][idx[n]]) for n in systems.loc[g, "name"]]
+        systems.loc[g, "unjudged_as_relevant"] = systems.loc[g, "bound_high"]
+        systems.loc[g, "unjudged_as_nonrelevant"] = [float(est["irrelevant"][idx[n]]) for n in systems.loc[g, "name"]]
         robust, depends, flips = [], [], []
         for k in pairs.index[pairs["group"] == label]:
             a, b = idx[pairs.at[k, "a"]], idx[pairs.at[k, "b"]]
@@ -118,16 +134,25 @@ def apply_pool(systems: pd.DataFrame, pairs: pd.DataFrame, readings: Mapping[str
             # other readings at the printed intervals' per-comparison level
             ok = bool(pairs.at[k, "significant"]) and all(sep[r][key][1] and signs[r] > 0 for r in readings
                                                            if r != "irrelevant")
+            if "tiered" in pairs.columns and pairs.at[k, "tiered"] is not None and not bool(pairs.at[k, "tiered"]):
+                robust.append(None)  # a run lacking most of the group's queries: shown, never called robust
+                continue
             robust.append(ok)
             if bool(pairs.at[k, "significant"]) and not ok:
                 depends.append([pairs.at[k, "a"], pairs.at[k, "b"]])
             if any(s < 0 for s in signs.values()):
                 flips.append([pairs.at[k, "a"], pairs.at[k, "b"]])
-        pairs.loc[pairs["group"] == label, "robust"] = robust
-        sig = pairs.loc[pairs["group"] == label, "significant"].astype(bool)
+        pairs.loc[pairs["group"] == label, "robust"] = pd.Series(robust, index=pairs.index[pairs["group"] == label],
+                                                                 dtype=object)
+        gp = pairs[pairs["group"] == label]
+        sig = gp["significant"].astype(bool) & gp["robust"].map(lambda x: x is not None)
+        flipped = {n for pair in flips for n in pair}
+        systems.loc[g, "tier_flip"] = [n in flipped for n in systems.loc[g, "name"]]
         info[label] = {"readings": {r: {n: float(v[idx[n]]) for n in names} for r, v in est.items()},
-                       "n_separable": int(sig.sum()), "n_robust": int(sum(robust)), "depends": depends,
-                       "flips": flips}
+                       "readings_named": {READING_NAMES[r]: {n: float(v[idx[n]]) for n in names}
+                                          for r, v in est.items()},
+                       "n_separable": int(sig.sum()), "n_robust": int(sum(x is True for x in robust)),
+                       "depends": depends, "flips": flips}
     return systems, pairs, info
 
 
@@ -145,3 +170,17 @@ def pool_line(qrels: pd.DataFrame) -> str | None:
     tail = f"; {rest:,} without an engine" if rest else ""
     return (f"Judgments pooled from {len(counts)} engine{'s' if len(counts) != 1 else ''}: {said}{tail}. "
             "Runs of other systems meet unjudged documents; see the three readings.")
+
+
+def pooled_like_line(systems: pd.DataFrame, k: int | None, threshold: float = 0.99) -> str | None:
+    """One line naming the runs whose judged@k reaches ``threshold``: judged like a pooled engine (their
+    lists were, in effect, the pool; the readings barely move them, while other runs meet unjudged
+    documents). None when no run does."""
+    if "pooled_like" not in systems.columns:
+        return None
+    rows = systems[systems["pooled_like"].map(lambda x: x is True or x is np.True_)]
+    names = list(pd.unique(rows["name"]))
+    if not names:
+        return None
+    return (f"judged like a pooled engine (judged@{k} >= {threshold:g}): {', '.join(names)} — the judgments cover "
+            "their lists, so they score as a pooled system does; compare other runs under the three readings.")

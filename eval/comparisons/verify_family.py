@@ -210,20 +210,26 @@ def check_notices(systems: pd.DataFrame, checks: Mapping[str, Mapping[str, Any]]
         where = "" if label == "__all__" else f" (group {label})"
         if c.get("fwer") is not None:
             ok = (1 - c["fwer"]) + 2 * c["mc_se"] >= level
-            out.append(f"family check{where}: the simultaneous intervals' family-wise error on "
-                       f"{c['n_families']} null families of this design is {c['fwer']:.1%} ± {2 * c['mc_se']:.1%} "
-                       f"(nominal {1 - level:.0%}; B = {c['n_resamples']}"
+            out.append(f"family check{where}: on {c['n_families']} simulated null families of this design (no true "
+                       f"difference; B = {c['n_resamples']} bootstrap resamples each) the simultaneous intervals "
+                       f"separated some pair {c['fwer']:.1%} ± {2 * c['mc_se']:.1%} of the time (nominal at most "
+                       f"{1 - level:.0%}"
                        + ("; at most: measured on the CR2 intervals inside the printed hulls)" if c.get("upper_bound")
                           else ")")
-                       + ("." if ok else " — NOT VERIFIED: the pairs' verdicts may be false positives."))
+                       + ("; the pairs' verdicts hold at the stated family-wise level, nothing to do." if ok else
+                          " — NOT VERIFIED: the pairs' verdicts may be false positives; read a separation whose "
+                          "interval barely excludes 0 as not separable."))
         sub = systems[(systems["group"] == label)]
         bad = sub[sub["verified"].map(lambda x: x is False or x is np.False_)]
         if len(bad):
             cov = bad["verified_coverage"].astype(float)
+            named = ", ".join(f"{n} ({v:.1%})" for n, v in zip(bad["name"], cov)) if "name" in bad.columns else ""
             out.append(f"NOT VERIFIED{where}: the per-system intervals ({bad['estimator'].iloc[0]} "
                        f"{bad['method'].iloc[0]}) of {len(bad)} of {len(sub)} systems cover "
-                       f"{cov.min():.1%}–{cov.max():.1%} at this design, short of {level:.0%} "
-                       "(verified_coverage in the JSON; `ragcov eval --methods all` shows the verified methods).")
+                       + (f"{cov.min():.1%}" if cov.min() == cov.max() else f"{cov.min():.1%}–{cov.max():.1%}")
+                       + f" at this design, short of {level:.0%}" + (f": {named}" if named else "")
+                       + "; read those intervals as too narrow (verified_coverage in the JSON; `ragcov eval "
+                       "--methods all` on a run shows the methods verified at this design).")
     return out
 
 

@@ -217,7 +217,7 @@ def coverage_study(
     level: float = 0.95,
     seed: int = 0,
     n_resamples: int = 999,
-    show_progress: bool = True,
+    show_progress: bool = False,
     n_types: int = 6,
     fpc: bool = False,
 ) -> pd.DataFrame:
@@ -248,7 +248,7 @@ def coverage_study(
         Seed: the same call gives the same table. Samples are shared by all methods (common random numbers).
     n_resamples : int, default: 999
         Bootstrap resamples per replicate for resampling methods (at least ``ceil(2 / (1 - level)) - 1``).
-    show_progress : bool, default: True
+    show_progress : bool, default: False
         Show a tqdm bar over (K, estimator, method).
     n_types : int, default: 6
         Types drawn at the first stage of the two-stage design.
@@ -302,7 +302,7 @@ def coverage_study(
     samples: dict[int, Any] = {}
     boot_counts: dict[int, np.ndarray] = {}
     n_doc_boot = {kk: sum(1 for k2, _, m in plan if k2 == kk and m in _DOC_BOOTSTRAPS) for kk in ks}
-    bar = tqdm(plan, desc="coverage", disable=not show_progress, unit="method")
+    bar = tqdm(plan, desc="coverage", disable=None if show_progress else True, unit="method")  # terminal only
     for kk, est, m in bar:
         bar.set_postfix_str(f"K={kk} {est} {m}")
         if kk not in samples:

@@ -224,7 +224,7 @@ def recommend(
     estimators: str | Sequence[str] = ESTIMATORS,
     include_naive: bool = False,
     n_resamples: int = 999,
-    show_progress: bool = True,
+    show_progress: bool = False,
 ) -> RecommendResult:
     """Recommend, per estimator, the interval method verified to cover at K documents.
 

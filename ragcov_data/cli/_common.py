@@ -60,7 +60,8 @@ def _read_json_population(p: Path) -> pd.DataFrame:
 
 # --------------------------------------------------------------------------- outputs against inputs
 #: Output options: argparse dest -> the option the user typed.
-OUTPUT_OPTIONS = {"json_out": "--json", "html_out": "--html", "md_out": "--markdown", "csv_out": "--csv", "out": "--out"}
+OUTPUT_OPTIONS = {"json_out": "--json", "html_out": "--html", "md_out": "--markdown", "csv_out": "--csv", "out": "--out",
+                  "latex_out": "--latex"}
 #: Verbs whose ``--out`` (or ``OUT``) is a folder to write into, not a file.
 FOLDER_OUTPUT_VERBS = {"build": "--out", "benchmark": "--out", "report": "--out", "publish": "OUT"}
 #: Input options: argparse dest -> the option (or positional) the user typed.

@@ -50,7 +50,10 @@ def add_parser(sub) -> None:
                    help="bootstrap resamples (default: 999; --quick: 199)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     p.add_argument("--quick", action="store_true", help="small settings for a fast look (fewer replicates, K and resamples)")
-    p.add_argument("--no-progress", action="store_true", help="hide progress bars")
+    p.add_argument("--no-progress", action="store_true",
+                   help="hide progress bars (they show only on a terminal, on stderr, in any case)")
+    p.add_argument("--latex", dest="latex_out", default=None, metavar="OUT",
+                   help="also write the summary tables (every task's systems) as LaTeX booktabs tables")
     from ragcov_data.cli.run import add_engine_options
 
     add_engine_options(p)
@@ -63,6 +66,8 @@ def run(args: argparse.Namespace) -> int:
     from ragcov_data.pipeline import run_benchmark
 
     check_writable(args.out, folder=True)  # before minutes of work, not after
+    if args.latex_out:
+        check_writable(args.latex_out)
     from ragcov_data.cli.run import engine_kwargs
 
     eng = engine_kwargs(args)
@@ -79,7 +84,8 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         results = run_benchmark(args.data_dir, chunk_words=args.chunk_words, retrievers=args.retrievers, reps=reps,
-                                ks=ks, n_resamples=nres, seed=args.seed, show_progress=not args.no_progress,
+                                ks=ks, n_resamples=nres, seed=args.seed,
+                                show_progress=not args.no_progress and sys.stderr.isatty(),
                                 log=lambda m: print(f"[ragcov] {m}", file=sys.stderr),
                                 engine=eng if eng["engine"] == "ray" else None)
     finally:
@@ -89,32 +95,17 @@ def run(args: argparse.Namespace) -> int:
     print(f"report:  {paths['html']}\nsummary: {paths['markdown']}\nresults: {paths['json']}")
     if "misses" in paths:
         print(f"misses:  {paths['misses']}")
+    if args.latex_out:
+        from ragcov_data._atomic import atomic_write
+        from ragcov_data.reporting.console import latex_summary
+
+        atomic_write(args.latex_out, latex_summary(results))
+        print(f"latex:   {args.latex_out}")
     return 0
 
 
 def _summary(results) -> str:
-    lines = [f"{results['task']['queries']} queries from {results['task']['documents']} documents "
-             f"({results['meta']['elapsed_s']} s)"]
-    width = max([6] + [len(r["name"]) for r in results["retrievers"]])
-    for r in results["retrievers"]:
-        est = {(e["estimator"], e["method"]): e for e in r["estimates"]}
-        for key in (("micro", "cr2"), ("macro", "t")):
-            e = est.get(key)
-            if e:
-                lines.append(f"  {r['name']:{width}s} {key[0]} {e['estimate']:.4f} [{e['low']:.4f}, {e['high']:.4f}] ({key[1]})")
-    cov = results.get("coverage") or {}
-    for est, c in (cov.get("recommendation") or {}).items():
-        if c.get("qualified", True):
-            lines.append(f"  recommended at K={cov['recommend_k']} for {est}: {c['method']} "
-                         f"(coverage {100 * c['coverage']:.1f}% ± {100 * c['mc_margin']:.1f})")
-        else:
-            lines.append(f"  at K={cov['recommend_k']} for {est}: NO method verified — {c['reason']}")
-    lines += _verdict_lines(results)
-    return "\n".join(lines)
+    """One compact table and one short sentence per task (:func:`ragcov_data.reporting.console.summary`)."""
+    from ragcov_data.reporting.console import summary
 
-
-def _verdict_lines(results) -> list[str]:
-    """One line per task on which systems are separable (family-wise), and the chunking study's answer."""
-    from ragcov_data.reporting.sections import verdict_items
-
-    return [f"  {label}: {text}" for _, label, text in verdict_items(results)]
+    return summary(results)

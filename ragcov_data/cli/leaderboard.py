@@ -48,6 +48,8 @@ def add_parser(sub) -> None:
     p.add_argument("--json", dest="json_out", default=None, metavar="OUT", help="write the result as JSON")
     p.add_argument("--html", dest="html_out", default=None, metavar="OUT", help="write a self-contained HTML page")
     p.add_argument("--markdown", dest="md_out", default=None, metavar="OUT", help="write markdown tables")
+    p.add_argument("--latex", dest="latex_out", default=None, metavar="OUT",
+                   help="write LaTeX booktabs tables (systems and pairs per group; needs \\usepackage{booktabs})")
     from ragcov_data.cli._common import add_run_options
 
     add_run_options(p)
@@ -91,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
     from ragcov_data.paths import check_writable
 
     paths = parse_runs(args.runs)
-    for out in (args.json_out, args.html_out, args.md_out):
+    for out in (args.json_out, args.html_out, args.md_out, args.latex_out):  # inputs: checked by the CLI's main
         if out:
             check_writable(out)
     task = load_task_source(args).task
@@ -106,8 +108,10 @@ def run(args: argparse.Namespace) -> int:
                       estimator=args.estimator, tie_policy=args.tie_policy,
                       relevance_threshold=args.relevance_threshold, judged_k=args.judged_k)
     print(res.summary())
-    for out, write in ((args.json_out, res.to_json), (args.html_out, res.to_html), (args.md_out, res.to_markdown)):
+    for out, write in ((args.json_out, res.to_json), (args.html_out, res.to_html), (args.md_out, res.to_markdown),
+                       (getattr(args, "latex_out", None), res.to_latex)):
         if out:
             write(out)
             print(f"wrote {out}")
     return 0
+

@@ -18,6 +18,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+from ragcov_data._format import num  # noqa: E402
 
 NAIVE_COLOR = "#c0392b"
 DOC_COLOR = "#2c6fbb"
@@ -104,6 +105,64 @@ def retriever_panel(per_doc: Sequence[Mapping[str, Any]], name: str, metric: str
     a2.set_xticks([0, 0.25, 0.5, 0.75, 1.0])
     a2.set_xlabel(f"{metric} (micro) by document type")
     fig.suptitle(f"{name}", fontsize=13, x=0.01, ha="left")
+    fig.tight_layout()
+    return _png(fig)
+
+
+def retrievers_grid(retrievers: Sequence[Mapping[str, Any]], metric: str = "hit@1", ncols: int = 4) -> PNG:
+    """Small multiples: one small panel per retriever, on shared axes, of how many documents reach each
+    per-document rate, with the micro (solid) and macro (dashed) means in the panel's title and as lines."""
+    rets = [r for r in retrievers if r.get("per_doc")]
+    n = len(rets)
+    ncols = max(1, min(ncols, n))
+    nrows = int(np.ceil(n / ncols))
+    fig, axes = plt.subplots(nrows, ncols, figsize=(2.6 * ncols + 0.4, 1.95 * nrows + 0.5), squeeze=False,
+                             sharex=True, sharey=True)
+    bins = np.linspace(0, 1, 11)
+    for ax, r in zip(axes.flat, rets):
+        df = pd.DataFrame(r["per_doc"])
+        rates = df["hits"] / df["n"]
+        micro, macro = df["hits"].sum() / df["n"].sum(), rates.mean()
+        ax.hist(rates, bins=bins, color=DOC_COLOR, edgecolor="white")
+        ax.axvline(micro, color="#e67e22", lw=2)
+        ax.axvline(macro, color="#27ae60", lw=2, ls="--")
+        ax.set_title(f"{r['name']}\nmicro {micro:.0%} · macro {macro:.0%}", fontsize=10)
+    for ax in list(axes.flat)[n:]:
+        ax.set_visible(False)
+    for ax in axes[-1]:
+        ax.set_xlabel(f"per-document {metric}", fontsize=10)
+    for row in axes:
+        row[0].set_ylabel("documents", fontsize=10)
+    fig.tight_layout()
+    return _png(fig)
+
+
+def rates_by_type_heatmap(retrievers: Sequence[Mapping[str, Any]], metric: str = "hit@1") -> PNG:
+    """One panel for every retriever's rate by document type: rows = types (documents in brackets),
+    columns = retrievers, cells = the micro rate, written in."""
+    rows = {}
+    docs: dict[str, int] = {}
+    for r in retrievers:
+        if not r.get("per_doc"):
+            continue
+        df = pd.DataFrame(r["per_doc"])
+        g = df.groupby("doc_type").agg(n=("n", "sum"), hits=("hits", "sum"), docs=("doc_id", "size"))
+        rows[r["name"]] = g["hits"] / g["n"]
+        docs.update({str(k): int(v) for k, v in g["docs"].items()})
+    m = pd.DataFrame(rows)
+    m.index = m.index.astype(str)
+    m = m.loc[m.mean(axis=1).sort_values(ascending=False).index]
+    fig, ax = plt.subplots(figsize=(1.05 * m.shape[1] + 3.4, 0.3 * len(m) + 1.3))
+    im = ax.imshow(m.to_numpy(dtype=float), aspect="auto", cmap="Blues", vmin=0, vmax=1)
+    ax.set_xticks(range(m.shape[1]), m.columns, rotation=30, ha="right", fontsize=10)
+    ax.set_yticks(range(len(m)), [f"{t} ({docs.get(t, 0)})" for t in m.index], fontsize=9.5)
+    for i in range(len(m)):
+        for j in range(m.shape[1]):
+            v = m.iat[i, j]
+            if np.isfinite(v):
+                ax.text(j, i, f"{v:.0%}", ha="center", va="center", fontsize=9, color="white" if v > 0.6 else "#222")
+    ax.set_title(f"{metric} (micro) by document type (documents in brackets)", fontsize=11)
+    fig.colorbar(im, ax=ax, fraction=0.03, pad=0.02)
     fig.tight_layout()
     return _png(fig)
 
@@ -195,28 +254,36 @@ def estimates_plot(estimates: Sequence[Mapping[str, Any]], naive: set[str], titl
 
 
 def coverage_by_k(coverage: Sequence[Mapping[str, Any]], level: float, naive: set[str]) -> bytes:
-    """Coverage by method and K, with Monte-Carlo margins and the nominal level."""
+    """Coverage by method and K, with Monte-Carlo margins and the nominal level: one panel per estimator,
+    each with its own legend; a method keeps one colour in every panel, and each panel's axis is zoomed to
+    its own range (never a squashed 0-1 axis)."""
     df = pd.DataFrame(coverage)
     ests = list(dict.fromkeys(df["estimator"]))
-    fig, axes = plt.subplots(1, len(ests), figsize=(5.2 * len(ests), 3.8), squeeze=False, sharey=True)
+    colour = {m: _PALETTE[i % len(_PALETTE)] for i, m in enumerate(dict.fromkeys(df["method"]))}
+    fig, axes = plt.subplots(1, len(ests), figsize=(5.2 * len(ests), 3.8), squeeze=False)
     for ax, est in zip(axes[0], ests):
         sub = df[df["estimator"] == est]
-        for i, (m, g) in enumerate(sub.groupby("method", sort=False)):
+        for m, g in sub.groupby("method", sort=False):
             g = g.sort_values("k")
             ls = ":" if m in naive else "-"
             ax.errorbar(g["k"], g["coverage"], yerr=g["mc_margin"], marker="o", ms=3, ls=ls, capsize=2,
-                        color=_PALETTE[i % len(_PALETTE)], label=m + (" (naive)" if m in naive else ""))
+                        color=colour[m], label=m + (" (naive)" if m in naive else ""))
         ax.axhline(level, color="black", lw=1, ls="--")
         ax.set_xscale("log")
         ks = sorted(sub["k"].unique())
         ax.set_xticks(ks, [str(k) for k in ks])
         ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
         ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
-        ax.set_ylim(0, 1.02)
+        marg = sub["mc_margin"].fillna(0) if "mc_margin" in sub else 0
+        lo = float(np.nanmin(np.r_[(sub["coverage"] - marg).to_numpy(dtype=float), level]))
+        hi = float(np.nanmax(np.r_[(sub["coverage"] + marg).to_numpy(dtype=float), level]))
+        pad = max(0.01, 0.08 * (hi - lo))
+        ax.set_ylim(max(0.0, lo - pad), min(1.02, hi + pad))
         ax.set_xlabel("documents sampled (K)")
+        ax.set_ylabel("coverage")
         ax.set_title(f"{est}: coverage of nominal {level:.0%} intervals")
         ax.legend(fontsize=9, frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=3)
-    axes[0][0].set_ylabel("coverage")
+    fig.tight_layout()
     return _png(fig)
 
 
@@ -283,7 +350,7 @@ def paired_comparison(comparisons: Sequence[Mapping[str, Any]], n_family: int | 
             ax.plot(est["estimate"], i, "o", color="black")
             tie = c.get("tie_share")
             padj = est.get("p_adj")
-            ax.annotate(f"{est['estimate']:+.4f} [{est['low']:+.4f}, {est['high']:+.4f}]"
+            ax.annotate(f"{num(est['estimate'], 4, True)} [{num(est['low'], 4, True)}, {num(est['high'], 4, True)}]"
                         + (f", adjusted p {_p(padj)}" if padj is not None else "")
                         + (f"; {tie:.0%} of documents tied" if tie is not None else ""),
                         (0.01, i + 0.32), xycoords=("axes fraction", "data"), fontsize=9.5, color=DOC_COLOR)
@@ -306,7 +373,7 @@ def chunking_scatter(per_document: Sequence[Mapping[str, Any]], names: Sequence[
     x, y = df[f"rate_{b}"].to_numpy(float), df[f"rate_{a}"].to_numpy(float)
     size = 6 + 2.0 * np.sqrt(df[f"n_{a}"].to_numpy(float) + df[f"n_{b}"].to_numpy(float))
     up, down = y > x + 1e-12, y < x - 1e-12
-    fig, ax = plt.subplots(figsize=(5.6, 5.2))
+    fig, ax = plt.subplots(figsize=(4.3, 4.1))
     ax.plot([0, 1], [0, 1], color="black", lw=0.8, ls="--", label="no change")
     for mask, col, lab in ((up, "#27ae60", f"better by {a}: {int(up.sum())}"),
                            (down, NAIVE_COLOR, f"worse by {a}: {int(down.sum())}"),
@@ -317,7 +384,8 @@ def chunking_scatter(per_document: Sequence[Mapping[str, Any]], names: Sequence[
     ax.set_aspect("equal")
     ax.set_xlabel(f"per-document hit@1, {b}")
     ax.set_ylabel(f"per-document hit@1, {a}")
-    ax.set_title(f"{a} − {b}: {difference['estimate']:+.3f} [{difference['low']:+.3f}, {difference['high']:+.3f}]\n"
+    ax.set_title(f"{a} − {b}: {num(difference['estimate'], 3, True)} [{num(difference['low'], 3, True)}, "
+                 f"{num(difference['high'], 3, True)}]\n"
                  f"(mean over {difference['n_documents']} documents, paired; {difference.get('method', 't')} interval)",
                  fontsize=10)
     ax.legend(frameon=False, fontsize=9.5, loc="upper left")
@@ -328,7 +396,7 @@ def miss_flags(blocks: Mapping[str, Mapping[str, Any]], level: float = 0.95) -> 
     """Share of hit@1 misses under each flag, one bar per chunking, with CR2 (document-clustered) error bars."""
     names = list(blocks)
     flags = list(dict.fromkeys(f["name"] for b in blocks.values() for f in b.get("flags") or []))
-    fig, ax = plt.subplots(figsize=(6.8, 0.55 * len(flags) * max(1, len(names)) ** 0.5 + 1.4))
+    fig, ax = plt.subplots(figsize=(5.2, 0.36 * len(flags) * max(1, len(names)) ** 0.5 + 1.4))
     h = 0.8 / max(1, len(names))
     for j, name in enumerate(names):
         rows = {f["name"]: f for f in blocks[name].get("flags") or []}

@@ -34,9 +34,10 @@ figure{margin:1em 0}figure img{max-width:100%;border:1px solid #eee}figcaption{f
 .grid{display:flex;flex-wrap:wrap;gap:1em}.note{color:#555;font-size:.9em}.warn{color:#c0392b}
 caption{caption-side:top;text-align:left;font-size:.85em;color:#555;padding:.2em 0}
 #verdicts{background:#f4f8fc;border-left:4px solid #2c6fbb;padding:.3em 1em;margin:1em 0}
-#verdicts p{margin:.45em 0}nav.toc{font-size:.9em}nav.toc a{margin-right:1em}
+#verdicts p{margin:.45em 0}#verdicts details{margin:0 0 .4em 1em;font-size:.9em}nav.toc{font-size:.9em}nav.toc a{margin-right:1em}
 details{margin:.6em 0}summary{cursor:pointer;color:#2c6fbb}dl.glossary dt{font-weight:600;margin-top:.4em}
-dl.glossary dd{margin-left:1.2em}table.answer td.sys{text-align:left;font-weight:600}
+dl.glossary dd{margin-left:1.2em}table.answer td.sys{text-align:left;font-weight:600}table.answer td{white-space:nowrap}
+table.answer th{max-width:8em}
 """
 
 _SCRIPT = """
@@ -49,7 +50,7 @@ window.addEventListener('load', function () {
   var small = [];
   imgs.forEach(function (i) {
     var px = parseFloat(i.getAttribute('data-min-font-px'));
-    if (i.naturalWidth > 0 && px * i.clientWidth / i.naturalWidth < 10) {
+    if (i.naturalWidth > 0 && i.clientWidth > 0 && px * i.clientWidth / i.naturalWidth < 10) {  // folded: not shown
       small.push(i.parentNode.id + ':' + (px * i.clientWidth / i.naturalWidth).toFixed(1));
     }
     if (i.getAttribute('data-clipped') !== '0') { small.push(i.parentNode.id + ':clipped'); }
@@ -65,6 +66,7 @@ window.addEventListener('load', function () {
   });
   document.body.setAttribute('data-svg-clipped', clipped.join(' | '));
   document.body.setAttribute('data-svg-total', String(document.querySelectorAll('svg').length));
+  document.body.setAttribute('data-height', String(document.documentElement.scrollHeight));
 });
 """
 
@@ -118,7 +120,9 @@ def _num(x: Any, nd: int = 4) -> str:
     if x is None or (isinstance(x, float) and not math.isfinite(x)):
         return "–"
     if isinstance(x, float):
-        return f"{x:.{nd}f}"
+        from ragcov_data._format import num
+
+        return num(x, nd)
     return _e(x)
 
 
@@ -145,12 +149,12 @@ def figures(results: Mapping[str, Any]) -> dict[str, tuple[bytes, str]]:
     metric = (results.get("meta") or {}).get("metric", "hit@1")
     out: dict[str, tuple[bytes, str]] = {}
     rets = results.get("retrievers", [])
-    for r in rets:
-        name = r["name"]
-        if r.get("per_doc"):
-            out[f"retriever_{name}"] = (F.retriever_panel(r["per_doc"], name, metric),
-                                        f"{name}: per-document {metric} (left: how many documents reach each rate, "
-                                        "with the micro and macro means; right: by document type).")
+    if any(r.get("per_doc") for r in rets):  # small multiples: one panel a retriever, shared axes
+        out["retrievers"] = (F.retrievers_grid(rets, metric),
+                             f"Per-document {metric} of every retriever: how many documents reach each rate "
+                             "(solid orange: micro mean over queries; dashed green: macro mean of document means).")
+        out["by_type"] = (F.rates_by_type_heatmap(rets, metric),
+                          f"{metric} (micro) of every retriever by document type.")
     if any(r.get("estimates") for r in rets):
         out["methods"] = (F.methods_plot(rets, naive, metric),
                           f"{metric} of every retriever under every interval method; naive chunk-level methods in "
@@ -231,7 +235,8 @@ def answer_rows(results: Mapping[str, Any]) -> list[dict[str, Any]]:
             for s in lb.get("systems") or []:
                 if s["group"] == LB.ALL:
                     rows.append({"task": task, "metric": lb.get("metric", metric), "system": s["name"],
-                                 "estimate": s["estimate"], "low": s["low"], "high": s["high"], "tier": s["tier"],
+                                 "estimate": s["estimate"], "low": s["low"], "high": s["high"],
+                                 "tier": LB.tier_text(lb, LB.ALL, s),  # ~: its order flips under the pool
                                  "rank": f"{s['rank']} [{s['rank_low']}, {s['rank_high']}]",
                                  "judged": s.get("judged"), "bound_high": s.get("bound_high"),
                                  "verified": s.get("verified"), "verified_coverage": s.get("verified_coverage")})
@@ -274,11 +279,22 @@ def coverage_sentence(results: Mapping[str, Any]) -> str | None:
     return text + "."
 
 
+def _verdict_html(results: Mapping[str, Any], key: str, label: str, text: str) -> str:
+    """One task's verdict: a leaderboard's in one short sentence, the full one folded below it; a study's
+    answer whole."""
+    board = {"aneel_taesa": results.get("leaderboard"), "juristcu": (results.get("juristcu") or {}).get("leaderboard"),
+             "irpf": (results.get("irpf") or {}).get("leaderboard")}.get(key)
+    if not board or not board.get("pairs"):
+        return f'<p class="verdict" data-task="{_e(key)}"><b>{_e(label)}:</b> {_e(text)}</p>'
+    return (f'<div class="verdict" data-task="{_e(key)}"><p><b>{_e(label)}:</b> {_e(LB.short_sentence(board))} '
+            f"</p><details><summary>in full</summary><p>{_e(text)}</p></details></div>")
+
+
 def _answer_html(results: Mapping[str, Any]) -> str:
     rows = answer_rows(results)
     pooled = any(r["bound_high"] is not None for r in rows)
     head = ["task", "metric", "system", "score", "interval", "tier", "rank [interval]"] + \
-        (["judged@10", "bound_high"] if pooled else [])
+        (["judged@10", "unjudged_as_relevant"] if pooled else [])
     body = []
     for r in rows:
         cells = [f'<td class=l>{_e(r["task"])}</td>', f'<td class=l>{_e(r["metric"])}</td>',
@@ -291,8 +307,10 @@ def _answer_html(results: Mapping[str, Any]) -> str:
     level = (results.get("meta") or {}).get("level", 0.95)
     table = (f'<table class="answer"><caption>Every task\'s systems, best first: score with its {level:.0%} '
              "interval (clustered by the sampled unit), tier (a shared letter = not separable, family-wise) and rank "
-             "interval." + (" On JurisTCU's pooled judgments the score is the low reading (unjudged documents "
-                            "non-relevant) and bound_high the high one." if pooled else "")
+             "interval." + (" On JurisTCU's pooled judgments the score reads unjudged documents as non-relevant "
+                            "(trec_eval's number) and unjudged_as_relevant reads them as relevant: two readings, "
+                            "not bounds (see JurisTCU); a tier marked ~ flips order against another system under "
+                            "some reading." if pooled else "")
              + (" * NOT VERIFIED: the interval's method covers less than the nominal level at this design "
                 "(coverage measured on the task itself; see the verified_coverage fields)."
                 if any(r.get("verified") is False for r in rows) else "")
@@ -304,8 +322,7 @@ def _answer_html(results: Mapping[str, Any]) -> str:
         items.append(("coverage", "Coverage of the intervals", cov))
     jt = results.get("juristcu") or {}
     pool = ((jt.get("leaderboard") or {}).get("info") or {}).get("pool") or {}
-    verdicts = "".join(f'<p class="verdict" data-task="{_e(k)}"><b>{_e(label)}:</b> {_e(text)}</p>'
-                       for k, label, text in items)
+    verdicts = "".join(_verdict_html(results, k, label, text) for k, label, text in items)
     if pool.get("line"):
         verdicts += f'<p class="verdict pool" data-task="juristcu-pool"><b>JurisTCU pool:</b> {_e(pool["line"])}</p>'
     links = [("aneel", "ANEEL leaderboard"), ("retrievers", "Retrievers"), ("chunking", "Chunking and misses"),
@@ -411,8 +428,9 @@ def _settings_words(meta: Mapping[str, Any]) -> str:
 
 
 def _glossary_html() -> str:
-    return ('<section id="glossary"><h2>Glossary</h2><dl class="glossary">'
-            + "".join(f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>" for k, v in GLOSSARY.items()) + "</dl></section>")
+    return ('<section id="glossary"><h2>Glossary</h2><details><summary>Terms used in this report</summary>'
+            '<dl class="glossary">' + "".join(f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>" for k, v in GLOSSARY.items())
+            + "</dl></details></section>")
 
 
 def _juristcu_html(jt: Mapping[str, Any], level: float, naive: set[str]) -> str:
@@ -424,7 +442,8 @@ def _juristcu_html(jt: Mapping[str, Any], level: float, naive: set[str]) -> str:
         parts.append(f"<p class=note>{_e(jt['note'])}</p>")
     parts.append(f"<p class=note>{_e(_juristcu_units(jt))}</p>")
     if lb:
-        parts.append(LB.panels_html(lb, heading=3, systems_class="leaderboard-systems", matrix_class="pair-matrix"))
+        parts.append(LB.panels_html(lb, heading=3, systems_class="leaderboard-systems", matrix_class="pair-matrix",
+                                    fold_pairs=True, fold_groups=True))
     if jt.get("estimates"):
         parts.append(_fold(f"Estimates by query group ({len(jt['estimates'])} rows)", _generic_table(
             jt["estimates"], ["retriever", "metric", "group", "unit", "method", "estimate", "low", "high",
@@ -462,11 +481,13 @@ def _irpf_html(ir: Mapping[str, Any], figs: Mapping[str, tuple[bytes, str]] | No
         parts.append(f'<h3>Chunking × retriever on {_e(ch.get("metric", "recall@10"))}: unequal contexts, k chunks of '
                      f'each chunking\'s size ({_e(", ".join(ch.get("chunkings") or []))} × '
                      f'{_e(", ".join(ch.get("retrievers") or []))})</h3>')
-        parts.append(LB.panels_html(ch, heading=4, systems_class="irpf-chunkings", matrix_class="pair-matrix"))
+        parts.append(LB.panels_html(ch, heading=4, systems_class="irpf-chunkings", matrix_class="pair-matrix",
+                                    fold_pairs=True))
     lb = ir.get("leaderboard")
     if lb:
         parts.append(f"<h3>Every retriever on {_e(lb.get('chunking', 'article'))} chunks</h3>")
-        parts.append(LB.panels_html(lb, heading=4, systems_class="irpf-systems", matrix_class="pair-matrix"))
+        parts.append(LB.panels_html(lb, heading=4, systems_class="irpf-systems", matrix_class="pair-matrix",
+                                    fold_pairs=True))
     if ch and ch.get("icc"):
         parts.append(f"<p class=note>{_e(ch['icc'].get('sentence', ''))}</p>")
     if ch and ch.get("resolution"):
@@ -486,7 +507,8 @@ def render_html(results: Mapping[str, Any], figs: dict[str, tuple[bytes, str]] |
     def img(k: str, alt: str | None = None) -> str:
         return _img(figs[k][0], alt or k, figs[k][1], f"fig-{k}") if k in figs else ""
 
-    parts = [f"<h1>ragcov benchmark report</h1><p class=note>{_e(meta.get('title', ''))}</p>", _answer_html(results)]
+    parts = [f'<h1>ragcov benchmark report</h1><p class="note subtitle">{_e(S.subtitle(results))}</p>',
+             _answer_html(results)]
     t = {k: v for k, v in task.items() if not isinstance(v, (dict, list))}
     parts.append("<h2>Task</h2><p class=note>" + _e(", ".join(f"{k.replace('_', ' ')}: {v}" for k, v in t.items()))
                  + f". Metric {_e(metric)}; intervals at level {_e(level)}, clustered by document.</p>")
@@ -495,16 +517,16 @@ def render_html(results: Mapping[str, Any], figs: dict[str, tuple[bytes, str]] |
     if lb or rets:
         parts.append('<section id="aneel"><h2>ANEEL leaderboard (family-wise)</h2>')
         if lb:
-            parts.append(LB.panels_html(lb, heading=3, systems_class="leaderboard-systems"))
-        parts.append(img("paired") + "</section>")
+            parts.append(LB.panels_html(lb, heading=3, systems_class="leaderboard-systems", fold_pairs=True))
+        parts.append(_fold("Paired comparison figure (pairs of neighbours in rank)", img("paired")) + "</section>")
     if rets:
         parts.append('<section id="retrievers"><h2>Retrievers</h2>')
-        parts.append("".join(img(f"retriever_{r['name']}") for r in rets))
-        parts.append(img("methods"))
+        parts.append(img("retrievers") + _fold("By document type, every retriever (figure)", img("by_type")))
+        parts.append(_fold("Every interval method, every retriever (figure)", img("methods")))
         parts.append(_fold("Design diagnostics of each retriever (table)", _diagnostics_table(rets)))
         parts.append(_fold("Every interval method, every retriever (table)", _estimates_table(rets, naive)))
         if "acf" in figs:
-            parts.append("<h3>Within-document autocorrelation</h3>" + img("acf"))
+            parts.append(_fold("Within-document autocorrelation (figure)", img("acf")))
         parts.append("</section>")
     ch_html = S.chunking_html(results, figs, _img)
     if ch_html:
@@ -515,7 +537,7 @@ def render_html(results: Mapping[str, Any], figs: dict[str, tuple[bytes, str]] |
         cs = coverage_sentence(results)
         if cs:
             parts.append(f"<p><b>{_e(cs)}</b></p>")
-        parts.append(img("coverage") + img("width"))
+        parts.append(img("coverage") + _fold("Mean interval width by method and K (figure)", img("width")))
         truth = cov.get("truth") or {}
         parts.append(f"<p class=note>Population: {_e(cov.get('population', ''))} (its per-query outcomes as the "
                      "census; census values " + _e(", ".join(f"{k} {v:.4f}" for k, v in truth.items()))
@@ -523,7 +545,8 @@ def render_html(results: Mapping[str, Any], figs: dict[str, tuple[bytes, str]] |
         for est, rec in (cov.get("recommendation") or {}).items():
             cls = "" if rec.get("qualified") else " warn"
             lead = ("Recommended" if rec.get("qualified") else "No method verified; best available")
-            parts.append(f"<p class='rec{cls}'>{lead} for {_e(est)} at K={_e(cov.get('recommend_k'))}: "
+            parts.append(f"<p class='rec{cls}'>{lead} for {_e(est)} on samples of {_e(cov.get('recommend_k'))} "
+                         "documents: "
                          f"<b>{_e(rec['method'])}</b> — {_e(rec['reason'])}.</p>")
         parts.append(_fold(f"Coverage table ({len(cov['rows'])} rows)", _coverage_table(cov["rows"], naive)))
         parts.append("</section>")

@@ -84,6 +84,25 @@ def _pool_groups(lb: Mapping[str, Any]) -> str:
     return f" By group, the order depends on the pool for {'; '.join(said)}." if said else ""
 
 
+def subtitle(results: Mapping[str, Any]) -> str:
+    """The report's subtitle: every task it holds, with its size and source."""
+    meta, task = results.get("meta") or {}, results.get("task") or {}
+    chunk = (meta.get("settings") or {}).get("chunk_words")
+    said = []
+    if task:
+        said.append(f"ANEEL self-retrieval ({task.get('queries', 0):,} queries from {task.get('documents', '?')} "
+                    "acts of aneel/aneel_fulltext.jsonl" + (f", chunks of {chunk} words)" if chunk else ")"))
+    jt = results.get("juristcu") or {}
+    lb = jt.get("leaderboard") or {}
+    if jt:
+        said.append(f"JurisTCU ({lb.get('n_queries', '?')} queries, pooled judgments)" if lb else "JurisTCU")
+    ir = results.get("irpf") or {}
+    if ir:
+        said.append(f"IRPF real questions ({ir.get('n_questions', '?')} questions citing law articles)")
+    root = meta.get("data_dir")
+    return "Tasks: " + "; ".join(said) + (f". Data: {root}." if root else ".")
+
+
 def verdicts(results: Mapping[str, Any]) -> str:
     """The top of the report: one sentence per task on which systems are separable, and the study's answer."""
     items = verdict_items(results)
@@ -173,8 +192,11 @@ def chunking_html(results: Mapping[str, Any], figs: Mapping[str, tuple[bytes, st
     if results.get("study"):
         parts.append(f'<p class="study-answer"><b>{_e(results["study"])}</b></p>')
     parts.append('<div class="grid">' + "".join(img(figs[k][0], k, figs[k][1], f"fig-{k}")
-                                                for k in ("chunking", "misses_flags", "misses_by_type") if k in figs)
-                 + "</div>")
+                                                for k in ("chunking", "misses_flags") if k in figs) + "</div>")
+    if "misses_by_type" in figs:
+        parts.append("<details><summary>Miss flags by document type (figure)</summary>"
+                     + img(figs["misses_by_type"][0], "misses_by_type", figs["misses_by_type"][1], "fig-misses_by_type")
+                     + "</details>")
     tables = []
     if ch:
         head, rows = _chunk_rows(ch)
@@ -191,8 +213,9 @@ def chunking_html(results: Mapping[str, Any], figs: Mapping[str, tuple[bytes, st
         parts.append(f"<details><summary>Chunking and misses tables</summary>{''.join(tables)}</details>")
     if m:
         defs = m.get("definitions") or {}
-        parts.append("<ul class=note>" + "".join(f"<li><b>{_e(k)}</b>: {_e(v)}</li>" for k, v in defs.items()
-                                                  if isinstance(v, str)) + "</ul>")
+        parts.append("<details><summary>What each miss flag means</summary><ul class=note>"
+                     + "".join(f"<li><b>{_e(k)}</b>: {_e(v)}</li>" for k, v in defs.items() if isinstance(v, str))
+                     + "</ul></details>")
     return "".join(parts)
 
 

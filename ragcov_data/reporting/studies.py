@@ -16,6 +16,8 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from ragcov_data._format import num
+
 __all__ = ["budget_block", "leaderboard_block", "pair_records", "single_system_sentence", "chunking_block", "misses_block",
            "misses_table", "flip_difference", "as_ranked", "study_sentence", "FLAG_PHRASES"]
 
@@ -160,7 +162,8 @@ def study_sentence(misses: Mapping[str, Any] | None, chunkings: Mapping[str, Any
     d = flip_difference(chunkings or {})
     if d is not None:
         text += (f"; cutting by {d['a']} instead of {d['b']} changes per-document hit@1 by "
-                 f"{d['estimate']:+.3f} [{d['low']:+.3f}, {d['high']:+.3f}] over the {d['n_documents']} documents "
+                 f"{num(d['estimate'], 3, True)} [{num(d['low'], 3, True)}, {num(d['high'], 3, True)}] over the "
+                 f"{d['n_documents']} documents "
                  "in both")
     return text + f" ({level:.0%} intervals: CR2 by document for the shares, t over documents for the change)."
 
@@ -246,5 +249,4 @@ def irpf_sentence(family: Any, icc: Mapping[str, Any] | None = None, reference: 
 
 
 def _signed(x: float) -> str:
-    s = f"{x:+.3f}"
-    return s.replace("-0.000", "+0.000").replace("-", "−")
+    return num(x, 3, sign=True).replace("-", "−")

@@ -17,9 +17,10 @@ def bench_run(tmp_path_factory, data_dir):
 
     out = tmp_path_factory.mktemp("bench")
     buf = io.StringIO()
-    with contextlib.redirect_stdout(buf):
+    with contextlib.redirect_stdout(buf):  # --quick with smaller settings still; the console is --quick's
         code = main(["benchmark", "--data-dir", str(data_dir), "--out", str(out), "--retrievers", "bm25,tfidf",
-                     "--reps", "100", "--k", "5,10,20", "--n-resamples", "49", "--no-progress"])
+                     "--quick", "--reps", "100", "--k", "5,10,20", "--n-resamples", "49", "--no-progress",
+                     "--latex", str(out / "summary.tex")])
     assert code == 0
     return out, buf.getvalue()
 
@@ -104,11 +105,47 @@ def test_benchmark_chunkings_and_misses(bench):
 
 
 def test_benchmark_prints_one_verdict_line_per_task(bench_out):
+    from ragcov_data.eval.comparisons._leaderboard_render import short_sentence
+
     res, out = bench_out
-    assert f"  ANEEL self-retrieval (hit@1): {res['leaderboard']['sentence']}" in out
-    assert f"  JurisTCU (ndcg@10, all queries): {res['juristcu']['sentence']}" in out
-    assert f"  Chunking and misses: {res['study']}" in out
-    assert "misses:  " in out
+    for board in (res["leaderboard"], res["juristcu"]["leaderboard"], res["irpf"]["leaderboard"]):
+        assert f"  {short_sentence(board)}" in out
+    assert "Chunking (bm25, ANEEL): dispositivo − words-100 = " in out
+    assert "misses:  " in out and "latex:   " in out
+
+
+def test_quick_console_has_a_score_table_per_task_and_short_lines(bench_out):
+    """`ragcov benchmark --quick`: one table per task (system, score [interval], tier, rank interval), every
+    system of the task a row with its numbers; no line over 200 characters outside the tables."""
+    from ragcov_data._format import num
+
+    res, out = bench_out
+    lines = out.splitlines()
+    boards = {"ANEEL self-retrieval": res["leaderboard"], "JurisTCU": res["juristcu"]["leaderboard"],
+              "IRPF real questions, article chunks": res["irpf"]["leaderboard"]}
+    in_table: set[int] = set()
+    for title, board in boards.items():
+        start = lines.index(title)
+        header = lines[start + 2]
+        assert header.split() == ["system", "score", "95%", "interval", "tier", "rank", "[interval]"]
+        systems = [s for s in board["systems"] if s["group"] == "__all__"]
+        for k, s in enumerate(systems):
+            row = lines[start + 3 + k]
+            assert row.split()[0] == s["name"] and num(s["estimate"]) in row
+            assert f"[{num(s['low'])}, {num(s['high'])}]" in row and f"{s['rank']} [{s['rank_low']}, {s['rank_high']}]" in row
+            assert (" * " in row) == (s["verified"] is False)  # NOT VERIFIED marked as in the report
+            in_table.add(start + 3 + k)
+        in_table.add(start + 2)
+    long = [ln for i, ln in enumerate(lines) if i not in in_table and len(ln) > 200]
+    assert not long, long
+    assert "at K=" not in out and "at K =" not in out
+    assert "macro t (as the rows)" in out  # the macro method named as the rows use it
+
+
+def test_benchmark_latex_summary_is_booktabs(bench):
+    tex = (bench / "summary.tex").read_text(encoding="utf-8")
+    assert tex.count("\\begin{table}") == 4 and tex.count("\\toprule") == tex.count("\\bottomrule") == 4
+    assert "95\\% interval" in tex and "JurisTCU, all queries" in tex
 
 
 def test_report_rerenders_from_json(bench, tmp_path, capsys):
@@ -179,7 +216,9 @@ def test_benchmark_summary_never_calls_an_unverified_method_recommended():
                      "reason": "no method reaches 95% at K=20 (best: bootstrap_t at 90.7% ± 1.3%)"},
            "macro": {"method": "t", "coverage": 0.951, "mc_margin": 0.009, "qualified": True, "reason": "ok"}}
     results = {"task": {"queries": 10, "documents": 3}, "meta": {"elapsed_s": 1.0}, "retrievers": [],
-               "coverage": {"recommend_k": 20, "recommendation": rec}}
+               "coverage": {"recommend_k": 20, "recommendation": rec, "reps": 3,
+                            "rows": [{"k": 20, "estimator": "macro", "method": "t", "coverage": 0.951}]}}
     text = _summary(results)
-    assert "for micro: NO method verified" in text and "recommended at K=20 for micro" not in text
-    assert "recommended at K=20 for macro: t (coverage 95.1% ± 0.9)" in text
+    assert "micro; for samples of 20 documents NO method verified" in text and "use bootstrap_t" not in text
+    assert "macro; for samples of 20 documents" not in text and "at K=" not in text
+    assert "3 samples of 20 of the 3 documents" in text

@@ -83,3 +83,42 @@ def test_on_missing_intersect_says_how_many_were_dropped(run_files, data_dir, tm
     code = main(["leaderboard", str(cut), str(run_files["tfidf"]), *_base(data_dir), "--on-missing", "intersect"])
     out = capsys.readouterr().out
     assert code == 0 and "dropped 2 of 150" in out
+
+
+def test_latex_is_booktabs_and_never_overwrites_an_input(run_files, data_dir, tmp_path, capsys):
+    import re
+
+    tex = tmp_path / "board.tex"
+    code = main(["leaderboard", str(run_files["okapi"]), str(run_files["bm25l"]), str(run_files["tfidf"]),
+                 *_base(data_dir), "--by", "group", "--latex", str(tex)])
+    out = capsys.readouterr().out
+    assert code == 0 and f"wrote {tex}" in out
+    # the console prints each pair's difference with its simultaneous interval, not only the point
+    assert "each pair's difference with its simultaneous 95% interval" in out
+    body = tex.read_text(encoding="utf-8")
+    floats = re.findall(r"\\begin\{table\}.*?\\end\{table\}", body, flags=re.S)
+    assert len(floats) == 8  # systems + pairs for all queries and groups G1, G2, G3
+    for f in floats:
+        assert f.count("\\toprule") == f.count("\\midrule") == f.count("\\bottomrule") == 1
+        assert f.index("\\toprule") < f.index("\\midrule") < f.index("\\bottomrule")
+        assert f.count("\\begin{tabular}") == f.count("\\end{tabular}") == 1
+        cols = len(re.search(r"\\begin\{tabular\}\{(\w+)\}", f).group(1))
+        rows = f.split("\\midrule")[1].split("\\bottomrule")[0].strip().splitlines()
+        assert all(r.endswith("\\\\") and r.count(" & ") == cols - 1 for r in rows)
+    text = re.sub(r"\\[_%&#$]", "", body)  # no unescaped special character left in the cells
+    assert "_" not in re.sub(r"\\label\{[^}]*\}", "", text).replace("\\usepackage", "")
+    assert "%" not in "".join(ln for ln in text.splitlines() if not ln.startswith("%"))
+    assert "-0.0000" not in body and "−" not in body
+    before = run_files["okapi"].read_bytes()
+    code = main(["leaderboard", str(run_files["okapi"]), str(run_files["bm25l"]), *_base(data_dir),
+                 "--latex", str(run_files["okapi"])])
+    err = capsys.readouterr().err
+    assert code == 2 and "--latex" in err and err.count("\n") == 1
+    assert run_files["okapi"].read_bytes() == before
+
+
+def test_latex_escapes_names_and_signs():
+    from ragcov_data.eval.comparisons._leaderboard_latex import escape, _n
+
+    assert escape("bm25_pt 50% & #1 {x}") == r"bm25\_pt 50\% \& \#1 \{x\}"
+    assert escape("a − b") == "a $-$ b" and _n(-0.00001, 4, True) == "+0.0000" and _n(-0.25, 2) == "$-$0.25"

@@ -169,3 +169,81 @@ def test_zero_policy_every_panel_says_how_many_queries_each_run_lacked(runs):
     assert "missing queries scored 0" not in g2.split("pairs (")[0]
     page = b.to_html()
     assert page.count("missing queries scored 0") == 2 and "__all__" not in page.replace('data-group="all queries"', "")
+
+
+# ------------------------------------------------------------------------------------------ readings named as readings
+def test_readings_are_named_as_readings_and_old_names_stay(board):
+    import json
+
+    from ragcov_data.eval.comparisons.pool import NOT_BOUNDS, READING_NAMES
+
+    j = json.loads(board.to_json())
+    for r in j["systems"]:  # new names beside the old ones, same numbers
+        assert r["unjudged_as_nonrelevant"] == pytest.approx(r["estimate"])
+        assert r["unjudged_as_relevant"] == pytest.approx(r["bound_high"])
+    pool = j["info"]["pool"]
+    assert pool["reading_names"] == READING_NAMES
+    g = pool["groups"]["__all__"]
+    assert g["readings_named"]["condensed"] == g["readings"]["skip"]
+    assert g["readings_named"]["unjudged_as_relevant"] == g["readings"]["relevant"]
+    text = board.summary()
+    assert "unjudged_as_nonrelevant" in text and "unjudged_as_relevant" in text and NOT_BOUNDS.split(":")[0] in text
+    assert "no reading bounds the others" in text and "low bound" not in text
+    assert "no reading bounds the others" in board.to_html() and "no reading bounds the others" in board.to_markdown()
+
+
+def test_condensed_can_lie_above_unjudged_as_relevant():
+    """Why the readings are not bounds: condensing moves a judged relevant document up past an unjudged one,
+    which scores more than reading the unjudged one as relevant at the lowest positive grade."""
+    qrels = pd.DataFrame({"query-id": ["q", "q"], "corpus-id": ["a", "b"], "score": [3, 1]})
+    run = pd.DataFrame({"query-id": ["q", "q"], "corpus-id": ["u", "a"], "score": [2.0, 1.0]})
+    cond = per_query(run, qrels, "ndcg@10", unjudged="skip")["q"]
+    rel = per_query(run, qrels, "ndcg@10", unjudged="relevant")["q"]
+    ideal = 3 + 1 / np.log2(3)
+    # condensed: [a] -> 3 / ideal; relevant: [u = 1, a = 3] -> (1 + 3 / log2(3)) / ideal
+    assert cond == pytest.approx(3 / ideal) and rel == pytest.approx((1 + 3 / np.log2(3)) / ideal)
+    assert cond > rel
+
+
+def test_a_fully_judged_run_is_named_a_pooled_engine(board):
+    sy = board.systems.set_index("name")
+    assert sy.loc["A", "judged"] == pytest.approx(1.0) and sy.loc["B", "judged"] < 0.99
+    assert bool(sy.loc["A", "pooled_like"]) and bool(sy.loc["C", "pooled_like"]) and not bool(sy.loc["B", "pooled_like"])
+    line = board.info["pool"]["pooled_like"]
+    assert line.startswith("judged like a pooled engine (judged@10 >= 0.99): A, C")
+    assert line in board.summary() and "1.00 pooled" in board.summary()
+
+
+def test_tiers_carry_a_mark_where_the_order_flips(board):
+    from ragcov_data.eval.comparisons._leaderboard_render import tier_text
+
+    sy = board.systems.set_index("name")
+    flips = {n for p in board.info["pool"]["groups"]["__all__"]["flips"] for n in p}
+    assert flips == {"A", "B", "C"}  # B's unjudged first documents reverse its order against A and C
+    for name in "ABC":
+        assert bool(sy.loc[name, "tier_flip"]) == (name in flips)
+        assert tier_text(board, "__all__", sy.loc[name].to_dict()) == sy.loc[name, "tier"] + "~"
+    assert "a tier marked ~" in board.summary()
+
+
+def test_a_run_lacking_most_of_a_group_is_shown_but_not_tiered(runs):
+    task = _task()
+    task["queries"]["group"] = ["G1" if i < 10 else "G2" for i in range(N)]
+    r = dict(runs)
+    r["B"] = r["B"][~r["B"]["query-id"].isin([f"q{i}" for i in range(7)])]  # 7 of G1's 10: most of G1
+    b = leaderboard(r, task, metric="ndcg@10", by="group", on_missing="zero", n_resamples=199)
+    sy = b.systems.set_index(["group", "name"])
+    assert sy.loc[("G1", "B"), "tier"] == "–" and not sy.loc[("G1", "B"), "tiered"]
+    assert sy.loc[("__all__", "B"), "tier"] != "–" and sy.loc[("__all__", "B"), "tiered"]  # 7 of 30: tiered
+    assert sy.loc[("G2", "B"), "tiered"]
+    g1 = b.pairs[(b.pairs["group"] == "G1")]
+    with_b = g1[(g1["a"] == "B") | (g1["b"] == "B")]
+    assert len(with_b) == 2 and not with_b["tiered"].any() and with_b["robust"].isna().all()
+    assert b.groups["G1"]["untiered"] == ["B"] and "B" not in b.best_set("G1")
+    pool = b.info["pool"]["groups"]["G1"]
+    assert pool["n_separable"] == int(g1[g1["tiered"].astype(bool)]["significant"].sum())
+    text = b.summary()
+    assert "B lacks most of them: shown, not tiered here" in text
+    # without the zero policy nothing is left untiered
+    full = leaderboard(runs, task, metric="ndcg@10", by="group", n_resamples=199)
+    assert full.systems["tiered"].all() and "–" not in set(full.systems["tier"])

@@ -296,15 +296,17 @@ def test_leaderboard_function_json_has_every_check():
 def test_leaderboard_notices_say_what_the_checks_found():
     from ragcov_data.eval.comparisons.verify_family import check_notices
 
-    systems = pd.DataFrame({"group": ["__all__"] * 3, "estimator": "micro", "method": "cr2",
+    systems = pd.DataFrame({"group": ["__all__"] * 3, "estimator": "micro", "method": "cr2", "name": ["x", "y", "z"],
                             "verified_coverage": [0.83, 0.95, 0.85], "verified": [False, True, False]})
     lines = check_notices(systems, {"__all__": {"fwer": 0.12, "mc_se": 0.02, "n_families": 200,
                                                 "n_resamples": 499}}, 0.95)
-    assert "12.0% ± 4.0%" in lines[0] and "NOT VERIFIED" in lines[0]
-    assert "2 of 3 systems cover 83.0%–85.0%" in lines[1]
+    assert "12.0% ± 4.0%" in lines[0] and "NOT VERIFIED" in lines[0] and "barely excludes 0" in lines[0]
+    assert "2 of 3 systems cover 83.0%–85.0%" in lines[1] and ": x (83.0%), z (85.0%)" in lines[1]
+    one = check_notices(systems.assign(verified=[True, True, False]), {"__all__": {}}, 0.95)
+    assert "1 of 3 systems cover 85.0% at this design" in one[0] and ": z (85.0%)" in one[0]
     ok = check_notices(systems.assign(verified=True), {"__all__": {"fwer": 0.04, "mc_se": 0.014,
                                                                    "n_families": 200, "n_resamples": 499}}, 0.95)
-    assert len(ok) == 1 and "NOT VERIFIED" not in ok[0]
+    assert len(ok) == 1 and "NOT VERIFIED" not in ok[0] and "nothing to do" in ok[0]
 
 
 def test_chunking_own_rows_are_evaluates_recommended_rows():

@@ -1,0 +1,209 @@
+"""What ``ragcov benchmark`` prints when it ends: one compact table per task (system, score [interval],
+tier, rank interval) and one short sentence per task, from the ``results`` dict alone.
+
+The report and ``results.json`` hold the long sentences; the console answers at a glance. Every line outside
+a table stays within :data:`MAX_LINE` characters (sentences are cut at a name boundary, "and N more").
+A system whose interval method is not verified at the task's design carries ``*`` beside its interval and
+is named below the table, as in the report.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+from ragcov_data._format import num, pct
+
+__all__ = ["summary", "latex_summary", "task_boards", "board_table", "MAX_LINE"]
+
+ALL = "__all__"
+#: Longest line outside a table.
+MAX_LINE = 200
+
+
+def task_boards(results: Mapping[str, Any]) -> list[tuple[str, str, Mapping[str, Any] | None]]:
+    """(key, title, leaderboard block) of every task the results hold, in report order; the block is None
+    where one system ran."""
+    out: list[tuple[str, str, Mapping[str, Any] | None]] = []
+    if results.get("retrievers"):
+        out.append(("aneel_taesa", "ANEEL self-retrieval", results.get("leaderboard")))
+    jt = results.get("juristcu") or {}
+    if jt:
+        lb = jt.get("leaderboard")
+        out.append(("juristcu", "JurisTCU", lb))
+    ir = results.get("irpf") or {}
+    if ir:
+        lb = ir.get("leaderboard")
+        where = f", {lb['chunking']} chunks" if lb and lb.get("chunking") else ""
+        out.append(("irpf", f"IRPF real questions{where}", lb))
+        if ir.get("chunkings"):
+            out.append(("irpf-chunking", "IRPF chunking x retriever (one family)", ir["chunkings"]))
+    return out
+
+
+def _verified_false(x: Any) -> bool:
+    return x is False or (x is not None and not isinstance(x, (str, float)) and bool(x) is False)
+
+
+def board_table(board: Mapping[str, Any], group: str = ALL) -> tuple[list[str], list[tuple[str, Any]]]:
+    """The compact table of ``group`` (lines) and (name, coverage) of its systems whose interval is not
+    verified."""
+    from ragcov_data.eval.comparisons._leaderboard_render import Board, tier_text
+
+    b = Board(board)
+    sy = b.sy(group)
+    lvl = f"{b.level:.0%}"
+    rows, unverified = [], []
+    for r in sy.to_dict(orient="records"):
+        star = _verified_false(r.get("verified"))
+        if star:
+            unverified.append((str(r["name"]), r.get("verified_coverage")))
+        rows.append([str(r["name"]), num(r["estimate"]),
+                     f"[{num(r['low'])}, {num(r['high'])}]" + (" *" if star else ""), tier_text(b, group, r),
+                     f"{r['rank']} [{r['rank_low']}, {r['rank_high']}]"])
+    cols = ["system", "score", f"{lvl} interval", "tier", "rank [interval]"]
+    width = [max(len(c), *(len(row[i]) for row in rows)) for i, c in enumerate(cols)]
+    fmt = lambda row: "  " + "  ".join(v.ljust(w) for v, w in zip(row, width)).rstrip()  # noqa: E731
+    return [fmt(cols)] + [fmt(row) for row in rows], unverified
+
+
+def _fit(text: str, limit: int = MAX_LINE) -> str:
+    """``text`` cut to ``limit`` characters at a separator, with an ellipsis when cut."""
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 2]
+    for sep in ("; ", ", ", " "):
+        k = cut.rfind(sep)
+        if k > limit // 2:
+            return cut[:k] + " …"
+    return cut + " …"
+
+
+def _estimate_table(results: Mapping[str, Any]) -> list[str]:
+    """ANEEL with one system (no leaderboard): its recommended micro row."""
+    out = []
+    for r in results.get("retrievers") or []:
+        est = {(e["estimator"], e["method"]): e for e in r["estimates"]}
+        e = est.get(("micro", "cr2"))
+        if e:
+            out.append(f"  {r['name']}  {num(e['estimate'])} [{num(e['low'])}, {num(e['high'])}]")
+    return out
+
+
+def _coverage_lines(results: Mapping[str, Any]) -> list[str]:
+    """The coverage study in words a reader can place: samples of K of the census's documents, the method
+    each estimator's rows use, and what it covered there (or that no method was verified)."""
+    cov = results.get("coverage") or {}
+    rec = cov.get("recommendation") or {}
+    if not rec:
+        return []
+    k, pop = cov.get("recommend_k"), cov.get("population", "the first retriever")
+    n_docs = (results.get("task") or {}).get("documents", "?")
+    rows = {(r.get("estimator"), r.get("method"), r.get("k")): r for r in cov.get("rows") or []}
+    used = {"micro": "cr2", "macro": "t"}  # the methods of the rows the tables print
+    out = [f"coverage study: {cov.get('reps', '?')} samples of {k} of the {n_docs} documents ({pop}'s outcomes "
+           f"as the census), {pct(cov.get('level', 0.95), 0)} intervals:"]
+    for est, c in rec.items():
+        row = rows.get((est, used.get(est), k))
+        mine = (f"{est} {used[est]} (as the rows) covers {pct(row['coverage'])}"
+                + (f" ± {num(100 * row['mc_margin'], 1)}" if row and row.get("mc_margin") is not None else "")
+                if row and est in used
+                and row.get("coverage") is not None else f"{est}")
+        if c.get("qualified", True):
+            best = ("" if c["method"] == used.get(est) else
+                    f"; for samples of {k} documents use {c['method']} ({pct(c['coverage'])} ± "
+                    f"{num(100 * c['mc_margin'], 1)})")
+            out.append(_fit(f"  {mine}{best}"))
+        else:
+            why = str(c.get("reason", "")).replace(f" at K={k}", f" with {k} documents")
+            out.append(_fit(f"  {mine}; for samples of {k} documents NO method verified — {why}"))
+    return out
+
+
+def _study_line(results: Mapping[str, Any]) -> str | None:
+    """The ANEEL chunking study in one short line: the difference in per-document hit@1 and the misses."""
+    from ragcov_data.reporting.studies import flip_difference
+
+    d = flip_difference(results.get("chunkings") or {})
+    m = results.get("misses") or {}
+    if d is None and not m:
+        return None
+    who = (results.get("chunkings") or {}).get("retriever") or m.get("retriever", "")
+    text = f"Chunking ({who}, ANEEL): "
+    if d is not None:
+        text += (f"{d['a']} − {d['b']} = {num(d['estimate'], 3, True)} [{num(d['low'], 3, True)}, "
+                 f"{num(d['high'], 3, True)}] per-document hit@1 over {d['n_documents']} documents")
+    if m:
+        text += f"{'; ' if d is not None else ''}{m.get('n_misses', 0):,} hit@1 misses on {m.get('chunking', '')}"
+    return _fit(text + " (report: where they go).")
+
+
+def _unverified_line(board: Mapping[str, Any], unverified: list[tuple[str, Any]]) -> str:
+    """``*``: the systems whose interval method covers less than the level at this design, named (all of
+    them summed up as a range when more than three)."""
+    n = sum(1 for s in board.get("systems") or [] if s.get("group") == ALL)
+    lvl = pct(board.get("level", 0.95), 0)
+    if len(unverified) > 3:
+        covs = sorted(float(c) for _, c in unverified if c is not None)
+        who = f"{len(unverified)} of {n} systems cover {pct(covs[0])}–{pct(covs[-1])}" if covs else \
+            f"{len(unverified)} of {n} systems"
+    else:
+        who = ", ".join(f"{name} covers {pct(c)}" for name, c in unverified)
+    return (f"  * NOT VERIFIED: {who} at this design, short of {lvl}; read those intervals as too narrow "
+            "(report: verified methods).")
+
+
+def _pool_lines(board: Mapping[str, Any]) -> list[str]:
+    """On pooled judgments: what ``~`` means, and the runs judged like a pooled engine."""
+    pool = (board.get("info") or {}).get("pool") or {}
+    if not pool:
+        return []
+    out = ["  Pooled judgments: three readings of unjudged documents, no reading a bound on the others; ~ = the "
+           "system's order against another flips under another reading (report: the readings)."]
+    if pool.get("pooled_like"):
+        out.append(_fit("  " + pool["pooled_like"].split(" — ")[0] + "."))
+    return [_fit(x) for x in out]
+
+
+def summary(results: Mapping[str, Any]) -> str:
+    """The console summary of a benchmark run (see the module docstring)."""
+    from ragcov_data.eval.comparisons._leaderboard_render import short_sentence
+
+    boards = task_boards(results)
+    n_ret = len(results.get("retrievers") or [])
+    lines = [f"ragcov benchmark: {len(boards)} tables, {n_ret} retriever{'s' if n_ret != 1 else ''}, "
+             f"{(results.get('meta') or {}).get('elapsed_s', '?')} s", ""]
+    for key, title, board in boards:
+        lines.append(title)
+        if board:
+            from ragcov_data.eval.comparisons._leaderboard_render import head
+
+            lines.append(_fit("  " + head(board, ALL)))
+            table, unverified = board_table(board)
+            lines += table
+            lines.append(_fit(f"  {short_sentence(board)}"))
+            if unverified:
+                lines.append(_fit(_unverified_line(board, unverified)))
+            lines += _pool_lines(board)
+        elif key == "aneel_taesa":
+            lines += _estimate_table(results)
+            lines.append("  one system ran: there is no pair to separate.")
+        else:
+            single = (results.get(key.split("-")[0]) or {})
+            lines.append(_fit(f"  {single.get('leaderboard_sentence') or single.get('sentence') or 'one system ran.'}"))
+        lines.append("")
+    study = _study_line(results)
+    if study:
+        lines += [study, ""]
+    lines += _coverage_lines(results)
+    return "\n".join(lines).rstrip()
+
+
+def latex_summary(results: Mapping[str, Any]) -> str:
+    """The summary's tables as LaTeX booktabs floats: every task's systems over all its queries (the
+    leaderboard's own ``--latex`` gives the pairs and groups too)."""
+    from ragcov_data.eval.comparisons._leaderboard_latex import board_tables
+
+    parts = []
+    for key, title, board in task_boards(results):
+        if board:
+            parts += board_tables(board, title, key=key, pairs=False, groups=[ALL])
+    return "% ragcov benchmark summary tables; needs \\usepackage{booktabs}\n" + "\n\n".join(parts) + "\n"
