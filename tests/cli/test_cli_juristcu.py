@@ -145,8 +145,10 @@ def test_eval_juristcu_output_fits_the_design(bm25_run, data_dir, tmp_path):
     out = res.stdout
     _clean_text(out)
     rows = [ln.split()[:3] for ln in out.splitlines() if ln.split()[:1] in (["__all__"], ["G1"], ["G2"], ["G3"])]
-    assert rows == [["__all__", "micro", "cr2"], ["__all__", "macro", "t"], ["G1", "mean", "t"],
-                    ["G2", "mean", "t"], ["G3", "mean", "t"]]
+    # the printed micro row is the narrowest method verified at this design (cr2 or a narrower verified one)
+    assert rows[0][:2] == ["__all__", "micro"] and rows[0][2] in ("cr2", "cr1", "wild_cluster", "bootstrap_t")
+    assert rows[1][:2] == ["__all__", "macro"] and rows[1][2] in ("t", "wild_cluster", "cluster_bootstrap")
+    assert rows[2:] == [["G1", "mean", "t"], ["G2", "mean", "t"], ["G3", "mean", "t"]]
     assert "unit: source (100 sources, 150 queries); groups G1, G2, G3: one query a cluster" in out
     every = _ragcov("eval", str(path), "--dataset", "juristcu", "--data-dir", str(data_dir), "--metric", "ndcg@10",
                     "--by", "group", "--n-resamples", "200", "--methods", "all", cwd=tmp_path)

@@ -27,8 +27,8 @@ def test_replicates_equal_a_plain_loop():
     d, se = X.mean(1), X.std(1, ddof=1) / np.sqrt(K)
     live = np.ones(P, bool)
     zero, inf = np.zeros(P), np.full(P, np.inf)  # a neutral t family: the hull is then the bootstrap family
-    p, _, low, high, pmax = _studentized_hull(X, d, se, live, 0.95, B, np.random.default_rng(5), zero, inf, -inf,
-                                              zero)
+    p, _, low, high, pmax, phull = _studentized_hull(X, d, se, live, 0.95, B, np.random.default_rng(5), zero, inf,
+                                                     -inf, zero, zero)
     M, T = [], []
     for W in draw_weights(K, B, np.random.default_rng(5)):
         for b in range(W.shape[1]):
@@ -47,6 +47,8 @@ def test_replicates_equal_a_plain_loop():
     tobs = np.abs(d) / se
     np.testing.assert_allclose(pmax, (1 + (M[:, None] >= tobs).sum(0)) / (B + 1), atol=1e-12)
     np.testing.assert_allclose(p, (1 + (T >= tobs).sum(0)) / (B + 1), atol=1e-12)
+    # the hull's adjusted p-value is below the family's level exactly where its interval excludes 0
+    np.testing.assert_array_equal(phull < 0.05, (low > 0) | (high < 0))
 
 
 def test_hull_contains_the_t_family_and_verdicts_follow_it():
