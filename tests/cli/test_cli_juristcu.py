@@ -148,7 +148,8 @@ def test_eval_juristcu_output_fits_the_design(bm25_run, data_dir, tmp_path):
     # the printed micro row is the narrowest method verified at this design (cr2 or a narrower verified one)
     assert rows[0][:2] == ["__all__", "micro"] and rows[0][2] in ("cr2", "cr1", "wild_cluster", "bootstrap_t")
     assert rows[1][:2] == ["__all__", "macro"] and rows[1][2] in ("t", "wild_cluster", "cluster_bootstrap")
-    assert rows[2:] == [["G1", "mean", "t"], ["G2", "mean", "t"], ["G3", "mean", "t"]]
+    assert [r[:2] for r in rows[2:]] == [["G1", "mean"], ["G2", "mean"], ["G3", "mean"]]  # one query a cluster
+    assert all(r[2] in ("t", "wild_cluster", "cluster_bootstrap", "bootstrap_t") for r in rows[2:])
     assert "unit: source (100 sources, 150 queries); groups G1, G2, G3: one query a cluster" in out
     every = _ragcov("eval", str(path), "--dataset", "juristcu", "--data-dir", str(data_dir), "--metric", "ndcg@10",
                     "--by", "group", "--n-resamples", "200", "--methods", "all", cwd=tmp_path)
