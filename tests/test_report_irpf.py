@@ -149,3 +149,21 @@ def test_missing_irpf_folder_is_one_line():
     results = {"meta": {"level": 0.95}, "task": {}, "retrievers": [], "irpf": None}
     assert IRPF_SKIPPED in render_html(results) and IRPF_SKIPPED in render_markdown(results)
     assert '<section id="irpf">' not in render_html(results)
+
+
+def test_console_compares_chunkings_at_the_answers_budget():
+    """The console's IRPF chunking table is the family at the budget the answer names (like for like), with the
+    answer's line; recall@10 across chunkings appears only labelled as unequal contexts."""
+    from ragcov_data.reporting.console import summary, task_boards
+
+    board = {"metric": "recall@1000w", "level": 0.95, "systems": [], "pairs": []}
+    results = {"irpf": {"chunkings": {"metric": "recall@10"},
+                        "budgets": {"answer": {"budget": 1000, "leader": "words-50/bm25", "next": "words-100/bm25",
+                                               "diff": 0.03, "low": -0.02, "high": 0.08, "separable": False,
+                                               "sentence": "x"},
+                                    "families": {"1000": board}}}}
+    (key, title, got), = [b for b in task_boards(results) if b[0] == "irpf-chunking"]
+    assert got is board and "within 1,000 words" in title
+    fallback = {"irpf": {"chunkings": {"metric": "recall@10"}}}
+    (_, title2, _), = [b for b in task_boards(fallback) if b[0] == "irpf-chunking"]
+    assert "unequal contexts" in title2

@@ -34,9 +34,22 @@ def task_boards(results: Mapping[str, Any]) -> list[tuple[str, str, Mapping[str,
         lb = ir.get("leaderboard")
         where = f", {lb['chunking']} chunks" if lb and lb.get("chunking") else ""
         out.append(("irpf", f"IRPF real questions{where}", lb))
-        if ir.get("chunkings"):
-            out.append(("irpf-chunking", "IRPF chunking x retriever (one family)", ir["chunkings"]))
+        budgeted = _budget_board(ir)
+        if budgeted is not None:  # chunkings compared like for like: the same context budget
+            out.append(("irpf-chunking", f"IRPF chunking x retriever within {budgeted[0]:,} words of context "
+                        "(one family)", budgeted[1]))
+        elif ir.get("chunkings"):
+            out.append(("irpf-chunking", "IRPF chunking x retriever, recall@10 (unequal contexts: k chunks of "
+                        "each cut's size; one family)", ir["chunkings"]))
     return out
+
+
+def _budget_board(ir: Mapping[str, Any]) -> tuple[int, Mapping[str, Any]] | None:
+    """(budget, leaderboard) of the IRPF chunking family at the budget its answer names, when measured."""
+    b = ir.get("budgets") or {}
+    budget = (b.get("answer") or {}).get("budget") or b.get("budget")
+    board = (b.get("families") or {}).get(str(budget)) if budget else None
+    return (int(budget), board) if board else None
 
 
 def _verified_false(x: Any) -> bool:
@@ -136,6 +149,14 @@ def _study_line(results: Mapping[str, Any]) -> str | None:
     return _fit(text + " (report: where they go).")
 
 
+def _answer_line(a: Mapping[str, Any]) -> str:
+    """The budgeted answer in one line: the leading cut, its difference to the next with the simultaneous
+    interval, and whether that separates them."""
+    verdict = "separable" if a.get("separable") else "not separable"
+    return (f"Answer at {a['budget']:,} words: {a['leader']} leads {a['next']} by {num(a['diff'], 3, True)} "
+            f"[{num(a['low'], 3, True)}, {num(a['high'], 3, True)}], {verdict} (recall@10 compares unequal contexts).")
+
+
 def _unverified_line(board: Mapping[str, Any], unverified: list[tuple[str, Any]]) -> str:
     """``*``: the systems whose interval method covers less than the level at this design, named (all of
     them summed up as a range when more than three)."""
@@ -180,6 +201,9 @@ def summary(results: Mapping[str, Any]) -> str:
             table, unverified = board_table(board)
             lines += table
             lines.append(_fit(f"  {short_sentence(board)}"))
+            answer = ((results.get("irpf") or {}).get("budgets") or {}).get("answer") or {}
+            if key == "irpf-chunking" and answer.get("sentence"):
+                lines.append(_fit(f"  {_answer_line(answer)}"))
             if unverified:
                 lines.append(_fit(_unverified_line(board, unverified)))
             lines += _pool_lines(board)
