@@ -10,8 +10,9 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
+from ragcov_data.legal.roman import roman_value
+
 _ROMAN = re.compile(r"^(?=[MDCLXVI])M{0,3}(CM|CD|D?C{0,3})(XC|XL|L?X{0,3})(IX|IV|V?I{0,3})$")
-_ROMAN_VAL = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100, "D": 500, "M": 1000}
 _DASHES = "-–—−‐‑"
 _OPEN_Q = "“\x93«\""
 _CLOSE_Q = "”\x94»\"'’"
@@ -79,11 +80,7 @@ def words_and_line_starts(text: str) -> tuple[list[str], bytearray]:
 def _roman(s: str) -> int | None:
     if not s or not _ROMAN.match(s):
         return None
-    total = 0
-    for a, b in zip(s, s[1:] + " "):
-        v = _ROMAN_VAL[a]
-        total += -v if b != " " and _ROMAN_VAL[b] > v else v
-    return total
+    return roman_value(s)
 
 
 def _strip_close(tok: str) -> str:

@@ -5,6 +5,8 @@ import re
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from ragcov_data.legal.roman import roman_value
+
 # --------------------------------------------------------------------------- dispositivo markers
 
 _NUM = r"\d{1,3}(?:\.\d{3})+|\d{1,4}"
@@ -239,15 +241,7 @@ def _val(m: re.Match, kind: str) -> str:
     return (g["q"] or g["b"] or g.get("u")).lower()
 
 
-_ROMAN_VAL = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100}
-
-
-def _roman_int(s: str) -> int:
-    total = 0
-    for a, b in zip(s, s[1:] + " "):
-        v = _ROMAN_VAL[a]
-        total += -v if b != " " and _ROMAN_VAL[b] > v else v
-    return total
+_roman_int = roman_value  # the one reader of Roman numerals (ragcov_data.legal.roman)
 
 
 def _int_roman(n: int) -> str:
