@@ -18,6 +18,7 @@ import hashlib
 import json
 import os
 import re
+import sys
 from importlib import resources
 from pathlib import Path
 from typing import Any, Mapping
@@ -180,3 +181,15 @@ def publish(
     readme = f"---\n{front}---\n{body.rstrip()}\n" + "\n".join(table)
     atomic_write(out / "README.md", readme)
     return out
+
+
+class _CallableModule(type(sys.modules[__name__])):
+    """``import ragcov_data.publish`` binds this module as the package's ``publish`` attribute, over the lazy
+    function of the same name; calling the module calls :func:`publish`, so ``ragcov_data.publish(...)`` works
+    whichever was imported first."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return publish(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule

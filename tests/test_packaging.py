@@ -54,3 +54,22 @@ def test_wheel_imports_subpackages_outside_the_repo(tmp_path):
     for f in got["files"]:
         assert Path(f).resolve().is_relative_to(target.resolve()), f
     assert got["card"] == "---"
+
+
+def test_publish_is_callable_whichever_import_came_first():
+    """``import ragcov_data.publish`` binds the submodule over the lazy function of the same name; the
+    package attribute must still publish (checked in a fresh interpreter, where the order is known)."""
+    import subprocess
+    import sys
+
+    code = ("import ragcov_data.publish, ragcov_data\n"
+            "from ragcov_data.publish import publish as f\n"
+            "assert callable(ragcov_data.publish), type(ragcov_data.publish)\n"
+            "try:\n"
+            "    ragcov_data.publish()\n"
+            "except TypeError as e:\n"
+            "    assert 'publish()' in str(e), e\n"
+            "else:\n"
+            "    raise AssertionError('publish() without arguments must fail like the function')\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
