@@ -11,13 +11,13 @@ from ragcov_data.ties import DEFAULT_TIE_POLICY
 
 from ragcov_data.eval.estimates._core import check_level, check_resamples
 from ragcov_data.eval.estimates.evaluator import _grouped_estimates, _methods_iv, with_size_methods
+from ragcov_data.eval.outcomes.align import ON_MISMATCH
 from ragcov_data.eval.outcomes.args import check_outcome_args
 from ragcov_data.eval.outcomes.table import OutcomeSet, outcomes_many
 from ragcov_data.eval.estimates.results import ComparisonResult
 
 __all__ = ["compare", "finish_difference"]
 
-ON_MISMATCH = ("error", "intersect")
 
 
 def difference_bounds(a: np.ndarray, b: np.ndarray) -> tuple[float, float] | None:

@@ -171,7 +171,7 @@ def align(prepared: PreparedTask, scored: Mapping[str, ScoredRun] | Sequence[Sco
         scored = {s.name: s for s in scored}
     if not scored:
         raise RagcovError("`scored` holds no run; score at least one run with score_run(prepared, run, name).")
-    if any(len(s.query_ids) != len(prepared.queries) for s in scored.values()):
+    if any(not np.array_equal(s.query_ids, prepared.query_ids) for s in scored.values()):
         raise RagcovError("every run given to `align` must be scored on the same prepared task (score_run).")
     notices = list(prepared.notices) + _run_notices(prepared, scored)
     kept = _kept_queries(prepared, scored, on_missing, on_mismatch, notices)

@@ -14,7 +14,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from ragcov_data.errors import QrelsRunMismatchError
+from ragcov_data.errors import QrelsRunMismatchError, RagcovError
 from ragcov_data.eval.outcomes.prepare import PreparedTask
 from ragcov_data.eval.outcomes.run_checks import (_check_query_normalisation, _where, check_made_on,
                                                   check_run_documents, check_run_parameters)
@@ -92,6 +92,9 @@ def score_run(prepared: PreparedTask, run: pd.DataFrame, name: str = "run", *, c
     that has been through them on this task already (``outcomes_many`` checks every run before preparing
     the task, as a run from another cut must be refused before its sample is looked at).
     """
+    if not isinstance(run, pd.DataFrame):
+        raise RagcovError(f"score_run takes a run already read (a DataFrame from ragcov_data.runs.load_run); got "
+                          f"{type(run).__name__} for {name!r}: read it with load_run(path) first.")
     if not checked:
         check_read_run(prepared, run, name, single=prepared.single, fingerprints=prepared.fingerprints)
         _check_sample(prepared, run, name)

@@ -107,6 +107,8 @@ def test_prepared_task_is_run_independent_and_reused():
 def test_score_run_checks_the_run_and_align_checks_mismatch():
     task = tiny_task()
     prepared = prepare_task(task, "hit@1")
+    with pytest.raises(RagcovError, match="takes a run already read"):
+        score_run(prepared, "run.trec", "x")
     with pytest.raises(RagcovError, match=r"lacks columns \['corpus-id'\]"):
         score_run(prepared, pd.DataFrame({"query-id": ["A#0000"], "score": [1.0]}), "x")
     other = make_run(task, HITS).replace({"corpus-id": {"A#0001": "A#0009"}})  # a chunk past A's last: finer cut
