@@ -185,3 +185,26 @@ def test_cited_values_apply_on_missing(cited):
     assert only["recall@1"].to_dict() == {"q1": 1.0}
     with pytest.raises(RagcovError, match="`on_missing` must be one of"):
         per_query_values(part, task, on_missing="intersect")
+
+
+def test_a_run_made_on_a_document_sample_is_prepared_with(tmp_path, data_dir):
+    """The sample a run records restricts the prepared queries when the run is given to prepare_task; a task
+    prepared without it refuses the run rather than scoring the sample's run on the whole task."""
+    import ragcov_data
+    from ragcov_data.cli import main
+
+    path = tmp_path / "bm25.parquet"
+    assert main(["run", "--retriever", "bm25", "--data-dir", str(data_dir), "--sample-docs", "20", "--seed", "3",
+                 "--out", str(path), "--quiet"]) == 0
+    task = ragcov_data.load_dataset("aneel_taesa", data_dir=str(data_dir), show_progress=False)
+    run = load_run(path)
+    prepared = prepare_task(task, "hit@1", runs={"bm25": run}, single=True)
+    assert prepared.sample is not None and prepared.pop_info["population_clusters"] == 147
+    assert set(prepared.queries["doc_id"]) <= set(task["queries"].to_pandas()["doc_id"])
+    assert prepared.queries["doc_id"].nunique() == 20
+    got = align(prepared, [score_run(prepared, run, "bm25")]).tables["bm25"]
+    ref = outcomes(path, task, "hit@1", name="bm25")
+    pd.testing.assert_frame_equal(got.per_query, ref.per_query)
+    assert got.population_sizes == ref.population_sizes and got.notices == ref.notices
+    with pytest.raises(QrelsRunMismatchError, match="made on a document sample .* not prepared for"):
+        score_run(prepare_task(task, "hit@1", single=True), run, "bm25")
