@@ -89,13 +89,15 @@ def granularity_qrels(citations: pd.DataFrame, granularity: str = "dispositivo")
 
 
 def per_query_values(run: Any, task: Any, *, metrics: Sequence[str] = ("recall@10", "ndcg@10", "hit@10"),
-                     granularity: str = "dispositivo", query_ids: Sequence[str] | None = None) -> pd.DataFrame:
+                     granularity: str = "dispositivo", query_ids: Sequence[str] | None = None,
+                     on_missing: str = "zero") -> pd.DataFrame:
     """Per-question values of a run on a cited-questions task.
 
     Parameters
     ----------
     run : DataFrame or path
-        ``query-id, corpus-id, score`` (and/or ``rank``).
+        ``query-id, corpus-id, score`` (and/or ``rank``); checked as every run of the outcome stage is
+        (:func:`ragcov_data.eval.outcomes.score.score_run`): a run of another cut is refused.
     task : CitedTask or DatasetDict
         With ``queries`` and ``citations`` splits.
     metrics : sequence of str
@@ -106,16 +108,15 @@ def per_query_values(run: Any, task: Any, *, metrics: Sequence[str] = ("recall@1
     query_ids : sequence of str, optional
         Questions to score (default: every question with at least one resolved provision at
         ``granularity``).
+    on_missing : {"zero", "error"}, default: "zero"
+        A question the run has no rows for scores 0 (said in ``attrs["notices"]``), or is an error.
 
     Returns
     -------
     DataFrame
         Index ``query-id``, one column per metric; ``attrs["excluded"]`` lists the questions left out
-        (no resolved provision).
+        (no resolved provision), ``attrs["notices"]`` what the outcome stage said.
     """
-    from ragcov_data.eval.outcomes.metrics import per_query
-    from ragcov_data.ties import DEFAULT_TIE_POLICY
-
     if granularity not in GRANULARITIES:
         raise RagcovError(f"`granularity` must be one of {list(GRANULARITIES)}; got {granularity!r}.")
     metrics = [str(parse_cited_metric(m)) for m in metrics]  # checked (and named) before any work
@@ -128,45 +129,46 @@ def per_query_values(run: Any, task: Any, *, metrics: Sequence[str] = ("recall@1
     if missing:
         raise RagcovError(f"`query_ids` holds {len(missing)} question(s) with no resolved provision at granularity "
                           f"{granularity!r} (first: {missing[:3]}); they cannot be scored.")
-    run = _checked(run, task)  # a run of another cut is refused before any scoring
+    run, notices = _staged_run(run, task, metrics[0], citations, granularity, qids, on_missing)
     plain = [m for m in metrics if parse_cited_metric(m).name != "ndcg"]
     corpus = _frame(task, "corpus") if any(parse_cited_metric(m).budget for m in plain) else None
     out = cited_values(run, citations, corpus, plain, query_ids=qids, granularity=granularity, provisions=prov)
     out = out.reindex(columns=list(dict.fromkeys(metrics)))
-    qrels = None
     for spec in (parse_cited_metric(m) for m in metrics):
         if spec.name == "ndcg":
-            if qrels is None:
-                qrels = granularity_qrels(citations, granularity)
-            df = run if isinstance(run, pd.DataFrame) else _as_frame(run)
-            out[str(spec)] = per_query(df, qrels, f"ndcg@{spec.k}", query_ids=qids,
-                                       tie_policy=DEFAULT_TIE_POLICY).to_numpy(dtype=float)
+            out[str(spec)] = _chunk_ndcg(run, citations, granularity, spec.k, qids)
     out.attrs["excluded"] = [q for q in all_q if q not in set(qids)]
     out.attrs["granularity"] = granularity
+    out.attrs["notices"] = notices
     return out
 
 
-def _checked(run: Any, task: Any) -> Any:
-    """A run from a file (a path, or a frame read from one) is read once and checked against the task it is
-    scored on (:func:`ragcov_data.eval.outcomes.table.check_made_on`): a run of another cut is refused. Runs
-    made in this process on the task itself are passed through."""
-    from ragcov_data.eval.outcomes.table import _manifest, check_made_on
-
-    if isinstance(run, pd.DataFrame) and not run.attrs.get("source") and not run.attrs.get("tag"):
-        return run
-    df = run if isinstance(run, pd.DataFrame) else _as_frame(run)
-    corpus = getattr(task, "corpus", None) if not isinstance(task, Mapping) else task.get("corpus")
-    if corpus is not None and not isinstance(corpus, pd.DataFrame):
-        corpus = corpus.select_columns([c for c in ("_id", "doc_id", "chunk_index") if c in corpus.column_names]
-                                       ).to_pandas()
-    check_made_on({"run": df}, task, _manifest(task), corpus)
-    return df
-
-
-def _as_frame(run: Any) -> pd.DataFrame:
+def _staged_run(run: Any, task: Any, metric: str, citations: pd.DataFrame, granularity: str, qids: Sequence[str],
+                on_missing: str) -> tuple[pd.DataFrame, list[str]]:
+    """The run read once and put through the outcome stage on the questions ``qids`` at ``granularity``
+    (qrels: :func:`granularity_qrels`): the checks of every run (recorded task parameters, fingerprint and
+    chunk ids, documents outside the corpus, the document sample), then the missing-question policy.
+    Returns the run as scored and the stage's notices."""
+    from ragcov_data.eval.outcomes.align import align
+    from ragcov_data.eval.outcomes.prepare import prepare_task
+    from ragcov_data.eval.outcomes.score import score_run
     from ragcov_data.runs import load_run
 
-    return load_run(run)
+    df = load_run(run)
+    prepared = prepare_task(task, metric, single=True, runs={"run": df}, query_ids=qids,
+                            qrels=granularity_qrels(citations, granularity), granularity=granularity)
+    table = align(prepared, [score_run(prepared, df, "run")], on_missing=on_missing).tables["run"]
+    return table.run, list(table.notices)
+
+
+def _chunk_ndcg(run: pd.DataFrame, citations: pd.DataFrame, granularity: str, k: int,
+                qids: Sequence[str]) -> np.ndarray:
+    """trec_eval's nDCG@k on the chunk qrels of ``granularity`` (:func:`granularity_qrels`)."""
+    from ragcov_data.eval.outcomes.metrics import per_query
+    from ragcov_data.ties import DEFAULT_TIE_POLICY
+
+    return per_query(run, granularity_qrels(citations, granularity), f"ndcg@{k}", query_ids=qids,
+                     tie_policy=DEFAULT_TIE_POLICY).to_numpy(dtype=float)
 
 
 def leaderboard_from_values(values: pd.DataFrame, *, metric: str, clusters: Sequence[Any] | None = None,

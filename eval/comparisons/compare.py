@@ -7,16 +7,17 @@ import numpy as np
 import pandas as pd
 
 from ragcov_data.errors import RagcovError
-from ragcov_data.ties import DEFAULT_TIE_POLICY, check_tie_policy
+from ragcov_data.ties import DEFAULT_TIE_POLICY
 
 from ragcov_data.eval.estimates._core import check_level, check_resamples
 from ragcov_data.eval.estimates.evaluator import _grouped_estimates, _methods_iv, with_size_methods
-from ragcov_data.eval.outcomes.table import outcomes_many
+from ragcov_data.eval.outcomes.align import ON_MISMATCH
+from ragcov_data.eval.outcomes.args import check_outcome_args
+from ragcov_data.eval.outcomes.table import OutcomeSet, outcomes_many
 from ragcov_data.eval.estimates.results import ComparisonResult
 
 __all__ = ["compare", "finish_difference"]
 
-ON_MISMATCH = ("error", "intersect")
 
 
 def difference_bounds(a: np.ndarray, b: np.ndarray) -> tuple[float, float] | None:
@@ -94,26 +95,30 @@ def compare(
         documents, sources — whose mean is identical in both runs; also ``share_clusters_tied`` in
         JSON), per-query ``wins``/``losses``/``ties``, ``cluster`` and ``n_clusters`` in ``info``.
     """
-    tie_policy = check_tie_policy(tie_policy)
+    tie_policy = check_outcome_args(on_missing, tie_policy, single=True)  # two runs, but no intersect: on_mismatch
     if on_mismatch not in ON_MISMATCH:
         raise RagcovError(f"`on_mismatch` must be one of {ON_MISMATCH}; got {on_mismatch!r}.")
     check_level(level)
-    if on_missing not in ("error", "zero"):
-        raise RagcovError(f"`on_missing` must be one of ('error', 'zero'); got {on_missing!r}.")
     check_resamples(n_resamples, level, methods)  # the shared rule: positive, and the bootstrap minimum for level
     methods_t = _methods_iv(methods, False)
     # one outcome stage for both runs: the same queries, sample (and its correction), missing-query rules
     oc = outcomes_many({"run_a": run_a, "run_b": run_b}, task, metric, tie_policy=tie_policy,
                        relevance_threshold=relevance_threshold, on_missing=on_missing, on_mismatch=on_mismatch,
                        cluster=cluster, by=by, exclude_self=exclude_self)
-    ta, tb = oc.tables["run_a"], oc.tables["run_b"]
-    qids, clusters, groups = oc.query_ids, oc.clusters, oc.groups
-    cluster_name = oc.cluster
-    a, b = ta.values, tb.values
-    d = a - b
     methods_t = with_size_methods(methods_t, methods, oc.population_sizes)
+    return _comparison(oc, methods_t, metric=metric, tie_policy=tie_policy, on_mismatch=on_mismatch, level=level,
+                       seed=seed, n_resamples=int(n_resamples))
+
+
+def _comparison(oc: OutcomeSet, methods_t: tuple[str, ...], *, metric: str, tie_policy: str, on_mismatch: str,
+                level: float, seed: int | None, n_resamples: int) -> ComparisonResult:
+    """``compare``'s result from the two runs' outcome set: estimates of the mean paired difference (finished
+    as ``evaluate``'s), the per-query table, clusters tied, wins/losses/ties and ``info``."""
+    a, b = oc.tables["run_a"].values, oc.tables["run_b"].values
+    qids, clusters, groups = oc.query_ids, oc.clusters, oc.groups
+    d = a - b
     estimates = _grouped_estimates(d, clusters, groups, methods_t, None, level=level, seed=seed,
-                                   n_resamples=int(n_resamples), population_sizes=oc.population_sizes)
+                                   n_resamples=n_resamples, population_sizes=oc.population_sizes)
     estimates = finish_difference(estimates, a, b, clusters, groups, oc.population_sizes, level, seed)
     pq = pd.DataFrame({"query-id": qids, "cluster": clusters, "value_a": a, "value_b": b, "diff": d})
     if groups is not None:
@@ -121,18 +126,12 @@ def compare(
     rates = pq.groupby("cluster", sort=False)[["value_a", "value_b"]].mean()
     tied = np.isclose(rates["value_a"].to_numpy(), rates["value_b"].to_numpy(), rtol=0, atol=1e-12)
     eps = 1e-12
-    n_dropped = oc.info["n_dropped_mismatch"]
     return ComparisonResult(
         per_query=pq, estimates=estimates, share_docs_tied=float(tied.mean()),
         wins=int((d > eps).sum()), losses=int((d < -eps).sum()), ties=int((np.abs(d) <= eps).sum()),
         metric=metric, tie_policy=tie_policy, level=level,
-        info={"n_queries": int(len(d)), "n_clusters": int(len(rates)), "n_dropped_mismatch": n_dropped,
-              "on_mismatch": on_mismatch, "cluster": cluster_name, "by": by, "seed": seed,
-              "n_resamples": int(n_resamples), "mean_a": float(a.mean()), "mean_b": float(b.mean()),
-              "tie_policy": tie_policy, "notices": oc.notices,
-              "n_missing_queries": dict(oc.n_missing), "on_missing": on_missing,
-              "missing_queries": {k: t.info["missing_queries"] for k, t in oc.tables.items()},
-              "top_tie_share": {k: t.info["top_tie_share"] for k, t in oc.tables.items()},
-              "all_tied_share": {k: t.info["all_tied_share"] for k, t in oc.tables.items()},
-              **{k: oc.info[k] for k in ("population_clusters", "sample") if k in oc.info}},
+        info={"n_queries": int(len(d)), "n_clusters": int(len(rates)),
+              "n_dropped_mismatch": oc.info["n_dropped_mismatch"], "on_mismatch": on_mismatch, "cluster": oc.cluster, "by": oc.by, "seed": seed,
+              "n_resamples": n_resamples, "mean_a": float(a.mean()), "mean_b": float(b.mean()),
+              "tie_policy": tie_policy, **oc.result_info()},
     )

@@ -85,21 +85,21 @@ import numpy as np
 import pandas as pd
 
 from ragcov_data.errors import RagcovError
-from ragcov_data.ties import DEFAULT_TIE_POLICY, check_tie_policy
+from ragcov_data.ties import DEFAULT_TIE_POLICY
 
 from ragcov_data.eval.estimates import _core
+from ragcov_data.eval.estimates._core import ESTIMATORS
 from ragcov_data.eval.comparisons import pool
 from ragcov_data.eval.comparisons._family import LEADERBOARD_PAIR_TEST, family, letters, rank_bounds
 from ragcov_data.eval.comparisons._nullfamily import null_family_rates
 from ragcov_data.eval.estimates.evaluator import ALL_GROUP
-from ragcov_data.eval.outcomes.table import load_task_frames, outcomes_many
+from ragcov_data.eval.outcomes.args import ON_MISSING, check_outcome_args  # noqa: F401 (ON_MISSING: importable here)
+from ragcov_data.eval.outcomes.table import OutcomeSet, load_task_frames, outcomes_many
 from ragcov_data.eval.estimates.results import _JsonMixin
 
 __all__ = ["leaderboard", "LeaderboardResult", "null_family_rates", "JUDGED_THRESHOLD", "SYSTEM_COLUMNS",
            "PAIR_COLUMNS"]
 
-ON_MISSING = ("error", "zero", "intersect")
-ESTIMATORS = ("micro", "macro")
 #: Pair test of the micro family (:func:`._family.family`): the wild-cluster hull holds its size where
 #: one document holds a large share of the queries (CR2 alone rejects 7.5-9% of ANEEL null pairs at 5%).
 PAIR_TEST = LEADERBOARD_PAIR_TEST
@@ -141,7 +141,8 @@ _SELF_RETRIEVAL_NOTE = ("judged@k not applicable: on a self-retrieval task every
 
 # ------------------------------------------------------------------------------------------ inputs
 def _check_args(runs: Any, metric: Any, estimator: str, on_missing: str, level: float, n_resamples: Any,
-                judged_k: Any) -> None:
+                judged_k: Any, tie_policy: Any = DEFAULT_TIE_POLICY) -> str:
+    """Every argument of :func:`leaderboard` that needs no task; returns the tie policy's canonical name."""
     if not isinstance(runs, Mapping):
         raise RagcovError("`runs` must map names to runs, e.g. {'bm25': 'bm25.trec', 'tfidf': df}; "
                           f"got {type(runs).__name__}.")
@@ -152,12 +153,12 @@ def _check_args(runs: Any, metric: Any, estimator: str, on_missing: str, level: 
         raise RagcovError(f"run names must be non-empty strings; got {bad!r}.")
     if estimator not in ESTIMATORS:
         raise RagcovError(f"`estimator` must be one of {ESTIMATORS}; got {estimator!r}.")
-    if on_missing not in ON_MISSING:
-        raise RagcovError(f"`on_missing` must be one of {ON_MISSING}; got {on_missing!r}.")
+    tie_policy = check_outcome_args(on_missing, tie_policy)
     _core.check_level(level)
     _core.check_resamples(n_resamples, level, ("cluster_bootstrap",))
     if judged_k is not None and (not isinstance(judged_k, (int, np.integer)) or judged_k < 1):
         raise RagcovError(f"`judged_k` must be a positive integer; got {judged_k!r}.")
+    return tie_policy
 
 
 def _judged_qrels(qrels: pd.DataFrame) -> pd.DataFrame:
@@ -215,27 +216,23 @@ def leaderboard(
     Parameters
     ----------
     runs : mapping name -> run
-        Each run anything :func:`ragcov_data.runs.load_run` reads: a path (TREC, CSV/TSV, parquet, JSON),
-        a DataFrame (``query-id, corpus-id`` and ``score`` and/or ``rank``) or a ``{qid: {docid: score}}`` dict.
+        Each anything :func:`ragcov_data.runs.load_run` reads: a path (TREC, CSV/TSV, parquet, JSON), a DataFrame
+        (``query-id, corpus-id`` and ``score`` and/or ``rank``) or a ``{qid: {docid: score}}`` dict.
     task : DatasetDict or dict of DataFrames
         ``queries``, ``qrels`` (``corpus`` optional), as for :func:`ragcov_data.eval.evaluate`.
     metric : str, optional
         ``hit@k``, ``ndcg@k``, ``p@k``, ``r@k``, ``mrr@k``. Default: the task's own, :func:`default_metric`
         (recorded in ``info["metric_default"]``).
     cluster, by : str, optional
-        Queries column of the sampled unit (default :func:`default_cluster`); column of groups (each
-        group ranked as its own family, plus ``"__all__"``).
-    level : float
-        Confidence level of every interval; a pair is significant when its simultaneous interval excludes 0.
-    n_resamples : int
-        B of the shared cluster bootstrap (simultaneous intervals, max-|t| p-values).
-    seed : int or None
+        Queries column of the sampled unit (default :func:`default_cluster`); column of groups (each group
+        ranked as its own family, plus ``"__all__"``).
+    level, n_resamples, seed
+        Level of every interval (a pair is significant when its simultaneous interval excludes 0); B of the
+        shared cluster bootstrap (simultaneous intervals, max-|t| p-values); its seed.
     on_missing : {"error", "zero", "intersect"}
     estimator : {"micro", "macro"}
-    tie_policy : str
-        One tie policy for every run (see :mod:`ragcov_data.ties`).
-    relevance_threshold : int
-        Minimum grade counted relevant by binary metrics.
+    tie_policy, relevance_threshold
+        One tie policy for every run (:mod:`ragcov_data.ties`); minimum grade counted relevant.
     judged_k : int, optional
         Cutoff of judged@k (default: the metric's k).
     exclude_self : bool
@@ -244,45 +241,47 @@ def leaderboard(
     Returns
     -------
     LeaderboardResult
-        ``systems`` (:data:`SYSTEM_COLUMNS`), ``pairs`` (:data:`PAIR_COLUMNS`), ``to_json``,
-        ``to_markdown``, ``to_html``.
+        ``systems`` (:data:`SYSTEM_COLUMNS`), ``pairs`` (:data:`PAIR_COLUMNS`), ``to_json``, ``to_markdown``,
+        ``to_html``.
     """
-    from ragcov_data.eval.outcomes.metrics import parse_metric, per_query
-    from ragcov_data.eval.outcomes.metrics._lists import prepare_qrels
-
-    _check_args(runs, metric, estimator, on_missing, level, n_resamples, judged_k)
-    tie_policy = check_tie_policy(tie_policy)
+    tie_policy = _check_args(runs, metric, estimator, on_missing, level, n_resamples, judged_k, tie_policy)
     metric_default = metric is None
     if metric_default:  # the task's own metric: hit@1 for self-retrieval, nDCG@10 for graded/pooled qrels
         metric = default_metric(load_task_frames(task)["queries"])
-    from ragcov_data.eval.outcomes.budget import cited_metric_of
-
-    try:  # a cited-questions task: recall@k / name@Bw are the cited provisions' (ragcov_data.eval.outcomes.budget)
-        cited = cited_metric_of(metric, task["citations"] is not None)
-    except (KeyError, TypeError, IndexError):
-        cited = None
-    spec = cited if cited is not None else parse_metric(metric)
+    cited, spec = _leaderboard_metric(task, metric)
     # the outcome stage: task frames read once, qrels prepared once, the sample and its correction,
     # missing queries and tie notices for every run
     oc = outcomes_many(runs, task, metric if cited is not None else spec, tie_policy=tie_policy,
-                       relevance_threshold=relevance_threshold,
-                       on_missing=on_missing, cluster=cluster, by=by, exclude_self=exclude_self)
-    notices = oc.notices
-    queries, qrels, pq = oc.queries, oc.qrels, oc.prepared_qrels
-    loaded = {name: t.run for name, t in oc.tables.items()}
-    qids, clusters, groups = oc.query_ids, oc.clusters, oc.groups
-    cluster_name = oc.cluster
-    n_missing = oc.n_missing
-    V = oc.matrix()
-    miss = {name: t.missing for name, t in oc.tables.items()}
-    if oc.population_sizes is not None:
-        notices.append("per-system intervals are `ragcov eval`'s for a document-sampled task (micro: known_sizes, "
-                       "or the bootstrap-t where the sample lacks the documents' sizes; macro: t with the "
-                       "finite-population correction); the pair tests and simultaneous intervals apply no correction "
-                       "(conservative: wider).")
-    jk = int(judged_k or spec.k)
-    self_retrieval = "chunk_id" in queries.columns
-    if cited is not None:  # relevance is overlap with a cited provision's span: every chunk is judged by it
+                       relevance_threshold=relevance_threshold, on_missing=on_missing, cluster=cluster, by=by,
+                       exclude_self=exclude_self)
+    return _ranked(oc, spec, cited is not None, judged_k, estimator=estimator, level=level,
+                   n_resamples=int(n_resamples), seed=seed, on_missing=on_missing, tie_policy=tie_policy,
+                   relevance_threshold=relevance_threshold, metric_default=metric_default)
+
+
+def _leaderboard_metric(task: Any, metric: Any) -> tuple[Any, Any]:
+    """``(cited, spec)``: on a cited-questions task recall@k / name@Bw are the cited provisions' measures
+    (:mod:`ragcov_data.eval.outcomes.budget`; ``cited`` is then the spec), else ``cited`` is None."""
+    from ragcov_data.eval.outcomes.budget import cited_metric_of
+    from ragcov_data.eval.outcomes.metrics import parse_metric
+
+    try:
+        cited = cited_metric_of(metric, task["citations"] is not None)
+    except (KeyError, TypeError, IndexError):
+        cited = None
+    return cited, (cited if cited is not None else parse_metric(metric))
+
+
+def _judged_matrices(oc: OutcomeSet, spec: Any, cited: bool, jk: int, tie_policy: str, relevance_threshold: int,
+                     notices: list[str]) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """``(J, C)``: judged@k per run and query (None where every chunk is judged: cited provisions,
+    self-retrieval, each said in a notice) and the condensed-list nDCG (unjudged skipped; None otherwise)."""
+    from ragcov_data.eval.outcomes.metrics import per_query
+    from ragcov_data.eval.outcomes.metrics._lists import prepare_qrels
+
+    qids, loaded = oc.query_ids, [t.run for t in oc.tables.values()]
+    self_retrieval = "chunk_id" in oc.queries.columns
+    if cited:  # relevance is overlap with a cited provision's span: every chunk is judged by it
         J = None
         notices.append(f"judged@k not applicable: {spec} reads the cited provisions' character spans, which decide "
                        "every chunk's relevance (no pool).")
@@ -290,54 +289,74 @@ def leaderboard(
         J = None
         notices.append(_SELF_RETRIEVAL_NOTE)
     else:
-        jq = prepare_qrels(_judged_qrels(qrels))
-        J = np.array([judged_at_k(r, jq, jk, tie_policy=tie_policy, query_ids=qids) for r in loaded.values()])
-    kw = dict(relevance_threshold=relevance_threshold, tie_policy=tie_policy, query_ids=qids)
+        jq = prepare_qrels(_judged_qrels(oc.qrels))
+        J = np.array([judged_at_k(r, jq, jk, tie_policy=tie_policy, query_ids=qids) for r in loaded])
     C = None
     if spec.name in ("ndcg", "ndcg_exp") and not self_retrieval:
-        C = np.array([per_query(r, pq, spec, unjudged="skip", **kw).to_numpy(dtype=float)
-                      for r in loaded.values()])
+        C = np.array([per_query(r, oc.prepared_qrels, spec, unjudged="skip", relevance_threshold=relevance_threshold,
+                                tie_policy=tie_policy, query_ids=qids).to_numpy(dtype=float) for r in loaded])
+    return J, C
 
-    names = list(loaded)
-    parts = [(ALL_GROUP, np.ones(len(qids), dtype=bool))]
+
+def _families(oc: OutcomeSet, J: np.ndarray | None, C: np.ndarray | None, *, estimator: str, level: float,
+              n_resamples: int, seed: int | None, on_missing: str) -> tuple[list, pd.DataFrame, pd.DataFrame, dict]:
+    """One family per group (the overall first): ``(parts, systems, pairs, group_info)``."""
+    V, clusters, groups, names = oc.matrix(), oc.clusters, oc.groups, oc.names
+    miss = {name: t.missing for name, t in oc.tables.items()}
+    parts = [(ALL_GROUP, np.ones(V.shape[1], dtype=bool))]
     if groups is not None:
         parts += [(str(g), groups == g) for g in pd.unique(groups)]
-    seq = np.random.SeedSequence(seed)
-    rngs = [np.random.default_rng(s) for s in seq.spawn(len(parts))]
+    rngs = [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(len(parts))]
     sys_rows, pair_rows, group_info = [], [], {}
     for (label, mask), rng in zip(parts, rngs):
-        group_missing = n_missing if label == ALL_GROUP else {k: int(m[mask].sum()) for k, m in miss.items()}
-        srows, prows, info = _one_group(label, V[:, mask], clusters[mask], names, estimator, level, int(n_resamples),
+        group_missing = oc.n_missing if label == ALL_GROUP else {k: int(m[mask].sum()) for k, m in miss.items()}
+        srows, prows, info = _one_group(label, V[:, mask], clusters[mask], names, estimator, level, n_resamples,
                                         rng, None if J is None else J[:, mask], None if C is None else C[:, mask],
                                         group_missing, oc.population_sizes, seed, zero_filled=on_missing == "zero")
         sys_rows += srows
         pair_rows += prows
         group_info[label] = info
-    systems = pd.DataFrame(sys_rows, columns=SYSTEM_COLUMNS)
-    pairs = pd.DataFrame(pair_rows, columns=PAIR_COLUMNS)
-    # the pool's three readings of unjudged documents (none on self-retrieval: judgments are complete)
-    readings = None if J is None else pool.pool_readings(list(loaded.values()), pq, spec, V, **kw)
-    systems, pairs, pool_info = pool.apply_pool(systems, pairs, readings, names, parts, clusters,
-                                                estimator=estimator, level=level,
-                                                alpha_star={k: v["alpha_star"] for k, v in group_info.items()})
-    pool_said = None if J is None else pool.pool_line(qrels)
-    # -- every interval's check at this design: per system (as evaluate), per family (eval/verify_family.py) --
+    return parts, pd.DataFrame(sys_rows, columns=SYSTEM_COLUMNS), pd.DataFrame(pair_rows, columns=PAIR_COLUMNS), \
+        group_info
+
+
+def _ranked(oc: OutcomeSet, spec: Any, cited: bool, judged_k: int | None, *, estimator: str, level: float,
+            n_resamples: int, seed: int | None, on_missing: str, tie_policy: str, relevance_threshold: int,
+            metric_default: bool) -> "LeaderboardResult":
+    """The leaderboard of an outcome set: judged@k, the families, the pool's readings, every interval's check."""
     from ragcov_data.eval.comparisons.verify_family import check_leaderboard
 
-    systems, pairs = check_leaderboard(systems, pairs, group_info, V, clusters, names, parts, estimator=estimator,
+    notices = oc.notices
+    if oc.population_sizes is not None:
+        notices.append("per-system intervals are `ragcov eval`'s for a document-sampled task (micro: known_sizes, "
+                       "or the bootstrap-t where the sample lacks the documents' sizes; macro: t with the "
+                       "finite-population correction); the pair tests and simultaneous intervals apply no correction "
+                       "(conservative: wider).")
+    jk = int(judged_k or spec.k)
+    J, C = _judged_matrices(oc, spec, cited, jk, tie_policy, relevance_threshold, notices)
+    parts, systems, pairs, group_info = _families(oc, J, C, estimator=estimator, level=level,
+                                                  n_resamples=n_resamples, seed=seed, on_missing=on_missing)
+    V, names, loaded = oc.matrix(), oc.names, [t.run for t in oc.tables.values()]
+    # the pool's three readings of unjudged documents (none on self-retrieval: judgments are complete)
+    readings = None if J is None else pool.pool_readings(loaded, oc.prepared_qrels, spec, V,
+                                                         relevance_threshold=relevance_threshold,
+                                                         tie_policy=tie_policy, query_ids=oc.query_ids)
+    systems, pairs, pool_info = pool.apply_pool(systems, pairs, readings, names, parts, oc.clusters,
+                                                estimator=estimator, level=level,
+                                                alpha_star={k: v["alpha_star"] for k, v in group_info.items()})
+    # -- every interval's check at this design: per system (as evaluate), per family (eval/verify_family.py) --
+    systems, pairs = check_leaderboard(systems, pairs, group_info, V, oc.clusters, names, parts, estimator=estimator,
                                        level=level, population_sizes=oc.population_sizes, notices=notices)
     return LeaderboardResult(
-        systems=systems, pairs=pairs, metric=str(spec), level=level, cluster=cluster_name,
-        n_clusters=group_info[ALL_GROUP]["n_clusters"], n_queries=int(len(qids)), family=dict(FAMILY),
-        estimator=estimator, tie_policy=tie_policy, relevance_threshold=relevance_threshold, by=by,
+        systems=systems, pairs=pairs, metric=str(spec), level=level, cluster=oc.cluster,
+        n_clusters=group_info[ALL_GROUP]["n_clusters"], n_queries=int(V.shape[1]), family=dict(FAMILY),
+        estimator=estimator, tie_policy=tie_policy, relevance_threshold=relevance_threshold, by=oc.by,
         judged_k=None if J is None else jk, judged_threshold=JUDGED_THRESHOLD, groups=group_info,
-        info={"n_resamples": int(n_resamples), "seed": seed, "on_missing": on_missing,
-              "n_dropped": oc.n_dropped if on_missing == "intersect" else 0, "n_missing": n_missing,
-              "self_retrieval": self_retrieval, "notices": notices, "metric_default": metric_default,
-              "top_tie_share": {k: t.info["top_tie_share"] for k, t in oc.tables.items()},
-              "all_tied_share": {k: t.info["all_tied_share"] for k, t in oc.tables.items()},
-              **{k: oc.info[k] for k in ("population_clusters", "sample") if k in oc.info},
-              "pool": {"line": pool_said, "readings": pool.READINGS, "groups": pool_info,
+        info={"n_resamples": n_resamples, "seed": seed, "on_missing": on_missing,
+              "n_dropped": oc.n_dropped if on_missing == "intersect" else 0, "n_missing": oc.n_missing,
+              "self_retrieval": "chunk_id" in oc.queries.columns, "notices": notices, "metric_default": metric_default,
+              **oc.result_info(),
+              "pool": {"line": pool.pool_line(oc.qrels), "readings": pool.READINGS, "groups": pool_info,
                        "reading_names": pool.READING_NAMES, "not_bounds": pool.NOT_BOUNDS,
                        "pooled_like": pool.pooled_like_line(systems[systems["group"] == ALL_GROUP], jk, POOLED_LIKE)}
               if readings else None},

@@ -1,4 +1,14 @@
-"""``evaluate``: score a run on a task and infer at the document level."""
+"""``evaluate``: score a run on a task and infer at the document level.
+
+The per-query values come from the outcome stage, :func:`ragcov_data.eval.outcomes.outcomes`, as for
+``compare``, ``leaderboard`` and ``misses``: the same sample restriction and correction, missing-query
+accounting (``info["missing_queries"]``: the ids scored 0) and tie notices (``info["all_tied_share"]``).
+A ragcov run recording other task parameters than the task's (``chunk_words``...) is refused.
+
+Queries without any judgment are left out of every mean (as trec_eval), and documents outside a
+known-subset corpus (JurisTCU's shipped 3,022 documents) are scored as non-relevant: both are said in
+``info["notices"]`` and printed by :meth:`EvaluationResult.summary`.
+"""
 from __future__ import annotations
 
 from typing import Any, Sequence
@@ -7,9 +17,11 @@ import numpy as np
 import pandas as pd
 
 from ragcov_data.errors import RagcovError
-from ragcov_data.ties import DEFAULT_TIE_POLICY, check_tie_policy
+from ragcov_data.ties import DEFAULT_TIE_POLICY
 
 from ragcov_data.eval.estimates import _core
+from ragcov_data.eval.outcomes.args import ON_MISSING as ON_MISSING_ALL, check_outcome_args
+from ragcov_data.eval.outcomes.table import OutcomeTable
 from ragcov_data.eval.estimates.design import design_effect
 from ragcov_data.eval.estimates.interval import _population, _strata_codes, sufficient_stats
 from ragcov_data.eval.estimates.results import EvaluationResult, per_cluster
@@ -17,7 +29,7 @@ from ragcov_data.eval.estimates.results import EvaluationResult, per_cluster
 __all__ = ["evaluate", "load_task_frames", "read_run", "estimates_table", "default_cluster", "ALL_GROUP",
            "SINGLETON_ESTIMATOR"]
 
-ON_MISSING = ("error", "zero")
+ON_MISSING = ON_MISSING_ALL[:2]
 
 
 # ----------------------------------------------------------------------------------------- inputs
@@ -246,50 +258,35 @@ def evaluate(
     Parameters
     ----------
     run : path, DataFrame or dict
-        Anything :func:`ragcov_data.runs.load_run` reads: a TREC, CSV/TSV, parquet or JSON run file
-        (``.gz``/``.bz2``/``.xz`` too), a DataFrame (``query-id, corpus-id`` and ``score`` and/or ``rank``)
-        or a ``{qid: {docid: score}}`` dict.
+        Anything :func:`ragcov_data.runs.load_run` reads: a TREC, CSV/TSV, parquet or JSON run file (compressed
+        too), a DataFrame (``query-id, corpus-id`` and ``score`` and/or ``rank``) or a ``{qid: {docid: score}}``.
     task : DatasetDict or dict of DataFrames
-        Splits ``queries`` and ``qrels`` (``corpus`` optional: chunk order, and the check that every run
-        document belongs to the task).
+        Splits ``queries`` and ``qrels`` (``corpus`` optional: chunk order, and every run document checked).
     metric : str, default: "hit@1"
         ``hit@k``, ``ndcg@k``, ``p@k``, ``r@k``, ``mrr@k`` (``ragcov_data.eval.metrics``).
     tie_policy : {"trec_eval", "run", "pessimistic", "optimistic", "expected"}, default: "trec_eval"
-        Order of documents with equal scores, for every metric (see :mod:`ragcov_data.ties`): the
-        default is trec_eval's (document id descending), so values equal trec_eval's on the run file.
+        Order of equal scores (:mod:`ragcov_data.ties`); the default (document id descending) gives trec_eval's values.
     relevance_threshold : int, default: 1
         Minimum qrels grade counted as relevant.
     cluster : str, optional
-        Queries column naming the sampled unit. Default (:func:`default_cluster`): ``source_key``
-        when present (JurisTCU: G2 query i and G3 query i+50 share a source summary), else ``doc_id``
-        (self-retrieval: chunks of one document move together), else the query id itself. Where every
-        cluster holds one query (e.g. JurisTCU per group) the estimator is ``mean`` (micro = macro).
+        Queries column of the sampled unit (default :func:`default_cluster`: ``source_key``, else ``doc_id``,
+        else the query id). Where every cluster holds one query the estimator is ``mean`` (micro = macro).
     by : str, optional
         Queries column (e.g. ``"group"``): estimates per group plus the overall (``group == "__all__"``).
     methods : sequence of str, optional
         Interval methods (default: all; each is computed for the estimators it applies to).
-    level : float, default: 0.95
-    seed : int, default: 0
-        Seed of the bootstraps (reproducible).
-    n_resamples : int, default: 5000
+    level, seed, n_resamples : confidence level, seed of the bootstraps (reproducible), their B.
     on_missing : {"error", "zero"}, default: "error"
-        A task query without run rows is an error, or (``"zero"``) scores 0; the count is recorded in
-        ``info["n_missing_queries"]``.
+        A task query without run rows is an error, or scores 0 (``info["n_missing_queries"]``, ``missing_queries``).
     strata : str, optional
-        Queries column of strata (e.g. ``"doc_type"``) for a two-stage / stratified design (method
-        ``t`` only, target = mean over strata).
+        Queries column of strata for a two-stage / stratified design (method ``t`` only, mean over strata).
     population_sizes : float or mapping, optional
-        Finite population sizes (see :func:`ragcov_data.eval.interval`). Default: from the document
-        sample the task (``manifest["sample"]``) or the run (``attrs["sample"]``, a TREC tag) records,
-        when there is one (:mod:`ragcov_data.sampling`): only the sampled documents' queries are scored,
-        and ``info["population_clusters"]`` is the population's number of documents.
+        Finite population sizes (see :func:`ragcov_data.eval.interval`). Default: those of the document sample
+        the task or the run records (:mod:`ragcov_data.sampling`), whose queries alone are scored.
     fpc : bool, default: True
-        Apply that sample's finite-population correction (``False``: score the sample, infer as from
-        an infinite population).
+        Apply that sample's finite-population correction (``False``: infer as from an infinite population).
     exclude_self : bool, default: True
-        When queries have a ``chunk_id`` (self-retrieval), drop run rows retrieving the query's own
-        chunk before scoring (a no-op for ragcov baselines, which already exclude it; needed for runs
-        from other toolkits). The count is recorded in ``info["n_self_rows_removed"]``.
+        Drop run rows retrieving the query's own chunk (self-retrieval; ``info["n_self_rows_removed"]``).
 
     Returns
     -------
@@ -299,58 +296,39 @@ def evaluate(
     Raises
     ------
     RagcovError
-        Empty run, missing columns, unknown method/metric/column, queries missing from the run, run
-        documents outside a complete corpus, qrels grades that are not integers.
-
-    Notes
-    -----
-    The per-query values come from the outcome stage, :func:`ragcov_data.eval.outcomes.outcomes`, as for
-    ``compare``, ``leaderboard`` and ``misses``: the same sample restriction and correction, missing-query
-    accounting (``info["missing_queries"]``: the ids scored 0) and tie notices (``info["all_tied_share"]``).
-    A ragcov run recording other task parameters than the task's (``chunk_words``...) is refused.
-
-    Queries without any judgment are left out of every mean (as trec_eval), and documents outside a
-    known-subset corpus (JurisTCU's shipped 3,022 documents) are scored as non-relevant: both are said
-    in ``info["notices"]`` and printed by :meth:`EvaluationResult.summary`.
+        Empty run, missing columns, unknown method/metric/column, queries missing from the run, run documents
+        outside a complete corpus, qrels grades that are not integers (see the module docstring).
     """
-    tie_policy = check_tie_policy(tie_policy)
+    tie_policy = check_outcome_args(on_missing, tie_policy, single=True)
     _core.check_level(level)
     _core.check_resamples(n_resamples, level, methods, stratified=strata is not None)  # minimum for level
     methods_t = _methods_iv(methods, strata is not None)
-    if on_missing not in ON_MISSING:
-        raise RagcovError(f"`on_missing` must be one of {ON_MISSING}; got {on_missing!r}.")
     table = outcomes(run, task, metric, tie_policy=tie_policy, relevance_threshold=relevance_threshold,
                      on_missing=on_missing, cluster=cluster, by=by, strata=strata, exclude_self=exclude_self,
                      fpc=fpc, population_sizes=population_sizes)
-    values, clusters, groups = table.values, table.clusters, table.groups
     methods_t = with_size_methods(methods_t, methods, table.population_sizes, fpc=fpc, given=population_sizes,
                                   sampled=table.sample is not None)
-    kw = dict(level=level, seed=seed, n_resamples=int(n_resamples), population_sizes=table.population_sizes)
-    estimates = _grouped_estimates(values, clusters, groups, methods_t, table.strata_values, **kw)
+    return _evaluation(table, task, methods_t, level=level, seed=seed, n_resamples=int(n_resamples))
 
+
+def _evaluation(table: OutcomeTable, task: Any, methods_t: tuple[str, ...], *, level: float, seed: int | None,
+                n_resamples: int) -> EvaluationResult:
+    """``evaluate``'s result from the run's outcome table: estimates of every method (per group with ``by``),
+    each interval's measured coverage at this design, the per-cluster table, diagnostics and ``info``."""
+    from ragcov_data.eval.estimates.verify import finish_estimates  # + intervals cut to the values' range
+
+    values, clusters, groups = table.values, table.clusters, table.groups
+    kw = dict(level=level, seed=seed, n_resamples=n_resamples, population_sizes=table.population_sizes)
+    estimates = _grouped_estimates(values, clusters, groups, methods_t, table.strata_values, **kw)
     pq = table.per_query.drop(columns=[c for c in ("stratum",) if c in table.per_query.columns])
     pdoc = per_cluster(pq)
-    cluster_name = table.cluster
-    diagnostics = _diagnostics(values, clusters, table.info["order"], pdoc, cluster_name)
-    tinfo = table.info
-    info = {
-        "n_missing_queries": tinfo["n_missing_queries"], "on_missing": on_missing, "n_resamples": int(n_resamples),
-        "seed": seed, "run_attrs": tinfo["run_attrs"], "n_no_relevant": tinfo["n_no_relevant"],
-        "n_run_only": tinfo["n_run_only"], "by": by, "strata": strata,
-        "n_self_rows_removed": tinfo["n_self_rows_removed"],
-        "n_unknown_document_rows": tinfo["n_unknown_document_rows"],
-        "n_unjudged_queries": tinfo["n_unjudged_queries"], "notices": list(table.notices),
-        # how often the tie policy mattered: queries whose best score is shared by 2+ candidates
-        "top_tie_share": tinfo["top_tie_share"], "all_tied_share": tinfo["all_tied_share"],
-        "missing_queries": tinfo["missing_queries"], "run_name": table.name,
-        "task": _task_record(task),
-        **{k: tinfo[k] for k in ("population_clusters", "sample") if k in tinfo},
-    }
-    # -- each interval's measured coverage at this design, kept in bounds (ragcov_data.eval.verify) --
-    from ragcov_data.eval.estimates.verify import finish_estimates  # + intervals cut to the values' range, zero-variance text
-
+    diagnostics = _diagnostics(values, clusters, table.info["order"], pdoc, table.cluster)
+    info = {**table.result_info(), "n_resamples": n_resamples, "seed": seed, "by": table.by, "strata": table.strata,
+            "task": _task_record(task)}
+    # each interval's measured coverage at this design, kept in bounds (ragcov_data.eval.verify)
     estimates = finish_estimates(estimates, values, clusters, groups, table.population_sizes, table.strata_values,
                                  level, seed)
     return EvaluationResult(per_query=pq, per_document=pdoc, estimates=estimates, diagnostics=diagnostics,
-                            metric=table.metric, tie_policy=tie_policy,
-                            relevance_threshold=relevance_threshold, level=level, cluster=cluster_name, info=info)
+                            metric=table.metric, tie_policy=table.tie_policy,
+                            relevance_threshold=table.relevance_threshold, level=level, cluster=table.cluster,
+                            info=info)

@@ -418,6 +418,7 @@ def misses(
         missing from the run (unless ``on_missing="zero"``), bad thresholds, plus everything
         :func:`~ragcov_data.eval.metrics.per_query` rejects.
     """
+    from ragcov_data.eval.outcomes.args import check_outcome_args
     from ragcov_data.eval.outcomes.table import outcomes
 
     tie_policy = check_tie_policy(tie_policy)
@@ -428,8 +429,7 @@ def misses(
             raise RagcovError(f"`{name}` must be a share in (0, 1]; got {value!r}.")
     if not (isinstance(boilerplate_min_docs, (int, np.integer)) and boilerplate_min_docs >= 1):
         raise RagcovError(f"`boilerplate_min_docs` must be an integer >= 1; got {boilerplate_min_docs!r}.")
-    if on_missing not in ("error", "zero"):
-        raise RagcovError(f"`on_missing` must be one of ('error', 'zero'); got {on_missing!r}.")
+    check_outcome_args(on_missing, tie_policy, single=True)  # the outcome stage's one check of on_missing
 
     _, _, corpus = _frames(task, cluster)  # the chunk texts and metadata; checks the task is self-retrieval
     # the outcome stage, as evaluate scores hit@1: sample, unjudged queries, own chunk, missing queries, ties

@@ -20,4 +20,10 @@ from ragcov_data.eval.outcomes.table import (  # noqa: F401
     run_name,
 )
 
-__all__ = ["outcomes", "outcomes_many", "OutcomeTable", "OutcomeSet", "load_task_frames", "outcomes_from_eval_json"]
+from ragcov_data.eval.outcomes.args import check_outcome_args  # noqa: E402,F401
+from ragcov_data.eval.outcomes.prepare import PreparedTask, prepare_task  # noqa: E402,F401
+from ragcov_data.eval.outcomes.score import ScoredRun, score_run  # noqa: E402,F401
+from ragcov_data.eval.outcomes.align import align  # noqa: E402,F401
+
+__all__ = ["outcomes", "outcomes_many", "OutcomeTable", "OutcomeSet", "load_task_frames", "outcomes_from_eval_json",
+           "prepare_task", "score_run", "align", "PreparedTask", "ScoredRun", "check_outcome_args"]

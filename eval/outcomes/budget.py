@@ -442,9 +442,10 @@ class CitedScoring:
 
 
 def cited_scoring(task: Any, metric: Any, tie_policy: str, manifest: Mapping[str, Any],
-                  split: Callable[..., pd.DataFrame | None]) -> CitedScoring | None:
+                  split: Callable[..., pd.DataFrame | None], granularity: str | None = None) -> CitedScoring | None:
     """A :class:`CitedScoring` when ``task`` has a ``citations`` split and ``metric`` is provision-level
-    (:func:`cited_metric_of`), else None. ``split(task, name, columns=None)`` reads a split as a DataFrame."""
+    (:func:`cited_metric_of`), else None. ``split(task, name, columns=None)`` reads a split as a DataFrame;
+    ``granularity`` (default: the manifest's, else ``dispositivo``) is that of the provisions."""
     from ragcov_data.ties import DEFAULT_TIE_POLICY
 
     try:
@@ -459,5 +460,5 @@ def cited_scoring(task: Any, metric: Any, tie_policy: str, manifest: Mapping[str
                           f"descending); drop the tie policy {tie_policy!r}, or score trec_eval's chunk recall as "
                           f"chunk_recall@{spec.k}.")
     corpus = split(task, "corpus", ["_id", "doc_id", "start_char", "end_char", "text"]) if spec.budget else None
-    granularity = (manifest.get("config") or {}).get("granularity") or "dispositivo"
+    granularity = granularity or (manifest.get("config") or {}).get("granularity") or "dispositivo"
     return CitedScoring(spec, split(task, "citations"), corpus, granularity)

@@ -63,16 +63,20 @@ def check_run_parameters(run: pd.DataFrame, manifest: Mapping[str, Any], name: s
 
 
 def check_made_on(runs: Mapping[str, pd.DataFrame], task: Any, manifest: Mapping[str, Any],
-                  corpus: pd.DataFrame | None) -> None:
+                  corpus: pd.DataFrame | None, fingerprints: dict | None = None) -> None:
     """Refuse a run made on another task: its fingerprint (what ``ragcov run`` records) against the task's,
     and, whatever it carries, chunk ids that cannot name this task's chunks
     (:mod:`ragcov_data.run_fingerprint`). Runs before any pairing, so no cut is scored, intersected or
-    zero-filled against another's ids."""
+    zero-filled against another's ids. ``fingerprints`` (a dict) keeps the task's fingerprint between calls
+    on one task, so checking runs one at a time hashes the corpus once."""
     from ragcov_data.run_fingerprint import check_chunk_ids, check_fingerprint, run_fingerprint, task_fingerprint
 
+    cache = {} if fingerprints is None else fingerprints
     task_fp = None
     if any(run_fingerprint(df.attrs) is not None for df in runs.values()):  # hash the corpus only if needed
-        task_fp = task_fingerprint(task, manifest)
+        if "task" not in cache:
+            cache["task"] = task_fingerprint(task, manifest)
+        task_fp = cache["task"]
     for name, df in runs.items():
         where = _where(df, name)
         fits = check_fingerprint(df, task_fp, where)

@@ -22,6 +22,12 @@ in one place, in this order:
 
 Notices that concern one run name it. The result of :func:`outcomes` is an :class:`OutcomeTable`; of
 :func:`outcomes_many`, an :class:`OutcomeSet` of tables over the same queries.
+
+The steps are three functions, as ir_measures prepares qrels once for many runs:
+:func:`~ragcov_data.eval.outcomes.prepare.prepare_task` (steps 1-3, what does not depend on a run),
+:func:`~ragcov_data.eval.outcomes.score.score_run` (steps 4, 6, 7 for one run already read) and
+:func:`~ragcov_data.eval.outcomes.align.align` (step 5, the runs over one set of queries).
+:func:`outcomes_many` and :func:`outcomes` chain them; this module holds the records and the helpers.
 """
 from __future__ import annotations
 
@@ -33,7 +39,8 @@ import numpy as np
 import pandas as pd
 
 from ragcov_data.errors import QrelsRunMismatchError, RagcovError
-from ragcov_data.ties import DEFAULT_TIE_POLICY, check_tie_policy, tied
+from ragcov_data.ties import DEFAULT_TIE_POLICY, tied
+from ragcov_data.eval.outcomes.args import ON_MISSING, check_outcome_args
 from ragcov_data.eval.outcomes.run_checks import (TASK_PARAMETERS, _check_query_normalisation,  # noqa: F401
                                                   _object_index, _where, check_made_on, check_run_documents,
                                                   check_run_parameters, outside_notice)
@@ -42,12 +49,16 @@ __all__ = ["outcomes", "outcomes_many", "OutcomeTable", "OutcomeSet", "read_run"
            "default_cluster", "DEFAULT_CLUSTERS", "ON_MISSING", "ALL_TIED_SHARE", "TASK_PARAMETERS",
            "outcomes_from_eval_json"]
 
-#: Policies for task queries a run lacks (``intersect``: several runs only).
 #: Label of the overall row group (estimates, leaderboard panels) when ``by=`` is used.
 ALL_GROUP = "__all__"
-ON_MISSING = ("error", "zero", "intersect")
 #: Queries columns tried, in order, as the sampled unit when ``cluster`` is not given (then the query id).
 DEFAULT_CLUSTERS = ("source_key", "doc_id")
+#: Per-run ``info`` keys a verb's result copies from its :class:`OutcomeTable` (:meth:`OutcomeTable.result_info`).
+RESULT_INFO_KEYS = ("n_missing_queries", "on_missing", "run_attrs", "n_no_relevant", "n_run_only",
+                    "n_self_rows_removed", "n_unknown_document_rows", "n_unjudged_queries", "top_tie_share",
+                    "all_tied_share", "missing_queries")
+#: The document sample's keys, present when the task or a run was drawn on a sample.
+POPULATION_INFO_KEYS = ("population_clusters", "sample")
 #: A run whose candidates share one score in at least this share of its queries gets the all-tied notice.
 ALL_TIED_SHARE = 0.5
 
@@ -120,6 +131,15 @@ class OutcomeTable:
     def n_missing(self) -> int:
         return int(self.missing.sum())
 
+    def result_info(self) -> dict[str, Any]:
+        """What a result built on this run records of the outcome stage (``evaluate``'s ``info``): the keys
+        of :data:`RESULT_INFO_KEYS`, ``notices``, ``run_name`` and the population's (``population_clusters``,
+        ``sample``) when there is one."""
+        out = {k: self.info[k] for k in RESULT_INFO_KEYS}
+        out.update(notices=list(self.notices), run_name=self.name)
+        out.update({k: self.info[k] for k in POPULATION_INFO_KEYS if k in self.info})
+        return out
+
     def __repr__(self) -> str:
         return (f"OutcomeTable(name={self.name!r}, metric={self.metric!r}, N={len(self.per_query)}, "
                 f"K={self.per_query['cluster'].nunique()}, cluster={self.cluster!r}, n_missing={self.n_missing}, "
@@ -167,6 +187,18 @@ class OutcomeSet:
     def groups(self) -> np.ndarray | None:
         return next(iter(self.tables.values())).groups
 
+    def result_info(self) -> dict[str, Any]:
+        """What a result built on these runs records of the outcome stage (``compare``, ``leaderboard``):
+        ``notices`` (this set's list), ``on_missing``, per run ``n_missing_queries``, ``missing_queries``
+        (the ids scored 0), ``top_tie_share`` and ``all_tied_share``, and the population's keys."""
+        first = next(iter(self.tables.values()))
+        out: dict[str, Any] = {"notices": self.notices, "on_missing": first.info["on_missing"],
+                               "n_missing_queries": dict(self.n_missing)}
+        for key in ("missing_queries", "top_tie_share", "all_tied_share"):
+            out[key] = {k: t.info[key] for k, t in self.tables.items()}
+        out.update({k: self.info[k] for k in POPULATION_INFO_KEYS if k in self.info})
+        return out
+
     def matrix(self) -> np.ndarray:
         """``(runs, queries)`` array of the per-query values, rows in :attr:`names` order."""
         return np.array([t.values for t in self.tables.values()])
@@ -200,14 +232,17 @@ def _all_columns(task: Any, split: str) -> list[str]:
     return [str(c) for c in (names if names is not None else getattr(part, "columns", []))]
 
 
-def load_task_frames(task: Any, query_columns: Iterable[str] = ()) -> dict[str, pd.DataFrame | None]:
-    """``queries``, ``qrels`` (and corpus ``_id, chunk_index`` when present) as DataFrames."""
+def load_task_frames(task: Any, query_columns: Iterable[str] = (),
+                     qrels: pd.DataFrame | None = None) -> dict[str, pd.DataFrame | None]:
+    """``queries``, ``qrels`` (and corpus ``_id, chunk_index`` when present) as DataFrames. ``qrels``, when
+    given, are the judgments to score against instead of the task's split (a cited-questions task scored at
+    a granularity: :func:`ragcov_data.eval.comparisons.cited.per_query_values`)."""
     if not isinstance(task, Mapping) and not hasattr(task, "keys"):
         raise RagcovError(f"`task` must be a DatasetDict or a dict of DataFrames with 'queries' and 'qrels'; "
                           f"got {type(task).__name__}.")
     qcols = list(dict.fromkeys(["_id", "doc_id", "chunk_id", "chunk_index", *query_columns]))
     queries = _split_frame(task, "queries", qcols)
-    qrels = _split_frame(task, "qrels")
+    qrels = _split_frame(task, "qrels") if qrels is None else qrels
     for name, frame in (("queries", queries), ("qrels", qrels)):
         if frame is None:
             raise RagcovError(f"`task` has no '{name}' split; expected splits 'corpus', 'queries', 'qrels'.")
@@ -486,183 +521,26 @@ def outcomes_many(
     -------
     OutcomeSet
     """
-    from ragcov_data.eval.outcomes.budget import cited_scoring
-    from ragcov_data.eval.outcomes.metrics import parse_metric, per_query
-    from ragcov_data.eval.outcomes.metrics._lists import prepare_qrels
-    from ragcov_data.sampling import eval_info, population_for_eval, restrict_frames
+    from ragcov_data.eval.outcomes.align import align
+    from ragcov_data.eval.outcomes.prepare import finish_task, read_task
+    from ragcov_data.eval.outcomes.score import score_run
 
-    tie_policy = check_tie_policy(tie_policy)
-    if on_missing not in ON_MISSING or (single and on_missing == "intersect"):
-        allowed = ON_MISSING[:2] if single else ON_MISSING
-        raise RagcovError(f"`on_missing` must be one of {allowed}; got {on_missing!r}.")
-    extra = [c for c in (cluster, by, strata, *query_columns) if c] + ([] if cluster else list(DEFAULT_CLUSTERS))
-    frames = load_task_frames(task, extra)
-    manifest = _manifest(task)
-    # a cited-questions task: recall@k and name@Bw are measures of the cited provisions (one per-question code)
-    cited = cited_scoring(task, metric, tie_policy, manifest, _split_frame)
-    spec = cited.spec if cited is not None else parse_metric(metric)
-
+    tie_policy = check_outcome_args(on_missing, tie_policy, single=single)
+    base = read_task(task, metric, tie_policy, cluster, by, strata, query_columns)
     loaded: dict[str, pd.DataFrame] = {}
-    for name, run in runs.items():
-        df = read_run(run)
-        check_run(df, "run" if single else f"runs[{name!r}]")
-        check_run_parameters(df, manifest, name)
-        loaded[name] = df
-    check_made_on(loaded, task, manifest, frames["corpus"])
-
-    notices: list[str] = []
-    task_ids = frames["queries"]["_id"].astype(str).to_numpy(dtype=object)  # every query of the task, any sample
-    sample, attrs = _sample_for_runs(task, loaded, notices)
-    census_queries = frames["queries"]  # before the sample restricts them: every document's queries (sizes)
-    if sample is not None:
-        frames, sample = restrict_frames(task, attrs, frames)  # a document-sampled task: its queries only
-    queries, qrels = frames["queries"], frames["qrels"]
-    check_task_qrels(qrels, frames["corpus"], queries, notices)
-    subset = known_subset_note(task, manifest)
-    n_task = len(queries)
-    # judged_queries reads only the query ids: their distinct values make its look-up cheap on big qrels
-    queries = queries.loc[judged_queries(queries, qrels[["query-id"]].drop_duplicates(), notices)]
-    queries = queries.reset_index(drop=True)
-    if cited is not None:
-        queries = cited.queries(queries, notices)
-    if queries.empty:
-        raise RagcovError("no query of the task has a judgment (qrels name none of its queries); check the task.")
-    qids_all = queries["_id"].astype(str).to_numpy()
-
-    per_run: dict[str, dict[str, Any]] = {}
-    run_ids: dict[str, set] = {}
-    outside: dict[str, int] = {}
+    fingerprints: dict[str, Any] = {}
+    for name, run in runs.items():  # every run read and checked before any is paired with the task's queries
+        loaded[name] = read_run(run)
+        check_run(loaded[name], "run" if single else f"runs[{name!r}]")
+        check_run_parameters(loaded[name], base.manifest, name)
     for name, df in loaded.items():
-        where = _where(df, name)
-        said: list[str] = []
-        n_unknown = outside[name] = check_run_documents(df, frames["corpus"], subset, said, name)
-        if single:
-            notices += said
-        df, n_self = exclude_self_rows(df, queries, exclude_self)
-        ids = set(pd.Index(pd.factorize(df["query-id"])[1]).astype(str))
-        _check_query_normalisation(ids, task_ids, where)
-        loaded[name], run_ids[name] = df, ids
-        per_run[name] = {"n_self_rows_removed": n_self, "n_unknown_document_rows": n_unknown}
-
-    if not single and any(outside.values()):  # one notice naming every run, not one copy per run
-        notices.append(outside_notice(outside, subset))
-
-    # ---- queries kept: mismatch between runs (compare), then missing queries --------------------
-    keep = np.ones(len(qids_all), dtype=bool)
-    n_dropped_mismatch = 0
-    if on_mismatch is not None and len(run_ids) >= 2:
-        sets = list(run_ids.values())
-        if any(s != sets[0] for s in sets[1:]):
-            if on_mismatch == "error":
-                (na, qa), (nb, qb) = list(run_ids.items())[:2]
-                only_a, only_b = sorted(qa - qb), sorted(qb - qa)
-                raise QrelsRunMismatchError(
-                    f"`{na}` and `{nb}` cover different queries: {len(only_a)} only in {na} (first 3: {only_a[:3]}), "
-                    f"{len(only_b)} only in {nb} (first 3: {only_b[:3]}). Pass `on_mismatch='intersect'` to compare "
-                    "the shared queries only.")
-            shared = set.intersection(*sets)
-            keep = np.fromiter((q in shared for q in qids_all), bool, len(qids_all))
-            n_dropped_mismatch = int((~keep).sum())
-            if not keep.any():
-                raise QrelsRunMismatchError(f"`{'` and `'.join(run_ids)}` share no query of the task; nothing to "
-                                            "compare.")
-    qids_kept = qids_all[keep]
-    lacks = {name: np.fromiter((q not in ids for q in qids_kept), bool, len(qids_kept))
-             for name, ids in run_ids.items()}
-    lacking = {k: int(v.sum()) for k, v in lacks.items() if v.any()}
-    n_lacking = {k: int(v.sum()) for k, v in lacks.items()}  # before any intersect: reported per run
-    n_dropped = 0
-    if lacking:
-        said = ", ".join(f"{k!r} lacks {v} of {len(qids_kept)}" for k, v in lacking.items())
-        if on_missing == "error":
-            for name, m in lacks.items():
-                if m.any():
-                    run_only = len(run_ids[name] - set(task_ids))
-                    _missing_error(name, list(qids_kept[m]), qids_kept, run_only, single, loaded[name])
-            raise QrelsRunMismatchError(
-                f"runs miss task queries: {said}. Pass on_missing='zero' to score them 0, or 'intersect' to keep "
-                "only the queries every run has (CLI: --on-missing zero|intersect); zero is right for queries a run "
-                "ran and found nothing, and a query that was not run belongs in the run.")
-        if on_missing == "intersect":
-            both = ~np.any(np.stack(list(lacks.values())), axis=0)
-            if not both.any():
-                raise QrelsRunMismatchError(f"the runs share no query of the task ({said}); nothing to rank.")
-            n_dropped = int((~both).sum())
-            notices.append(f"kept the {int(both.sum())} queries every run has; dropped {n_dropped} of "
-                           f"{len(qids_kept)} ({said}).")
-            idx = np.flatnonzero(keep)
-            keep[idx[~both]] = False
-            lacks = {k: v[both] for k, v in lacks.items()}
-    queries = queries.loc[keep].reset_index(drop=True)
-    qids = qids_all[keep]
-
-    cluster_name = cluster or default_cluster(queries.columns)
-    clusters = query_column(queries, cluster_name, "cluster")
-    groups = query_column(queries, by, "by") if by else None
-    strata_arr = query_column(queries, strata, "strata") if strata else None
-    if sample is not None and fpc and population_sizes is None:
-        population_sizes = population_for_eval(sample, cluster_name, strata, notices)
-        if isinstance(population_sizes, float):  # one-stage: every population document's size, if known
-            from ragcov_data.sampling import DocumentPopulation, census_sizes, sample_of
-
-            sizes = census_sizes(sample, None if sample_of(task) else census_queries)
-            if sizes is not None:
-                population_sizes = DocumentPopulation(population_sizes, sizes)
-    elif sample is not None and not (strata is not None and strata == sample.get("strata")):
-        from ragcov_data.sampling import unequal_probabilities
-
-        problem = unequal_probabilities(sample)  # refused whatever the correction: an unweighted mean is biased
-        if problem:
-            raise RagcovError(problem)
-    applied = population_sizes is not None
-    pop_info = eval_info(sample, population_sizes, applied)
-
-    prepared = prepare_qrels(qrels)  # validated and converted once, not once per run (the cost on big qrels)
-    kw = dict(relevance_threshold=relevance_threshold, tie_policy=tie_policy, query_ids=qids)
-    tables: dict[str, OutcomeTable] = {}
-    n_missing: dict[str, int] = {}
-    all_notices = list(notices)
-    for name, df in loaded.items():
-        own: list[str] = []
-        scores = cited.scores(df, qids, name, own) if cited is not None else per_query(df, prepared, spec, **kw)
-        miss = lacks[name]
-        n_miss = int(miss.sum())
-        n_missing[name] = n_lacking[name]
-        if n_miss and on_missing == "zero":
-            by_group = None
-            if groups is not None:
-                by_group = {str(g): (int(miss[groups == g].sum()), int((groups == g).sum())) for g in pd.unique(groups)}
-            own.append(zeroed_notice(name, n_miss, len(qids), by_group))
-        top_share, all_share = tie_profile(df, len(qids))
-        note = _tie_notice(name, all_share, tie_policy)
-        if note:
-            own.append(note)
-        pq = pd.DataFrame({"query-id": qids, "cluster": clusters, "value": scores.to_numpy(dtype=float)})
-        if groups is not None:
-            pq["group"] = groups
-        if strata_arr is not None:
-            pq["stratum"] = strata_arr
-        info = {
-            "n_missing_queries": n_miss,
-            "missing_queries": [str(q) for q in qids[miss]] if on_missing == "zero" else [],
-            "on_missing": on_missing,
-            "run_attrs": {k: (v if isinstance(v, (str, int, float, bool, type(None))) else str(v))
-                          for k, v in getattr(df, "attrs", {}).items()},
-            "n_no_relevant": scores.attrs.get("n_no_relevant"), "n_run_only": scores.attrs.get("n_run_only"),
-            **per_run[name], "n_unjudged_queries": int(n_task - len(queries) - n_dropped - n_dropped_mismatch),
-            "top_tie_share": top_share, "all_tied_share": all_share, **pop_info,
-        }
-        tables[name] = OutcomeTable(
-            name=name, per_query=pq, missing=miss, metric=scores.attrs.get("metric", str(spec)),
-            tie_policy=tie_policy, relevance_threshold=relevance_threshold, cluster=cluster_name, by=by,
-            strata=strata, population_sizes=population_sizes, sample=sample, info=info,
-            notices=[*notices, *own], run=df, queries=queries, qrels=qrels)
-        all_notices += own
-    return OutcomeSet(tables=tables, queries=queries, qrels=qrels, prepared_qrels=prepared, cluster=cluster_name,
-                      by=by, strata=strata, population_sizes=population_sizes, sample=sample,
-                      n_dropped=n_dropped + n_dropped_mismatch, n_missing=n_missing, notices=all_notices,
-                      info={"n_dropped_mismatch": n_dropped_mismatch, "n_dropped_missing": n_dropped,
-                            "order": chunk_order(queries, frames["corpus"]), **pop_info})
+        check_made_on({name: df}, task, base.manifest, base.frames["corpus"], fingerprints=fingerprints)
+    prepared = finish_task(task, base, loaded, tie_policy=tie_policy, relevance_threshold=relevance_threshold,
+                           cluster=cluster, by=by, strata=strata, exclude_self=exclude_self, fpc=fpc,
+                           population_sizes=population_sizes, single=single)
+    prepared.fingerprints.update(fingerprints)
+    scored = {name: score_run(prepared, df, name, checked=True) for name, df in loaded.items()}
+    return align(prepared, scored, on_missing=on_missing, on_mismatch=on_mismatch)
 
 
 def outcomes(

@@ -15,12 +15,12 @@ import numpy as np
 import pandas as pd
 
 from ragcov_data.errors import RagcovError
+from ragcov_data.eval.estimates._core import ESTIMATORS
 
 __all__ = ["coverage_study", "population_counts", "DESIGNS"]
 
 #: Sampling designs understood by :func:`coverage_study`.
 DESIGNS = ("srs", "two-stage")
-ESTIMATORS = ("micro", "macro")
 #: Methods that resample documents (their draws are shared within a K to save time).
 _DOC_BOOTSTRAPS = ("cluster_bootstrap", "bootstrap_t")
 #: Largest shared count array (int8 elements, R x K x B) kept in memory (~400 MB).

@@ -32,7 +32,7 @@ from scipy import stats
 
 from ragcov_data.errors import RagcovError
 
-from ragcov_data.eval.estimates._core import check_level, interval_batch
+from ragcov_data.eval.estimates._core import ESTIMATORS, check_level, interval_batch
 from ragcov_data.eval.estimates.design import design_effect
 from ragcov_data.eval.estimates.results import ComparisonResult, _JsonMixin
 
@@ -42,7 +42,6 @@ __all__ = ["plan_difference", "PowerResult", "FAMILIES", "POWER_METHODS"]
 FAMILIES = ("holm", "bonferroni")
 #: Interval method of the simulated test, per estimator (the evaluator's recommended ones).
 POWER_METHODS = {"micro": "cr2", "macro": "t"}
-_ESTIMATORS = ("micro", "macro")
 _CHUNK = 4_000_000  # bound on replicates x K elements per simulation chunk
 _K_MAX = 10**7
 
@@ -206,8 +205,8 @@ def _check(difference: Any, n_systems: Any, power: Any, level: Any, family: Any,
     if family not in FAMILIES:
         raise RagcovError(f"`family` must be one of {FAMILIES}; got {family!r}.")
     for e in ests:
-        if e not in _ESTIMATORS:
-            raise RagcovError(f"`estimators` must be drawn from {list(_ESTIMATORS)}; got {e!r}.")
+        if e not in ESTIMATORS:
+            raise RagcovError(f"`estimators` must be drawn from {list(ESTIMATORS)}; got {e!r}.")
     if simulate and not (isinstance(reps, (int, np.integer)) and not isinstance(reps, bool) and reps >= 1):
         raise RagcovError(f"`reps` must be a positive integer (simulated samples); got {reps!r}.")
     if simulate and not (isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed >= 0):
@@ -254,7 +253,7 @@ def _simulate(n: np.ndarray, s: np.ndarray, q: np.ndarray, k: int, estimator: st
               reps: int, seed: int) -> tuple[float, float]:
     """Share of ``reps`` samples of K clusters (with replacement) whose interval at ``1 − α`` excludes 0
     on the side of ``d``, and its Monte-Carlo margin (1.96 binomial SE, as the coverage study)."""
-    rng = np.random.default_rng([seed, k, _ESTIMATORS.index(estimator)])
+    rng = np.random.default_rng([seed, k, ESTIMATORS.index(estimator)])
     hits = 0
     step = max(1, _CHUNK // k)
     for lo in range(0, reps, step):
@@ -311,7 +310,7 @@ def plan_difference(
     power: float = 0.8,
     level: float = 0.95,
     family: str = "holm",
-    estimators: str | Sequence[str] = _ESTIMATORS,
+    estimators: str | Sequence[str] = ESTIMATORS,
     simulate: bool = True,
     reps: int = 2000,
     seed: int = 0,

@@ -10,7 +10,7 @@ import pytest
 
 from ragcov_data.errors import RagcovError
 from ragcov_data.eval.cited import per_query_values
-from ragcov_data.eval.outcomes.budget import context_size, parse_cited_metric
+from ragcov_data.eval.outcomes.budget import cited_values, context_size, parse_cited_metric
 
 BUDGET_METRICS = ("recall", "span_recall", "precision", "iou")
 
@@ -133,8 +133,12 @@ def test_unscored_question_and_bad_input(hand):
     v = per_query_values(run[run["query-id"] == "q1"], task, metrics=["iou@100w", "recall@100w"])
     assert v.loc["q2"].tolist() == [0.0, 0.0]  # not ranked by the run: empty context
     bad = pd.concat([run, pd.DataFrame({"query-id": ["q1"], "corpus-id": ["zz"], "score": [9.0]})])
-    with pytest.raises(RagcovError, match="'zz' for question 'q1', which is not a chunk"):
+    # the outcome stage refuses a run naming a document outside the task's corpus before any scoring ...
+    with pytest.raises(RagcovError, match=r"name documents that are not in the task's corpus .*first: \['zz'\]"):
         per_query_values(bad, task, metrics=["recall@100w"])
+    # ... and the budgeted measures, given such a run directly, name the row
+    with pytest.raises(RagcovError, match="'zz' for question 'q1', which is not a chunk"):
+        cited_values(bad, task["citations"], task["corpus"], ["recall@100w"], query_ids=["q1", "q2"])
     no_span = {**task, "citations": task["citations"].drop(columns=["start_char", "end_char"])}
     with pytest.raises(RagcovError, match="no character spans"):
         per_query_values(run, no_span, metrics=["recall@100w"])

@@ -51,7 +51,7 @@ def test_task_frames_and_qrels_are_prepared_once_for_many_runs(monkeypatch):
     import importlib
 
     lists = importlib.import_module("ragcov_data.eval.outcomes.metrics._lists")
-    stage = importlib.import_module("ragcov_data.eval.outcomes.table")  # the module (the package exports the function)
+    stage = importlib.import_module("ragcov_data.eval.outcomes.prepare")  # where the task is read (prepare_task)
 
     calls = {"frames": 0, "prepare": 0}
     frames, prepare = stage.load_task_frames, lists.prepare_qrels

@@ -190,22 +190,28 @@ def per_query(
     arr = np.zeros(len(lists.query_ids))
     arr[values.index.to_numpy(dtype=np.int64)] = values.to_numpy(dtype=float)
     out = pd.Series(arr, index=pd.Index(lists.query_ids, dtype=object, name="query-id"), name=str(spec))
+    out.attrs.update(_score_attrs(lists, run, spec, tie_policy, unjudged))
+    return out
+
+
+def _score_attrs(lists: Any, run: pd.DataFrame, spec: MetricSpec, tie_policy: str, unjudged: str) -> dict[str, Any]:
+    """What :func:`per_query` records beside the values: the settings, and the counts of queries without
+    run rows, without a relevant judged document, and of run queries outside the scored ones."""
     n_rel = lists.n_relevant()
     no_rel = list(lists.query_ids[n_rel == 0])
     has_run = np.zeros(len(lists.query_ids), dtype=bool)
     has_run[lists.ranked["qidx"].to_numpy()] = True
     run_q = pd.unique(np.asarray(run["query-id"]).astype(str))
-    out.attrs.update(
+    return dict(
         metric=str(spec),
         k=spec.k,
         relevance_threshold=lists.threshold,
         tie_policy=tie_policy,
         unjudged=unjudged,
         gain="exponential" if spec.name == "ndcg_exp" else ("linear" if spec.name == "ndcg" else None),
-        n_queries=len(out),
+        n_queries=len(lists.query_ids),
         n_no_run=int((~has_run).sum()),
         n_no_relevant=len(no_rel),
         no_relevant=no_rel,
         n_run_only=int((lists.query_ids.get_indexer(run_q) < 0).sum()),
     )
-    return out

@@ -187,8 +187,36 @@ def prepare(
             f"`run` needs a `rank` or a `score` column to order documents; found {list(run.columns)}."
         )
     pq = prepare_qrels(qrels)  # a PreparedQrels passes through: validated once for many runs
+    qids = _scored_ids(pq, query_ids)
+    q = pq.for_queries(qids)
+    r = _run_rows(run, qids, has_rank, has_score)
+    r = r.merge(q[["qidx", "corpus-id", "grade"]], on=["qidx", "corpus-id"], how="left")
+    if unjudged == "skip":
+        r = r[r["grade"].notna()]
+    elif unjudged == "relevant":
+        g = lowest_relevant_grade(pq, relevance_threshold) if unjudged_grade is None else unjudged_grade
+        if isinstance(g, bool) or not isinstance(g, (int, float, np.number)) or not np.isfinite(g) or g <= 0:
+            raise RagcovError(f"`unjudged_grade` must be a positive number (e.g. 1); got {g!r}.")
+        r["grade"] = r["grade"].fillna(float(g))
+    r["rel"] = r["grade"].fillna(-np.inf) >= relevance_threshold
+    r = _order(r, tie_policy, has_rank)
+    r["pos"] = r.groupby("qidx", sort=False).cumcount() + 1
+    cols = ["qidx", "pos", "grade", "rel", "score"]
+    if tie_policy == "expected":
+        r = _tie_groups(r)
+        cols += ["gstart", "gsize"]
+    ranked = r[cols].reset_index(drop=True)
+    return RankedLists(
+        ranked=ranked,
+        judged=q[["qidx", "grade"]].reset_index(drop=True),
+        query_ids=qids,
+        threshold=float(relevance_threshold),
+        tie_policy=tie_policy,
+    )
 
-    # ---- queries to score ----------------------------------------------------------------
+
+def _scored_ids(pq: "PreparedQrels", query_ids: Any) -> pd.Index:
+    """The queries to score, as an object Index of str: ``query_ids`` (each once), else every qrels query."""
     if query_ids is None:
         qids = pd.Index(pd.unique(pq.frame["query-id"].to_numpy(dtype=object)))
     else:
@@ -199,10 +227,13 @@ def prepare(
             raise RagcovError(
                 f"`query_ids` has duplicates (first: {list(qids[qids.duplicated()][:3])}); list each query once."
             )
-    qids = pd.Index(np.asarray(qids, dtype=object), dtype=object)
-    q = pq.for_queries(qids)
+    return pd.Index(np.asarray(qids, dtype=object), dtype=object)
 
-    # ---- run -----------------------------------------------------------------------------
+
+def _run_rows(run: pd.DataFrame, qids: pd.Index, has_rank: bool, has_score: bool) -> pd.DataFrame:
+    """The run's rows of the scored queries: ``qidx`` (position in ``qids``), ``corpus-id``, ``rank``
+    (when given) and ``score`` (``-rank`` for a rank-only run: equal ranks tie); missing or non-numeric
+    ranks and scores, and a document listed twice for a query, are errors naming the row."""
     r = pd.DataFrame({
         "qidx": qids.get_indexer(run["query-id"].astype(str).to_numpy(dtype=object)),
         "corpus-id": run["corpus-id"].astype(str).to_numpy(),
@@ -227,29 +258,7 @@ def prepare(
             f"`run` lists the same document twice for a query ({int(dup.sum())} duplicate(s); first: "
             f"{qids[x['qidx']]!r}, {x['corpus-id']!r}); each (query-id, corpus-id) pair must appear once."
         )
-    r = r.merge(q[["qidx", "corpus-id", "grade"]], on=["qidx", "corpus-id"], how="left")
-    if unjudged == "skip":
-        r = r[r["grade"].notna()]
-    elif unjudged == "relevant":
-        g = lowest_relevant_grade(pq, relevance_threshold) if unjudged_grade is None else unjudged_grade
-        if isinstance(g, bool) or not isinstance(g, (int, float, np.number)) or not np.isfinite(g) or g <= 0:
-            raise RagcovError(f"`unjudged_grade` must be a positive number (e.g. 1); got {g!r}.")
-        r["grade"] = r["grade"].fillna(float(g))
-    r["rel"] = r["grade"].fillna(-np.inf) >= relevance_threshold
-    r = _order(r, tie_policy, has_rank)
-    r["pos"] = r.groupby("qidx", sort=False).cumcount() + 1
-    cols = ["qidx", "pos", "grade", "rel", "score"]
-    if tie_policy == "expected":
-        r = _tie_groups(r)
-        cols += ["gstart", "gsize"]
-    ranked = r[cols].reset_index(drop=True)
-    return RankedLists(
-        ranked=ranked,
-        judged=q[["qidx", "grade"]].reset_index(drop=True),
-        query_ids=qids,
-        threshold=float(relevance_threshold),
-        tie_policy=tie_policy,
-    )
+    return r
 
 
 def _order(r: pd.DataFrame, policy: str, has_rank: bool) -> pd.DataFrame:
