@@ -241,8 +241,29 @@ def compare_chunkings(
     nb, sb = both["n_b"].to_numpy(float), both["s_b"].to_numpy(float)
     pa, pb = sa / na, sb / nb
     diff = pa - pb
+    few = K < _core.FEW_CLUSTERS
+    rows = _difference_rows(both["doc_id"].to_numpy(), na, sa, nb, sb, diff, level, n_resamples, seed)
+    differences = _checked(pd.DataFrame(rows), na, sa, nb, sb, level)
+    difference = _headline(differences, K)
+    per_document = pd.DataFrame({"doc_id": both["doc_id"], f"n_{a}": na.astype(int), f"rate_{a}": pa,
+                                 f"n_{b}": nb.astype(int), f"rate_{b}": pb, "diff": diff})
+    only_in = {a: int((~da["doc_id"].isin(db["doc_id"])).sum()), b: int((~db["doc_id"].isin(da["doc_id"])).sum())}
+    chunk_rows = pd.DataFrame(_own_estimates(ra, a) + _own_estimates(rb, b))
+    notices, fallback = _comparison_notices({a: ra, b: rb}, K)
+    return ChunkingComparison(names=(a, b), chunkings=chunk_rows, differences=differences, difference=difference,
+                              per_document=per_document, only_in=only_in, metric=ra.metric, level=level,
+                              info={"n_resamples": int(n_resamples), "seed": seed, "fallback": fallback,
+                                    "few_clusters": bool(few), "notices": notices,
+                                    "chunking": {n: (r.info or {}).get("task") for n, r in ((a, ra), (b, rb))}})
+
+
+def _difference_rows(doc_ids: np.ndarray, na: np.ndarray, sa: np.ndarray, nb: np.ndarray, sb: np.ndarray,
+                     diff: np.ndarray, level: float, n_resamples: int, seed: int | None) -> list[dict[str, Any]]:
+    """The paired difference's three intervals (macro t; micro linearised t and document bootstrap), each
+    flagged ``few_clusters`` by the core's rule."""
+    K = len(doc_ids)
     rows = []
-    mac = interval(diff, both["doc_id"].to_numpy(), estimator="macro", method="t", level=level)
+    mac = interval(diff, doc_ids, estimator="macro", method="t", level=level)
     rows.append({"estimator": "macro", "method": "t", "estimate": mac.estimate, "se": mac.se, "df": mac.df,
                  "low": mac.low, "high": mac.high, "n_documents": K})
     Na, Nb = na.sum(), nb.sum()
@@ -262,28 +283,29 @@ def compare_chunkings(
     few = K < _core.FEW_CLUSTERS
     for r in rows:  # the core's rule: methods whose reference ignores K are flagged below FEW_CLUSTERS
         r["flags"] = "few_clusters" if few and r["method"] in _core._FEW_CLUSTER_METHODS else ""
-    differences = _checked(pd.DataFrame(rows), na, sa, nb, sb, level)
+    return rows
+
+
+def _headline(differences: pd.DataFrame, K: int) -> dict[str, Any]:
+    """The headline difference (macro t) with its bounds and check, as plain Python values."""
     head = differences[(differences["estimator"] == "macro")].iloc[0]
     difference = {"estimate": float(head["estimate"]), "low": float(head["low"]), "high": float(head["high"]),
                   "method": "t", "estimator": "macro", "n_documents": K,
                   **{k: head[k] for k in ("low_bounded", "high_bounded", "clipped", *VERIFY_FIELDS)}}
-    difference = {k: (v.item() if isinstance(v, np.generic) else v) for k, v in difference.items()}
-    per_document = pd.DataFrame({"doc_id": both["doc_id"], f"n_{a}": na.astype(int), f"rate_{a}": pa,
-                                 f"n_{b}": nb.astype(int), f"rate_{b}": pb, "diff": diff})
-    only_in = {a: int((~da["doc_id"].isin(db["doc_id"])).sum()), b: int((~db["doc_id"].isin(da["doc_id"])).sum())}
-    chunk_rows = pd.DataFrame(_own_estimates(ra, a) + _own_estimates(rb, b))
-    notices, fallback = _fallback_notices({a: ra, b: rb})
-    if few:
+    return {k: (v.item() if isinstance(v, np.generic) else v) for k, v in difference.items()}
+
+
+def _comparison_notices(results: Mapping[str, EvaluationResult], K: int) -> tuple[list[str], dict[str, Any]]:
+    """What the comparison can and cannot say: word-window fallbacks, few shared documents, and each
+    chunking's own notices (once each); with the fallback record."""
+    notices, fallback = _fallback_notices(results)
+    if K < _core.FEW_CLUSTERS:
         notices.append(f"only {K} documents are shared (fewer than {_core.FEW_CLUSTERS}): the document bootstrap "
                        "interval is flagged few_clusters (its reference ignores how few documents there are); "
                        "read the t intervals.")
-    for r in (ra, rb):
+    for r in results.values():
         notices += [n for n in (r.info or {}).get("notices", []) if n not in notices]
-    return ChunkingComparison(names=(a, b), chunkings=chunk_rows, differences=differences, difference=difference,
-                              per_document=per_document, only_in=only_in, metric=ra.metric, level=level,
-                              info={"n_resamples": int(n_resamples), "seed": seed, "fallback": fallback,
-                                    "few_clusters": bool(few), "notices": notices,
-                                    "chunking": {n: (r.info or {}).get("task") for n, r in ((a, ra), (b, rb))}})
+    return notices, fallback
 
 
 def _word_windows(result: EvaluationResult) -> tuple[bool, int, int]:

@@ -93,55 +93,22 @@ def apply_pool(systems: pd.DataFrame, pairs: pd.DataFrame, readings: Mapping[str
         order reverses under some reading, separable or not); ``systems`` gain ``unjudged_as_nonrelevant``,
         ``unjudged_as_relevant`` (= ``bound_high``) and ``tier_flip``.
     """
-    from ragcov_data.eval.comparisons._family import family
-
     systems, pairs = systems.copy(), pairs.copy()
     for col in ("bound_high", "unjudged_as_nonrelevant", "unjudged_as_relevant", "tier_flip"):
         systems[col] = None
     pairs["robust"] = None
     if readings is None:
         return systems, pairs, {}
-    alpha = 1.0 - level
     idx = {n: i for i, n in enumerate(names)}
     info: dict[str, Any] = {}
     for label, mask in parts:
-        codes, uniq = pd.factorize(pd.Series(np.asarray(clusters)[mask]), sort=False)
-        est, sep = {}, {}
-        for reading, M in readings.items():
-            f = family(M[:, mask], codes, len(uniq), estimator=estimator, level=level, n_resamples=0,
-                       rng=np.random.default_rng(0), bootstrap=False)
-            est[reading] = f["systems"]["estimate"]
-            # sep[reading][(i, j)]: +1 i separably above j, -1 below, 0 not separable; diff sign kept for flips
-            # one decision rule under every reading: the per-comparison level of the printed simultaneous
-            # intervals (alpha*, never above Bonferroni's), so "separable" means what the interval shows
-            a_star = (alpha_star or {}).get(label)
-            m = max(len(f["ia"]), 1)
-            a_star = alpha / m if a_star is None or not np.isfinite(a_star) else a_star
-            d = {}
-            for i, j, diff, pv in zip(f["ia"], f["ib"], f["pairs"]["diff"], f["pairs"]["p"]):
-                d[(i, j)] = (float(diff), bool(pv < a_star))
-            sep[reading] = d
+        est, sep = _group_readings(readings, mask, clusters, estimator=estimator, level=level,
+                                   a_star=(alpha_star or {}).get(label))
         g = systems["group"] == label
         systems.loc[g, "bound_high"] = [float(est["relevant"][idx[n]]) for n in systems.loc[g, "name"]]
         systems.loc[g, "unjudged_as_relevant"] = systems.loc[g, "bound_high"]
         systems.loc[g, "unjudged_as_nonrelevant"] = [float(est["irrelevant"][idx[n]]) for n in systems.loc[g, "name"]]
-        robust, depends, flips = [], [], []
-        for k in pairs.index[pairs["group"] == label]:
-            a, b = idx[pairs.at[k, "a"]], idx[pairs.at[k, "b"]]
-            key, sgn = ((a, b), 1.0) if a < b else ((b, a), -1.0)
-            signs = {r: np.sign(sgn * sep[r][key][0]) for r in readings}
-            # robust: separable as printed (the estimate's own decision) and, in the same order, under the
-            # other readings at the printed intervals' per-comparison level
-            ok = bool(pairs.at[k, "significant"]) and all(sep[r][key][1] and signs[r] > 0 for r in readings
-                                                           if r != "irrelevant")
-            if "tiered" in pairs.columns and pairs.at[k, "tiered"] is not None and not bool(pairs.at[k, "tiered"]):
-                robust.append(None)  # a run lacking most of the group's queries: shown, never called robust
-                continue
-            robust.append(ok)
-            if bool(pairs.at[k, "significant"]) and not ok:
-                depends.append([pairs.at[k, "a"], pairs.at[k, "b"]])
-            if any(s < 0 for s in signs.values()):
-                flips.append([pairs.at[k, "a"], pairs.at[k, "b"]])
+        robust, depends, flips = _pair_verdicts(pairs, label, idx, sep, readings)
         pairs.loc[pairs["group"] == label, "robust"] = pd.Series(robust, index=pairs.index[pairs["group"] == label],
                                                                  dtype=object)
         gp = pairs[pairs["group"] == label]
@@ -154,6 +121,57 @@ def apply_pool(systems: pd.DataFrame, pairs: pd.DataFrame, readings: Mapping[str
                        "n_separable": int(sig.sum()), "n_robust": int(sum(x is True for x in robust)),
                        "depends": depends, "flips": flips}
     return systems, pairs, info
+
+
+def _group_readings(readings: Mapping[str, np.ndarray], mask: np.ndarray, clusters: np.ndarray, *,
+                    estimator: str, level: float, a_star: float | None
+                    ) -> tuple[dict[str, np.ndarray], dict[str, dict[tuple[int, int], tuple[float, bool]]]]:
+    """One group's estimates under every reading and, per reading, each pair's ``(diff, separable)`` keyed
+    by system rows ``(i, j)``, ``i < j``."""
+    from ragcov_data.eval.comparisons._family import family
+
+    alpha = 1.0 - level
+    codes, uniq = pd.factorize(pd.Series(np.asarray(clusters)[mask]), sort=False)
+    est, sep = {}, {}
+    for reading, M in readings.items():
+        f = family(M[:, mask], codes, len(uniq), estimator=estimator, level=level, n_resamples=0,
+                   rng=np.random.default_rng(0), bootstrap=False)
+        est[reading] = f["systems"]["estimate"]
+        # sep[reading][(i, j)]: +1 i separably above j, -1 below, 0 not separable; diff sign kept for flips
+        # one decision rule under every reading: the per-comparison level of the printed simultaneous
+        # intervals (alpha*, never above Bonferroni's), so "separable" means what the interval shows
+        m = max(len(f["ia"]), 1)
+        a_pair = alpha / m if a_star is None or not np.isfinite(a_star) else a_star
+        d = {}
+        for i, j, diff, pv in zip(f["ia"], f["ib"], f["pairs"]["diff"], f["pairs"]["p"]):
+            d[(i, j)] = (float(diff), bool(pv < a_pair))
+        sep[reading] = d
+    return est, sep
+
+
+def _pair_verdicts(pairs: pd.DataFrame, label: str, idx: Mapping[str, int],
+                   sep: Mapping[str, Mapping[tuple[int, int], tuple[float, bool]]], readings: Mapping[str, Any]
+                   ) -> tuple[list[bool | None], list[list[str]], list[list[str]]]:
+    """Per pair of the group (``pairs`` order): robust (None for an untiered run), the separable pairs whose
+    order depends on the pool, and the pairs whose order reverses under some reading."""
+    robust, depends, flips = [], [], []
+    for k in pairs.index[pairs["group"] == label]:
+        a, b = idx[pairs.at[k, "a"]], idx[pairs.at[k, "b"]]
+        key, sgn = ((a, b), 1.0) if a < b else ((b, a), -1.0)
+        signs = {r: np.sign(sgn * sep[r][key][0]) for r in readings}
+        # robust: separable as printed (the estimate's own decision) and, in the same order, under the
+        # other readings at the printed intervals' per-comparison level
+        ok = bool(pairs.at[k, "significant"]) and all(sep[r][key][1] and signs[r] > 0 for r in readings
+                                                       if r != "irrelevant")
+        if "tiered" in pairs.columns and pairs.at[k, "tiered"] is not None and not bool(pairs.at[k, "tiered"]):
+            robust.append(None)  # a run lacking most of the group's queries: shown, never called robust
+            continue
+        robust.append(ok)
+        if bool(pairs.at[k, "significant"]) and not ok:
+            depends.append([pairs.at[k, "a"], pairs.at[k, "b"]])
+        if any(s < 0 for s in signs.values()):
+            flips.append([pairs.at[k, "a"], pairs.at[k, "b"]])
+    return robust, depends, flips
 
 
 def pool_line(qrels: pd.DataFrame) -> str | None:

@@ -479,26 +479,17 @@ def interval_batch(
         get nan values and flag ``k_lt_2``.
     """
     stratified = strata is not None
-    _check_pair(estimator, method, stratified, sizes=(population or {}).get("sizes") is not None)
-    check_level(level)
-    n, s, q = _as_2d(n, "n"), _as_2d(s, "s"), _as_2d(q, "q")
-    if not (n.shape == s.shape == q.shape):
-        raise ValueError(f"`n`, `s`, `q` must have one shape; got {n.shape}, {s.shape}, {q.shape}.")
-    if np.any(n < 1):
-        raise ValueError("`n` must be >= 1 for every document (documents without queries carry no data).")
-    R, K = n.shape
-    if METHODS[method]["kind"] in ("bootstrap", "wild") and not stratified:
-        B = boot_counts.shape[-1] if boot_counts is not None and method != "chunk_bootstrap" else n_resamples
-        check_resamples(B, level, (method,))
-    flags = np.full(R, FLAGS["naive"] if METHODS[method]["naive"] else 0, dtype=np.int64)
+    n, s, q, flags = _batch_inputs(n, s, q, estimator, method, level, n_resamples, stratified, population,
+                                   boot_counts)
     population = dict(population or {})
 
     if stratified:
         return _stratified_t(n, s, q, np.asarray(strata), estimator, level, population, flags)
 
-    N, S, Q = n.sum(1), s.sum(1), q.sum(1)
+    R, K = n.shape
+    N = n.sum(1)
     p = s / n
-    est = S / N if estimator == "micro" else p.mean(1)
+    est = s.sum(1) / N if estimator == "micro" else p.mean(1)
 
     if K < 2 and method not in ("wald_iid", "chunk_bootstrap"):
         nan = np.full(R, np.nan)
@@ -506,7 +497,41 @@ def interval_batch(
                 "flags": flags | FLAGS["k_lt_2"]}
     if K < FEW_CLUSTERS and method in _FEW_CLUSTER_METHODS:
         flags |= FLAGS["few_clusters"]
+    fpc, flags = _fpc(population, estimator, method, K, flags)
+    gen = _rng(rng)
 
+    if METHODS[method]["kind"] == "analytic":
+        return _analytic(n, s, q, est, p, estimator, method, level, fpc, population, flags)
+    if method == "wild_cluster":
+        return _wild_cluster(n, s, p, estimator, level, n_resamples, gen, flags)
+    if method == "chunk_bootstrap":
+        return _chunk_bootstrap(n, s, q, est, level, n_resamples, gen, value_counts, flags)
+    return _cluster_bootstrap(n, s, p, est, estimator, method, level, n_resamples, gen, boot_counts, flags)
+
+
+def _batch_inputs(n: Any, s: Any, q: Any, estimator: str, method: str, level: float, n_resamples: int,
+                  stratified: bool, population: Mapping[str, Any] | None, boot_counts: np.ndarray | None
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Validate the inputs of :func:`interval_batch`; return ``n, s, q`` as (R, K) floats and the starting
+    flags (``naive`` for a naive method)."""
+    _check_pair(estimator, method, stratified, sizes=(population or {}).get("sizes") is not None)
+    check_level(level)
+    n, s, q = _as_2d(n, "n"), _as_2d(s, "s"), _as_2d(q, "q")
+    if not (n.shape == s.shape == q.shape):
+        raise ValueError(f"`n`, `s`, `q` must have one shape; got {n.shape}, {s.shape}, {q.shape}.")
+    if np.any(n < 1):
+        raise ValueError("`n` must be >= 1 for every document (documents without queries carry no data).")
+    if METHODS[method]["kind"] in ("bootstrap", "wild") and not stratified:
+        B = boot_counts.shape[-1] if boot_counts is not None and method != "chunk_bootstrap" else n_resamples
+        check_resamples(B, level, (method,))
+    flags = np.full(n.shape[0], FLAGS["naive"] if METHODS[method]["naive"] else 0, dtype=np.int64)
+    return n, s, q, flags
+
+
+def _fpc(population: Mapping[str, Any], estimator: str, method: str, K: int, flags: np.ndarray
+         ) -> tuple[float, np.ndarray]:
+    """The variance factor ``1 - K/M`` of a finite population of M documents (1 when unknown or when the
+    method ignores it, then flagged ``fpc_ignored``)."""
     fpc = 1.0
     if population.get("documents") is not None:
         M = float(np.asarray(population["documents"]))
@@ -516,21 +541,23 @@ def interval_batch(
             fpc = 1.0 - K / M
         else:  # micro: measured to under-cover with it (see the module docstring), so never applied
             flags |= FLAGS["fpc_ignored"]
+    return fpc, flags
 
-    z = stats.norm.ppf(0.5 + level / 2.0)
-    gen = _rng(rng)
 
-    if method == "wald_iid":
+def _analytic(n, s, q, est, p, estimator, method, level, fpc, population, flags):
+    """The closed-form intervals: ``wald_iid``, ``deff_wald``, ``cr1``, ``cr2``, ``t`` and ``known_sizes``."""
+    R, K = n.shape
+    N, Q = n.sum(1), q.sum(1)
+    if method in ("wald_iid", "deff_wald"):
+        z = stats.norm.ppf(0.5 + level / 2.0)
         var = np.maximum(Q / N - est**2, 0.0)
-        return _finish(est, np.sqrt(var / N), np.inf, z, flags)
-
-    if method == "deff_wald":
+        if method == "wald_iid":
+            return _finish(est, np.sqrt(var / N), np.inf, z, flags)
         icc = anova_icc(n, s, q)
         neg = icc < 0
         flags |= np.where(neg, FLAGS["negative_icc"], 0)
         icc = np.where(neg | ~np.isfinite(icc), 0.0, icc)
         deff = 1.0 + ((n * n).sum(1) / N - 1.0) * icc
-        var = np.maximum(Q / N - est**2, 0.0)
         return _finish(est, np.sqrt(var * deff / N), np.inf, z, flags)
 
     if method in ("cr1", "cr2", "t"):
@@ -549,27 +576,19 @@ def interval_batch(
             df = np.full(R, K - 1.0)
         return _finish(est, np.sqrt(var * fpc), df, _tq(level, df), flags)
 
-    if method == "known_sizes":
-        sizes = population.get("sizes")
-        if sizes is None:
-            raise ValueError("method 'known_sizes' needs every population document's size "
-                             "(population['sizes']): it applies to a document-sampled task.")
-        x = np.asarray(sizes, dtype=float)
-        if x.ndim != 1 or len(x) < 2 or len(x) < K:
-            raise ValueError(f"`population['sizes']` must hold one size per population document (at least "
-                             f"the K={K} sampled); got shape {x.shape}.")
-        u = s - est[:, None] * n
-        sigma2 = (u * u).sum(1) / (n * n).sum(1)
-        var = sigma2 * (x * x).sum() / (len(x) - 1) / K / x.mean() ** 2
-        return _finish(est, np.sqrt(var), np.full(R, K - 1.0), _tq(level, K - 1.0), flags)
-
-    if method == "wild_cluster":
-        return _wild_cluster(n, s, p, estimator, level, n_resamples, gen, flags)
-
-    if method == "chunk_bootstrap":
-        return _chunk_bootstrap(n, s, q, est, level, n_resamples, gen, value_counts, flags)
-
-    return _cluster_bootstrap(n, s, p, est, estimator, method, level, n_resamples, gen, boot_counts, flags)
+    # known_sizes
+    sizes = population.get("sizes")
+    if sizes is None:
+        raise ValueError("method 'known_sizes' needs every population document's size "
+                         "(population['sizes']): it applies to a document-sampled task.")
+    x = np.asarray(sizes, dtype=float)
+    if x.ndim != 1 or len(x) < 2 or len(x) < K:
+        raise ValueError(f"`population['sizes']` must hold one size per population document (at least "
+                         f"the K={K} sampled); got shape {x.shape}.")
+    u = s - est[:, None] * n
+    sigma2 = (u * u).sum(1) / (n * n).sum(1)
+    var = sigma2 * (x * x).sum() / (len(x) - 1) / K / x.mean() ** 2
+    return _finish(est, np.sqrt(var), np.full(R, K - 1.0), _tq(level, K - 1.0), flags)
 
 
 def _wild_cluster(n, s, p, estimator, level, B, gen, flags):

@@ -160,8 +160,23 @@ def interval(
     K = len(labels)
     if K < 2 and method not in ("wald_iid", "chunk_bootstrap"):
         raise RagcovError(f"`method={method!r}` needs at least 2 documents (clusters); got {K}.")
+    kwargs = _batch_kwargs(v, c, labels, s, q, method, strata, population_sizes)
+    out = _run_batch(n, s, q, estimator, method, level, n_resamples, seed, kwargs)
+    return IntervalResult(
+        estimate=float(out["estimate"][0]), se=float(out["se"][0]), df=float(out["df"][0]),
+        low=float(out["low"][0]), high=float(out["high"][0]), estimator=estimator, method=method,
+        level=level, n_clusters=K, n_obs=len(v), flags=_core.decode_flags(out["flags"][0]),
+        naive=bool(_core.METHODS[method]["naive"]),
+    )
+
+
+def _batch_kwargs(v: np.ndarray, c: np.ndarray, labels: np.ndarray, s: np.ndarray, q: np.ndarray, method: str,
+                  strata: Any, population_sizes: Any) -> dict[str, Any]:
+    """The design arguments of the core for :func:`interval`: stratum codes, population sizes and, for the
+    query bootstrap on values other than 0/1, the distinct values and their counts."""
     kwargs: dict[str, Any] = {}
     hlabels = None
+    stratified = strata is not None
     if stratified:
         codes, hlabels = _strata_codes(strata, c, labels)
         kwargs["strata"] = codes[None, :]
@@ -169,16 +184,16 @@ def interval(
     if method == "chunk_bootstrap" and not np.allclose(q, s):
         lv, cnt = np.unique(v, return_counts=True)
         kwargs["value_counts"] = (lv, cnt[None, :])
+    return kwargs
+
+
+def _run_batch(n: np.ndarray, s: np.ndarray, q: np.ndarray, estimator: str, method: str, level: float,
+               n_resamples: int, seed: Any, kwargs: dict[str, Any]) -> dict[str, np.ndarray]:
+    """One sample through :func:`_core.interval_batch`; its input errors become :class:`RagcovError`."""
     try:
-        out = _core.interval_batch(n, s, q, estimator=estimator, method=method, level=level,
-                                   n_resamples=int(n_resamples), rng=seed, **kwargs)
+        return _core.interval_batch(n, s, q, estimator=estimator, method=method, level=level,
+                                    n_resamples=int(n_resamples), rng=seed, **kwargs)
     except ValueError as exc:
         if isinstance(exc, RagcovError):
             raise
         raise RagcovError(str(exc)) from None
-    return IntervalResult(
-        estimate=float(out["estimate"][0]), se=float(out["se"][0]), df=float(out["df"][0]),
-        low=float(out["low"][0]), high=float(out["high"][0]), estimator=estimator, method=method,
-        level=level, n_clusters=K, n_obs=len(v), flags=_core.decode_flags(out["flags"][0]),
-        naive=bool(_core.METHODS[method]["naive"]),
-    )

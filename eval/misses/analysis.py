@@ -65,25 +65,12 @@ from ragcov_data.errors import RagcovError
 from ragcov_data.ties import DEFAULT_TIE_POLICY, check_tie_policy
 
 from ragcov_data.eval.estimates import _core
-from ragcov_data.eval.misses import _editions
+from ragcov_data.eval.misses import _flags
 from ragcov_data.eval.estimates._core import check_level
-from ragcov_data.eval.misses._ngrams import ngram_sets
+from ragcov_data.eval.misses._flags import _META, DEFAULTS, FLAG_NAMES, _contains  # noqa: F401  (_contains: tests)
 from ragcov_data.eval.estimates.results import _fmt, _JsonMixin
 
 __all__ = ["misses", "MissesResult", "FLAG_NAMES", "DEFAULTS"]
-
-#: The flags, in output order, and the metadata columns each needs.
-FLAG_NAMES = ("same_type", "same_issuer", "near_duplicate", "boilerplate", "other_edition", "contains_query",
-              "retrieved_not_in_force", "cites")
-_NEEDS = {"same_type": ("doc_type",), "same_issuer": ("issuer",), "near_duplicate": (), "boilerplate": (),
-          "other_edition": ("doc_type", "issuer", "date"), "contains_query": (), "retrieved_not_in_force": (),
-          "cites": ()}
-
-#: Default thresholds (see the module docstring for why).
-DEFAULTS = {"ngram": 5, "near_duplicate": 0.5, "boilerplate_doc_share": 0.03, "boilerplate_min_docs": 5,
-            "boilerplate_share": 0.5, "edition_overlap": _editions.EDITION_OVERLAP}
-
-_META = ("doc_type", "issuer", "date")
 
 
 # ----------------------------------------------------------------------------------------- result
@@ -248,42 +235,6 @@ def _frames(task: Any, cluster: str | None) -> tuple[pd.DataFrame, pd.DataFrame,
     return queries, qrels, corpus
 
 
-def _documents(corpus: pd.DataFrame) -> pd.DataFrame:
-    """One row per document: its metadata, its heading (from its first chunk), its whole text (chunks in
-    order), an issuer derived for votos and decisões without one, and the status its text states."""
-    from ragcov_data.legal import vigencia
-
-    order = corpus.sort_values(["doc_id", "chunk_index"], kind="stable") if "chunk_index" in corpus.columns \
-        else corpus
-    first = corpus.sort_values("chunk_index", kind="stable").drop_duplicates("doc_id").set_index("doc_id") \
-        if "chunk_index" in corpus.columns else corpus.drop_duplicates("doc_id").set_index("doc_id")
-    docs = pd.DataFrame(index=first.index)
-    for c in _META:
-        if c in first.columns:
-            vals = first[c].to_numpy(dtype=object)
-            docs[c] = pd.Series(np.where(pd.isna(vals), None, vals), index=first.index, dtype=object)  # None: unknown
-    docs["heading"] = [_editions.heading(t) for t in first["text"].astype(str)]
-    full = order.groupby("doc_id", sort=False)["text"].agg(lambda t: " ".join(map(str, t)))
-    docs["full_text"] = full.reindex(docs.index).to_numpy(dtype=object)
-    docs["issuer_derived"] = False
-    if "doc_type" in docs.columns:
-        derived = [None if (docs.get("issuer") is not None and docs.at[d, "issuer"] is not None)
-                   else _editions.derive_issuer(docs.at[d, "doc_type"], docs.at[d, "full_text"],
-                                                docs.at[d, "full_text"]) for d in docs.index]
-        mask = np.array([x is not None for x in derived], dtype=bool)
-        if mask.any():
-            if "issuer" not in docs.columns:
-                docs["issuer"] = pd.Series([None] * len(docs), index=docs.index, dtype=object)
-            docs.loc[mask, "issuer"] = [x for x in derived if x is not None]
-            docs["issuer_derived"] = mask
-    if "status" in first.columns:  # the acervo's stated status (vigência columns)
-        vals = first["status"].to_numpy(dtype=object)
-        docs["status"] = [None if pd.isna(v) or str(v) in ("", "None", "nan") else str(v) for v in vals]
-    else:
-        docs["status"] = [vigencia.document_status(t) for t in docs["full_text"]]
-    return docs
-
-
 def _top1(run: pd.DataFrame, qrels: pd.DataFrame, qids: np.ndarray, tie_policy: str,
           relevance_threshold: float = 1) -> pd.DataFrame:
     """The first row of each query under the tie policy's order, as the metrics order it
@@ -362,21 +313,13 @@ def _flag_text(bits: int) -> str:
 
 
 # ----------------------------------------------------------------------------------------- misses
-def misses(
-    run: Any,
-    task: Any,
-    *,
-    tie_policy: str = DEFAULT_TIE_POLICY,
-    cluster: str | None = None,
-    level: float = 0.95,
-    exclude_self: bool = True,
-    on_missing: str = "error",
-    near_duplicate: float = DEFAULTS["near_duplicate"],
-    boilerplate_doc_share: float = DEFAULTS["boilerplate_doc_share"],
-    boilerplate_min_docs: int = DEFAULTS["boilerplate_min_docs"],
-    boilerplate_share: float = DEFAULTS["boilerplate_share"],
-    edition_overlap: float = DEFAULTS["edition_overlap"],
-) -> MissesResult:
+def misses(run: Any, task: Any, *, tie_policy: str = DEFAULT_TIE_POLICY, cluster: str | None = None,
+           level: float = 0.95, exclude_self: bool = True, on_missing: str = "error",
+           near_duplicate: float = DEFAULTS["near_duplicate"],
+           boilerplate_doc_share: float = DEFAULTS["boilerplate_doc_share"],
+           boilerplate_min_docs: int = DEFAULTS["boilerplate_min_docs"],
+           boilerplate_share: float = DEFAULTS["boilerplate_share"],
+           edition_overlap: float = DEFAULTS["edition_overlap"]) -> MissesResult:
     """Flag every hit@1 miss of ``run`` on a chunked self-retrieval ``task`` and estimate where misses go.
 
     Parameters
@@ -423,10 +366,7 @@ def misses(
 
     tie_policy = check_tie_policy(tie_policy)
     check_level(level)
-    for name, value in (("near_duplicate", near_duplicate), ("boilerplate_doc_share", boilerplate_doc_share),
-                        ("boilerplate_share", boilerplate_share), ("edition_overlap", edition_overlap)):
-        if not (isinstance(value, (int, float)) and 0 < value <= 1):
-            raise RagcovError(f"`{name}` must be a share in (0, 1]; got {value!r}.")
+    _check_shares(near_duplicate, boilerplate_doc_share, boilerplate_share, edition_overlap)
     if not (isinstance(boilerplate_min_docs, (int, np.integer)) and boilerplate_min_docs >= 1):
         raise RagcovError(f"`boilerplate_min_docs` must be an integer >= 1; got {boilerplate_min_docs!r}.")
     check_outcome_args(on_missing, tie_policy, single=True)  # the outcome stage's one check of on_missing
@@ -436,140 +376,38 @@ def misses(
     oc = outcomes(run, task, "hit@1", tie_policy=tie_policy, on_missing=on_missing, cluster=cluster,
                   exclude_self=exclude_self)
     notices = list(oc.notices)
-    queries, run_df, qrels = oc.queries, oc.run, oc.qrels
     qids = oc.per_query["query-id"].to_numpy()
-    cluster_name, clusters = oc.cluster, oc.clusters
-    n_self, n_no_run = oc.info["n_self_rows_removed"], oc.n_missing
+    top = _top1(oc.run, oc.qrels, qids, tie_policy)
+    w = _flags.locate(corpus, oc.queries, qids, oc.values == 0, top)  # who is who: positions, documents
+    jac, bshare, min_docs = _flags.ngram_flags(corpus, w, boilerplate_min_docs, boilerplate_doc_share)
+    values, available, cols = _flags.flag_values(task, corpus, w, jac, bshare, near_duplicate=near_duplicate,
+                                                 boilerplate_share=boilerplate_share,
+                                                 edition_overlap=edition_overlap, notices=notices)
+    table = _flags.miss_table(w, values, available, cols, jac, bshare, oc.clusters)
+    flags, by_type, by_type_flags, n_zeroed = _share_tables(oc, w, values, available, level, notices)
+    definitions = _definitions(oc.cluster, level, near_duplicate, boilerplate_doc_share, boilerplate_min_docs,
+                               boilerplate_share, edition_overlap, min_docs, len(w.docs))
+    info = _info(oc, w, on_missing, n_zeroed, notices)
+    return MissesResult(n_queries=len(qids), n_misses=len(w.mq), flags=flags, by_type=by_type,
+                        by_type_flags=by_type_flags, misses=table, tie_policy=tie_policy, level=level,
+                        cluster=oc.cluster, definitions=definitions, info=info)
+
+
+def _check_shares(near_duplicate: Any, boilerplate_doc_share: Any, boilerplate_share: Any, edition_overlap: Any
+                  ) -> None:
+    """One clear error for the first threshold of :func:`misses` that is not a share in (0, 1]."""
+    for name, value in (("near_duplicate", near_duplicate), ("boilerplate_doc_share", boilerplate_doc_share),
+                        ("boilerplate_share", boilerplate_share), ("edition_overlap", edition_overlap)):
+        if not (isinstance(value, (int, float)) and 0 < value <= 1):
+            raise RagcovError(f"`{name}` must be a share in (0, 1]; got {value!r}.")
+
+
+def _share_tables(oc: Any, w: _flags.Located, values: dict[str, np.ndarray], available: list[str], level: float,
+                  notices: list[str]) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, int]:
+    """The flags' shares of the misses with CR2 intervals and checks, the tables by doc_type, and the misses
+    left out of the shares (queries the run lacked; a notice says so)."""
+    mq, clusters = w.mq, oc.clusters
     zeroed = oc.missing  # queries the run lacked: no retrieved chunk, so no flag can describe them
-    values = oc.values
-    is_miss = values == 0
-    top = _top1(run_df, qrels, qids, tie_policy)
-
-    # ---- who is who: positions in the corpus, documents, metadata --------------------------
-    pos = pd.Index(corpus["_id"])
-    own_chunk = queries["chunk_id"].astype(str).to_numpy()
-    own_pos = pos.get_indexer(own_chunk)
-    if (own_pos < 0).any():
-        bad = own_chunk[own_pos < 0][0]
-        raise RagcovError(f"query {qids[own_pos < 0][0]!r} names its own chunk {bad!r}, which is not in the task's "
-                          "corpus; the task is inconsistent (rebuild it).")
-    mq = np.flatnonzero(is_miss)
-    top_id = np.full(len(qids), None, dtype=object)
-    top_score = np.full(len(qids), np.nan)
-    top_id[top["qidx"].to_numpy()] = top["corpus-id"].to_numpy()
-    top_score[top["qidx"].to_numpy()] = top["score"].to_numpy()
-    r_id = top_id[mq]
-    has_r = np.array([x is not None for x in r_id], dtype=bool)
-    r_pos = np.full(len(mq), -1, dtype=np.int64)
-    r_pos[has_r] = pos.get_indexer(r_id[has_r].astype(str))
-    docs = _documents(corpus)
-    doc_of = corpus["doc_id"].to_numpy(dtype=object)
-    q_doc = doc_of[own_pos]
-    r_doc = np.where(has_r, doc_of[np.maximum(r_pos, 0)], None)
-
-    # ---- n-gram flags ------------------------------------------------------------------------
-    sets = ngram_sets(corpus["text"].astype(str).tolist(), DEFAULTS["ngram"])
-    n_docs = len(docs)
-    min_docs = max(int(boilerplate_min_docs), math.ceil(boilerplate_doc_share * n_docs - 1e-9))
-    common = sets.common_share(doc_of, min_docs)
-    jac = np.full(len(mq), np.nan)
-    bshare = np.full(len(mq), np.nan)
-    if has_r.any():
-        jac[has_r] = sets.jaccard(own_pos[mq][has_r], r_pos[has_r])
-        bshare[has_r] = common[r_pos[has_r]]
-
-    # ---- metadata flags ----------------------------------------------------------------------
-    def meta(col: str, doc_ids: np.ndarray) -> np.ndarray:
-        if col not in docs.columns:
-            return np.full(len(doc_ids), None, dtype=object)
-        vals = docs[col].reindex(pd.Index(doc_ids, dtype=object)).to_numpy(dtype=object)
-        return np.where(pd.isna(vals), None, vals)
-
-    q_meta = {c: meta(c, q_doc[mq]) for c in (*_META, "heading")}
-    r_meta = {c: meta(c, r_doc) for c in (*_META, "heading")}
-    vigencia_statuses = {"revoked", "suspended"}
-
-    def known_equal(col: str) -> np.ndarray:
-        a, b = q_meta[col], r_meta[col]
-        return np.array([x is not None and y is not None and str(x) == str(y) for x, y in zip(a, b)], dtype=bool)
-
-    available = [f for f in FLAG_NAMES if all(c in docs.columns for c in _NEEDS[f])]
-    for f in FLAG_NAMES:
-        if f not in available:
-            lacking = [c for c in _NEEDS[f] if c not in docs.columns]
-            notices.append(f"flag {f} left out: the task's corpus has no {', '.join(lacking)} column.")
-    # other edition: the same series, another number or date, and the documents' texts overlap
-    series = _editions.other_edition(q_doc[mq], r_doc, q_meta["doc_type"], r_meta["doc_type"], q_meta["issuer"],
-                                     r_meta["issuer"], q_meta["date"], r_meta["date"], q_meta["heading"],
-                                     [h or "" for h in r_meta["heading"]]) & has_r
-    doc_jac = np.full(len(mq), np.nan)
-    if series.any():  # on the distinct document pairs, over the documents involved only
-        pairs = pd.DataFrame({"q": q_doc[mq][series].astype(str), "r": r_doc[series].astype(str)})
-        uniq = pairs.drop_duplicates()
-        involved = pd.Index(pd.unique(np.concatenate([uniq["q"].to_numpy(), uniq["r"].to_numpy()])))
-        doc_sets = ngram_sets(docs["full_text"].reindex(involved).astype(str).tolist(), DEFAULTS["ngram"])
-        jac_u = doc_sets.jaccard(involved.get_indexer(uniq["q"]), involved.get_indexer(uniq["r"]))
-        key = pd.MultiIndex.from_frame(uniq)
-        doc_jac[series] = jac_u[key.get_indexer(pd.MultiIndex.from_frame(pairs))]
-    # contains_query: the query's words, in order and contiguous, inside the retrieved chunk
-    from ragcov_data.eval.outcomes.table import _split_frame
-
-    q_frame = _split_frame(task, "queries", ["_id", "text"])
-    q_text = None
-    if q_frame is not None and "text" in q_frame.columns:
-        q_text = (q_frame.assign(_id=q_frame["_id"].astype(str)).drop_duplicates("_id").set_index("_id")["text"]
-                  .reindex(qids[mq]).fillna("").astype(str).to_numpy(dtype=object))
-    texts = corpus["text"].astype(str).to_numpy(dtype=object)
-    contains = np.array([bool(has_r[i]) and q_text is not None and _contains(q_text[i], texts[r_pos[i]])
-                         for i in range(len(mq))], dtype=bool)
-    # not in force: the retrieved chunk (corpus in_force) or its document's stated status
-    r_status = meta("status", r_doc)
-    chunk_out = np.zeros(len(mq), dtype=bool)
-    if "in_force" in corpus.columns and has_r.any():
-        inf = corpus["in_force"].to_numpy()
-        chunk_out[has_r] = [not _truthy(inf[p]) for p in r_pos[has_r]]
-    not_in_force = has_r & (chunk_out | np.array([s in vigencia_statuses for s in r_status], dtype=bool))
-    r_units, r_share = _units_not_in_force(corpus, r_pos, has_r)
-    # cites: the retrieved document cites the query's act, or the reverse
-    none = [None] * len(docs)
-    keys = {d: _editions.act_key(h, dt, ty) for d, h, dt, ty in zip(
-        docs.index, docs["heading"], docs["date"] if "date" in docs.columns else none,
-        docs["doc_type"] if "doc_type" in docs.columns else none)}
-    cited_by: dict[Any, frozenset] = {}
-
-    def cited(d: Any) -> frozenset:
-        if d not in cited_by:
-            cited_by[d] = _editions.citations(str(docs.at[d, "full_text"]))
-        return cited_by[d]
-
-    cite = np.array([bool(has_r[i]) and q_doc[mq][i] != r_doc[i]
-                     and (_editions.cites(cited(r_doc[i]), keys.get(q_doc[mq][i]))
-                          or _editions.cites(cited(q_doc[mq][i]), keys.get(r_doc[i])))
-                     for i in range(len(mq))], dtype=bool)
-    flag_values = {
-        "same_type": known_equal("doc_type") & has_r,
-        "same_issuer": known_equal("issuer") & has_r,
-        "near_duplicate": np.nan_to_num(jac, nan=-1.0) >= near_duplicate,
-        "boilerplate": np.nan_to_num(bshare, nan=-1.0) >= boilerplate_share,
-        "other_edition": series & (np.nan_to_num(doc_jac, nan=-1.0) >= edition_overlap),
-        "contains_query": contains,
-        "retrieved_not_in_force": not_in_force,
-        "cites": cite,
-    }
-
-    table = pd.DataFrame({
-        "query-id": qids[mq], "corpus-id": r_id, "query_doc": q_doc[mq], "retrieved_doc": r_doc,
-        "query_type": q_meta["doc_type"], "retrieved_type": r_meta["doc_type"], "score": top_score[mq],
-        "jaccard": jac, "boilerplate_share": bshare, "cluster": clusters[mq],
-        **{f: flag_values[f] for f in available},
-        "document_jaccard": doc_jac, "retrieved_status": r_status,
-        "retrieved_units_not_in_force": r_units, "retrieved_share_not_in_force": r_share,
-        "query_issuer": q_meta["issuer"] if "issuer" in q_meta else None,
-        "retrieved_issuer": r_meta["issuer"] if "issuer" in r_meta else None,
-        "issuer_derived": meta("issuer_derived", r_doc) if "issuer_derived" in docs.columns else False,
-    })
-
-    # ---- shares ------------------------------------------------------------------------------
     # a query the run lacked (scored 0) is a miss with no retrieved chunk: no flag can describe it, so it
     # is left out of every share (counted in info["n_zeroed_excluded"]) instead of diluting them
     rated = ~zeroed[mq]
@@ -577,7 +415,7 @@ def misses(
     if n_zeroed:
         notices.append(f"{n_zeroed} of the {len(mq)} misses are queries run {oc.name!r} lacked (scored 0): they have "
                        f"no retrieved chunk, so they are left out of the shares (over the other {int(rated.sum())}).")
-    ind = np.stack([flag_values[f][rated] for f in available]) if available else np.zeros((0, int(rated.sum())), bool)
+    ind = np.stack([values[f][rated] for f in available]) if available else np.zeros((0, int(rated.sum())), bool)
     sh = _shares(ind, clusters[mq][rated], level)
     flags = pd.DataFrame({
         "name": available, "share": sh["estimate"], "low": sh["low"], "high": sh["high"], "se": sh["se"],
@@ -586,10 +424,16 @@ def misses(
         "interval_flags": [_flag_text(b) for b in sh["flags"]],
     })
     flags = _finish(flags, ind, clusters[mq][rated], level, 0)  # the check's seed: fixed, reproducible
-    by_type, by_type_flags = _by_type(queries, values, is_miss & ~zeroed, clusters, q_doc, docs, ind, available,
-                                      level, 0)
-    n_partial = int(((values > 0) & (values < 1)).sum())  # only under tie_policy="expected"
-    definitions = {
+    by_type, by_type_flags = _by_type(oc.queries, oc.values, (oc.values == 0) & ~zeroed, clusters, w.q_doc, w.docs,
+                                      ind, available, level, 0)
+    return flags, by_type, by_type_flags, n_zeroed
+
+
+def _definitions(cluster_name: str, level: float, near_duplicate: float, boilerplate_doc_share: float,
+                 boilerplate_min_docs: int, boilerplate_share: float, edition_overlap: float, min_docs: int,
+                 n_docs: int) -> dict[str, Any]:
+    """Every rule and threshold of the analysis, in words and numbers (written to the result's JSON)."""
+    return {
         "miss": "hit@1 = 0 under the tie policy, the query's own chunk excluded (as evaluate scores it)",
         "same_type": "the retrieved chunk's document has the query document's doc_type (both known)",
         "same_issuer": "the retrieved chunk's document has the query document's issuer (both known)",
@@ -619,49 +463,21 @@ def misses(
         "boilerplate_doc_share": boilerplate_doc_share, "boilerplate_min_docs": int(boilerplate_min_docs),
         "boilerplate_common_docs": min_docs, "boilerplate_share": boilerplate_share,
     }
-    info = {"n_documents": n_docs, "n_query_documents": int(len(pd.unique(clusters))),
-            "n_miss_documents": int(len(pd.unique(clusters[mq][rated]))), "n_no_run": n_no_run,
+
+
+def _info(oc: Any, w: _flags.Located, on_missing: str, n_zeroed: int, notices: list[str]) -> dict[str, Any]:
+    """Counts and notices of the analysis (``MissesResult.info``)."""
+    mq, clusters = w.mq, oc.clusters
+    rated = ~oc.missing[mq]
+    n_partial = int(((oc.values > 0) & (oc.values < 1)).sum())  # only under tie_policy="expected"
+    return {"n_documents": len(w.docs), "n_query_documents": int(len(pd.unique(clusters))),
+            "n_miss_documents": int(len(pd.unique(clusters[mq][rated]))), "n_no_run": oc.n_missing,
             "on_missing": on_missing,
-            "n_self_rows_removed": n_self, "n_unjudged_queries": oc.info["n_unjudged_queries"],
+            "n_self_rows_removed": oc.info["n_self_rows_removed"],
+            "n_unjudged_queries": oc.info["n_unjudged_queries"],
             "n_partial": n_partial, "n_zeroed_excluded": n_zeroed, "missing_queries": oc.info["missing_queries"],
             "top_tie_share": oc.info["top_tie_share"], "all_tied_share": oc.info["all_tied_share"],
             "notices": notices, **{k: oc.info[k] for k in ("population_clusters", "sample") if k in oc.info}}
-    return MissesResult(n_queries=len(qids), n_misses=len(mq), flags=flags, by_type=by_type,
-                        by_type_flags=by_type_flags, misses=table, tie_policy=tie_policy, level=level,
-                        cluster=cluster_name, definitions=definitions, info=info)
-
-
-def _contains(query: str, text: str) -> bool:
-    """Do ``query``'s casefolded whitespace words occur, in order and contiguous, in ``text``'s?"""
-    q = " ".join(query.casefold().split())
-    return bool(q) and f" {q} " in f" {' '.join(text.casefold().split())} "
-
-
-def _units_not_in_force(corpus: pd.DataFrame, r_pos: np.ndarray, has_r: np.ndarray
-                        ) -> tuple[np.ndarray, np.ndarray]:
-    """Per miss: the out-of-force units of the retrieved chunk (corpus ``units_not_in_force``, labels joined
-    with ``"; "``; None when it holds none or the corpus has no such column) and the share of its words they
-    hold (NaN without the column), so a chunk with one revoked parágrafo and one all of old wording are
-    told apart."""
-    units = np.full(len(r_pos), None, dtype=object)
-    share = np.full(len(r_pos), np.nan)
-    if "units_not_in_force" not in corpus.columns or not has_r.any():
-        return units, share
-    col = corpus["units_not_in_force"].to_numpy(dtype=object)
-    shares = (corpus["share_not_in_force"].to_numpy(dtype=float) if "share_not_in_force" in corpus.columns
-              else np.full(len(corpus), np.nan))
-    for i in np.flatnonzero(has_r):
-        labels = col[r_pos[i]]
-        labels = [] if labels is None or (isinstance(labels, float) and math.isnan(labels)) else list(labels)
-        units[i] = "; ".join(str(x) for x in labels) or None
-        share[i] = shares[r_pos[i]]
-    return units, share
-
-
-def _truthy(value: Any) -> bool:
-    if isinstance(value, str):
-        return value.strip().lower() not in ("false", "0", "", "none", "nan")
-    return bool(value) if not (isinstance(value, float) and math.isnan(value)) else True
 
 
 def _finish(table: pd.DataFrame, indicators: np.ndarray, clusters: np.ndarray, level: float,

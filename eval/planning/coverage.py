@@ -9,6 +9,7 @@ code that :func:`ragcov_data.eval.evaluate` runs.
 from __future__ import annotations
 
 import zlib
+from collections import Counter
 from typing import Any, Iterable, Sequence
 
 import numpy as np
@@ -207,20 +208,10 @@ def _two_stage(rng, pop: pd.DataFrame, n_types: int, per_type: int, reps: int):
 # --------------------------------------------------------------------------------------------------
 # Public entry point
 # --------------------------------------------------------------------------------------------------
-def coverage_study(
-    population: Any,
-    k: int | Sequence[int] = 20,
-    reps: int = 5000,
-    methods: str | Sequence[str] | None = None,
-    estimators: str | Sequence[str] = ESTIMATORS,
-    design: str = "srs",
-    level: float = 0.95,
-    seed: int = 0,
-    n_resamples: int = 999,
-    show_progress: bool = False,
-    n_types: int = 6,
-    fpc: bool = False,
-) -> pd.DataFrame:
+def coverage_study(population: Any, k: int | Sequence[int] = 20, reps: int = 5000,
+                   methods: str | Sequence[str] | None = None, estimators: str | Sequence[str] = ESTIMATORS,
+                   design: str = "srs", level: float = 0.95, seed: int = 0, n_resamples: int = 999,
+                   show_progress: bool = False, n_types: int = 6, fpc: bool = False) -> pd.DataFrame:
     """Monte-Carlo coverage of every interval method when K documents are sampled from a known population.
 
     Parameters
@@ -288,30 +279,64 @@ def coverage_study(
     ks, methods_req, ests, n_resamples = _coverage_iv(pop, k, reps, methods, estimators, design, level, n_resamples,
                                                       n_types)
     core = _core()
+    plan = _plan(core, ks, ests, methods_req, design)
+    truth = {(kk, est): _truth(_eligible(pop, design, kk, n_types), est, design) for kk in ks for est in ests}
+    rows = _run_plan(core, pop, plan, truth, reps=reps, design=design, level=level, seed=seed,
+                     n_resamples=n_resamples, show_progress=show_progress, n_types=n_types, fpc=fpc)
+    return _table(rows, truth, ks, ests, design=design, seed=seed, reps=reps, level=level, n_docs=len(pop),
+                  n_resamples=n_resamples, n_types=n_types, fpc=fpc)
+
+
+def _table(rows: list[dict], truth: dict[tuple[int, str], float], ks: list[int], ests: list[str], *, design: str,
+           seed: int, reps: int, level: float, n_docs: int, n_resamples: int, n_types: int, fpc: bool
+           ) -> pd.DataFrame:
+    """The study's table with its settings and the truth in ``attrs``."""
+    table = pd.DataFrame(rows, columns=COLUMNS)
+    truth_by_est = {est: truth[(ks[0], est)] for est in ests}
+    table.attrs.update(truth=truth_by_est, truth_by_k={f"{kk}/{est}": v for (kk, est), v in truth.items()},
+                       design=design, seed=seed, reps=reps, level=level, n_docs=n_docs,
+                       n_resamples=n_resamples, n_types=n_types if design == "two-stage" else None,
+                       fpc=bool(fpc) if design == "srs" else True)
+    return table
+
+
+def _plan(core, ks: list[int], ests: list[str], methods_req: list[str] | None, design: str
+          ) -> list[tuple[int, str, str]]:
+    """Every (K, estimator, method) the study runs, in order; an error when no requested method applies."""
     plan = [(kk, est, m) for kk in ks for est in ests for m in _methods(core, est, methods_req, design)]
     if not plan:
         raise RagcovError(f"none of the methods {methods_req} applies to estimators {list(ests)}.")
-    n_arr, s_arr, q_arr = (pop[c].to_numpy(float) for c in ("n", "s", "q"))
-    truth = {(kk, est): _truth(_eligible(pop, design, kk, n_types), est, design) for kk in ks for est in ests}
+    return plan
 
+
+def _draw_samples(pop: pd.DataFrame, kk: int, *, design: str, reps: int, seed: int, n_types: int, fpc: bool
+                  ) -> tuple[np.ndarray, dict[str, Any]]:
+    """The ``reps`` samples of K documents (seeded by K alone, shared by every method) and the design
+    arguments of the core."""
+    srng = np.random.default_rng([seed, kk, 0])
+    if design == "srs":
+        return _srs(srng, len(pop), kk, reps), ({"population": {"documents": len(pop)}} if fpc else {})
+    idx, strata, popsizes = _two_stage(srng, pop, n_types, kk // n_types, reps)
+    return idx, {"strata": strata, "population": popsizes}
+
+
+def _run_plan(core, pop: pd.DataFrame, plan: list[tuple[int, str, str]], truth: dict[tuple[int, str], float], *,
+              reps: int, design: str, level: float, seed: int, n_resamples: int, show_progress: bool,
+              n_types: int, fpc: bool) -> list[dict]:
+    """One summary row per (K, estimator, method): its intervals on the shared samples against the truth."""
     from tqdm.auto import tqdm
 
+    n_arr, s_arr, q_arr = (pop[c].to_numpy(float) for c in ("n", "s", "q"))
     degenerate_bits = sum(core.FLAGS[f] for f in DEGENERATE_FLAGS)
-
     rows = []
     samples: dict[int, Any] = {}
     boot_counts: dict[int, np.ndarray] = {}
-    n_doc_boot = {kk: sum(1 for k2, _, m in plan if k2 == kk and m in _DOC_BOOTSTRAPS) for kk in ks}
+    n_doc_boot = Counter(kk for kk, _, m in plan if m in _DOC_BOOTSTRAPS)  # document bootstraps per K
     bar = tqdm(plan, desc="coverage", disable=None if show_progress else True, unit="method")  # terminal only
     for kk, est, m in bar:
         bar.set_postfix_str(f"K={kk} {est} {m}")
         if kk not in samples:
-            srng = np.random.default_rng([seed, kk, 0])
-            if design == "srs":
-                samples[kk] = (_srs(srng, len(pop), kk, reps), {"population": {"documents": len(pop)}} if fpc else {})
-            else:
-                idx, strata, popsizes = _two_stage(srng, pop, n_types, kk // n_types, reps)
-                samples[kk] = (idx, {"strata": strata, "population": popsizes})
+            samples[kk] = _draw_samples(pop, kk, design=design, reps=reps, seed=seed, n_types=n_types, fpc=fpc)
         idx, extra = samples[kk]
         mrng = np.random.default_rng([seed, kk, zlib.crc32(f"{est}/{m}".encode())])
         if m in _DOC_BOOTSTRAPS and "strata" not in extra and kk <= 127:
@@ -327,13 +352,7 @@ def coverage_study(
             res = _call_core(core, n_arr[idx], s_arr[idx], q_arr[idx], estimator=est, method=m, level=level,
                              n_resamples=n_resamples, rng=mrng, extra=extra)
         rows.append(_summarise(res, truth[(kk, est)], est, m, kk, reps, degenerate_bits))
-    table = pd.DataFrame(rows, columns=COLUMNS)
-    truth_by_est = {est: truth[(ks[0], est)] for est in ests}
-    table.attrs.update(truth=truth_by_est, truth_by_k={f"{kk}/{est}": v for (kk, est), v in truth.items()},
-                       design=design, seed=seed, reps=reps, level=level, n_docs=len(pop),
-                       n_resamples=n_resamples, n_types=n_types if design == "two-stage" else None,
-                       fpc=bool(fpc) if design == "srs" else True)
-    return table
+    return rows
 
 
 def _summarise(res: dict[str, np.ndarray], truth: float, est: str, method: str, k: int, reps: int,

@@ -83,18 +83,9 @@ def _k_needed(var_unit: float, h: float, level: float, k_max: int = 10**7) -> in
     return k
 
 
-def plan(
-    pilot: Any,
-    target_halfwidth: float,
-    level: float = 0.95,
-    estimators: str | Sequence[str] = ESTIMATORS,
-    confirm: bool = True,
-    seed: int = 0,
-    reps: int = 1000,
-    methods: dict[str, str] | None = None,
-    show_progress: bool = False,
-    n_resamples: int = 999,
-) -> PlanResult:
+def plan(pilot: Any, target_halfwidth: float, level: float = 0.95, estimators: str | Sequence[str] = ESTIMATORS,
+         confirm: bool = True, seed: int = 0, reps: int = 1000, methods: dict[str, str] | None = None,
+         show_progress: bool = False, n_resamples: int = 999) -> PlanResult:
     """Documents K needed for a target interval half-width, confirmed by simulation.
 
     Parameters
@@ -138,32 +129,12 @@ def plan(
     """
     pop = population_counts(pilot)
     ests = [estimators] if isinstance(estimators, str) else list(estimators)
-    if not (isinstance(target_halfwidth, (int, float)) and 0 < target_halfwidth < 1):
-        raise RagcovError(f"`target_halfwidth` must be in (0, 1), e.g. 0.05 for ±5 points; got {target_halfwidth!r}.")
-    check_level(level, float_only=True)
-    for e in ests:
-        if e not in ESTIMATORS:
-            raise RagcovError(f"`estimators` must be drawn from {list(ESTIMATORS)}; got {e!r}.")
-    if len(pop) < 2:
-        raise RagcovError(f"`pilot` has {len(pop)} document; a plan needs at least 2 documents.")
-    methods = {**DEFAULT_METHODS, **(methods or {})}
-    if confirm:
-        check_resamples(n_resamples, level, [methods[e] for e in ests if e in methods])
+    methods = _plan_iv(pop, ests, target_halfwidth, level, confirm, methods, n_resamples)
     n, s, q = (pop[c].to_numpy(float) for c in ("n", "s", "q"))
     D = len(pop)
     result = PlanResult(float(target_halfwidth), level, D)
     for est in ests:
-        if est == "micro":
-            p = s.sum() / n.sum()
-            nbar = n.mean()
-            u = s - p * n
-            var_unit = np.var(u, ddof=1) / nbar**2
-            sigma2 = q.sum() / n.sum() - p * p
-            deff = float(np.var(u, ddof=1) / (nbar * sigma2)) if sigma2 > 0 else float("nan")
-        else:
-            p = float(np.mean(s / n))
-            var_unit = float(np.var(s / n, ddof=1))
-            deff = float("nan")
+        p, var_unit, deff = _unit_variance(est, n, s, q)
         k = _k_needed(var_unit, target_halfwidth, level)
         row = {
             "estimator": est, "estimate": float(p), "k": int(k), "deff": deff, "sd_unit": float(np.sqrt(var_unit)),
@@ -180,6 +151,40 @@ def plan(
                        mc_margin=float(r["mc_margin"]))
         result.rows.append(row)
     return result
+
+
+def _plan_iv(pop: pd.DataFrame, ests: list[str], target_halfwidth: Any, level: Any, confirm: bool,
+             methods: dict[str, str] | None, n_resamples: Any) -> dict[str, str]:
+    """Check the arguments of :func:`plan` (first bad one: a clear error); return the method per estimator."""
+    if not (isinstance(target_halfwidth, (int, float)) and 0 < target_halfwidth < 1):
+        raise RagcovError(f"`target_halfwidth` must be in (0, 1), e.g. 0.05 for ±5 points; got {target_halfwidth!r}.")
+    check_level(level, float_only=True)
+    for e in ests:
+        if e not in ESTIMATORS:
+            raise RagcovError(f"`estimators` must be drawn from {list(ESTIMATORS)}; got {e!r}.")
+    if len(pop) < 2:
+        raise RagcovError(f"`pilot` has {len(pop)} document; a plan needs at least 2 documents.")
+    methods = {**DEFAULT_METHODS, **(methods or {})}
+    if confirm:
+        check_resamples(n_resamples, level, [methods[e] for e in ests if e in methods])
+    return methods
+
+
+def _unit_variance(est: str, n: np.ndarray, s: np.ndarray, q: np.ndarray) -> tuple[float, float, float]:
+    """The pilot's estimate, its variance per document (``var_unit``: the estimate's variance over K
+    documents is ``var_unit / K``) and, for micro, the ratio estimator's design effect (see :func:`plan`)."""
+    if est == "micro":
+        p = s.sum() / n.sum()
+        nbar = n.mean()
+        u = s - p * n
+        var_unit = np.var(u, ddof=1) / nbar**2
+        sigma2 = q.sum() / n.sum() - p * p
+        deff = float(np.var(u, ddof=1) / (nbar * sigma2)) if sigma2 > 0 else float("nan")
+    else:
+        p = float(np.mean(s / n))
+        var_unit = float(np.var(s / n, ddof=1))
+        deff = float("nan")
+    return p, var_unit, deff
 
 
 @dataclass

@@ -302,23 +302,10 @@ def _k_by_simulation(sim, k: int, power: float, p_k: float) -> tuple[int, float]
     return hi, p_hi
 
 
-def plan_difference(
-    pilot: Any,
-    difference: float,
-    *,
-    n_systems: int = 2,
-    power: float = 0.8,
-    level: float = 0.95,
-    family: str = "holm",
-    estimators: str | Sequence[str] = ESTIMATORS,
-    simulate: bool = True,
-    reps: int = 2000,
-    seed: int = 0,
-    task: Any = None,
-    metric: str | None = None,
-    cluster: str | None = None,
-    tie_policy: str | None = None,
-) -> PowerResult:
+def plan_difference(pilot: Any, difference: float, *, n_systems: int = 2, power: float = 0.8, level: float = 0.95,
+                    family: str = "holm", estimators: str | Sequence[str] = ESTIMATORS, simulate: bool = True,
+                    reps: int = 2000, seed: int = 0, task: Any = None, metric: str | None = None,
+                    cluster: str | None = None, tie_policy: str | None = None) -> PowerResult:
     """Clusters K needed to detect a paired difference ``D`` among N systems, family-wise, with a check.
 
     Parameters
@@ -375,6 +362,27 @@ def plan_difference(
     ests = [estimators] if isinstance(estimators, str) else list(estimators)
     _check(difference, n_systems, power, level, family, ests, reps, seed, simulate)
     pq, cluster_name = _pilot_frame(pilot, task, metric, cluster, tie_policy)
+    n, s, q, d_all = _pilot_sums(pq)
+    C = len(n)
+    m = n_systems * (n_systems - 1) // 2
+    alpha = float(f"{(1.0 - level) / m:.12g}")  # 0.005, not 0.0050000000000000044
+    de = design_effect(d_all, pq["cluster"].to_numpy())
+    sigma = float(d_all.std())  # per-query SD (ddof 0, the σ² of the ratio DEFF)
+    size_ratio = float((n * n).mean() / n.mean() ** 2)  # 1 + cv²
+    res = PowerResult(float(difference), int(n_systems), m, power, level, family, alpha, C, int(n.sum()),
+                      cluster_name, int(reps) if simulate else None,
+                      flags=("negative_icc",) if "negative_icc" in de.flags else ())
+    for est in ests:
+        row = _estimator_row(est, n, s, sigma, size_ratio, de, difference, alpha, power)
+        if simulate:
+            _simulate_row(row, n, s, q, est, alpha, difference, power, reps, seed)
+        res.rows.append(row)
+    return res
+
+
+def _pilot_sums(pq: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per-cluster size, sum and sum of squares of the pilot's differences, and every difference; an error
+    for fewer than 2 clusters or differences that never vary."""
     g = pq.groupby("cluster", sort=False)["diff"]
     n = g.size().to_numpy(float)
     s = g.sum().to_numpy(float)
@@ -387,45 +395,45 @@ def plan_difference(
         raise RagcovError(
             f"every paired difference in the pilot equals {d_all[0]:g}: the two systems never disagree, so there is "
             "no variance to plan from; use a pilot of two runs that differ on some queries.")
-    m = n_systems * (n_systems - 1) // 2
-    alpha = float(f"{(1.0 - level) / m:.12g}")  # 0.005, not 0.0050000000000000044
-    de = design_effect(d_all, pq["cluster"].to_numpy())
-    sigma = float(d_all.std())  # per-query SD (ddof 0, the σ² of the ratio DEFF)
-    size_ratio = float((n * n).mean() / n.mean() ** 2)  # 1 + cv²
-    res = PowerResult(float(difference), int(n_systems), m, power, level, family, alpha, C, int(n.sum()),
-                      cluster_name, int(reps) if simulate else None,
-                      flags=("negative_icc",) if "negative_icc" in de.flags else ())
-    for est in ests:
-        if est == "micro":
-            obs = float(s.sum() / n.sum())
-            u = s - obs * n
-            var_unit = float(np.var(u, ddof=1) / n.mean() ** 2)
-            deff = float(var_unit * n.mean() / sigma**2)
-            df_of = lambda k: _micro_df(k, size_ratio)  # noqa: E731
-        else:
-            obs = float(np.mean(s / n))
-            var_unit = float(np.var(s / n, ddof=1))
-            deff = float("nan")
-            df_of = lambda k: k - 1.0  # noqa: E731
-        if var_unit <= 0:
-            raise RagcovError(f"the pilot's {est} difference has no between-cluster variance (every cluster's "
-                              "difference is the same); a power plan needs clusters that vary.")
-        sd_unit = math.sqrt(var_unit)
-        k = _k_for_power(sd_unit, difference, alpha, power, df_of)
-        df, se = df_of(k), sd_unit / math.sqrt(k)
-        pred = float(stats.t.cdf(abs(difference) / se - stats.t.ppf(1 - alpha / 2, df), df))
-        row = {"estimator": est, "k": int(k), "observed": obs, "sd": sigma, "sd_unit": sd_unit, "deff": deff,
-               "icc": de.icc, "deff_icc": de.deff, "cv": de.cv, "mean_size": de.mean_size, "df": df, "se": se,
-               "predicted_power": pred, "method": POWER_METHODS[est], "simulated_power": None,
-               "mc_margin": None, "k_simulated": None, "power_at_k_simulated": None, "exceeds_pilot": bool(k > C)}
-        if simulate:
-            shift = difference - obs  # every query's difference moves by D − observed: the mean becomes D
-            s2, q2 = s + shift * n, q + 2 * shift * s + shift * shift * n
+    return n, s, q, d_all
 
-            def sim(kk: int) -> tuple[float, float]:
-                return _simulate(n, s2, q2, kk, est, alpha, difference, reps, seed)
 
-            row["simulated_power"], row["mc_margin"] = sim(k)
-            row["k_simulated"], row["power_at_k_simulated"] = _k_by_simulation(sim, k, power, row["simulated_power"])
-        res.rows.append(row)
-    return res
+def _estimator_row(est: str, n: np.ndarray, s: np.ndarray, sigma: float, size_ratio: float, de: Any,
+                   difference: float, alpha: float, power: float) -> dict[str, Any]:
+    """One estimator's analytic plan (the row of :attr:`PowerResult.rows`, simulation fields still None)."""
+    if est == "micro":
+        obs = float(s.sum() / n.sum())
+        u = s - obs * n
+        var_unit = float(np.var(u, ddof=1) / n.mean() ** 2)
+        deff = float(var_unit * n.mean() / sigma**2)
+        df_of = lambda k: _micro_df(k, size_ratio)  # noqa: E731
+    else:
+        obs = float(np.mean(s / n))
+        var_unit = float(np.var(s / n, ddof=1))
+        deff = float("nan")
+        df_of = lambda k: k - 1.0  # noqa: E731
+    if var_unit <= 0:
+        raise RagcovError(f"the pilot's {est} difference has no between-cluster variance (every cluster's "
+                          "difference is the same); a power plan needs clusters that vary.")
+    sd_unit = math.sqrt(var_unit)
+    k = _k_for_power(sd_unit, difference, alpha, power, df_of)
+    df, se = df_of(k), sd_unit / math.sqrt(k)
+    pred = float(stats.t.cdf(abs(difference) / se - stats.t.ppf(1 - alpha / 2, df), df))
+    return {"estimator": est, "k": int(k), "observed": obs, "sd": sigma, "sd_unit": sd_unit, "deff": deff,
+            "icc": de.icc, "deff_icc": de.deff, "cv": de.cv, "mean_size": de.mean_size, "df": df, "se": se,
+            "predicted_power": pred, "method": POWER_METHODS[est], "simulated_power": None,
+            "mc_margin": None, "k_simulated": None, "power_at_k_simulated": None, "exceeds_pilot": bool(k > len(n))}
+
+
+def _simulate_row(row: dict[str, Any], n: np.ndarray, s: np.ndarray, q: np.ndarray, est: str, alpha: float,
+                  difference: float, power: float, reps: int, seed: int) -> None:
+    """Fill ``row``'s simulated power at its K and the simulated K (:func:`_k_by_simulation`)."""
+    k = row["k"]
+    shift = difference - row["observed"]  # every query's difference moves by D − observed: the mean becomes D
+    s2, q2 = s + shift * n, q + 2 * shift * s + shift * shift * n
+
+    def sim(kk: int) -> tuple[float, float]:
+        return _simulate(n, s2, q2, kk, est, alpha, difference, reps, seed)
+
+    row["simulated_power"], row["mc_margin"] = sim(k)
+    row["k_simulated"], row["power_at_k_simulated"] = _k_by_simulation(sim, k, power, row["simulated_power"])

@@ -11,7 +11,7 @@ outcome table with those figures (calibrated, seeded, every parameter overridabl
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -215,21 +215,11 @@ def _ar1_latent(innov: np.ndarray, starts: np.ndarray, lengths: np.ndarray, rho:
     return y - rho ** (pos + 1) * prev + rho**pos * e0 * (1 - c)
 
 
-def simulate_population(
-    n_docs: int = 1300,
-    n_chunks: int = 33503,
-    median_size: float = 7,
-    top10_share: float = 0.59,
-    micro: float = 0.1846,
-    macro: float = 0.1596,
-    icc: float = 0.293,
-    never_hit_share: float = 0.5,
-    lag1: float | None = 0.17,
-    deff: float | None = 33.2,
-    types: Sequence[DocType] | None = None,
-    seed: int = 0,
-    calibrate: bool = True,
-) -> pd.DataFrame:
+def simulate_population(n_docs: int = 1300, n_chunks: int = 33503, median_size: float = 7, top10_share: float = 0.59,
+                        micro: float = 0.1846, macro: float = 0.1596, icc: float = 0.293,
+                        never_hit_share: float = 0.5, lag1: float | None = 0.17, deff: float | None = 33.2,
+                        types: Sequence[DocType] | None = None, seed: int = 0, calibrate: bool = True,
+                        ) -> pd.DataFrame:
     """Simulate a per-chunk hit@1 population matching the ANEEL–TAESA figures.
 
     Model: document sizes from calibrated quantiles (see Notes); each document's rate is zero with
@@ -290,7 +280,28 @@ def simulate_population(
     _simulate_iv(n_docs, n_chunks, median_size, top10_share, micro, macro, icc, never_hit_share, lag1, deff)
     types = _resolve_types(types, n_docs)
     rng = np.random.default_rng(seed)
+    sizes, type_idx = _deal_sizes(rng, types, n_docs, n_chunks, median_size, top10_share, icc, deff)
+    rel_rate = np.array([t.rate for t in types])[type_idx]
+    realise, starts = _realiser(rng, sizes, rel_rate, n_docs)
+    theta = np.array([macro / max(np.mean(rel_rate), 1e-9), 0.3, np.log(2.0), 0.3, 0.3 if lag1 else 0.0])
+    if calibrate:
+        theta = _calibrate(theta, realise, micro, macro, icc, never_hit_share, lag1)
+    values, _ = realise(theta)
+    pop = _population_frame(values, sizes, starts, types, type_idx, n_docs)
+    pop.attrs["params"] = dict(
+        zip(["rate_scale", "pi_zero", "beta_precision", "size_rate_corr", "ar1"],
+            [float(theta[0]), float(theta[1]), float(np.exp(theta[2])), float(theta[3]), float(theta[4])])
+    )
+    pop.attrs["seed"] = seed
+    pop.attrs["figures"] = population_figures(pop)
+    return pop
 
+
+def _deal_sizes(rng: np.random.Generator, types: Sequence[DocType], n_docs: int, n_chunks: int,
+                median_size: float, top10_share: float, icc: float, deff: float | None
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """Document sizes (:func:`_sizes`) dealt to documents ranked by ``size_scale + N(0, 1)`` (one draw a
+    document), and each document's type index."""
     sumsq_ratio = ((deff - 1) / icc + 1) if deff is not None else 0.0
     sizes_sorted = _sizes(n_docs, n_chunks, median_size, top10_share, sumsq_ratio)
     type_idx = np.repeat(np.arange(len(types)), [t.n_docs for t in types])
@@ -298,10 +309,16 @@ def simulate_population(
     order = np.argsort(scale + rng.standard_normal(n_docs), kind="stable")
     sizes = np.empty(n_docs, dtype=np.int64)
     sizes[order] = sizes_sorted
-    rel_rate = np.array([t.rate for t in types])[type_idx]
-    never = rel_rate <= 0
+    return sizes, type_idx
 
-    # common random numbers: every calibration step reuses the same uniforms and innovations
+
+def _realiser(rng: np.random.Generator, sizes: np.ndarray, rel_rate: np.ndarray, n_docs: int
+              ) -> tuple[Callable[[np.ndarray], tuple[np.ndarray, dict[str, float]]], np.ndarray]:
+    """The outcomes and figures for a parameter vector ``theta``, and each document's first chunk.
+
+    Common random numbers: the uniforms and innovations are drawn once here, so every calibration step
+    reuses them."""
+    never = rel_rate <= 0
     size_z = stats.norm.ppf((stats.rankdata(sizes) - 0.5) / n_docs)
     u_zero = rng.random(n_docs)
     e_rate = rng.standard_normal(n_docs)
@@ -329,15 +346,17 @@ def simulate_population(
         }
         return vals, figs
 
-    theta = np.array([macro / max(np.mean(rel_rate), 1e-9), 0.3, np.log(2.0), 0.3, 0.3 if lag1 else 0.0])
-    if calibrate:
-        theta = _calibrate(theta, realise, micro, macro, icc, never_hit_share, lag1)
-    values, _ = realise(theta)
+    return realise, starts
 
+
+def _population_frame(values: np.ndarray, sizes: np.ndarray, starts: np.ndarray, types: Sequence[DocType],
+                      type_idx: np.ndarray, n_docs: int) -> pd.DataFrame:
+    """The per-chunk table: ``query-id``, ``doc_id``, ``doc_type``, ``chunk_index``, ``value``."""
+    doc_codes = np.repeat(np.arange(n_docs), sizes)
     doc_ids = np.array([f"twin_{i:04d}" for i in range(n_docs)])
     chunk_index = np.arange(len(values)) - np.repeat(starts, sizes)
     type_names = np.array([t.name for t in types])
-    pop = pd.DataFrame(
+    return pd.DataFrame(
         {
             "query-id": [f"{d}#{c:04d}" for d, c in zip(doc_ids[doc_codes], chunk_index)],
             "doc_id": doc_ids[doc_codes],
@@ -346,13 +365,6 @@ def simulate_population(
             "value": values,
         }
     )
-    pop.attrs["params"] = dict(
-        zip(["rate_scale", "pi_zero", "beta_precision", "size_rate_corr", "ar1"],
-            [float(theta[0]), float(theta[1]), float(np.exp(theta[2])), float(theta[3]), float(theta[4])])
-    )
-    pop.attrs["seed"] = seed
-    pop.attrs["figures"] = population_figures(pop)
-    return pop
 
 
 def _calibrate(theta, realise, micro, macro, icc, never_hit_share, lag1, iters: int = 60) -> np.ndarray:
