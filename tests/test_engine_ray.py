@@ -277,3 +277,14 @@ def test_workers_beyond_the_cores_warn_once(monkeypatch, capsys):
     assert capsys.readouterr().err == ""
     with pytest.warns(RuntimeWarning, match="--workers 3 exceeds the 1 cores in the cluster"):
         engine.check_workers(3, 1, "in the cluster")
+
+
+@pytest.mark.parametrize("klass", [BM25, TfIdf])
+def test_run_task_on_ray_equals_run_task_here(ray_cluster, task, klass):
+    """The one entry point gives the same run on Ray as here, fingerprint included."""
+    local = engine.run_task(klass(show_progress=False), task, k=10)
+    stats: dict = {}
+    remote = engine.run_task(klass(show_progress=False), task, k=10, engine="ray", workers=2, stats=stats)
+    pd.testing.assert_frame_equal(remote, local, check_exact=True)
+    assert remote.attrs["task_fingerprint"] == local.attrs["task_fingerprint"]
+    assert stats["engine"] == "ray" and len(stats["shards"]) == 2
