@@ -262,7 +262,7 @@ def index(retriever: Any, corpus: Any, *, engine: str = "local", workers: int | 
     Ray workers. Lexical indexes are built here (a few seconds even at 34k chunks) and shared at search."""
     engine, workers = check_engine(engine, workers, address)
     if engine == "local" or not hasattr(retriever, "map_batches"):
-        return retriever.index(corpus, show_progress=show_progress)
+        return _call(retriever.index, corpus, show_progress=show_progress)
     ray = ensure_ray(workers, address, connect_timeout)
     with _ray_encoding(ray, retriever, workers or default_workers(ray)):
         return retriever.index(corpus, show_progress=show_progress)
@@ -299,7 +299,7 @@ def search(retriever: Any, queries: Any, k: int = 10, exclude_self: bool = False
     if stats is not None:
         stats.update(engine=engine, workers=workers if engine == "ray" else 1)
     if engine == "local":
-        return retriever.search(queries, k=k, exclude_self=exclude_self, show_progress=show_progress)
+        return _call(retriever.search, queries, k=k, exclude_self=exclude_self, show_progress=show_progress)
     if getattr(retriever, "corpus_ids", None) is None:
         raise RagcovError("call `index(corpus)` before `search(queries)`.")
     from ragcov_data.baselines.base import as_frame
@@ -383,16 +383,10 @@ def run_task(retriever: Any, task: Any, *, k: int = 10, exclude_self: bool | Non
     queries = task["queries"] if queries is None else queries
     if exclude_self is None:
         exclude_self = is_self_retrieval(queries)
-    if engine == "local":
-        if stats is not None:
-            stats.update(engine="local", workers=1)
-        _call(retriever.index, corpus, show_progress=show_progress)
-        run = _call(retriever.search, queries, k=int(k), exclude_self=bool(exclude_self), show_progress=show_progress)
-    else:
-        ray_kw = dict(engine=engine, workers=workers, address=address, connect_timeout=connect_timeout)
-        index(retriever, corpus, show_progress=show_progress, **ray_kw)
-        run = search(retriever, queries, k=int(k), exclude_self=bool(exclude_self), show_progress=show_progress,
-                     stats=stats, **ray_kw)
+    kw = dict(engine=engine, workers=workers, address=address, connect_timeout=connect_timeout)
+    index(retriever, corpus, show_progress=show_progress, **kw)
+    run = search(retriever, queries, k=int(k), exclude_self=bool(exclude_self), show_progress=show_progress,
+                 stats=stats, **kw)
     return stamp_run(run, task)
 
 
