@@ -473,8 +473,8 @@ def cited_chunking_study(
     res_rows, order, queries0, notices = _common_questions(tasks, where, granularity)
     per_sys = _system_values(tasks, retrievers, runner, order, depth_of=lambda c: max(kmax, _budget_depth(
         c, max(budgets, default=0))), metrics=all_metrics, granularity=granularity)
-    values = pd.concat({s: v for s, v in per_sys.items()}, axis=1).swaplevel(0, 1, axis=1).sort_index(axis=1, level=0,
-                                                                                                     sort_remaining=False)
+    values = pd.concat(dict(per_sys), axis=1).swaplevel(0, 1, axis=1).sort_index(axis=1, level=0,
+                                                                                sort_remaining=False)
     rec_name = next((str(s) for s in specs if s.name == "recall" and not s.budget), all_metrics[0])
     icc, clusters, cname_ = _unit_of_inference(tasks, per_sys, queries0, order, rec_name, cluster, icc_threshold)
     lbs = {}
