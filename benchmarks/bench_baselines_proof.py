@@ -122,6 +122,7 @@ LOADERS = {"juristcu": juristcu_task, "irpf": irpf_task, "aneel": aneel_task}
 # ---- runs and leaderboards ------------------------------------------------------------------------------
 def make_runs(name: str, t: dict, systems: list[str], out: Path, show: bool, reuse: bool = False) -> tuple[dict, dict]:
     from ragcov_data.baselines import save_run
+    from ragcov_data.engine import run_task
     from ragcov_data.baselines.registry import make_retriever
 
     folder = out / "runs" / name
@@ -132,9 +133,8 @@ def make_runs(name: str, t: dict, systems: list[str], out: Path, show: bool, reu
             runs[system] = str(folder / f"{system}.trec")
             continue
         t0 = time.perf_counter()
-        r = make_retriever(system, show_progress=show)
-        r.index(t["corpus"][["_id", "text"]])
-        run = r.search(t["queries"], k=10, exclude_self=t["exclude_self"])
+        run = run_task(make_retriever(system, show_progress=show), {"corpus": t["corpus"][["_id", "text"]],
+                       "queries": t["queries"]}, k=10, exclude_self=t["exclude_self"], show_progress=None)
         times[system] = round(time.perf_counter() - t0, 2)
         save_run(run, folder / f"{system}.trec")
         runs[system] = run

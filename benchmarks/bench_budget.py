@@ -41,6 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     print(f"$ {command_line()}")
     from ragcov_data.baselines.registry import make_retriever
+    from ragcov_data.engine import run_task
     from ragcov_data.eval.comparisons.cited import _budget_depth, per_query_values
     from ragcov_data.loaders.cited_questions import IRPF_FILES, build_cited_task, irpf_dir
 
@@ -53,9 +54,8 @@ def main(argv: list[str] | None = None) -> int:
                                     **kw)
         depth = max(10, _budget_depth(task.corpus, max(BUDGETS)))
         for rname in RETRIEVERS:
-            r = make_retriever(rname, show_progress=False)
-            r.index(task.corpus)
-            run = r.search(task.queries[["_id", "text"]], k=depth, show_progress=False)
+            run = run_task(make_retriever(rname, show_progress=False), task, k=depth, exclude_self=False,
+                           queries=task.queries[["_id", "text"]])
             systems[f"{cname}/{rname}"] = (task, run, depth)
     rank_metrics = ["recall@10", "hit@10"]
     budget_metrics = [f"{m}@{b}w" for b in BUDGETS for m in ("recall", "span_recall", "precision", "iou")]

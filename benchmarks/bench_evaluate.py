@@ -72,8 +72,9 @@ def main() -> None:
         from ragcov_data.baselines import BM25
 
         a = ragcov_data.load_dataset("aneel_taesa", data_dir=args.data_dir, chunk_words=100, show_progress=False)
-        arun = BM25(show_progress=False).index(a["corpus"]).search(a["queries"], k=10, exclude_self=True,
-                                                                    show_progress=False)
+        from ragcov_data.engine import run_task
+
+        arun = run_task(BM25(show_progress=False), a, k=10, exclude_self=True)
         cold, warm, rep = _time(arun, a, args.n_resamples, args.repeats)
         print(f"ANEEL (BM25, {len(rep.per_query)} queries, {len(rep.per_document)} documents), all methods + "
               f"verification: cold {cold:.2f} s; warm best {min(warm):.2f} s, median {np.median(warm):.2f} s")

@@ -37,6 +37,7 @@ from _common import command_line, peak_rss_mb  # noqa: E402
 
 import ragcov_data  # noqa: E402
 from ragcov_data.baselines import BM25, TfIdf  # noqa: E402
+from ragcov_data.engine import run_task  # noqa: E402
 from ragcov_data.eval import leaderboard  # noqa: E402
 from ragcov_data.eval.comparisons._family import family  # noqa: E402
 from ragcov_data.eval.outcomes.metrics import per_query  # noqa: E402
@@ -54,11 +55,10 @@ def make_runs(ds, k: int = 10) -> dict[str, pd.DataFrame]:
     runs: dict[str, pd.DataFrame] = {}
     for variant in BM25_VARIANTS:
         for k1, b in BM25_PARAMS:
-            r = BM25(k1=k1, b=b, variant=variant, show_progress=False).index(ds["corpus"])
-            runs[f"{variant}_k{k1}_b{b}"] = r.search(ds["queries"], k=k, exclude_self=True, show_progress=False)
+            runs[f"{variant}_k{k1}_b{b}"] = run_task(BM25(k1=k1, b=b, variant=variant, show_progress=False), ds, k=k,
+                                                     exclude_self=True)
     for name, kw in TFIDF:
-        r = TfIdf(show_progress=False, **kw).index(ds["corpus"])
-        runs[name] = r.search(ds["queries"], k=k, exclude_self=True, show_progress=False)
+        runs[name] = run_task(TfIdf(show_progress=False, **kw), ds, k=k, exclude_self=True)
     return runs
 
 

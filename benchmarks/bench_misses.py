@@ -23,6 +23,7 @@ from _common import command_line, peak_rss_mb  # noqa: E402
 
 import ragcov_data  # noqa: E402
 from ragcov_data.baselines import BM25  # noqa: E402
+from ragcov_data.engine import run_task  # noqa: E402
 from ragcov_data.eval import misses  # noqa: E402
 
 
@@ -34,7 +35,7 @@ def main() -> None:
     args = ap.parse_args()
     print(f"$ {command_line()}")
     ds = ragcov_data.load_dataset("aneel_taesa", data_dir=args.data_dir)
-    run = BM25().index(ds["corpus"]).search(ds["queries"], k=10, exclude_self=True, show_progress=False)
+    run = run_task(BM25(), ds, k=10, exclude_self=True, show_progress=False)
     times = []
     for _ in range(args.repeats):
         t0 = time.perf_counter()

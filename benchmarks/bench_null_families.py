@@ -48,6 +48,7 @@ from _common import command_line, peak_rss_mb, table  # noqa: E402
 
 import ragcov_data  # noqa: E402
 from ragcov_data.baselines import BM25, TfIdf  # noqa: E402
+from ragcov_data.engine import run_task  # noqa: E402
 from ragcov_data.eval import null_family_rates  # noqa: E402
 from ragcov_data.eval.outcomes.metrics import per_query  # noqa: E402
 
@@ -78,8 +79,7 @@ def outcomes(ds, metrics: tuple[str, ...], exclude_self: bool, retrievers: dict 
     """Per metric, the (S, N) matrix of per-query values of the retrievers (default: the five); and the queries."""
     queries, qrels = ds["queries"].to_pandas(), ds["qrels"].to_pandas()
     qids = queries["_id"].astype(str).to_numpy()
-    runs = [make().index(ds["corpus"]).search(ds["queries"], k=10, exclude_self=exclude_self, show_progress=False)
-            for make in (retrievers or RETRIEVERS).values()]
+    runs = [run_task(make(), ds, k=10, exclude_self=exclude_self) for make in (retrievers or RETRIEVERS).values()]
     return {m: np.array([per_query(r, qrels, m, query_ids=qids).to_numpy(float) for r in runs])
             for m in metrics}, queries
 

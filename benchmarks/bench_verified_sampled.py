@@ -34,6 +34,7 @@ from _common import command_line, default_data_dir, peak_rss_mb, table  # noqa: 
 
 import ragcov_data  # noqa: E402
 from ragcov_data.baselines import BM25  # noqa: E402
+from ragcov_data.engine import run_task  # noqa: E402
 from ragcov_data.eval.estimates import _core  # noqa: E402
 from ragcov_data.eval.estimates import verify as V  # noqa: E402
 from ragcov_data.sampling import _keys  # noqa: E402
@@ -48,8 +49,7 @@ def census_outcomes(data_dir: str, chunk_words: int) -> tuple[np.ndarray, np.nda
 
     ds = ragcov_data.load_dataset("aneel_taesa", data_dir=data_dir, chunk_words=chunk_words, show_progress=False)
     queries, qrels = ds["queries"].to_pandas(), ds["qrels"].to_pandas()
-    run = BM25(show_progress=False).index(ds["corpus"]).search(ds["queries"], k=10, exclude_self=True,
-                                                               show_progress=False)
+    run = run_task(BM25(show_progress=False), ds, k=10, exclude_self=True)
     v = per_query(run, qrels, "hit@1", query_ids=queries["_id"].astype(str).to_numpy()).to_numpy(float)
     codes, docs = pd.factorize(queries["doc_id"].astype(str))
     return v, codes, np.asarray(docs)

@@ -83,9 +83,11 @@ def evaluate(chunks: pd.DataFrame, spans: dict, questions: list[dict], k: int) -
     """hit@1, hit@k and RR@k of each question (BM25 over ``chunks``)."""
     from ragcov_data.baselines import BM25
 
-    bm25 = BM25(show_progress=False).index(chunks[["_id", "text"]])
+    from ragcov_data.engine import run_task
+
     queries = pd.DataFrame({"_id": [q["qid"] for q in questions], "text": [q["question"] for q in questions]})
-    run = bm25.search(queries, k=k, show_progress=False)
+    run = run_task(BM25(show_progress=False), {"corpus": chunks[["_id", "text"]], "queries": queries}, k=k,
+                   exclude_self=False)
     info = chunks.set_index("_id")
     out = []
     for q in questions:

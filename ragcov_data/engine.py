@@ -1,7 +1,9 @@
 """Where retrieval runs: this process (``engine="local"``) or a Ray cluster (``engine="ray"``).
 
     from ragcov_data import engine
-    run = engine.search(bm25, queries, k=10, exclude_self=True, engine="ray", workers=2)
+    run = engine.run_task(bm25, task, k=10)                          # index, search, stamp: here
+    run = engine.run_task(bm25, task, k=10, engine="ray", workers=2)  # the same run, on Ray
+    run = engine.search(bm25, queries, k=10, exclude_self=True, engine="ray", workers=2)  # an indexed retriever
 
 The Ray engine gives the same run as the local one, row for row:
 
@@ -260,7 +262,7 @@ def index(retriever: Any, corpus: Any, *, engine: str = "local", workers: int | 
     Ray workers. Lexical indexes are built here (a few seconds even at 34k chunks) and shared at search."""
     engine, workers = check_engine(engine, workers, address)
     if engine == "local" or not hasattr(retriever, "map_batches"):
-        return retriever.index(corpus, show_progress=show_progress)
+        return _call(retriever.index, corpus, show_progress=show_progress)
     ray = ensure_ray(workers, address, connect_timeout)
     with _ray_encoding(ray, retriever, workers or default_workers(ray)):
         return retriever.index(corpus, show_progress=show_progress)
@@ -297,7 +299,7 @@ def search(retriever: Any, queries: Any, k: int = 10, exclude_self: bool = False
     if stats is not None:
         stats.update(engine=engine, workers=workers if engine == "ray" else 1)
     if engine == "local":
-        return retriever.search(queries, k=k, exclude_self=exclude_self, show_progress=show_progress)
+        return _call(retriever.search, queries, k=k, exclude_self=exclude_self, show_progress=show_progress)
     if getattr(retriever, "corpus_ids", None) is None:
         raise RagcovError("call `index(corpus)` before `search(queries)`.")
     from ragcov_data.baselines.base import as_frame
@@ -330,6 +332,83 @@ def search(retriever: Any, queries: Any, k: int = 10, exclude_self: bool = False
     run.attrs["engine"] = "ray"
     run.attrs["workers"] = int(workers)
     return run
+
+
+def columns_of(split: Any) -> list[str]:
+    """Column names of a split (a DataFrame or a ``datasets.Dataset``)."""
+    names = getattr(split, "column_names", None)
+    return list(names) if names is not None else list(split.columns)
+
+
+def is_self_retrieval(queries: Any) -> bool:
+    """Whether a task's queries are chunks of its corpus (self-retrieval): they carry a ``chunk_id``, the
+    chunk each was cut from, which a run must exclude from that query's candidates."""
+    return "chunk_id" in columns_of(queries)
+
+
+def run_task(retriever: Any, task: Any, *, k: int = 10, exclude_self: bool | None = None, engine: str = "local",
+             workers: int | None = None, address: str | None = None, show_progress: bool | None = False,
+             connect_timeout: float | None = None, queries: Any = None,
+             stats: dict[str, Any] | None = None) -> pd.DataFrame:
+    """The run of ``retriever`` on ``task``: index its corpus, search its queries, stamp the task's fingerprint.
+
+    The one entry point every job uses (``ragcov run``, ``ragcov benchmark``, ``ragcov chunking``, the
+    studies and the benchmarks), here or on Ray (:func:`index`, :func:`search`: the same run either way).
+
+    Parameters
+    ----------
+    retriever : Retriever
+        Unindexed (or to be re-indexed); any object with ``index(corpus)`` and ``search(queries, k=...)``.
+    task : Task, DatasetDict or mapping
+        Has ``corpus`` and ``queries`` splits; its fingerprint (:func:`ragcov_data.run_fingerprint.stamp_run`)
+        is written into ``run.attrs``, as ``ragcov run`` records it.
+    k : int, default: 10
+        Rows a query (plus ties with the last).
+    exclude_self : bool, optional
+        Drop each query's own chunk from its candidates; default: :func:`is_self_retrieval` of the queries.
+    engine, workers, address, connect_timeout, stats
+        As :func:`search` (``engine="local"``: this process).
+    show_progress : bool or None, default: False
+        Progress bars; None leaves the retriever's own setting.
+    queries : optional
+        Search these queries (e.g. a subset, in a chosen order) instead of the task's; the fingerprint is
+        still the task's (it names the corpus the run's ids come from).
+    """
+    from ragcov_data.run_fingerprint import stamp_run
+
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise RagcovError(f"`k` must be a positive integer; got {k!r}.")
+    engine, workers = check_engine(engine, workers, address)
+    corpus = task["corpus"]
+    queries = task["queries"] if queries is None else queries
+    if exclude_self is None:
+        exclude_self = is_self_retrieval(queries)
+    kw = dict(engine=engine, workers=workers, address=address, connect_timeout=connect_timeout)
+    index(retriever, corpus, show_progress=show_progress, **kw)
+    run = search(retriever, queries, k=int(k), exclude_self=bool(exclude_self), show_progress=show_progress,
+                 stats=stats, **kw)
+    return stamp_run(run, task)
+
+
+def _call(fn: Any, *args: Any, **kwargs: Any) -> Any:
+    """``fn(*args, **kwargs)`` with the keyword arguments ``fn`` accepts (a retriever written elsewhere may take
+    no ``show_progress``); ``show_progress=None`` is not passed; an ``exclude_self=True`` it cannot take is an
+    error, never dropped (its run would keep each query's own chunk)."""
+    import inspect
+
+    if kwargs.get("show_progress", 0) is None:
+        kwargs.pop("show_progress")
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):  # pragma: no cover - a builtin without a signature
+        return fn(*args, **kwargs)
+    if not any(p.kind == p.VAR_KEYWORD for p in params.values()):
+        if kwargs.get("exclude_self") and "exclude_self" not in params:
+            raise RagcovError(f"{getattr(fn, '__qualname__', fn)} takes no `exclude_self`, but the task is "
+                              "self-retrieval (its queries are corpus chunks): give the retriever an "
+                              "`exclude_self` option, or pass exclude_self=False knowingly.")
+        kwargs = {key: v for key, v in kwargs.items() if key in params}
+    return fn(*args, **kwargs)
 
 
 # --------------------------------------------------------------------------- internals
@@ -472,4 +551,4 @@ def _with_query_vectors(ray: Any, retriever: Any, texts: list[str], workers: int
 
 
 __all__ = ["ENGINES", "RAY_EXTRA", "CONNECT_TIMEOUT_S", "check_engine", "check_workers", "connect_timeout_s",
-           "ensure_ray", "import_ray", "index", "search", "shutdown"]
+           "ensure_ray", "import_ray", "index", "is_self_retrieval", "run_task", "search", "shutdown"]

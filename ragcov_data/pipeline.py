@@ -14,17 +14,18 @@ module runs; :mod:`ragcov_data.reporting` only renders. Retrievers are built in 
 """
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
-import inspect
 import os
 import time
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
 from ragcov_data.errors import RagcovError
+from ragcov_data.paths import data_dir as _data_dir
 from ragcov_data.reporting.studies import (chunking_block, leaderboard_block, misses_block, misses_table,
                                            pair_records, single_system_sentence, study_sentence)
 
@@ -92,14 +93,6 @@ def within_doc_acf(values: np.ndarray, docs: np.ndarray, order: np.ndarray, max_
     return [float(x) for x in autocorrelation(values, docs, order, max_lag=max_lag)]
 
 
-def _call(fn, *args, **kwargs):
-    """Call ``fn`` with only the keyword arguments it accepts."""
-    params = inspect.signature(fn).parameters
-    if not any(p.kind == p.VAR_KEYWORD for p in params.values()):
-        kwargs = {k: v for k, v in kwargs.items() if k in params}
-    return fn(*args, **kwargs)
-
-
 def _estimate_rows(estimates: pd.DataFrame) -> list[dict[str, Any]]:
     keep = [c for c in ("estimator", "method", "estimate", "se", "df", "low", "high", "naive", "flags")
             if c in estimates.columns]
@@ -110,21 +103,10 @@ def _estimate_rows(estimates: pd.DataFrame) -> list[dict[str, Any]]:
     return rows
 
 
-def run_benchmark(
-    data_dir: str | os.PathLike,
-    *,
-    chunk_words: int = 100,
-    retrievers: Sequence[str] | None = None,
-    reps: int = 2000,
-    ks: Sequence[int] = (5, 10, 20, 40),
-    n_resamples: int = 999,
-    recommend_k: int | None = 20,
-    level: float = 0.95,
-    seed: int = 0,
-    show_progress: bool = False,
-    log: Any = print,
-    engine: Mapping[str, Any] | None = None,
-) -> dict[str, Any]:
+def run_benchmark(data_dir: str | os.PathLike, *, chunk_words: int = 100, retrievers: Sequence[str] | None = None,
+                  reps: int = 2000, ks: Sequence[int] = (5, 10, 20, 40), n_resamples: int = 999,
+                  recommend_k: int | None = 20, level: float = 0.95, seed: int = 0, show_progress: bool = False,
+                  log: Any = print, engine: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """Run the whole benchmark on the default acervo of ``data_dir`` and return the results dict.
 
     Parameters
@@ -164,16 +146,56 @@ def run_benchmark(
         ``unequal_context_sentence``, the recall@10 reading; None without ``irpf/``); plus ``_tables``
         (``misses``: one row per miss), which :func:`~ragcov_data.reporting.write_report` writes as ``misses.csv``, not into the JSON.
     """
-    from ragcov_data import load_dataset
-    from ragcov_data.eval.estimates import _core
-    from ragcov_data.eval import evaluate
-    from ragcov_data.eval.planning.coverage import coverage_study
-    from ragcov_data.eval.planning.planner import choose_methods
-    from ragcov_data.paths import data_dir as _data_dir
-
     t0 = time.perf_counter()
     root = _data_dir(data_dir)
     names = _benchmark_iv(retrievers, ks, recommend_k)
+    ds, qmeta = _aneel_task(root, chunk_words, log)
+    settings = {"chunk_words": chunk_words, "reps": reps, "k": list(ks), "n_resamples": n_resamples, "seed": seed,
+                "retrievers": names}
+    results = _skeleton(root, ds, qmeta, settings, level)
+    timings = results["meta"]["timings_s"] = {"task": round(time.perf_counter() - t0, 1)}
+    est = {"level": level, "seed": seed, "n_resamples": n_resamples}
+    ctx = {"log": log, "show_progress": show_progress, "engine": engine}
+    runs, evals = {}, {}
+    for name in names:
+        with _timed(timings, name):
+            log(f"running {name}")
+            runs[name], evals[name], row = _retriever_section(name, ds, qmeta, show_progress, engine, **est)
+            results["retrievers"].append(row)
+    with _timed(timings, "compare"):
+        results["leaderboard"], results["comparisons"] = _family(runs, evals, ds, names, log, **est)
+    pop = "bm25" if "bm25" in names else names[0]
+    with _timed(timings, "chunkings_misses"):
+        study = _chunking_study(root, ds, runs[pop], evals[pop], pop, chunk_words=chunk_words, **ctx, **est)
+        results.update({k: study[k] for k in ("chunkings", "misses", "study")})
+        results["_tables"] = {"misses": study["table"]}  # written as misses.csv, not into results.json
+    with _timed(timings, "coverage"):
+        results["coverage"] = _coverage(evals[pop], qmeta, pop, ks, reps=reps, recommend_k=recommend_k, log=log,
+                                        show_progress=show_progress, **est)
+    if (root / "juristcu").is_dir():
+        with _timed(timings, "juristcu"):
+            results["juristcu"] = _juristcu(root / "juristcu", names, **ctx, **est)
+    if (root / "irpf").is_dir():
+        with _timed(timings, "irpf"):
+            results["irpf"] = _irpf(root / "irpf", names, **ctx, **est)
+    else:
+        log(f"IRPF section skipped: {root / 'irpf'} does not exist")
+    results["meta"]["elapsed_s"] = round(time.perf_counter() - t0, 1)
+    return results
+
+
+@contextlib.contextmanager
+def _timed(timings: dict[str, float], key: str) -> Iterator[None]:
+    """Record in ``timings[key]`` the seconds the block took (one decimal)."""
+    t1 = time.perf_counter()
+    yield
+    timings[key] = round(time.perf_counter() - t1, 1)
+
+
+def _aneel_task(root: Path, chunk_words: int, log: Any) -> tuple[Any, pd.DataFrame]:
+    """The self-retrieval task of the acervo in ``root`` and its queries' document, type and chunk index."""
+    from ragcov_data import load_dataset
+
     log(f"building task aneel_taesa (chunk_words={chunk_words}) from {root}")
     ds = load_dataset("aneel_taesa", data_dir=str(root), chunk_words=chunk_words, show_progress=False)
     queries = ds["queries"].to_pandas() if hasattr(ds["queries"], "to_pandas") else ds["queries"]
@@ -181,15 +203,20 @@ def run_benchmark(
         raise RagcovError(f"the task built from {root} has no queries; check the acervo and `chunk_words`.")
     qmeta = queries.set_index("_id")[["doc_id", "doc_type"]]
     qmeta["chunk_index"] = [int(str(i).rsplit("#", 1)[-1]) if "#" in str(i) else 0 for i in qmeta.index]
+    return ds, qmeta
+
+
+def _skeleton(root: Path, ds: Any, qmeta: pd.DataFrame, settings: dict[str, Any], level: float) -> dict[str, Any]:
+    """The results dict before any retriever ran: ``meta``, ``task`` and every section empty."""
+    from ragcov_data.eval.estimates import _core
 
     results: dict[str, Any] = {
         "meta": {"created": _dt.datetime.now().isoformat(timespec="seconds"), "metric": "hit@1", "level": level,
-                 "title": f"Self-retrieval on aneel/aneel_fulltext.jsonl in {root}, chunks of {chunk_words} words",
-                 "data_dir": str(root),
-                 "settings": {"chunk_words": chunk_words, "reps": reps, "k": list(ks), "n_resamples": n_resamples,
-                              "seed": seed, "retrievers": names}},
-        "task": {"name": "aneel_taesa", "documents": int(queries["doc_id"].nunique()), "queries": int(len(queries)),
-                 "corpus_chunks": int(len(ds["corpus"])), "doc_types": int(queries["doc_type"].nunique())},
+                 "title": f"Self-retrieval on aneel/aneel_fulltext.jsonl in {root}, chunks of "
+                          f"{settings['chunk_words']} words",
+                 "data_dir": str(root), "settings": settings},
+        "task": {"name": "aneel_taesa", "documents": int(qmeta["doc_id"].nunique()), "queries": int(len(qmeta)),
+                 "corpus_chunks": int(len(ds["corpus"])), "doc_types": int(qmeta["doc_type"].nunique())},
         "naive_methods": [m for m, spec in _core.METHODS.items() if spec["naive"]],
         "retrievers": [], "comparisons": [], "leaderboard": None, "coverage": None, "juristcu": None,
         "chunkings": None, "misses": None, "study": None, "irpf": None,
@@ -200,93 +227,58 @@ def run_benchmark(
         results["meta"]["ragcov_version"] = __version__
     except ImportError:  # pragma: no cover
         pass
-
-    timings: dict[str, float] = {"task": round(time.perf_counter() - t0, 1)}
-    results["meta"]["timings_s"] = timings
-    runs, evals = {}, {}
-    for name in names:
-        t1 = time.perf_counter()
-        log(f"running {name}")
-        r = _make_retriever(name, show_progress)
-        _engine_index(r, ds["corpus"], show_progress, engine)
-        runs[name] = _engine_search(r, ds["queries"], True, show_progress, engine)
-        ev = evaluate(runs[name], ds, metric="hit@1", level=level, seed=seed, n_resamples=n_resamples)
-        evals[name] = ev
-        pq = ev.per_query.set_index("query-id").join(qmeta, how="left")
-        per_doc = (pq.groupby("doc_id").agg(n=("value", "size"), hits=("value", "sum"), doc_type=("doc_type", "first"))
-                   .reset_index())
-        diag = {k: v for k, v in ev.diagnostics.items() if not isinstance(v, dict)}
-        results["retrievers"].append({
-            "name": name,
-            "estimates": _estimate_rows(ev.estimates),
-            "diagnostics": diag,
-            "per_doc": per_doc.to_dict(orient="records"),
-            "acf": within_doc_acf(pq["value"].to_numpy(), pq["doc_id"].to_numpy(), pq["chunk_index"].to_numpy()),
-        })
-        timings[name] = round(time.perf_counter() - t1, 1)
-    t1 = time.perf_counter()
-
-    results["leaderboard"], results["comparisons"] = _family(runs, evals, ds, names, log, level=level,
-                                                             seed=seed, n_resamples=n_resamples)
-    timings["compare"] = round(time.perf_counter() - t1, 1)
-    t1 = time.perf_counter()
-    pop_name = "bm25" if "bm25" in names else names[0]
-    study = _chunking_study(root, ds, runs[pop_name], evals[pop_name], pop_name, chunk_words=chunk_words, log=log,
-                            show_progress=show_progress, engine=engine, level=level, seed=seed,
-                            n_resamples=n_resamples)
-    results.update({k: study[k] for k in ("chunkings", "misses", "study")})
-    results["_tables"] = {"misses": study["table"]}  # written as misses.csv, not into results.json
-    timings["chunkings_misses"] = round(time.perf_counter() - t1, 1)
-    t1 = time.perf_counter()
-    census = evals[pop_name].per_query.set_index("query-id").join(qmeta, how="left").reset_index()
-    n_docs = census["doc_id"].nunique()
-    ks_ok = [k for k in ks if k <= n_docs]
-    if ks_ok:
-        log(f"coverage study on {pop_name}'s population: K={ks_ok}, {reps} replicates")
-        table = coverage_study(census[["query-id", "doc_id", "doc_type", "value"]], k=ks_ok, reps=reps,
-                               level=level, seed=seed, n_resamples=n_resamples, show_progress=show_progress)
-        cov = {"population": pop_name, "truth": table.attrs["truth"], "reps": reps, "level": level,
-               "design": "srs", "rows": table.to_dict(orient="records"), "recommend_k": None, "recommendation": {}}
-        if recommend_k is not None and recommend_k in ks_ok:
-            cov["recommend_k"] = recommend_k
-            cov["recommendation"] = choose_methods(table[table["k"] == recommend_k], level)
-        results["coverage"] = cov
-
-    timings["coverage"] = round(time.perf_counter() - t1, 1)
-    t1 = time.perf_counter()
-    jt = root / "juristcu"
-    if jt.is_dir():
-        results["juristcu"] = _juristcu(jt, names, log=log, show_progress=show_progress, engine=engine, level=level, seed=seed,
-                                        n_resamples=n_resamples)
-        timings["juristcu"] = round(time.perf_counter() - t1, 1)
-    t1 = time.perf_counter()
-    irpf = root / "irpf"
-    if irpf.is_dir():
-        results["irpf"] = _irpf(irpf, names, log=log, show_progress=show_progress, engine=engine, level=level,
-                                seed=seed, n_resamples=n_resamples)
-        timings["irpf"] = round(time.perf_counter() - t1, 1)
-    else:
-        log(f"IRPF section skipped: {irpf} does not exist")
-    results["meta"]["elapsed_s"] = round(time.perf_counter() - t0, 1)
     return results
 
 
-def _engine_index(r: Any, corpus: Any, show_progress: bool, engine: Mapping[str, Any] | None) -> None:
-    if not engine or engine.get("engine", "local") == "local":
-        _call(r.index, corpus, show_progress=show_progress)
-        return
-    from ragcov_data import engine as eng
+def _retriever_section(name: str, ds: Any, qmeta: pd.DataFrame, show_progress: bool,
+                       engine: Mapping[str, Any] | None, **est: Any) -> tuple[pd.DataFrame, Any, dict[str, Any]]:
+    """``name``'s run on the task, its evaluation on hit@1 and its ``retrievers`` record (estimates,
+    diagnostics, per-document hits, within-document autocorrelation)."""
+    from ragcov_data.eval import evaluate
 
-    eng.index(r, corpus, show_progress=show_progress, **engine)
+    run = _run(name, ds, show_progress, engine, exclude_self=True)
+    ev = evaluate(run, ds, metric="hit@1", **est)
+    pq = ev.per_query.set_index("query-id").join(qmeta, how="left")
+    per_doc = (pq.groupby("doc_id").agg(n=("value", "size"), hits=("value", "sum"), doc_type=("doc_type", "first"))
+               .reset_index())
+    row = {"name": name, "estimates": _estimate_rows(ev.estimates),
+           "diagnostics": {k: v for k, v in ev.diagnostics.items() if not isinstance(v, dict)},
+           "per_doc": per_doc.to_dict(orient="records"),
+           "acf": within_doc_acf(pq["value"].to_numpy(), pq["doc_id"].to_numpy(), pq["chunk_index"].to_numpy())}
+    return run, ev, row
 
 
-def _engine_search(r: Any, queries: Any, exclude_self: bool, show_progress: bool,
-                   engine: Mapping[str, Any] | None) -> pd.DataFrame:
-    if not engine or engine.get("engine", "local") == "local":
-        return _call(r.search, queries, k=10, exclude_self=exclude_self, show_progress=show_progress)
-    from ragcov_data import engine as eng
+def _coverage(ev: Any, qmeta: pd.DataFrame, pop_name: str, ks: Sequence[int], *, reps: int,
+              recommend_k: int | None, log: Any, show_progress: bool, level: float, seed: int,
+              n_resamples: int) -> dict[str, Any] | None:
+    """The coverage study on ``pop_name``'s per-query outcomes taken as the population (None when no K fits
+    the number of documents), with the recommendation at ``recommend_k``."""
+    from ragcov_data.eval.planning.coverage import coverage_study
+    from ragcov_data.eval.planning.planner import choose_methods
 
-    return eng.search(r, queries, k=10, exclude_self=exclude_self, show_progress=show_progress, **engine)
+    census = ev.per_query.set_index("query-id").join(qmeta, how="left").reset_index()
+    ks_ok = [k for k in ks if k <= census["doc_id"].nunique()]
+    if not ks_ok:
+        return None
+    log(f"coverage study on {pop_name}'s population: K={ks_ok}, {reps} replicates")
+    table = coverage_study(census[["query-id", "doc_id", "doc_type", "value"]], k=ks_ok, reps=reps,
+                           level=level, seed=seed, n_resamples=n_resamples, show_progress=show_progress)
+    cov = {"population": pop_name, "truth": table.attrs["truth"], "reps": reps, "level": level,
+           "design": "srs", "rows": table.to_dict(orient="records"), "recommend_k": None, "recommendation": {}}
+    if recommend_k is not None and recommend_k in ks_ok:
+        cov["recommend_k"] = recommend_k
+        cov["recommendation"] = choose_methods(table[table["k"] == recommend_k], level)
+    return cov
+
+
+def _run(name: str, task: Any, show_progress: bool, engine: Mapping[str, Any] | None, *,
+         exclude_self: bool, queries: Any = None) -> pd.DataFrame:
+    """The run of the baseline ``name`` on ``task`` (:func:`ragcov_data.engine.run_task`, k=10), here or
+    on the engine the job was given."""
+    from ragcov_data.engine import run_task
+
+    return run_task(_make_retriever(name, show_progress), task, k=10, exclude_self=exclude_self, queries=queries,
+                    show_progress=show_progress, **dict(engine or {}))
 
 
 def _juristcu(path: Path, names: Sequence[str], log: Any, show_progress: bool,
@@ -298,11 +290,7 @@ def _juristcu(path: Path, names: Sequence[str], log: Any, show_progress: bool,
 
     log(f"JurisTCU section from {path}")
     ds = load_dataset("juristcu", data_dir=str(path.parent), show_progress=False)
-    runs = {}
-    for name in names:
-        r = _make_retriever(name, show_progress)
-        _engine_index(r, ds["corpus"], show_progress, engine)
-        runs[name] = _engine_search(r, ds["queries"], False, show_progress, engine)
+    runs = {name: _run(name, ds, show_progress, engine, exclude_self=False) for name in names}
     tables = juristcu_section(ds, runs, **kwargs)
     est = tables.get("estimates")
     note = est.attrs.get("corpus_note", "") if est is not None else ""
@@ -339,10 +327,9 @@ def _irpf(path: Path, names: Sequence[str], log: Any, show_progress: bool, engin
     difference and simultaneous interval against the next; ``budgets``) and on recall@10 (unequal contexts;
     ``chunkings``) (:func:`ragcov_data.eval.cited.cited_chunking_study`, as ``ragcov chunking --dataset
     irpf``), then every retriever of ``names`` ranked on the article chunks, clustered as the study decided."""
-    import warnings
-
-    from ragcov_data.eval.comparisons.cited import cited_chunking_study, leaderboard_from_values, per_query_values, topic_of
-    from ragcov_data.loaders.cited_questions import IRPF_FILES, build_cited_task, irpf_dir
+    from ragcov_data.eval.comparisons.cited import leaderboard_from_values, per_query_values, topic_of
+    from ragcov_data.loaders.cited_questions import IRPF_FILES, irpf_dir
+    from ragcov_data.studies import cited_study, cited_tasks
     from ragcov_data.reporting.studies import budget_block, irpf_sentence
 
     folder = irpf_dir(path)
@@ -350,16 +337,11 @@ def _irpf(path: Path, names: Sequence[str], log: Any, show_progress: bool, engin
     chunkings = dict(IRPF_CHUNKINGS if chunkings is None else chunkings)
     log(f"IRPF real questions from {folder}: chunkings {', '.join(chunkings)} x {', '.join(study_retrievers)}, "
         f"recall within {', '.join(map(str, IRPF_BUDGETS))} words and {IRPF_METRIC}, one family each")
-    tasks = {}
-    for cname, kw in chunkings.items():
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            tasks[cname] = build_cited_task(acts, questions, dataset="irpf", config_name=cname, **kw)
-        for w in caught:  # unresolved citations: said, never silent
-            log(f"IRPF {cname}: {w.message}")
-    study = cited_chunking_study(tasks, {r: (lambda r=r: _make_retriever(r, False)) for r in study_retrievers},
-                                 metrics=(IRPF_METRIC,), budgets=IRPF_BUDGETS, level=level, n_resamples=n_resamples,
-                                 seed=seed)
+    tasks = cited_tasks(acts, questions, chunkings.items(), dataset="irpf",
+                        note=lambda cname, m: log(f"IRPF {cname}: {m}"))  # unresolved citations: said, never silent
+    study = cited_study(tasks, {r: (lambda r=r: _make_retriever(r, False)) for r in study_retrievers},
+                        engine=engine, metrics=(IRPF_METRIC,), budgets=IRPF_BUDGETS, level=level,
+                        n_resamples=n_resamples, seed=seed)
     family = study.leaderboards[IRPF_METRIC]
     chunk_block = leaderboard_block(family, "irpf_chunkings")
     chunk_block.update({"resolution": study.resolution.to_dict(orient="records"), "icc": study.icc,
@@ -372,9 +354,7 @@ def _irpf(path: Path, names: Sequence[str], log: Any, show_progress: bool, engin
     order = None
     for name in names:
         log(f"IRPF: {name} on {art_name} chunks")
-        r = _make_retriever(name, show_progress)
-        _engine_index(r, task["corpus"], show_progress, engine)
-        run = _engine_search(r, queries[["_id", "text"]], False, show_progress, engine)
+        run = _run(name, task, show_progress, engine, exclude_self=False, queries=queries[["_id", "text"]])
         v = per_query_values(run, task, metrics=(IRPF_METRIC,))
         order = list(v.index) if order is None else order
         values[name] = v.loc[order, IRPF_METRIC]
@@ -424,19 +404,17 @@ def _chunking_study(root: Path, words: Any, words_run: pd.DataFrame, words_eval:
                     level: float, seed: int, n_resamples: int) -> dict[str, Any]:
     """``name`` on the dispositivo task too; both chunkings compared paired by document; misses of both."""
     from ragcov_data import load_dataset
-    from ragcov_data.eval import evaluate, misses
-    from ragcov_data.eval.comparisons.chunkings import compare_chunkings
+    from ragcov_data.eval import misses
+    from ragcov_data.studies import chunking_comparison
 
     words_name = f"words-{chunk_words}"
     log(f"chunking study: {name} on the dispositivo task, paired by document with {words_name}; hit@1 misses")
     disp = load_dataset("aneel_taesa", "dispositivo", data_dir=str(root), show_progress=False)
-    r = _make_retriever(name, show_progress)
-    _engine_index(r, disp["corpus"], show_progress, engine)
-    disp_run = _engine_search(r, disp["queries"], True, show_progress, engine)
-    disp_eval = evaluate(disp_run, disp, metric="hit@1", level=level, seed=seed, n_resamples=n_resamples,
-                         cluster="doc_id")
-    cmp_ = compare_chunkings({words_name: words_eval, "dispositivo": disp_eval}, level=level,
-                             n_resamples=n_resamples, seed=seed)
+    cmp_, runs, _ = chunking_comparison({words_name: words, "dispositivo": disp},
+                                        lambda: _make_retriever(name, show_progress), metric="hit@1", level=level,
+                                        seed=seed, n_resamples=n_resamples, engine=engine, show_progress=show_progress,
+                                        runs={words_name: words_run}, evals={words_name: words_eval})
+    disp_run = runs["dispositivo"]
     found = {words_name: misses(words_run, words, level=level), "dispositivo": misses(disp_run, disp, level=level)}
     block = misses_block(found[words_name], name, words_name)
     block["dispositivo"] = misses_block(found["dispositivo"], name, "dispositivo")

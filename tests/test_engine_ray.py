@@ -277,3 +277,24 @@ def test_workers_beyond_the_cores_warn_once(monkeypatch, capsys):
     assert capsys.readouterr().err == ""
     with pytest.warns(RuntimeWarning, match="--workers 3 exceeds the 1 cores in the cluster"):
         engine.check_workers(3, 1, "in the cluster")
+
+
+@pytest.mark.parametrize("klass", [BM25, TfIdf])
+def test_run_task_on_ray_equals_run_task_here(ray_cluster, task, klass):
+    """The one entry point gives the same run on Ray as here, fingerprint included."""
+    local = engine.run_task(klass(show_progress=False), task, k=10)
+    stats: dict = {}
+    remote = engine.run_task(klass(show_progress=False), task, k=10, engine="ray", workers=2, stats=stats)
+    pd.testing.assert_frame_equal(remote, local, check_exact=True)
+    assert remote.attrs["task_fingerprint"] == local.attrs["task_fingerprint"]
+    assert stats["engine"] == "ray" and len(stats["shards"]) == 2
+
+
+def test_the_benchmark_runs_on_ray_through_the_same_entry_point(ray_cluster, task):
+    """``ragcov benchmark --engine ray`` makes each run with engine.run_task: the run equals the local one."""
+    from ragcov_data import pipeline
+
+    local = pipeline._run("bm25", task, False, None, exclude_self=True)
+    remote = pipeline._run("bm25", task, False, {"engine": "ray", "workers": 2, "address": None}, exclude_self=True)
+    pd.testing.assert_frame_equal(remote, local, check_exact=True)
+    assert remote.attrs["engine"] == "ray" and "engine" not in local.attrs

@@ -428,6 +428,7 @@ def cited_chunking_study(
     n_resamples: int = 5000,
     seed: int | None = 0,
     icc_threshold: float = 0.05,
+    runner: Callable[..., pd.DataFrame] | None = None,
 ) -> CitedChunkingResult:
     """Run every retriever on every chunking and rank the systems as one family, paired by question.
 
@@ -437,6 +438,10 @@ def cited_chunking_study(
         The same questions under each chunking.
     retrievers : mapping name -> factory
         A fresh retriever per chunking (``index(corpus)``, ``search(queries, k)``).
+    runner : callable, optional
+        ``runner(retriever, task, k=..., queries=...) -> run``: how a fresh retriever is run on a chunking's
+        task (the questions scored, in order). Default: :func:`ragcov_data.engine.run_task` in this process;
+        a job on Ray passes the engine's. The study itself never indexes or searches.
     metrics : sequence of str
         One leaderboard each (default recall@10 and nDCG@10); ``hit@10`` is also recorded in ``values``.
         Metrics at ``k`` chunks compare unequal contexts across chunkings (ten whole artigos are many more
@@ -459,94 +464,24 @@ def cited_chunking_study(
     -------
     CitedChunkingResult
     """
-    from ragcov_data.eval.estimates.design import design_effect
-
     if where not in ("all", "full"):
         raise RagcovError(f"`where` must be 'all' or 'full'; got {where!r}.")
     if cluster not in CLUSTERS:
         raise RagcovError(f"`cluster` must be one of {list(CLUSTERS)}; got {cluster!r}.")
     if len(tasks) * len(retrievers) < 2:
         raise RagcovError("need at least two systems (chunkings x retrievers).")
-    metrics = [str(parse_cited_metric(m)) for m in metrics]
     budgets = _check_budgets(budgets)
-    budget_metrics = [f"recall@{b}w" for b in budgets]
-    family = list(dict.fromkeys([*budget_metrics, *metrics]))
-    if not family:
-        raise RagcovError("give at least one metric or budget to rank the systems on.")
-    specs = [parse_cited_metric(m) for m in family]
-    kmax = max([s.k for s in specs if not s.budget], default=10)
-    extra = [f"{m}@{b}w" for b in budgets for m in ("span_recall", "precision", "iou")]
-    all_metrics = list(dict.fromkeys([*family, f"hit@{kmax}", *extra]))
-    per_sys: dict[str, pd.DataFrame] = {}
-    res_rows, qsets = [], {}
-    queries0 = None
-    for cname, task in tasks.items():
-        queries = _frame(task, "queries")
-        if where == "full":
-            queries = queries[~queries["partial"].astype(bool)]
-        cits = _frame(task, "citations")
-        prov = _provisions(cits, granularity)
-        qsets[cname] = [q for q in queries["_id"].astype(str) if q in prov]
-        queries0 = queries if queries0 is None else queries0
-        counts = getattr(task, "manifest", {}).get("counts", {})
-        res_rows.append({"chunking": cname, "chunks": int(len(_frame(task, "corpus"))),
-                         "article_citations": counts.get("article_citations_in_corpus"),
-                         "resolved": counts.get("article_citations_resolved"),
-                         "questions_scored": len(qsets[cname])})
-    common = sorted(set.intersection(*(set(v) for v in qsets.values())))
-    notices = []
-    for cname, q in qsets.items():
-        if len(q) != len(common):
-            notices.append(f"{cname}: {len(q) - len(common)} question(s) scored there but not under every chunking "
-                           "were left out of the family")
-    if len(common) < 2:
-        raise RagcovError("fewer than 2 questions have a resolved provision under every chunking.")
-    order = [q for q in queries0["_id"].astype(str) if q in set(common)]
-    for cname, task in tasks.items():
-        q = _frame(task, "queries")
-        q = q[q["_id"].astype(str).isin(set(order))].set_index("_id").loc[order].reset_index()
-        corpus = _frame(task, "corpus")
-        depth = max(kmax, _budget_depth(corpus, max(budgets, default=0)))
-        for rname, make in retrievers.items():
-            r = make()
-            r.index(corpus)
-            run = r.search(q[["_id", "text"]], k=depth)
-            per_sys[f"{cname}/{rname}"] = per_query_values(run, task, metrics=all_metrics, granularity=granularity,
-                                                           query_ids=order)
-    values = pd.concat({s: v for s, v in per_sys.items()}, axis=1).swaplevel(0, 1, axis=1).sort_index(axis=1, level=0,
-                                                                                                     sort_remaining=False)
-    # unit of inference: ICC of the first system's recall by topic (and by first cited artigo, for the record)
-    qinfo = queries0.set_index(queries0["_id"].astype(str)).loc[order]
-    topics = np.asarray([topic_of(s) or q for q, s in zip(order, qinfo.get("question_summary", pd.Series(
-        [None] * len(order), index=order)))], dtype=object)
-    first_sys = next(iter(per_sys))
+    family, specs, kmax, all_metrics = _study_metrics(metrics, budgets)
+    res_rows, order, queries0, notices = _common_questions(tasks, where, granularity)
+    per_sys = _system_values(tasks, retrievers, runner, order, depth_of=lambda c: max(kmax, _budget_depth(
+        c, max(budgets, default=0))), metrics=all_metrics, granularity=granularity)
+    values = pd.concat(dict(per_sys), axis=1).swaplevel(0, 1, axis=1).sort_index(axis=1, level=0,
+                                                                                sort_remaining=False)
     rec_name = next((str(s) for s in specs if s.name == "recall" and not s.budget), all_metrics[0])
-    y = per_sys[first_sys][rec_name].to_numpy(dtype=float)
-    de = design_effect(y, topics)
-    first_cits = _first_article(tasks[next(iter(tasks))], order)
-    de_art = design_effect(y, first_cits)
-    icc = {"system": first_sys, "metric": rec_name, "topic_icc": float(de.icc), "topic_deff": float(de.deff),
-           "n_topics": int(len(set(topics))), "first_article_icc": float(de_art.icc),
-           "first_article_deff": float(de_art.deff), "n_first_articles": int(len(set(first_cits))),
-           "threshold": icc_threshold}
-    if cluster == "auto":
-        chosen = "topic" if de.icc > icc_threshold else "query"
-    else:
-        chosen = cluster
-    icc["decision"] = chosen
-    icc["sentence"] = (f"{rec_name} of {first_sys}: ICC by topic {de.icc:+.3f} over {icc['n_topics']} topics "
-                       f"(deff {de.deff:.2f}); by first cited artigo {de_art.icc:+.3f} over {icc['n_first_articles']} "
-                       f"artigos (deff {de_art.deff:.2f}); unit of inference: "
-                       + {"topic": "the topic", "article": "the first cited artigo"}.get(chosen, "the question")
-                       + (" (chosen)." if cluster != "auto" else
-                          f" (auto: topic ICC {'>' if chosen == 'topic' else '<='} {icc_threshold})."))
-    clusters = {"topic": topics, "article": first_cits}.get(chosen)
-    cname_ = {"topic": "topic", "article": "first cited artigo"}.get(chosen, "question")
+    icc, clusters, cname_ = _unit_of_inference(tasks, per_sys, queries0, order, rec_name, cluster, icc_threshold)
     lbs = {}
     for m in family:
-        tbl = values[m]
-        lbs[m] = leaderboard_from_values(tbl, metric=m, clusters=clusters,
-                                         cluster_name=cname_,
+        lbs[m] = leaderboard_from_values(values[m], metric=m, clusters=clusters, cluster_name=cname_,
                                          level=level, n_resamples=n_resamples, seed=seed)
         lbs[m].info["notices"] += notices
     return CitedChunkingResult(leaderboards=lbs, values=values, resolution=pd.DataFrame(res_rows), icc=icc,
@@ -555,6 +490,100 @@ def cited_chunking_study(
                                info={"n_resamples": int(n_resamples), "seed": seed, "notices": notices,
                                      "systems": list(per_sys), "level": level, "budgets": list(budgets),
                                      "context": CONTEXT_NOTE})
+
+
+def _study_metrics(metrics: Sequence[str], budgets: list[int]) -> tuple[list[str], list[Any], int, list[str]]:
+    """The ranked metrics (budgets first), their specs, the deepest ``k`` asked for, and every metric recorded
+    (``hit@k`` and the budgets' span recall, precision and IoU besides)."""
+    metrics = [str(parse_cited_metric(m)) for m in metrics]
+    family = list(dict.fromkeys([*(f"recall@{b}w" for b in budgets), *metrics]))
+    if not family:
+        raise RagcovError("give at least one metric or budget to rank the systems on.")
+    specs = [parse_cited_metric(m) for m in family]
+    kmax = max([s.k for s in specs if not s.budget], default=10)
+    extra = [f"{m}@{b}w" for b in budgets for m in ("span_recall", "precision", "iou")]
+    return family, specs, kmax, list(dict.fromkeys([*family, f"hit@{kmax}", *extra]))
+
+
+def _common_questions(tasks: Mapping[str, Any], where: str,
+                      granularity: str) -> tuple[list[dict[str, Any]], list[str], pd.DataFrame, list[str]]:
+    """Per chunking its resolution record; the questions with a resolved provision under every chunking (in
+    the first task's order); the first task's queries; notices for questions left out."""
+    res_rows, qsets, queries0 = [], {}, None
+    for cname, task in tasks.items():
+        queries = _frame(task, "queries")
+        if where == "full":
+            queries = queries[~queries["partial"].astype(bool)]
+        prov = _provisions(_frame(task, "citations"), granularity)
+        qsets[cname] = [q for q in queries["_id"].astype(str) if q in prov]
+        queries0 = queries if queries0 is None else queries0
+        counts = getattr(task, "manifest", {}).get("counts", {})
+        res_rows.append({"chunking": cname, "chunks": int(len(_frame(task, "corpus"))),
+                         "article_citations": counts.get("article_citations_in_corpus"),
+                         "resolved": counts.get("article_citations_resolved"),
+                         "questions_scored": len(qsets[cname])})
+    common = set.intersection(*(set(v) for v in qsets.values()))
+    notices = [f"{cname}: {len(q) - len(common)} question(s) scored there but not under every chunking were left "
+               "out of the family" for cname, q in qsets.items() if len(q) != len(common)]
+    if len(common) < 2:
+        raise RagcovError("fewer than 2 questions have a resolved provision under every chunking.")
+    order = [q for q in queries0["_id"].astype(str) if q in common]
+    return res_rows, order, queries0, notices
+
+
+def _system_values(tasks: Mapping[str, Any], retrievers: Mapping[str, Callable[[], Any]],
+                   runner: Callable[..., pd.DataFrame] | None, order: list[str], *,
+                   depth_of: Callable[[pd.DataFrame], int], metrics: list[str],
+                   granularity: str) -> dict[str, pd.DataFrame]:
+    """Per system ``chunking/retriever`` the per-question values: a fresh retriever run (by ``runner``) on the
+    chunking's task, over the questions of ``order``, deep enough for every metric and budget."""
+    if runner is None:
+        from functools import partial
+
+        from ragcov_data.engine import run_task
+
+        runner = partial(run_task, exclude_self=False, show_progress=None)
+    per_sys: dict[str, pd.DataFrame] = {}
+    for cname, task in tasks.items():
+        q = _frame(task, "queries")
+        q = q[q["_id"].astype(str).isin(set(order))].set_index("_id").loc[order].reset_index()
+        depth = depth_of(_frame(task, "corpus"))
+        for rname, make in retrievers.items():
+            run = runner(make(), task, k=depth, queries=q[["_id", "text"]])
+            per_sys[f"{cname}/{rname}"] = per_query_values(run, task, metrics=metrics, granularity=granularity,
+                                                           query_ids=order)
+    return per_sys
+
+
+def _unit_of_inference(tasks: Mapping[str, Any], per_sys: Mapping[str, pd.DataFrame], queries0: pd.DataFrame,
+                       order: list[str], rec_name: str, cluster: str,
+                       icc_threshold: float) -> tuple[dict[str, Any], np.ndarray | None, str]:
+    """The ICC record of the first system's recall by topic (and by first cited artigo, for the record), the
+    clusters of the unit chosen (None: the question) and the unit's name."""
+    from ragcov_data.eval.estimates.design import design_effect
+
+    qinfo = queries0.set_index(queries0["_id"].astype(str)).loc[order]
+    topics = np.asarray([topic_of(s) or q for q, s in zip(order, qinfo.get("question_summary", pd.Series(
+        [None] * len(order), index=order)))], dtype=object)
+    first_sys = next(iter(per_sys))
+    y = per_sys[first_sys][rec_name].to_numpy(dtype=float)
+    de = design_effect(y, topics)
+    first_cits = _first_article(tasks[next(iter(tasks))], order)
+    de_art = design_effect(y, first_cits)
+    icc = {"system": first_sys, "metric": rec_name, "topic_icc": float(de.icc), "topic_deff": float(de.deff),
+           "n_topics": int(len(set(topics))), "first_article_icc": float(de_art.icc),
+           "first_article_deff": float(de_art.deff), "n_first_articles": int(len(set(first_cits))),
+           "threshold": icc_threshold}
+    chosen = ("topic" if de.icc > icc_threshold else "query") if cluster == "auto" else cluster
+    icc["decision"] = chosen
+    icc["sentence"] = (f"{rec_name} of {first_sys}: ICC by topic {de.icc:+.3f} over {icc['n_topics']} topics "
+                       f"(deff {de.deff:.2f}); by first cited artigo {de_art.icc:+.3f} over {icc['n_first_articles']} "
+                       f"artigos (deff {de_art.deff:.2f}); unit of inference: "
+                       + {"topic": "the topic", "article": "the first cited artigo"}.get(chosen, "the question")
+                       + (" (chosen)." if cluster != "auto" else
+                          f" (auto: topic ICC {'>' if chosen == 'topic' else '<='} {icc_threshold})."))
+    clusters = {"topic": topics, "article": first_cits}.get(chosen)
+    return icc, clusters, {"topic": "topic", "article": "first cited artigo"}.get(chosen, "question")
 
 
 def _check_budgets(budgets: Sequence[int] | None) -> list[int]:

@@ -9,7 +9,7 @@ from typing import Any, Iterable
 
 import pandas as pd
 
-from ragcov_data.errors import InputFileError, RagcovError
+from ragcov_data.errors import RagcovError
 
 
 def int_list(text: str) -> list[int]:
@@ -29,33 +29,10 @@ def str_list(text: str) -> list[str]:
 
 
 def read_population(path: str, twin: bool = False, seed: int = 0) -> pd.DataFrame:
-    """Read a population table (parquet, CSV, TSV, JSON lines, JSON records or an ``eval --json`` file).
+    """A population table or ``eval --json`` file: :func:`ragcov_data.studies.read_population`."""
+    from ragcov_data.studies import read_population as read
 
-    A ``.json`` file written by ``ragcov eval --json`` (an object with ``per_query`` records
-    ``query-id, cluster, value [, group]``) gives its per-query values, the ``cluster`` becoming the
-    ``doc_id`` the coverage study samples; a ``.json`` list of records is read as a table.
-    """
-    if twin:
-        from ragcov_data.eval.planning.twin import simulate_population
-
-        return simulate_population(seed=seed)
-    if path is None:
-        raise RagcovError("give a population file (per-query outcomes or per-document counts) or --twin.")
-    p = Path(path)
-    if not p.is_file():
-        raise InputFileError(f"population file {str(p)!r} not found; pass a parquet/CSV/JSONL table or --twin.")
-    if p.suffix == ".json":
-        return _read_json_population(p)
-    from ragcov_data.cli._task import read_table  # one table reader: BOM, JSON Lines, ids as text
-
-    return read_table(p, id_columns=("doc_id", "query-id"))
-
-
-def _read_json_population(p: Path) -> pd.DataFrame:
-    """A ``.json`` population: the outcome stage's reader of ``ragcov eval --json`` (or a list of records)."""
-    from ragcov_data.eval.outcomes.table import outcomes_from_eval_json
-
-    return outcomes_from_eval_json(p)[0]
+    return read(path, twin=twin, seed=seed)
 
 
 # --------------------------------------------------------------------------- outputs against inputs

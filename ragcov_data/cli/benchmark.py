@@ -77,9 +77,7 @@ def run(args: argparse.Namespace) -> int:
         raise RagcovError(f"--data-dir {args.data_dir!r} is a task folder; the benchmark builds its tasks from the "
                           "data folder (aneel/, juristcu/). Run a retriever on the folder with `ragcov run --task "
                           "DIR` and score it with `ragcov eval --task DIR`.")
-    reps = args.reps if args.reps is not None else (300 if args.quick else 2000)
-    ks = args.k if args.k is not None else ([5, 10, 20] if args.quick else [5, 10, 20, 40])
-    nres = args.n_resamples if args.n_resamples is not None else (199 if args.quick else 999)
+    reps, ks, nres = _settings(args)
     from ragcov_data import engine
 
     try:
@@ -96,12 +94,25 @@ def run(args: argparse.Namespace) -> int:
     if "misses" in paths:
         print(f"misses:  {paths['misses']}")
     if args.latex_out:
-        from ragcov_data._atomic import atomic_write
-        from ragcov_data.reporting.console import latex_summary
-
-        atomic_write(args.latex_out, latex_summary(results))
-        print(f"latex:   {args.latex_out}")
+        _write_latex(results, args.latex_out)
     return 0
+
+
+def _settings(args: argparse.Namespace) -> tuple[int, list[int], int]:
+    """Coverage replicates, sample sizes K and bootstrap resamples: as given, else the --quick or full defaults."""
+    reps = args.reps if args.reps is not None else (300 if args.quick else 2000)
+    ks = args.k if args.k is not None else ([5, 10, 20] if args.quick else [5, 10, 20, 40])
+    nres = args.n_resamples if args.n_resamples is not None else (199 if args.quick else 999)
+    return reps, ks, nres
+
+
+def _write_latex(results: dict, path: str) -> None:
+    """The LaTeX summary table (:func:`ragcov_data.reporting.console.latex_summary`), written atomically."""
+    from ragcov_data._atomic import atomic_write
+    from ragcov_data.reporting.console import latex_summary
+
+    atomic_write(path, latex_summary(results))
+    print(f"latex:   {path}")
 
 
 def _summary(results) -> str:

@@ -12,6 +12,7 @@ import json
 import sys
 import warnings
 from pathlib import Path
+from typing import Any
 
 from ragcov_data.cli._task import (DEFAULT_DATASET, _chunking_given, add_sample_options, add_task_source,
                                    sample_kwargs, sample_line, source_kwargs, task_folder)
@@ -109,22 +110,27 @@ def run(args: argparse.Namespace) -> int:
         raise RagcovError(f"--data-dir {args.data_dir!r} holds queries/qrels tables, which are already a task; "
                           "`ragcov build` builds one from an acervo: pass --data-files ACERVO, or a data folder.")
     task = source.task
+    _print_summary(task, as_json=args.json)
+    if args.out:
+        paths = task.to_parquet(args.out)
+        if not args.json:
+            print(f"\nwrote {', '.join(p.name for p in paths.values())} to {Path(args.out)}")
+    return 0
+
+
+def _print_summary(task: Any, *, as_json: bool) -> None:
+    """The task's summary (:meth:`Task.describe`) as text, with its sample and units lines, or as JSON."""
     summary = task.describe()
-    if args.json:
+    if as_json:
         out = summary.to_dict()
         if task.manifest.get("sample"):
             out["sample"] = {k: v for k, v in task.manifest["sample"].items() if k != "documents"}
         if _units_line(task.manifest):
             out["units"] = {k: task.manifest["counts"][k] for k in _UNIT_COUNTS}
         print(json.dumps(out, ensure_ascii=False, indent=2, default=str))
-    else:
-        print(summary)
-        if sample_line(task.manifest):
-            print(sample_line(task.manifest))
-        if _units_line(task.manifest):
-            print(_units_line(task.manifest))
-    if args.out:
-        paths = task.to_parquet(args.out)
-        if not args.json:
-            print(f"\nwrote {', '.join(p.name for p in paths.values())} to {Path(args.out)}")
-    return 0
+        return
+    print(summary)
+    if sample_line(task.manifest):
+        print(sample_line(task.manifest))
+    if _units_line(task.manifest):
+        print(_units_line(task.manifest))

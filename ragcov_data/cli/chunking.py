@@ -6,11 +6,10 @@
 from __future__ import annotations
 
 import argparse
-import copy
 import sys
 from typing import Any
 
-from ragcov_data.cli._task import add_task_source, load_task_source
+from ragcov_data.cli._task import add_task_source
 from ragcov_data.errors import RagcovError
 
 
@@ -57,15 +56,10 @@ def _tasks(args: argparse.Namespace) -> dict[str, Any]:
     if getattr(args, "task", None) or (args.dataset not in (None, "aneel_taesa")):
         raise RagcovError("`ragcov chunking` builds tasks from an acervo: give --data-dir (the aneel_taesa source "
                           "data) or --data-files, not a task folder or another dataset.")
-    sizes = {"min_words": args.min_words, "max_words": args.max_words}
-    words_args = copy.copy(args)
-    words_args.min_words = words_args.max_words = None
-    words = load_task_source(words_args, show_progress=not args.quiet).task
-    disp_args = copy.copy(args)
-    disp_args.chunking = "dispositivo"
-    disp_args.min_words, disp_args.max_words = sizes["min_words"], sizes["max_words"]
-    disp = load_task_source(disp_args, show_progress=not args.quiet).task
-    return {f"words-{args.chunk_words or 100}": words, "dispositivo": disp}
+    from ragcov_data.cli._task import source_kwargs
+    from ragcov_data.studies import acervo_chunkings
+
+    return acervo_chunkings(source_kwargs(args), show_progress=not args.quiet)
 
 
 def _built_task(data_dir: Any) -> str | None:
@@ -84,26 +78,18 @@ def _built_task(data_dir: Any) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ragcov_data.cli.run import make_retriever
-    from ragcov_data.eval import evaluate
-    from ragcov_data.eval.comparisons.chunkings import compare_chunkings
-    from ragcov_data.paths import check_writable
-
     from ragcov_data.cli.chunking_cited import dispatch
+    from ragcov_data.cli.run import make_retriever
+    from ragcov_data.paths import check_writable
+    from ragcov_data.studies import chunking_comparison
 
     code = dispatch(args)  # cited questions (--dataset irpf / cited_questions): their own comparison
     if code is not None:
         return code
     if args.json_out:
         check_writable(args.json_out)
-    results = {}
-    for name, task in _tasks(args).items():
-        retriever = make_retriever(args)
-        retriever.index(task["corpus"])
-        run_df = retriever.search(task["queries"], k=10, exclude_self=True)
-        results[name] = evaluate(run_df, task, args.metric, level=args.level, seed=args.seed,
-                                 n_resamples=args.n_resamples, cluster="doc_id")
-    res = compare_chunkings(results, level=args.level, n_resamples=args.n_resamples, seed=args.seed)
+    res, _, _ = chunking_comparison(_tasks(args), lambda: make_retriever(args), metric=args.metric, level=args.level,
+                                    seed=args.seed, n_resamples=args.n_resamples)
     print(res.summary(), file=sys.stdout)
     if args.json_out:
         res.to_json(args.json_out)

@@ -151,12 +151,10 @@ def _sources(args: argparse.Namespace) -> tuple[Any, Any]:
 def run_cited(args: argparse.Namespace, retrievers: list[str]) -> int:
     """Build every chunking, run every retriever, print the family-wise table; write JSON if asked."""
     import copy
-    import warnings
 
     from ragcov_data.cli.run import make_retriever
-    from ragcov_data.eval.comparisons.cited import cited_chunking_study
-    from ragcov_data.loaders.cited_questions import build_cited_task
     from ragcov_data.paths import check_writable
+    from ragcov_data.studies import cited_study, cited_tasks
 
     if args.json_out:
         check_writable(args.json_out)
@@ -167,19 +165,15 @@ def run_cited(args: argparse.Namespace, retrievers: list[str]) -> int:
         metrics = _split(args.metric)
     budgets = _budgets(getattr(args, "budgets", None) or ",".join(map(str, DEFAULT_BUDGETS)))
     acts, questions = _sources(args)
-    tasks = {}
-    query_words = args.query_words or 20
-    for name, kw in _chunkings(args.chunking, getattr(args, "chunker", None)):
+    chunkings = _chunkings(args.chunking, getattr(args, "chunker", None))
+    for _, kw in chunkings:
         if kw.get("chunking") == "dispositivo" and args.min_words is not None:
             kw["min_words"] = args.min_words
         if kw.get("chunking") == "dispositivo" and kw.get("max_words") is None and args.max_words is not None:
             kw["max_words"] = args.max_words
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            tasks[name] = build_cited_task(acts, questions, query_words=query_words, dataset=args.dataset,
-                                           config_name=name, granularity=args.granularity, **kw)
-        for w in caught:  # unresolved citations: on the console, never silent
-            print(f"ragcov chunking: {w.message}", file=sys.stderr)
+    tasks = cited_tasks(acts, questions, chunkings, dataset=args.dataset, query_words=args.query_words or 20,
+                        granularity=args.granularity,
+                        note=lambda _, m: print(f"ragcov chunking: {m}", file=sys.stderr))  # unresolved citations
 
     def factory(name: str):
         def make():
@@ -188,9 +182,9 @@ def run_cited(args: argparse.Namespace, retrievers: list[str]) -> int:
             return make_retriever(a)
         return make
 
-    res = cited_chunking_study(tasks, {r: factory(r) for r in retrievers}, metrics=metrics, budgets=budgets,
-                               granularity=args.granularity, where=args.where, cluster=args.cluster,
-                               level=args.level, n_resamples=args.n_resamples, seed=args.seed)
+    res = cited_study(tasks, {r: factory(r) for r in retrievers}, metrics=metrics, budgets=budgets,
+                      granularity=args.granularity, where=args.where, cluster=args.cluster,
+                      level=args.level, n_resamples=args.n_resamples, seed=args.seed)
     print(res.summary())
     if args.json_out:
         res.to_json(args.json_out)

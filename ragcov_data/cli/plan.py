@@ -3,16 +3,13 @@ with ``--difference``, documents needed to detect a paired difference among N sy
 from __future__ import annotations
 
 import argparse
-import json
 import warnings
-from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from ragcov_data.cli._common import str_list
 from ragcov_data.cli._evalcommon import read_population_arg
-from ragcov_data.errors import InputFileError, RagcovError
+from ragcov_data.errors import RagcovError
 
 
 def add_parser(sub) -> None:
@@ -155,43 +152,7 @@ def _run_difference(args: argparse.Namespace) -> int:
 
 
 def read_pilot(path: str) -> pd.DataFrame:
-    """Paired differences from a ``compare --json`` file (its ``per_query`` records) or a table with
-    ``cluster`` (or ``doc_id``) and ``diff``; every problem is an error naming the file."""
-    p = Path(path)
-    if not p.is_file():
-        raise InputFileError(f"pilot file {str(p)!r} not found; pass the JSON of `ragcov compare --json` or a table "
-                             "of query-id, cluster, diff.")
-    if p.suffix.lower() == ".json":
-        try:
-            data = json.loads(p.read_text(encoding="utf-8"))
-        except (UnicodeDecodeError, ValueError) as exc:
-            raise InputFileError(f"cannot read pilot file {str(p)!r}: not valid UTF-8 JSON ({exc}).") from exc
-        records = data.get("per_query") if isinstance(data, dict) else None
-        if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
-            raise InputFileError(
-                f"pilot file {str(p)!r} has no `per_query` records of paired differences; write it with "
-                "`ragcov compare A B --json OUT` (ragcov 0.x before per_query was added: run compare again).")
-        df = pd.DataFrame.from_records(records)
-        if isinstance(data.get("n_queries"), int) and data["n_queries"] != len(df):
-            raise InputFileError(f"pilot file {str(p)!r} declares n_queries={data['n_queries']} but holds {len(df)} "
-                                 "`per_query` records; the file is truncated or edited. Write it again.")
-        if isinstance(data.get("cluster"), str):
-            df.attrs["cluster"] = data["cluster"]
-    else:
-        from ragcov_data.cli._task import read_table
+    """Paired differences of a pilot: :func:`ragcov_data.studies.read_pilot`."""
+    from ragcov_data.studies import read_pilot as read
 
-        df = read_table(p, id_columns=("query-id", "cluster", "doc_id"))
-    missing = [name for name, ok in (("cluster (or doc_id)", "cluster" in df.columns or "doc_id" in df.columns),
-                                     ("diff", "diff" in df.columns)) if not ok]
-    if missing:
-        raise InputFileError(f"pilot file {str(p)!r} lacks column(s) {missing} (found {sorted(map(str, df.columns))}); "
-                             "give one row a query with its cluster and the paired difference A - B, as "
-                             "`ragcov compare --json` writes them.")
-    diff = pd.to_numeric(df["diff"], errors="coerce")
-    if diff.isna().any():
-        i = int(np.flatnonzero(diff.isna().to_numpy())[0])
-        qid = df["query-id"].iloc[i] if "query-id" in df.columns else "?"
-        raise InputFileError(f"pilot file {str(p)!r}: row {i} (query-id {qid!r}) has diff {df['diff'].iloc[i]!r}; "
-                             "every difference must be a finite number.")
-    df["diff"] = diff.astype(float)
-    return df
+    return read(path)

@@ -114,7 +114,9 @@ def make_retriever(args: argparse.Namespace) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     from ragcov_data.baselines import save_run
+    from ragcov_data.cli._task import sample_line
     from ragcov_data.paths import check_writable
+    from ragcov_data.studies import make_run
 
     if args.k < 1:
         raise RagcovError(f"`--k` must be a positive integer; got {args.k}.")
@@ -124,79 +126,28 @@ def run(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     source = load_task_source(args, show_progress=not args.quiet)
     ds = source.task
-    queries = ds["queries"]
-    exclude_self = "chunk_id" in _columns(queries)
-    check_searchable(ds, exclude_self)
-    from ragcov_data import engine
-
-    try:
-        engine.index(retriever, ds["corpus"], **eng)
-        run_df = engine.search(retriever, queries, k=args.k, exclude_self=exclude_self, **eng)
-    finally:
-        engine.shutdown()  # a local cluster started for this run
-    from ragcov_data.baselines.found_nothing import FOUND_NOTHING_KEY, found_nothing
-
-    qframe = queries.select_columns(["_id", "text"]).to_pandas() if hasattr(queries, "select_columns") \
-        else queries[["_id", "text"]]
-    nothing, notice = found_nothing(retriever, qframe, run_df)
-    if len(run_df) == 0:
-        raise RagcovError(f"{retriever.name} retrieved nothing for any of the {len(queries):,} queries, so no run "
-                          f"was written: {notice.removeprefix('notice: ').split(' (first:')[0]}; check the "
-                          "queries' and the corpus's text, or try another --retriever (e.g. tfidf or dense).")
-    run_df.attrs.update(source.attrs)
-    if nothing:  # recorded (parquet metadata), so eval can tell "found nothing" from "not run"
-        run_df.attrs[FOUND_NOTHING_KEY] = nothing
-    from ragcov_data.run_fingerprint import stamp_run
-
-    stamp_run(run_df, ds)  # what the run was made on: parquet metadata and the TREC tag (save_run)
-    tag = None
-    if "sample" in source.attrs:  # a TREC file has no metadata: its tag carries the sample spec
-        from ragcov_data.sampling import sample_tag
-
-        tag = sample_tag(retriever.name, source.attrs["sample"])
-    path = save_run(run_df, args.out, tag=tag)
+    run_df, exclude_self, notice = make_run(retriever, ds, k=args.k, engine=eng, attrs=source.attrs)
+    path = save_run(run_df, args.out, tag=_sample_tag(retriever.name, source.attrs))
     seconds = time.perf_counter() - t0
     print(
-        f"{retriever.name}: {len(ds['corpus']):,} chunks indexed, {len(queries):,} queries searched "
+        f"{retriever.name}: {len(ds['corpus']):,} chunks indexed, {len(ds['queries']):,} queries searched "
         f"(k={args.k}, exclude_self={exclude_self}) in {seconds:.1f} s; {len(run_df):,} rows -> {Path(path)}"
         + (f" [ray, {run_df.attrs.get('workers')} workers]" if eng["engine"] == "ray" else ""),
         file=sys.stdout,
     )
     if notice:
         print(notice, file=sys.stdout)
-    from ragcov_data.cli._task import sample_line
-
     line = sample_line({"sample": source.attrs.get("sample")})
     if line:
         print(line, file=sys.stdout)
     return 0
 
 
-def _columns(split: Any) -> list[str]:
-    names = getattr(split, "column_names", None)
-    return list(names) if names is not None else list(split.columns)
+def _sample_tag(name: str, attrs: dict[str, Any]) -> str | None:
+    """The TREC tag of a run on a document sample (a TREC file has no metadata: its tag carries the sample
+    spec); None without a sample."""
+    if "sample" not in attrs:
+        return None
+    from ragcov_data.sampling import sample_tag
 
-
-def check_searchable(task: Any, self_retrieval: bool) -> None:
-    """Refuse a task a run cannot be made of: no corpus, no query, or (self-retrieval) one document.
-
-    With one document every query's only candidates are its own document's chunks: there is nothing
-    to retrieve across documents and no document-level interval, so a run would be empty or useless.
-    """
-    try:
-        corpus = task["corpus"]
-    except (KeyError, TypeError):
-        corpus = None
-    if corpus is None or len(corpus) == 0:
-        raise RagcovError("the task has no corpus to index; pass a task with corpus, queries and qrels "
-                          "(e.g. --data-files ACERVO or a folder written by `ragcov build --out`).")
-    queries = task["queries"]
-    if len(queries) == 0:
-        raise RagcovError("the task has no query, so there is nothing to run; check the acervo and --chunk-words.")
-    if self_retrieval and "doc_id" in _columns(queries):
-        docs = queries["doc_id"]
-        ids = set(docs.unique() if hasattr(docs, "unique") else docs)
-        if len(ids) < 2:
-            raise RagcovError(f"the task's queries all come from one document ({next(iter(ids))!r}); self-retrieval "
-                              "needs at least two documents that yield two chunks each — add documents to the "
-                              "acervo or lower --chunk-words.")
+    return sample_tag(name, attrs["sample"])

@@ -229,3 +229,35 @@ def test_cited_chunking_study_one_family_per_budget(tmp_path):
     assert out["headline"]["budget"] == 15 and out["leaderboards"]["recall@2"]["metric"] == "recall@2"
     with pytest.raises(RagcovError, match="`budgets` must be positive"):
         cited_chunking_study(tasks, makers, budgets=[0])
+
+
+def test_cited_chunking_study_runs_through_the_runner_it_is_given(tmp_path):
+    """The study never indexes or searches itself: its default runner (``engine.run_task``) gives the values
+    that retrievers indexed and searched by hand give, and a runner passed in is called once a system, on the
+    chunking's task, for the scored questions in order, deep enough for the largest budget."""
+    import warnings
+
+    from ragcov_data.baselines import BM25, TfIdf
+    from ragcov_data.eval.comparisons.cited import cited_chunking_study
+    from ragcov_data.loaders.cited_questions import build_cited_task
+
+    acts, questions = _study_files(tmp_path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tasks = {"words-10": build_cited_task(acts, questions, chunking="words", chunk_words=10, query_words=5),
+                 "article": build_cited_task(acts, questions, chunking="article", query_words=5)}
+    makers = {"bm25": lambda: BM25(show_progress=False), "tfidf": lambda: TfIdf(show_progress=False)}
+    calls = []
+
+    def by_hand(retriever, task, *, k, queries):
+        calls.append((task, k, list(queries["_id"])))
+        return retriever.index(task["corpus"]).search(queries, k=k)
+
+    kw = dict(metrics=["recall@3"], budgets=[40], cluster="query", n_resamples=199)
+    default = cited_chunking_study(tasks, makers, **kw)
+    hand = cited_chunking_study(tasks, makers, runner=by_hand, **kw)
+    pd.testing.assert_frame_equal(default.values, hand.values, check_exact=True)
+    assert default.leaderboards["recall@40w"].systems.equals(hand.leaderboards["recall@40w"].systems)
+    assert [c[0] for c in calls] == [tasks["words-10"]] * 2 + [tasks["article"]] * 2
+    assert all(q == [f"q{i}" for i in range(1, 9)] for _, _, q in calls)
+    assert calls[0][1] >= 4  # 40 words of 10-word windows: at least four chunks deep
