@@ -53,23 +53,17 @@ RUN = {
 # expected flags of each miss, by construction (see the comments above); the queries are the chunks' first 5
 # words, so a retrieved chunk opening with the same heading words or holding A1 / the formula contains its
 # query; no document states a status or cites another
-NEW = dict(retrieved_not_in_force=0, cites=0)
-EXPECTED = {
-    "A#0000": dict(retrieved="B", same_type=1, same_issuer=1, near_duplicate=0, boilerplate=0, other_edition=1,
-                   contains_query=1, **NEW),
-    "A#0001": dict(retrieved="B", same_type=1, same_issuer=1, near_duplicate=1, boilerplate=0, other_edition=1,
-                   contains_query=1, **NEW),
-    "B#0001": dict(retrieved="A", same_type=1, same_issuer=1, near_duplicate=1, boilerplate=0, other_edition=1,
-                   contains_query=1, **NEW),
-    "C#0001": dict(retrieved="E", same_type=0, same_issuer=0, near_duplicate=1, boilerplate=1, other_edition=0,
-                   contains_query=1, **NEW),
-    "D#0000": dict(retrieved="A", same_type=1, same_issuer=0, near_duplicate=0, boilerplate=0, other_edition=0,
-                   contains_query=0, **NEW),
-    "D#0001": dict(retrieved="C", same_type=0, same_issuer=0, near_duplicate=0, boilerplate=1, other_edition=0,
-                   contains_query=1, **NEW),
-    "E#0000": dict(retrieved="A", same_type=0, same_issuer=1, near_duplicate=0, boilerplate=0, other_edition=0,
-                   contains_query=0, **NEW),
-}
+# (query, retrieved document, its flags in FLAGS' order: same_type, same_issuer, near_duplicate, boilerplate,
+# other_edition, contains_query, retrieved_not_in_force, cites)
+EXPECTED = {q: dict(retrieved=doc, **dict(zip(FLAGS, flags, strict=True))) for q, doc, flags in [
+    ("A#0000", "B", (1, 1, 0, 0, 1, 1, 0, 0)),
+    ("A#0001", "B", (1, 1, 1, 0, 1, 1, 0, 0)),
+    ("B#0001", "A", (1, 1, 1, 0, 1, 1, 0, 0)),
+    ("C#0001", "E", (0, 0, 1, 1, 0, 1, 0, 0)),
+    ("D#0000", "A", (1, 0, 0, 0, 0, 0, 0, 0)),
+    ("D#0001", "C", (0, 0, 0, 1, 0, 1, 0, 0)),
+    ("E#0000", "A", (0, 1, 0, 0, 0, 0, 0, 0)),
+]}
 # the formula is in 3 of the 5 documents: common at 3 documents; A and B share 14 of their 46 document
 # 5-grams (Jaccard 0.304): editions at an overlap threshold of 0.3
 SMALL = dict(boilerplate_min_docs=3, boilerplate_doc_share=0.01, edition_overlap=0.3)
