@@ -10,6 +10,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import ragcov_data._runs_stream as runs  # the bounded reader
+from ragcov_data.cli import build_parser
+from ragcov_data.cli._common import run_options
 from ragcov_data.errors import InputFileError, RagcovError
 from ragcov_data.runs import load_run, validate_run
 
@@ -21,24 +24,6 @@ def test_bom_at_the_start_is_accepted(tmp_path):
     p = tmp_path / "r.trec"
     p.write_bytes(b"\xef\xbb\xbf" + TREC.encode())
     assert load_run(p)["query-id"].tolist() == ["q1", "q1", "q2"]
-
-
-def test_bom_mid_file_names_the_line(tmp_path):
-    """Two BOM'd runs concatenated: the second BOM would become part of a query id and lose a row."""
-    bom = b"\xef\xbb\xbf"
-    p = tmp_path / "cat.trec"
-    p.write_bytes(bom + TREC.encode() + bom + b"q3 Q0 d1 1 0.5 t\n")
-    with pytest.raises(InputFileError, match=r"cat.trec, line 4 starts with a byte-order mark \(U\+FEFF\): files "
-                                             r"were concatenated\? strip it"):
-        load_run(p)
-    csv = tmp_path / "cat.csv"
-    csv.write_bytes(b"query-id,corpus-id,score\nq1,d1,1\n" + bom + b"q2,d1,1\n")
-    with pytest.raises(InputFileError, match="line 3 starts with a byte-order mark"):
-        load_run(csv)
-    mid = tmp_path / "mid.trec"
-    mid.write_bytes(b"q1 Q0 d1 1 2.5 t\nq1 Q0 d" + bom + b"2 2 1.5 t\n")
-    with pytest.raises(InputFileError, match="line 2 holds a byte-order mark"):
-        load_run(mid)
 
 
 # ---------------------------------------------------------------- compression
@@ -86,62 +71,78 @@ def test_parquet_content_under_another_name(tmp_path):
         load_run(p)
 
 
-# ---------------------------------------------------------------- JSON ids
-def test_nested_json_query_id_is_refused(tmp_path):
-    p = tmp_path / "r.json"
-    p.write_text(json.dumps([{"query-id": {"id": "q1"}, "corpus-id": "d1", "score": 1.0},
-                             {"query-id": "q2", "corpus-id": "d1", "score": 1.0}]))
-    with pytest.raises(InputFileError, match=r"record 1: query id is a JSON object \(\{\"id\": \"q1\"\}\), expected a "
-                                             r"string or number"):
+# ---------------------------------------------------------------- one bad file, one message
+#: (file name, its content (None: no file), the message's pattern, load_run options that read it, the corpus ids
+#: they give). The message names the file, the line and the fix; where it gives one, the fix works.
+BAD_FILES = [
+    pytest.param("bad.trec", "q1 Q0 d1 1 2.0 tag\nq1 Q0 d2 2 tag\n",
+                 r"bad.trec \(format trec, by suffix\), line 2: expected 6 fields", None, None, id="trec-short-line"),
+    pytest.param("bad.trec", "q1 Q0 d1 1 2.0 tag\n\nq1 Q0 d2 2 two tag\n", r"line 3: score 'two' is not a number",
+                 None, None, id="trec-score-not-a-number"),
+    pytest.param("bad.trec", "q1 Q0 d1 1 2.0 tag\n\nq1 Q0 d1 2 1.0 tag\n",
+                 r"document 'd1' is listed 2 times for query 'q1' \(line 1 and line 3", None, None,
+                 id="trec-repeated-pair"),
+    pytest.param("bad.trec", b"q1 Q0 d1 1 2.0 tag\nq1 Q0 d\xff 2 1.0 tag\n", r"bad.trec, line 2: bytes that are not UTF-8",
+                 None, None, id="trec-not-utf8"),
+    pytest.param("missing.trec", None, "does not exist", None, None, id="missing"),
+    pytest.param("empty.trec", "\n\n", "no run lines found", None, None, id="empty"),
+    pytest.param("r.csv", "qid,docid,score\nq1,a,1.0\n\nq1,b,abc\n",
+                 r"r.csv \(format csv, by suffix\), line 4: `score` 'abc'", None, None, id="csv-score-not-a-number"),
+    # two BOM'd runs concatenated: the second BOM would become part of a query id and lose a row
+    pytest.param("cat.trec", b"\xef\xbb\xbf" + TREC.encode() + b"\xef\xbb\xbfq3 Q0 d1 1 0.5 t\n",
+                 r"cat.trec, line 4 starts with a byte-order mark \(U\+FEFF\): files were concatenated\? strip it",
+                 None, None, id="bom-concatenated-trec"),
+    pytest.param("cat.csv", b"query-id,corpus-id,score\nq1,d1,1\n\xef\xbb\xbfq2,d1,1\n",
+                 "line 3 starts with a byte-order mark", None, None, id="bom-concatenated-csv"),
+    pytest.param("mid.trec", b"q1 Q0 d1 1 2.5 t\nq1 Q0 d\xef\xbb\xbf2 2 1.5 t\n", "line 2 holds a byte-order mark",
+                 None, None, id="bom-inside-a-line"),
+    # JSON ids
+    pytest.param("r.json", json.dumps([{"query-id": {"id": "q1"}, "corpus-id": "d1", "score": 1.0},
+                                       {"query-id": "q2", "corpus-id": "d1", "score": 1.0}]),
+                 r"record 1: query id is a JSON object \(\{\"id\": \"q1\"\}\), expected a string or number", None, None,
+                 id="json-object-query-id"),
+    pytest.param("r.jsonl", '{"qid": "q1", "docid": "d1", "score": 1}\n{"qid": ["q", 2], "docid": "d1", "score": 1}\n',
+                 r"line 2: query id is a JSON list", None, None, id="jsonl-list-query-id"),
+    pytest.param("d.json", json.dumps({"q1": [{"doc": 1}, "d2"]}), r"document id is a JSON object", None, None,
+                 id="json-object-document-id"),
+    # delimiters that do not match the suffix
+    pytest.param("run.csv", "query-id\tcorpus-id\tscore\nq1\td1\t1.0\n",
+                 r"run.csv has tab-separated lines: rename it .tsv or pass --run-format tsv", {"format": "tsv"}, ["d1"],
+                 id="tabs-in-csv"),
+    pytest.param("run.tsv", "query-id,corpus-id,score\nq1,d1,1.0\n",
+                 r"run.tsv has comma-separated lines: rename it .csv or pass --run-format csv", None, None,
+                 id="commas-in-tsv"),
+    pytest.param("trec.csv", TREC, r"trec.csv has space-separated lines of 6 fields \(a TREC run", None, None,
+                 id="trec-in-csv"),
+    pytest.param("table.trec", "query-id,corpus-id,score\nq1,d1,1.0\n",
+                 r"table.trec has comma-separated lines: rename it .csv", None, None, id="csv-in-trec"),
+    # rank and score
+    pytest.param("sw.trec", "q1 Q0 d1 0.91 1 t\nq1 Q0 d2 0.52 2 t\nq2 Q0 d1 0.33 1 t\n",
+                 r"columns 4 and 5 look swapped \(rank, score\).*swap the two columns", None, None,
+                 id="trec-rank-and-score-swapped"),
+    # a non-integer rank without the swap pattern keeps its own message
+    pytest.param("r.trec", "q1 Q0 d1 1.5 0.9 t\nq1 Q0 d2 2 0.8 t\n", r"line 1: `rank` 1.5 is not an integer", None,
+                 None, id="trec-non-integer-rank"),
+]
+
+
+@pytest.mark.parametrize("name, content, match, fix, fixed_ids", BAD_FILES)
+def test_bad_file_names_its_file_line_and_fix(tmp_path, name, content, match, fix, fixed_ids):
+    p = tmp_path / name
+    if isinstance(content, bytes):
+        p.write_bytes(content)
+    elif content is not None:
+        p.write_text(content)
+    with pytest.raises(InputFileError, match=match):
         load_run(p)
-    jl = tmp_path / "r.jsonl"
-    jl.write_text('{"qid": "q1", "docid": "d1", "score": 1}\n{"qid": ["q", 2], "docid": "d1", "score": 1}\n')
-    with pytest.raises(InputFileError, match=r"line 2: query id is a JSON list"):
-        load_run(jl)
-    docs = tmp_path / "d.json"
-    docs.write_text(json.dumps({"q1": [{"doc": 1}, "d2"]}))
-    with pytest.raises(InputFileError, match=r"document id is a JSON object"):
-        load_run(docs)
+    if fix is not None:
+        assert load_run(p, **fix)["corpus-id"].tolist() == fixed_ids
 
 
-# ---------------------------------------------------------------- delimiters
-def test_delimiter_that_does_not_match_the_suffix(tmp_path):
-    tsv_lines = "query-id\tcorpus-id\tscore\nq1\td1\t1.0\n"
-    p = tmp_path / "run.csv"
-    p.write_text(tsv_lines)
-    with pytest.raises(InputFileError, match=r"run.csv has tab-separated lines: rename it .tsv or pass --run-format tsv"):
-        load_run(p)
-    assert load_run(p, format="tsv")["corpus-id"].tolist() == ["d1"]
-    q = tmp_path / "run.tsv"
-    q.write_text("query-id,corpus-id,score\nq1,d1,1.0\n")
-    with pytest.raises(InputFileError, match=r"run.tsv has comma-separated lines: rename it .csv or pass --run-format csv"):
-        load_run(q)
-    t = tmp_path / "trec.csv"
-    t.write_text(TREC)
-    with pytest.raises(InputFileError, match=r"trec.csv has space-separated lines of 6 fields \(a TREC run"):
-        load_run(t)
-    c = tmp_path / "table.trec"
-    c.write_text("query-id,corpus-id,score\nq1,d1,1.0\n")
-    with pytest.raises(InputFileError, match=r"table.trec has comma-separated lines: rename it .csv"):
-        load_run(c)
-
-
-# ---------------------------------------------------------------- swapped rank and score
-def test_trec_rank_and_score_swapped(tmp_path):
-    p = tmp_path / "sw.trec"
-    p.write_text("q1 Q0 d1 0.91 1 t\nq1 Q0 d2 0.52 2 t\nq2 Q0 d1 0.33 1 t\n")
-    with pytest.raises(InputFileError, match=r"columns 4 and 5 look swapped \(rank, score\).*swap the two columns"):
-        load_run(p)
+def test_rank_and_score_swapped_in_a_frame():
     frame = pd.DataFrame({"qid": ["q1", "q1"], "docid": ["a", "b"], "rank": [0.9, 0.4], "score": [1, 2]})
     with pytest.raises(InputFileError, match=r"columns `rank` and `score` look swapped"):
         validate_run(frame)
-
-
-def test_non_integer_rank_without_the_swap_pattern_keeps_its_message(tmp_path):
-    p = tmp_path / "r.trec"
-    p.write_text("q1 Q0 d1 1.5 0.9 t\nq1 Q0 d2 2 0.8 t\n")
-    with pytest.raises(InputFileError, match=r"line 1: `rank` 1.5 is not an integer"):
-        load_run(p)
 
 
 # ---------------------------------------------------------------- rank overflow
@@ -229,14 +230,10 @@ def test_order_is_checked():
 
 @pytest.mark.parametrize("verb", ["eval", "compare", "leaderboard", "misses", "plan"])
 def test_every_run_reading_verb_takes_order(verb):
-    from ragcov_data.cli import build_parser
-
     argv = {"eval": ["eval", "r"], "compare": ["compare", "a", "b"], "leaderboard": ["leaderboard", "a", "b"],
             "misses": ["misses", "r"], "plan": ["plan", "--difference", "0.1", "--runs", "a", "b"]}[verb]
     args = build_parser().parse_args([*argv, "--order", "rank"])
     assert args.order == "rank"
-    from ragcov_data.cli._common import run_options
-
     assert run_options(args) == {"columns": None, "format": None, "order": "rank"}
 
 
@@ -263,8 +260,6 @@ def _ragged_run(tmp_path):
 @pytest.mark.parametrize("block", [None, 64, 300])
 @pytest.mark.parametrize("name", ["r.trec", "r.csv", "r.tsv", "rank_only.csv", "r.trec.gz"])
 def test_depth_keeps_the_top_rows_and_their_ties(tmp_path, monkeypatch, block, name):
-    import ragcov_data._runs_stream as runs  # the bounded reader
-
     df = _ragged_run(tmp_path)
     if block:
         monkeypatch.setattr(runs, "BLOCK_BYTES", block)  # many blocks: queries split across them
@@ -291,8 +286,6 @@ def test_depth_keeps_every_row_tied_with_the_kth(tmp_path):
 
 def test_depth_still_checks_every_row(tmp_path, monkeypatch):
     """Rows cut by depth are still read and checked: no bad input passes because it sits low in a ranking."""
-    import ragcov_data._runs_stream as runs  # the bounded reader
-
     monkeypatch.setattr(runs, "BLOCK_BYTES", 64)
     body = "".join(f"q1 Q0 d{j} {j} {100 - j} t\n" for j in range(1, 30))
     cases = {
@@ -334,8 +327,6 @@ def test_depth_on_other_sources_and_bad_depth(tmp_path):
 
 def test_depth_pair_check_confirms_hash_matches_on_the_text(tmp_path, monkeypatch):
     """Repeated pairs are found by 64-bit keys and confirmed on the lines: a key collision never refuses a run."""
-    import ragcov_data._runs_stream as runs  # the bounded reader
-
     monkeypatch.setattr(runs, "_pair_keys", lambda q, d: np.zeros(len(q), dtype=np.uint64))  # every key collides
     p = tmp_path / "r.trec"
     p.write_text("".join(f"q{j % 3} Q0 d{j} {j} {j} t\n" for j in range(12)))

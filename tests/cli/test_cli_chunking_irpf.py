@@ -3,17 +3,13 @@ from __future__ import annotations
 
 import json
 import re
-import warnings
 
 import pytest
 
-from ragcov_data.baselines import BM25
 from ragcov_data.cli import main
-from ragcov_data.eval.comparisons.cited import cited_chunking_study, per_query_values
-from ragcov_data.loaders.cited_questions import build_cited_task, irpf_dir
 
 
-def test_chunking_irpf_two_chunkings_one_retriever(data_dir, tmp_path, capsys):
+def test_chunking_irpf_two_chunkings_one_retriever(data_dir, tmp_path, capsys, irpf_api_values):
     out = tmp_path / "irpf.json"
     assert main(["chunking", "--dataset", "irpf", "--data-dir", str(data_dir), "--chunking", "words-200,article",
                  "--retriever", "bm25", "--n-resamples", "999", "--quiet", "--json", str(out)]) == 0
@@ -34,21 +30,13 @@ def test_chunking_irpf_two_chunkings_one_retriever(data_dir, tmp_path, capsys):
     # "de 2005", Lei 7.713 "de 1998": listed as year_mismatch)
     assert [r["article_citations"] - r["resolved"] for r in got["resolution"]] == [3, 3]
     # the same numbers from the API: per-question recall@10 of BM25 on the article chunking
-    folder = irpf_dir(data_dir)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        task = build_cited_task(folder / "laws.jsonl", folder / "questions.jsonl", chunking="article")
     qids = [v["query-id"] for v in got["values"]]
-    q = task.queries.set_index("_id").loc[qids].reset_index()
-    run = BM25(show_progress=False).index(task.corpus).search(q[["_id", "text"]], k=10, show_progress=False)
-    ref = per_query_values(run, task, metrics=["recall@10", "ndcg@10"], query_ids=qids)
+    ref = irpf_api_values(qids, ["recall@10", "ndcg@10"], chunking="article")
     assert systems["article/bm25"]["estimate"] == pytest.approx(ref["recall@10"].mean(), abs=1e-12)
     nd = {s["name"]: s for s in got["leaderboards"]["ndcg@10"]["systems"]}
     assert nd["article/bm25"]["estimate"] == pytest.approx(ref["ndcg@10"].mean(), abs=1e-12)
     assert got["icc"]["decision"] in ("topic", "query")
-    deep = BM25(show_progress=False).index(task.corpus).search(q[["_id", "text"]], k=len(task.corpus),
-                                                               show_progress=False)
-    ref_b = per_query_values(deep, task, metrics=["recall@1000w"], query_ids=qids)
+    ref_b = irpf_api_values(qids, ["recall@1000w"], k=None, chunking="article")  # the whole ranking
     at = {s["name"]: s for s in got["budgets"]["1000"]["systems"]}
     assert at["article/bm25"]["estimate"] == pytest.approx(ref_b["recall@1000w"].mean(), abs=1e-12)
 
@@ -69,18 +57,8 @@ def test_chunking_irpf_bad_options(data_dir, extra, match, capsys):
     assert match in capsys.readouterr().err
 
 
-def test_chunking_cited_questions_files(tmp_path, capsys):
-    acts = tmp_path / "acts.jsonl"
-    arts = "\n".join(f"Art. {i}º O contribuinte deve declarar o rendimento {w} recebido no ano, com os seus "
-                     f"comprovantes e a indicação da fonte pagadora do rendimento {w}." for i, w in
-                     enumerate(["aluguel", "pensão", "doação", "herança", "salário", "juros"], 1))
-    acts.write_text(json.dumps({"doc_id": "lei-10-2000", "title": "Lei nº 10, de 2000", "text": arts},
-                               ensure_ascii=False) + "\n", encoding="utf-8")
-    qs = tmp_path / "q.jsonl"
-    qs.write_text("".join(json.dumps({"qid": f"q{i}", "question": f"Como declarar {w}?",
-                                      "citations": f"Lei nº 10, de 2000, art. {i}º"}, ensure_ascii=False) + "\n"
-                          for i, w in enumerate(["aluguel", "pensão", "doação", "herança", "salário", "juros"], 1)),
-                  encoding="utf-8")
+def test_chunking_cited_questions_files(tmp_path, capsys, cited_files):
+    acts, qs = cited_files
     assert main(["chunking", "--dataset", "cited_questions", "--data-files", str(acts), "--questions", str(qs),
                  "--chunking", "words-20,article", "--retriever", "bm25,tfidf", "--n-resamples", "199",
                  "--quiet"]) == 0

@@ -20,13 +20,10 @@ from ragcov_data.sources import resolve_task
 
 
 @pytest.fixture(scope="module")
-def acervo(tmp_path_factory, aneel_fulltext):
+def acervo(twelve_acts):
     """Twelve acts of the shared acervo, chunked at 100 words: a small task, and bm25 run files in every form."""
-    d = tmp_path_factory.mktemp("acervo")
-    src = d / "acts.jsonl"
-    src.write_text("".join(aneel_fulltext.read_text(encoding="utf-8").splitlines(True)[:12]), encoding="utf-8")
-    out = d / "bm25.parquet"
-    assert main(["run", "--retriever", "bm25", "--data-files", str(src), "--out", str(out), "--quiet"]) == 0
+    src, out = twelve_acts("bm25.parquet")
+    d = src.parent
     run = load_run(out)
     rng = np.random.default_rng(0)
     q = run["query-id"].unique()

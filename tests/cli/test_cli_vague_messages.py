@@ -13,14 +13,10 @@ from ragcov_data.errors import InputFileError, RagcovError
 
 
 @pytest.fixture(scope="module")
-def small(tmp_path_factory, aneel_fulltext):
+def small(twelve_acts):
     """Twelve acts of the shared acervo and a bm25 TREC run of them."""
-    d = tmp_path_factory.mktemp("small")
-    src = d / "acts.jsonl"
-    src.write_text("".join(aneel_fulltext.read_text(encoding="utf-8").splitlines(True)[:12]), encoding="utf-8")
-    run = d / "bm25.trec"
-    assert main(["run", "--retriever", "bm25", "--data-files", str(src), "--out", str(run), "--quiet"]) == 0
-    return d, src, run
+    src, run = twelve_acts("bm25.trec")
+    return src.parent, src, run
 
 
 def _err(argv, capsys) -> str:

@@ -1,14 +1,22 @@
 """Provision-level metrics of cited questions, and the leaderboard entry point for per-query values."""
 from __future__ import annotations
 
+import json
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
+import pytrec_eval
 
+from ragcov_data.baselines import BM25, TfIdf
 from ragcov_data.errors import RagcovError
-from ragcov_data.eval.comparisons.cited import granularity_qrels, leaderboard_from_values, per_query_values, topic_of
+from ragcov_data.eval import leaderboard
+from ragcov_data.eval.comparisons.cited import (cited_chunking_study, granularity_qrels, leaderboard_from_values,
+                                                per_query_values, topic_of)
+from ragcov_data.eval.outcomes.metrics import per_query
+from ragcov_data.loaders.cited_questions import build_cited_task, irpf_dir
 
 
 @pytest.fixture()
@@ -68,9 +76,6 @@ def test_bad_metric_and_query_ids(task):
 
 def test_leaderboard_from_values_equals_leaderboard():
     """Fed the per-query values leaderboard() computes itself, the entry point gives the same table."""
-    from ragcov_data.eval import leaderboard
-    from ragcov_data.eval.outcomes.metrics import per_query
-
     rng = np.random.default_rng(3)
     qids = [f"q{i}" for i in range(40)]
     docs = [f"d{j}" for j in range(30)]
@@ -103,8 +108,6 @@ def test_topic_of():
 
 
 def _study_files(tmp_path):
-    import json
-
     arts = [f"Art. {i}º O contribuinte {w} deve observar a regra número {i} sobre {w} e sobre o tributo devido "
             f"no ano, conforme o regulamento próprio da matéria {w}." for i, w in
             enumerate(["aluguel", "pensão", "doação", "herança", "salário", "juros", "dividendos", "poupança"], 1)]
@@ -121,19 +124,20 @@ def _study_files(tmp_path):
     return acts, questions
 
 
-def test_cited_chunking_study_pairs_by_question(tmp_path):
-    import warnings
-
-    from ragcov_data.baselines import BM25, TfIdf
-    from ragcov_data.eval.comparisons.cited import cited_chunking_study
-    from ragcov_data.loaders.cited_questions import build_cited_task
-
+def _study(tmp_path):
+    """The study's inputs on :func:`_study_files`: two chunkings (10-word windows, articles; 5-word queries) and
+    two retrievers (bm25, tfidf)."""
     acts, questions = _study_files(tmp_path)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         tasks = {"words-10": build_cited_task(acts, questions, chunking="words", chunk_words=10, query_words=5),
                  "article": build_cited_task(acts, questions, chunking="article", query_words=5)}
     makers = {"bm25": lambda: BM25(show_progress=False), "tfidf": lambda: TfIdf(show_progress=False)}
+    return tasks, makers
+
+
+def test_cited_chunking_study_pairs_by_question(tmp_path):
+    tasks, makers = _study(tmp_path)
     res = cited_chunking_study(tasks, makers, cluster="query", n_resamples=199)
     assert list(res.values.index) == [f"q{i}" for i in range(1, 9)]
     assert set(res.values["recall@10"].columns) == {"words-10/bm25", "words-10/tfidf", "article/bm25", "article/tfidf"}
@@ -157,13 +161,6 @@ def test_cited_chunking_study_pairs_by_question(tmp_path):
 
 def test_ndcg_equals_pytrec_eval_on_irpf(data_dir):
     """nDCG@10 of a real run on the graded qrels of both granularities equals trec_eval's (pytrec_eval)."""
-    import warnings
-
-    import pytrec_eval
-
-    from ragcov_data.baselines import BM25
-    from ragcov_data.loaders.cited_questions import build_cited_task, irpf_dir
-
     folder = irpf_dir(data_dir)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -188,19 +185,7 @@ def test_ndcg_equals_pytrec_eval_on_irpf(data_dir):
 def test_cited_chunking_study_one_family_per_budget(tmp_path):
     """Each budget is one family on recall@Bw, paired by question, its values those of per_query_values; the
     JSON holds per budget the systems, pairs and family check; the headline names the budget."""
-    import json
-    import warnings
-
-    from ragcov_data.baselines import BM25, TfIdf
-    from ragcov_data.eval.comparisons.cited import cited_chunking_study
-    from ragcov_data.loaders.cited_questions import build_cited_task
-
-    acts, questions = _study_files(tmp_path)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        tasks = {"words-10": build_cited_task(acts, questions, chunking="words", chunk_words=10, query_words=5),
-                 "article": build_cited_task(acts, questions, chunking="article", query_words=5)}
-    makers = {"bm25": lambda: BM25(show_progress=False), "tfidf": lambda: TfIdf(show_progress=False)}
+    tasks, makers = _study(tmp_path)
     res = cited_chunking_study(tasks, makers, metrics=["recall@2"], budgets=[15, 40], cluster="query",
                                n_resamples=199)
     assert list(res.leaderboards) == ["recall@15w", "recall@40w", "recall@2"]

@@ -7,9 +7,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import ragcov_data
+from ragcov_data.baselines import BM25
 from ragcov_data.errors import RagcovError
 from ragcov_data.eval import evaluate, interval, misses
-from ragcov_data.eval.misses._editions import heading, other_edition, pattern
+from ragcov_data.eval.misses._editions import (act_key, citations, cites, derive_issuer, heading, other_edition,
+                                               pattern)
+from ragcov_data.eval.misses.analysis import _contains
 from ragcov_data.eval.misses._ngrams import ngram_sets
 
 FLAGS = ["same_type", "same_issuer", "near_duplicate", "boilerplate", "other_edition", "contains_query",
@@ -53,23 +57,17 @@ RUN = {
 # expected flags of each miss, by construction (see the comments above); the queries are the chunks' first 5
 # words, so a retrieved chunk opening with the same heading words or holding A1 / the formula contains its
 # query; no document states a status or cites another
-NEW = dict(retrieved_not_in_force=0, cites=0)
-EXPECTED = {
-    "A#0000": dict(retrieved="B", same_type=1, same_issuer=1, near_duplicate=0, boilerplate=0, other_edition=1,
-                   contains_query=1, **NEW),
-    "A#0001": dict(retrieved="B", same_type=1, same_issuer=1, near_duplicate=1, boilerplate=0, other_edition=1,
-                   contains_query=1, **NEW),
-    "B#0001": dict(retrieved="A", same_type=1, same_issuer=1, near_duplicate=1, boilerplate=0, other_edition=1,
-                   contains_query=1, **NEW),
-    "C#0001": dict(retrieved="E", same_type=0, same_issuer=0, near_duplicate=1, boilerplate=1, other_edition=0,
-                   contains_query=1, **NEW),
-    "D#0000": dict(retrieved="A", same_type=1, same_issuer=0, near_duplicate=0, boilerplate=0, other_edition=0,
-                   contains_query=0, **NEW),
-    "D#0001": dict(retrieved="C", same_type=0, same_issuer=0, near_duplicate=0, boilerplate=1, other_edition=0,
-                   contains_query=1, **NEW),
-    "E#0000": dict(retrieved="A", same_type=0, same_issuer=1, near_duplicate=0, boilerplate=0, other_edition=0,
-                   contains_query=0, **NEW),
-}
+# (query, retrieved document, its flags in FLAGS' order: same_type, same_issuer, near_duplicate, boilerplate,
+# other_edition, contains_query, retrieved_not_in_force, cites)
+EXPECTED = {q: dict(retrieved=doc, **dict(zip(FLAGS, flags, strict=True))) for q, doc, flags in [
+    ("A#0000", "B", (1, 1, 0, 0, 1, 1, 0, 0)),
+    ("A#0001", "B", (1, 1, 1, 0, 1, 1, 0, 0)),
+    ("B#0001", "A", (1, 1, 1, 0, 1, 1, 0, 0)),
+    ("C#0001", "E", (0, 0, 1, 1, 0, 1, 0, 0)),
+    ("D#0000", "A", (1, 0, 0, 0, 0, 0, 0, 0)),
+    ("D#0001", "C", (0, 0, 0, 1, 0, 1, 0, 0)),
+    ("E#0000", "A", (0, 1, 0, 0, 0, 0, 0, 0)),
+]}
 # the formula is in 3 of the 5 documents: common at 3 documents; A and B share 14 of their 46 document
 # 5-grams (Jaccard 0.304): editions at an overlap threshold of 0.3
 SMALL = dict(boilerplate_min_docs=3, boilerplate_doc_share=0.01, edition_overlap=0.3)
@@ -304,9 +302,6 @@ def test_other_edition_on_hand_made_records():
 # ----------------------------------------------------------------------------------------- the real task
 @pytest.fixture(scope="module")
 def aneel(data_dir):
-    import ragcov_data
-    from ragcov_data.baselines import BM25
-
     ds = ragcov_data.load_dataset("aneel_taesa", data_dir=str(data_dir))
     run = BM25().index(ds["corpus"]).search(ds["queries"], k=10, exclude_self=True, show_progress=False)
     return ds, run
@@ -398,8 +393,6 @@ def test_other_edition_needs_the_documents_to_overlap():
 
 
 def test_contains_query_is_contiguous_and_casefolded():
-    from ragcov_data.eval.misses.analysis import _contains
-
     assert _contains("Fica  APROVADO o", "art. 1º fica aprovado o regulamento")
     assert not _contains("fica aprovado o", "fica aprovado, o regulamento")  # "aprovado," is another word
     assert not _contains("fica o aprovado", "fica aprovado o")
@@ -414,14 +407,10 @@ def test_contains_query_is_contiguous_and_casefolded():
     ("PLANO ANUAL DE AUDITORIA INTERNA", None),
 ])
 def test_act_keys(text, key):
-    from ragcov_data.eval.misses._editions import act_key
-
     assert act_key(text) == key
 
 
 def test_citations_in_running_text():
-    from ragcov_data.eval.misses._editions import cites, citations
-
     text = ("nos termos da Lei nº 9.427, de 26 de dezembro de 1996, da Resolução Normativa nº 1.000/2021 e da REN "
             "875, de 2020. (Revogado pelo DSP SCG/ANEEL 2.124 de 09.08.2016) Portaria MME nº 182, de 11 de maio "
             "de 2016; a lei que trata do tema 5; o art. 3º do Decreto nº 10.854")
@@ -435,8 +424,6 @@ def test_citations_in_running_text():
 
 
 def test_derived_issuer():
-    from ragcov_data.eval.misses._editions import derive_issuer
-
     voto = "VOTO PROCESSO: 48500.001755/2021-50 INTERESSADOS: Powertech RELATOR: Diretor Efrain Pereira da Cruz"
     assert derive_issuer("voto", voto, "") == "ANEEL"
     decisao = ("DECISÃO PROCESSO Nº: 48500.002891/2009-71. ASSUNTO: Recurso Administrativo")
@@ -463,8 +450,6 @@ def test_aneel_new_flags_measured(aneel):
 
 def test_act_key_of_a_document_that_discusses_another_act():
     """A decisão heads its text with the act it discusses: that is not its own number."""
-    from ragcov_data.eval.misses._editions import act_key
-
     head = "Resolução Homologatória nº 2.919, de 3 de agosto de 2021"
     assert act_key(head) == ("resolucao", 2919, 2021)
     assert act_key(head, doc_type="decisao") is None and act_key(head, doc_type="procedimento_anexo") is None

@@ -9,16 +9,24 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_chunkings import _task_and_run  # noqa: E402  (the shared tiny self-retrieval task)
+from test_misses import SMALL, tiny_run, tiny_task  # noqa: E402  (the hand-made miss task)
 
-from ragcov_data.eval import compare, evaluate, misses  # noqa: E402
+import ragcov_data.eval.comparisons._family as fam  # noqa: E402
+
+from ragcov_data.eval import compare, evaluate, leaderboard, misses  # noqa: E402
 from ragcov_data.eval.estimates import verify as V  # noqa: E402
 from ragcov_data.eval.comparisons import verify_family as VF  # noqa: E402
 from ragcov_data.eval.comparisons._nullfamily import null_family_rates  # noqa: E402
 from ragcov_data.eval.comparisons.chunkings import compare_chunkings  # noqa: E402
 from ragcov_data.eval.comparisons.cited import leaderboard_from_values  # noqa: E402
+from ragcov_data.eval.comparisons.leaderboard import PAIR_TEST  # noqa: E402
+from ragcov_data.eval.comparisons.verify_family import check_notices  # noqa: E402
+from ragcov_data.eval.estimates.results import recommended_rows  # noqa: E402
+from ragcov_data.eval.misses.analysis import _checks, _finish  # noqa: E402
 
 FIELDS = ("verified_coverage", "verified_mc_se", "verified")
 
@@ -83,8 +91,6 @@ def test_compare_summary_marks_an_unverified_difference():
 
 # ------------------------------------------------------------------------------------------ misses
 def test_misses_every_share_record_has_its_check_and_stays_in_bounds():
-    from test_misses import SMALL, tiny_run, tiny_task
-
     res = misses(tiny_run(), tiny_task(), **SMALL)
     d = json.loads(res.to_json())
     _check_records(d["flags"], where="flags")
@@ -111,15 +117,11 @@ def test_misses_every_share_record_has_its_check_and_stays_in_bounds():
 
 def test_misses_out_of_bounds_share_is_clipped_and_flagged():
     rec = {"name": ["x"], "share": [0.03], "low": [-0.004], "high": [0.056]}
-    from ragcov_data.eval.misses.analysis import _finish
-
     out = _finish(pd.DataFrame(rec), np.array([[0, 0, 1, 0, 0, 0]]), np.array(list("AABBCC")), 0.95, 0)
     assert out["low_bounded"].iloc[0] == 0.0 and out["high_bounded"].iloc[0] == 0.056 and bool(out["clipped"].iloc[0])
 
 
 def test_misses_check_fails_where_cr2_undercovers():
-    from ragcov_data.eval.misses.analysis import _checks
-
     rng = np.random.default_rng(0)
     cl = np.repeat(np.arange(6), [200, 3, 3, 2, 2, 2])
     y = np.r_[(rng.random(200) < 0.5), np.zeros(12, bool)]
@@ -153,8 +155,6 @@ def test_chunking_comparison_carries_checks_in_json():
 
 def test_chunking_check_is_an_independent_coverage_count():
     """The macro t check by hand: resample documents, t interval, count coverage of the documents' mean."""
-    from scipy import stats
-
     rng = np.random.default_rng(5)
     K = 15
     na, nb = rng.integers(1, 6, K).astype(float), rng.integers(1, 6, K).astype(float)
@@ -204,8 +204,6 @@ def test_family_check_is_the_null_family_simultaneous_rate():
     vals, cl = _values(S=3, K=20, seed=4)
     Vm = vals.to_numpy().T
     got = VF.family_check(Vm, cl, n_families=40, n_resamples=199, seed=0, use_cache=False)
-    from ragcov_data.eval.comparisons.leaderboard import PAIR_TEST
-
     ref = null_family_rates(Vm, cl, n_families=40, n_resamples=199, seed=[0, 104729], pair_test=PAIR_TEST)
     assert got["fwer"] == pytest.approx(ref["simultaneous"]) and got["mc_se"] == pytest.approx(ref["simultaneous_se"])
     assert got["verified"] is (got["verified_coverage"] + 2 * got["verified_mc_se"] >= 0.95)
@@ -215,9 +213,6 @@ def test_family_check_fails_where_the_family_over_rejects(monkeypatch):
     """A family whose simultaneous intervals are too narrow (here: the unadjusted per-pair CR2 intervals of
     five systems on 40 unequal documents, which reject for some pair in about a third of null families)
     is caught: FWER far above 5%, verified False; the leaderboard's own intervals pass on the same data."""
-    import ragcov_data.eval.comparisons._family as fam
-    from scipy import stats
-
     rng = np.random.default_rng(1)
     sizes = np.r_[40, rng.integers(2, 5, 39)]
     cl = np.repeat(np.arange(40), sizes)
@@ -239,18 +234,22 @@ def test_family_check_fails_where_the_family_over_rejects(monkeypatch):
     assert honest["fwer"] <= 0.08 and honest["verified"] is True
 
 
-def test_family_check_is_cached(_cache, monkeypatch):
-    import ragcov_data.eval.comparisons._family as fam
-
-    vals, cl = _values(S=3, K=15, seed=6)
+def _count_calls(monkeypatch, owner, name: str) -> dict[str, int]:
+    """Patch ``owner.name`` with a wrapper that counts its calls (in the returned ``{"n": calls}``)."""
     calls = {"n": 0}
-    real = fam.family
+    real = getattr(owner, name)
 
     def counting(*a, **k):
         calls["n"] += 1
         return real(*a, **k)
 
-    monkeypatch.setattr(fam, "family", counting)
+    monkeypatch.setattr(owner, name, counting)
+    return calls
+
+
+def test_family_check_is_cached(_cache, monkeypatch):
+    vals, cl = _values(S=3, K=15, seed=6)
+    calls = _count_calls(monkeypatch, fam, "family")
     first = VF.family_check(vals.to_numpy().T, cl, n_families=30, n_resamples=199)
     assert calls["n"] == 30 and any(_cache.glob("family-*.json"))
     second = VF.family_check(vals.to_numpy().T, cl, n_families=30, n_resamples=199)
@@ -260,14 +259,7 @@ def test_family_check_is_cached(_cache, monkeypatch):
 
 
 def test_chunking_check_is_cached(_cache, monkeypatch):
-    calls = {"n": 0}
-    real = VF._chunking_intervals
-
-    def counting(*a, **k):
-        calls["n"] += 1
-        return real(*a, **k)
-
-    monkeypatch.setattr(VF, "_chunking_intervals", counting)
+    calls = _count_calls(monkeypatch, VF, "_chunking_intervals")
     args = (np.full(8, 3.0), np.array([1, 2, 0, 3, 1, 1, 2, 0.0]), np.full(8, 2.0), np.array([1, 1, 0, 2, 0, 1, 1, 0.0]))
     a = VF.verify_chunking_differences(*args, [("macro", "t"), ("micro", "linearised_t")])
     b = VF.verify_chunking_differences(*args, [("macro", "t"), ("micro", "linearised_t")])
@@ -275,8 +267,6 @@ def test_chunking_check_is_cached(_cache, monkeypatch):
 
 
 def test_leaderboard_function_json_has_every_check():
-    from ragcov_data.eval import leaderboard
-
     rng = np.random.default_rng(8)
     sizes = {f"D{i}": int(rng.integers(2, 9)) for i in range(20)}
     p = {d: rng.beta(1, 1) for d in sizes}
@@ -294,8 +284,6 @@ def test_leaderboard_function_json_has_every_check():
 
 
 def test_leaderboard_notices_say_what_the_checks_found():
-    from ragcov_data.eval.comparisons.verify_family import check_notices
-
     systems = pd.DataFrame({"group": ["__all__"] * 3, "estimator": "micro", "method": "cr2", "name": ["x", "y", "z"],
                             "verified_coverage": [0.83, 0.95, 0.85], "verified": [False, True, False]})
     lines = check_notices(systems, {"__all__": {"fwer": 0.12, "mc_se": 0.02, "n_families": 200,
@@ -310,8 +298,6 @@ def test_leaderboard_notices_say_what_the_checks_found():
 
 
 def test_chunking_own_rows_are_evaluates_recommended_rows():
-    from ragcov_data.eval.estimates.results import recommended_rows
-
     rng = np.random.default_rng(9)
     sizes = {"D0": 90, **{f"D{i}": int(rng.integers(2, 5)) for i in range(1, 12)}}  # micro CR2 may fail here
     p = {d: rng.beta(1, 1) for d in sizes}
@@ -337,6 +323,4 @@ def test_large_micro_family_is_bounded_by_its_cr2_part():
     ref = null_family_rates(Vm, cl, n_families=20, n_resamples=199, seed=[0, 104729], pair_test="cr2")
     assert big["fwer"] == pytest.approx(ref["simultaneous"])
     small = VF.family_check(Vm[:3], cl, n_families=5, n_resamples=199, use_cache=False)
-    from ragcov_data.eval.comparisons.leaderboard import PAIR_TEST
-
     assert small["upper_bound"] is False and small["pair_test"] == PAIR_TEST

@@ -9,7 +9,8 @@ import pytest
 import statsmodels.api as sm
 
 from ragcov_data.eval.estimates import _core
-from ragcov_data.eval import interval
+from ragcov_data.eval import interval, null_family_rates
+from ragcov_data.eval.comparisons._family import family
 from ragcov_data.eval.estimates._wild import WildStats, wild_family, wild_interval, wild_pvalue, wild_weights
 
 wbt = pytest.importorskip("wildboottest.wildboottest")
@@ -22,6 +23,14 @@ def _data(K=10, seed=1, big=200):
     cl = np.repeat(np.arange(K), sizes)
     y = (rng.random(len(cl)) < np.repeat(rng.random(K), sizes)).astype(float)
     return y, cl
+
+
+def _dominant(rng, n_docs, big, low, high):
+    """``(sizes, cluster of each query, hit probability of each query)``: ``n_docs`` documents of 2-11 queries
+    but the first, of ``big`` (one dominant document), each with its own probability, uniform on [low, high)."""
+    sizes = rng.integers(2, 12, n_docs)
+    sizes[0] = big
+    return sizes, np.repeat(np.arange(n_docs), sizes), np.repeat(rng.uniform(low, high, n_docs), sizes)
 
 
 def _wbt(y, cl, v=None, weights="rademacher", B=99999):
@@ -160,8 +169,6 @@ def test_method_in_registry_and_interval_api():
 
 
 def test_family_hull_contains_cr2_and_rejects_only_when_both_do():
-    from ragcov_data.eval.comparisons._family import family
-
     rng = np.random.default_rng(5)
     y, cl = _data(K=30, seed=9, big=300)
     V = np.vstack([y, np.where(rng.random(len(y)) < 0.15, 1 - y, y), np.where(rng.random(len(y)) < 0.3, 1.0, y)])
@@ -180,14 +187,9 @@ def test_family_hull_contains_cr2_and_rejects_only_when_both_do():
 def test_null_pairs_with_a_dominant_document_hold_their_size():
     """Two systems exchanged within documents, one document holding 40% of the queries: the CR2-only
     family over-rejects; the wild_cluster family stays within nominal + 3 MC SE."""
-    from ragcov_data.eval import null_family_rates
-
     rng = np.random.default_rng(3)
     K = 25
-    sizes = rng.integers(2, 12, K)
-    sizes[0] = 120
-    cl = np.repeat(np.arange(K), sizes)
-    p = np.repeat(rng.uniform(0.2, 0.9, K), sizes)
+    sizes, cl, p = _dominant(rng, K, 120, 0.2, 0.9)
     y1 = (rng.random(len(cl)) < p).astype(float)
     y2 = np.where(rng.random(len(cl)) < 0.35, (rng.random(len(cl)) < p).astype(float), y1)
     F = 400
@@ -200,14 +202,9 @@ def test_null_pairs_with_a_dominant_document_hold_their_size():
 def test_simultaneous_coverage_sampling_documents_with_replacement():
     """A smaller bench_coverage_sampled part 2: three systems, K = 30 documents drawn with replacement from
     a population with a dominant document; the micro wild_cluster family covers all three differences."""
-    from ragcov_data.eval.comparisons._family import family
-
     rng = np.random.default_rng(8)
     D = 100
-    sizes = rng.integers(2, 12, D)
-    sizes[0] = 150
-    cl = np.repeat(np.arange(D), sizes)
-    base = np.repeat(rng.uniform(0.1, 0.9, D), sizes)
+    sizes, cl, base = _dominant(rng, D, 150, 0.1, 0.9)
     V = np.vstack([(rng.random(len(cl)) < np.clip(base + dlt, 0, 1)).astype(float) for dlt in (0.0, 0.03, 0.1)])
     ia, ib = np.triu_indices(3, 1)
     truth = V.mean(1)[ia] - V.mean(1)[ib]
