@@ -60,6 +60,7 @@ __all__ += ["leaderboard", "LeaderboardResult", "null_family_rates"]
 from ragcov_data.eval.misses.analysis import MissesResult, misses  # noqa: E402
 
 __all__ += ["misses", "MissesResult"]
-from ragcov_data.eval.outcomes.table import OutcomeSet, OutcomeTable, outcomes, outcomes_many  # noqa: E402
+from ragcov_data.eval.outcomes.table import OutcomeSet, OutcomeTable  # noqa: E402
+from ragcov_data.eval.outcomes.stage import outcomes, outcomes_many  # noqa: E402
 
 __all__ += ["outcomes", "outcomes_many", "OutcomeTable", "OutcomeSet"]

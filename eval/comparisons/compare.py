@@ -13,7 +13,8 @@ from ragcov_data.eval.estimates._core import check_level, check_resamples
 from ragcov_data.eval.estimates.evaluator import _grouped_estimates, _methods_iv, with_size_methods
 from ragcov_data.eval.outcomes.align import ON_MISMATCH
 from ragcov_data.eval.outcomes.args import check_outcome_args
-from ragcov_data.eval.outcomes.table import OutcomeSet, outcomes_many
+from ragcov_data.eval.outcomes.stage import outcomes_many
+from ragcov_data.eval.outcomes.table import OutcomeSet
 from ragcov_data.eval.estimates.results import ComparisonResult
 
 __all__ = ["compare", "finish_difference"]

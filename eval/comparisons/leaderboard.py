@@ -94,7 +94,8 @@ from ragcov_data.eval.comparisons._family import LEADERBOARD_PAIR_TEST, family, 
 from ragcov_data.eval.comparisons._nullfamily import null_family_rates
 from ragcov_data.eval.estimates.evaluator import ALL_GROUP
 from ragcov_data.eval.outcomes.args import ON_MISSING, check_outcome_args  # noqa: F401 (ON_MISSING: importable here)
-from ragcov_data.eval.outcomes.table import OutcomeSet, load_task_frames, outcomes_many
+from ragcov_data.eval.outcomes.stage import outcomes_many
+from ragcov_data.eval.outcomes.table import OutcomeSet, load_task_frames
 from ragcov_data.eval.estimates.results import _JsonMixin
 
 __all__ = ["leaderboard", "LeaderboardResult", "null_family_rates", "JUDGED_THRESHOLD", "SYSTEM_COLUMNS",

@@ -35,7 +35,8 @@ ON_MISSING = ON_MISSING_ALL[:2]
 # ----------------------------------------------------------------------------------------- inputs
 # The task + run -> per-query outcome step lives in :mod:`.outcomes`; these names stay importable here.
 from ragcov_data.eval.outcomes.table import (ALL_GROUP, DEFAULT_CLUSTERS, _split_frame, check_run_documents, check_task_qrels,  # noqa: E402
-                       default_cluster, judged_queries, load_task_frames, outcomes, read_run)
+                       default_cluster, judged_queries, load_task_frames, read_run)
+from ragcov_data.eval.outcomes.stage import outcomes  # noqa: E402
 from ragcov_data.eval.outcomes.table import check_run as _check_run  # noqa: E402
 from ragcov_data.eval.outcomes.table import exclude_self_rows as _exclude_self  # noqa: E402
 from ragcov_data.eval.outcomes.table import query_column as _query_column  # noqa: E402

@@ -362,7 +362,7 @@ def misses(run: Any, task: Any, *, tie_policy: str = DEFAULT_TIE_POLICY, cluster
         :func:`~ragcov_data.eval.metrics.per_query` rejects.
     """
     from ragcov_data.eval.outcomes.args import check_outcome_args
-    from ragcov_data.eval.outcomes.table import outcomes
+    from ragcov_data.eval.outcomes.stage import outcomes
 
     tie_policy = check_tie_policy(tie_policy)
     check_level(level)

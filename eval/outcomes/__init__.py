@@ -12,9 +12,7 @@ from ragcov_data.eval.outcomes.table import (  # noqa: F401
     OutcomeSet,
     OutcomeTable,
     load_task_frames,
-    outcomes,
     outcomes_from_eval_json,
-    outcomes_many,
     outside_notice,
     read_run,
     run_name,
@@ -24,6 +22,7 @@ from ragcov_data.eval.outcomes.args import check_outcome_args  # noqa: E402,F401
 from ragcov_data.eval.outcomes.prepare import PreparedTask, prepare_task  # noqa: E402,F401
 from ragcov_data.eval.outcomes.score import ScoredRun, score_run  # noqa: E402,F401
 from ragcov_data.eval.outcomes.align import align  # noqa: E402,F401
+from ragcov_data.eval.outcomes.stage import outcomes, outcomes_many  # noqa: E402,F401
 
 __all__ = ["outcomes", "outcomes_many", "OutcomeTable", "OutcomeSet", "load_task_frames", "outcomes_from_eval_json",
            "prepare_task", "score_run", "align", "PreparedTask", "ScoredRun", "check_outcome_args"]

@@ -45,7 +45,7 @@ from ragcov_data.eval.outcomes.run_checks import (TASK_PARAMETERS, _check_query_
                                                   _object_index, _where, check_made_on, check_run_documents,
                                                   check_run_parameters, outside_notice)
 
-__all__ = ["outcomes", "outcomes_many", "OutcomeTable", "OutcomeSet", "read_run", "load_task_frames",
+__all__ = ["OutcomeTable", "OutcomeSet", "read_run", "load_task_frames",
            "default_cluster", "DEFAULT_CLUSTERS", "ON_MISSING", "ALL_TIED_SHARE", "TASK_PARAMETERS",
            "outcomes_from_eval_json"]
 
@@ -466,114 +466,6 @@ def _sample_for_runs(task: Any, runs: Mapping[str, pd.DataFrame], notices: list[
         notices.append(f"runs {census} carry no document sample; they are scored on the queries of run {first!r}'s "
                        f"sample ({chosen.get('k')} documents, seed {chosen.get('seed')}), as every run here.")
     return chosen, attrs_of
-
-
-def outcomes_many(
-    runs: Mapping[str, Any],
-    task: Any,
-    metric: Any = "hit@1",
-    *,
-    tie_policy: str = DEFAULT_TIE_POLICY,
-    relevance_threshold: float = 1,
-    on_missing: str = "error",
-    on_mismatch: str | None = None,
-    cluster: str | None = None,
-    by: str | None = None,
-    strata: str | None = None,
-    exclude_self: bool = True,
-    fpc: bool = True,
-    population_sizes: Any = None,
-    query_columns: Sequence[str] = (),
-    single: bool = False,
-) -> OutcomeSet:
-    """Per-query outcomes of several runs on one task, over one set of queries.
-
-    Parameters
-    ----------
-    runs : mapping name -> run
-        Each anything :func:`ragcov_data.runs.load_run` reads (path, DataFrame, dict).
-    task : DatasetDict, Task or dict of DataFrames
-        ``queries`` and ``qrels`` (``corpus`` optional).
-    metric : str or MetricSpec
-        ``hit@k``, ``ndcg@k``, ``p@k``, ``r@k``, ``mrr@k``.
-    tie_policy, relevance_threshold
-        As in :func:`ragcov_data.eval.evaluate`.
-    on_missing : {"error", "zero", "intersect"}
-        Task queries a run lacks: an error naming each run and how many; scored 0 (counted per run and
-        said); or (``intersect``) only the queries every run has (the dropped count said).
-    on_mismatch : {"error", "intersect"}, optional
-        ``compare``'s rule, checked before ``on_missing``: runs covering different query sets are an error,
-        or only their shared queries are kept.
-    cluster, by, strata : str, optional
-        Queries columns: sampled unit (default :func:`default_cluster`), groups, strata.
-    exclude_self : bool
-        Drop rows retrieving the query's own chunk (self-retrieval).
-    fpc : bool
-        Apply a document sample's finite-population correction (see :mod:`ragcov_data.sampling`).
-    population_sizes : float or mapping, optional
-        Given population sizes (override the sample's).
-    query_columns : sequence of str
-        Further queries columns to keep in ``queries``.
-    single : bool
-        Messages worded for one run (``evaluate``).
-
-    Returns
-    -------
-    OutcomeSet
-    """
-    from ragcov_data.eval.outcomes.align import align
-    from ragcov_data.eval.outcomes.prepare import finish_task, read_task
-    from ragcov_data.eval.outcomes.score import score_run
-
-    tie_policy = check_outcome_args(on_missing, tie_policy, single=single)
-    base = read_task(task, metric, tie_policy, cluster, by, strata, query_columns)
-    loaded: dict[str, pd.DataFrame] = {}
-    fingerprints: dict[str, Any] = {}
-    for name, run in runs.items():  # every run read and checked before any is paired with the task's queries
-        loaded[name] = read_run(run)
-        check_run(loaded[name], "run" if single else f"runs[{name!r}]")
-        check_run_parameters(loaded[name], base.manifest, name)
-    for name, df in loaded.items():
-        check_made_on({name: df}, task, base.manifest, base.frames["corpus"], fingerprints=fingerprints)
-    prepared = finish_task(task, base, loaded, tie_policy=tie_policy, relevance_threshold=relevance_threshold,
-                           cluster=cluster, by=by, strata=strata, exclude_self=exclude_self, fpc=fpc,
-                           population_sizes=population_sizes, single=single)
-    prepared.fingerprints.update(fingerprints)
-    scored = {name: score_run(prepared, df, name, checked=True) for name, df in loaded.items()}
-    return align(prepared, scored, on_missing=on_missing, on_mismatch=on_mismatch)
-
-
-def outcomes(
-    run: Any,
-    task: Any,
-    metric: Any = "hit@1",
-    *,
-    name: str | None = None,
-    tie_policy: str = DEFAULT_TIE_POLICY,
-    relevance_threshold: float = 1,
-    on_missing: str = "error",
-    cluster: str | None = None,
-    by: str | None = None,
-    strata: str | None = None,
-    exclude_self: bool = True,
-    fpc: bool = True,
-    population_sizes: Any = None,
-    query_columns: Sequence[str] = (),
-) -> OutcomeTable:
-    """Per-query outcomes of one run on one task (see the module docstring for every step).
-
-    ``name`` (default: the run file's name, else ``"run"``) names the run in notices. Other parameters as
-    in :func:`outcomes_many` (``on_missing``: ``"error"`` or ``"zero"``). ``info["order"]`` holds each
-    query's chunk position (for the within-document autocorrelation; None without one).
-    """
-    if name is None:
-        name = run_name(run)
-    res = outcomes_many({name: run}, task, metric, tie_policy=tie_policy, relevance_threshold=relevance_threshold,
-                        on_missing=on_missing, cluster=cluster, by=by, strata=strata, exclude_self=exclude_self,
-                        fpc=fpc, population_sizes=population_sizes, query_columns=query_columns, single=True)
-    table = res.tables[name]
-    table.info["order"] = res.info["order"]
-    return table
 
 
 # the eval JSON reader lives in its own module; importable from here as before

@@ -20,7 +20,7 @@ from ragcov_data.eval.outcomes.args import check_outcome_args  # noqa: E402
 from ragcov_data.eval.outcomes.metrics import per_query  # noqa: E402
 from ragcov_data.eval.outcomes.prepare import prepare_task  # noqa: E402
 from ragcov_data.eval.outcomes.score import score_run  # noqa: E402
-from ragcov_data.eval.outcomes.table import outcomes, outcomes_many  # noqa: E402
+from ragcov_data.eval.outcomes.stage import outcomes, outcomes_many  # noqa: E402
 from ragcov_data.runs import load_run  # noqa: E402
 
 

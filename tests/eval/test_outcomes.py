@@ -16,7 +16,8 @@ from test_evaluate import HITS, make_run, tiny_task  # noqa: E402
 
 from ragcov_data.errors import QrelsRunMismatchError  # noqa: E402
 from ragcov_data.eval import compare, evaluate, leaderboard, misses  # noqa: E402
-from ragcov_data.eval.outcomes.table import OutcomeTable, outcomes, outcomes_many  # noqa: E402
+from ragcov_data.eval.outcomes.stage import outcomes, outcomes_many
+from ragcov_data.eval.outcomes.table import OutcomeTable  # noqa: E402
 from ragcov_data.task import Task  # noqa: E402
 
 ALL_RUNS = {"A": lambda i: True, "B": lambda i: True, "C": lambda i: True, "D": lambda i: True,
