@@ -599,7 +599,27 @@ def render_markdown(results: Mapping[str, Any], figure_files: Mapping[str, str] 
     cs = coverage_sentence(results)
     if cs:
         lines += [f"**Coverage of the intervals:** {cs}", ""]
-    rets = results.get("retrievers", [])
+    lines += _md_retrievers(results.get("retrievers", []), naive)
+    if results.get("leaderboard"):
+        lines += ["## Leaderboard and paired comparison (family-wise)", ""]
+        lines += LB.markdown_panels(results["leaderboard"], level=3)
+    lines += S.chunking_md(results)
+    lines += _md_coverage(results.get("coverage") or {}, naive)
+    lines += _md_juristcu(results.get("juristcu") or {}, level)
+    ir = results.get("irpf") or {}
+    if ir:
+        lines += _md_irpf(ir)
+    elif "irpf" in results:
+        lines += [IRPF_SKIPPED, ""]
+    lines += ["## Glossary", ""] + [f"- **{k}**: {v}" for k, v in GLOSSARY.items()] + [""]
+    if figure_files:
+        lines += ["## Figures", ""] + [f"![{k}]({v})" for k, v in figure_files.items()]
+    return "\n".join(lines) + "\n"
+
+
+def _md_retrievers(rets: list[dict[str, Any]], naive: set[str]) -> list[str]:
+    """One section a retriever: its estimates (naive methods marked) and its diagnostics."""
+    lines: list[str] = []
     for r in rets:
         lines += [f"## {r['name']}", ""]
         rws = [{**e, "method": e["method"] + (" (naive)" if e["method"] in naive else "")} for e in r.get("estimates", [])]
@@ -609,60 +629,64 @@ def render_markdown(results: Mapping[str, Any], figure_files: Mapping[str, str] 
         said = [f"{label} {_num(d[k], nd)}" for k, label, nd in _DIAG if k in d]
         if said:
             lines += ["Diagnostics: " + ", ".join(said) + ".", ""]
-    if results.get("leaderboard"):
-        lines += ["## Leaderboard and paired comparison (family-wise)", ""]
-        lines += LB.markdown_panels(results["leaderboard"], level=3)
-    lines += S.chunking_md(results)
-    cov = results.get("coverage") or {}
-    if cov.get("rows"):
-        lines += [f"## Coverage (population: {cov.get('population')}, {cov.get('reps')} replicates)", ""]
-        lines.append(_md_table(cov["rows"], ["estimator", "method", "k", "coverage", "mc_margin", "mean_width"],
-                               {"method": lambda m: m + (" (naive)" if m in naive else ""), "estimator": str,
-                                "k": str, "coverage": _pct, "mc_margin": lambda x: f"±{100 * x:.1f}"}))
-        for est, rec in (cov.get("recommendation") or {}).items():
-            lead = "Recommended" if rec.get("qualified") else "**Warning:** no method verified; best available"
-            lines.append(f"\n{lead} for {est} at K={cov.get('recommend_k')}: **{rec['method']}** — {rec['reason']}.")
-        lines.append("")
-    jt = results.get("juristcu") or {}
-    if jt.get("estimates"):
-        lines += ["## JurisTCU", ""]
-        lb = jt.get("leaderboard")
-        if lb:
-            lines += [x for w in LB.pool_words(lb) for x in (w, "")]
-        if jt.get("note"):
-            lines += [jt["note"], ""]
-        lines += [_juristcu_units(jt), ""]
-        text = {c: str for c in ("retriever", "metric", "group", "unit", "method", "retriever_a", "retriever_b",
-                                 "n_queries", "n_clusters", "wins", "losses", "ties")}
-        lines.append(_md_table(jt["estimates"], ["retriever", "metric", "group", "unit", "method", "estimate", "low",
-                                                 "high", "n_queries", "n_clusters"], text))
-        if lb:
-            lines += [""] + LB.markdown_panels(lb, level=3, pairs=False)
-        if S.is_family_wise(jt.get("comparisons") or []):
-            lines += ["", "Paired comparisons (A − B), " + S.juristcu_caption(jt["comparisons"], level), ""]
-            signed = {c: (lambda x: LB._num(x, sign=True)) for c in ("estimate", "low", "high")}
-            lines.append(_md_table(jt["comparisons"], ["retriever_a", "retriever_b", "metric", "group", "unit", "method",
-                                                       "estimate", "low", "high", "p", "p_adj", "wins", "losses",
-                                                       "ties"], {**text, **signed, "p": LB.p_text, "p_adj": LB.p_text}))
-        lines.append("")
-    ir = results.get("irpf") or {}
-    if ir:
-        lines += ["## Real questions (IRPF)", ""]
-        if ir.get("sentence"):
-            lines += [ir["sentence"], ""]
-        if ir.get("chunkings"):
-            lines += [f"### Chunking × retriever on {ir['chunkings'].get('metric', 'recall@10')} (unequal contexts)",
-                      ""] + LB.markdown_panels(ir["chunkings"], level=4)
-        if ir.get("leaderboard"):
-            lines += [f"### Every retriever on {ir['leaderboard'].get('chunking', 'article')} chunks", ""]
-            lines += LB.markdown_panels(ir["leaderboard"], level=4)
-        res = (ir.get("chunkings") or {}).get("resolution")
-        if res:
-            cols = ["chunking", "chunks", "article_citations", "resolved", "questions_scored"]
-            lines += [_md_table(res, cols, {c: str for c in cols}), ""]
-    elif "irpf" in results:
-        lines += [IRPF_SKIPPED, ""]
-    lines += ["## Glossary", ""] + [f"- **{k}**: {v}" for k, v in GLOSSARY.items()] + [""]
-    if figure_files:
-        lines += ["## Figures", ""] + [f"![{k}]({v})" for k, v in figure_files.items()]
-    return "\n".join(lines) + "\n"
+    return lines
+
+
+def _md_coverage(cov: Mapping[str, Any], naive: set[str]) -> list[str]:
+    """The coverage study: one row per estimator x method x K, and the recommended method."""
+    if not cov.get("rows"):
+        return []
+    lines = [f"## Coverage (population: {cov.get('population')}, {cov.get('reps')} replicates)", ""]
+    lines.append(_md_table(cov["rows"], ["estimator", "method", "k", "coverage", "mc_margin", "mean_width"],
+                           {"method": lambda m: m + (" (naive)" if m in naive else ""), "estimator": str,
+                            "k": str, "coverage": _pct, "mc_margin": lambda x: f"±{100 * x:.1f}"}))
+    for est, rec in (cov.get("recommendation") or {}).items():
+        lead = "Recommended" if rec.get("qualified") else "**Warning:** no method verified; best available"
+        lines.append(f"\n{lead} for {est} at K={cov.get('recommend_k')}: **{rec['method']}** — {rec['reason']}.")
+    lines.append("")
+    return lines
+
+
+def _md_juristcu(jt: Mapping[str, Any], level: float) -> list[str]:
+    """The JurisTCU section: pooling words, note, units, estimates, leaderboard and paired comparisons."""
+    if not jt.get("estimates"):
+        return []
+    lines = ["## JurisTCU", ""]
+    lb = jt.get("leaderboard")
+    if lb:
+        lines += [x for w in LB.pool_words(lb) for x in (w, "")]
+    if jt.get("note"):
+        lines += [jt["note"], ""]
+    lines += [_juristcu_units(jt), ""]
+    text = {c: str for c in ("retriever", "metric", "group", "unit", "method", "retriever_a", "retriever_b",
+                             "n_queries", "n_clusters", "wins", "losses", "ties")}
+    lines.append(_md_table(jt["estimates"], ["retriever", "metric", "group", "unit", "method", "estimate", "low",
+                                             "high", "n_queries", "n_clusters"], text))
+    if lb:
+        lines += [""] + LB.markdown_panels(lb, level=3, pairs=False)
+    if S.is_family_wise(jt.get("comparisons") or []):
+        lines += ["", "Paired comparisons (A − B), " + S.juristcu_caption(jt["comparisons"], level), ""]
+        signed = {c: (lambda x: LB._num(x, sign=True)) for c in ("estimate", "low", "high")}
+        lines.append(_md_table(jt["comparisons"], ["retriever_a", "retriever_b", "metric", "group", "unit", "method",
+                                                   "estimate", "low", "high", "p", "p_adj", "wins", "losses",
+                                                   "ties"], {**text, **signed, "p": LB.p_text, "p_adj": LB.p_text}))
+    lines.append("")
+    return lines
+
+
+def _md_irpf(ir: Mapping[str, Any]) -> list[str]:
+    """The real-questions (IRPF) section: sentence, chunking x retriever panels, leaderboard, resolution."""
+    lines = ["## Real questions (IRPF)", ""]
+    if ir.get("sentence"):
+        lines += [ir["sentence"], ""]
+    if ir.get("chunkings"):
+        lines += [f"### Chunking × retriever on {ir['chunkings'].get('metric', 'recall@10')} (unequal contexts)",
+                  ""] + LB.markdown_panels(ir["chunkings"], level=4)
+    if ir.get("leaderboard"):
+        lines += [f"### Every retriever on {ir['leaderboard'].get('chunking', 'article')} chunks", ""]
+        lines += LB.markdown_panels(ir["leaderboard"], level=4)
+    res = (ir.get("chunkings") or {}).get("resolution")
+    if res:
+        cols = ["chunking", "chunks", "article_citations", "resolved", "questions_scored"]
+        lines += [_md_table(res, cols, {c: str for c in cols}), ""]
+    return lines
