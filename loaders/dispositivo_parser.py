@@ -200,6 +200,16 @@ class _Frame:
         return self.prefix + tuple(out)
 
 
+def _next_artigo_at(words: Sequence[str], j: int, next_art: int) -> bool:
+    """Does artigo number ``next_art`` (the amending act's next one) start at word ``j``, a line start?"""
+    w = words[j]
+    if not (w.startswith(("Art", "ART")) and _closes_clause(words, j)):
+        return False
+    m = _ART.match(w)
+    num = _parse_number(words, j + 1, m.group(1)) if m else None
+    return num is not None and num[0][0] == next_art
+
+
 def _quote_end(words: Sequence[str], starts: Sequence[int], i: int, next_art: int) -> int | None:
     """Index of the word after the quoted block opening at word ``i``: after its closing quote (and a
     ``(NR)``), or, when the closing quote was lost, the line where the amending act's next artigo
@@ -207,11 +217,8 @@ def _quote_end(words: Sequence[str], starts: Sequence[int], i: int, next_art: in
     depth = 0
     for j in range(i, len(words)):
         w = words[j]
-        if j > i and starts[j] and w.startswith(("Art", "ART")) and _closes_clause(words, j):
-            m = _ART.match(w)
-            num = _parse_number(words, j + 1, m.group(1)) if m else None
-            if num is not None and num[0][0] == next_art:
-                return j
+        if j > i and starts[j] and _next_artigo_at(words, j, next_art):
+            return j
         depth += w.count("“") + w.count("\x93") + w.count("«") + (w[0] == '"')
         depth -= w.count("”") + w.count("\x94") + w.count("»") + (len(w) > 1 and w[-1] == '"' or w == '"' and j > i)
         if w.startswith("(NR)"):
@@ -394,11 +401,8 @@ def _insertion_end(words: Sequence[str], starts: Sequence[int], i: int, next_art
         return _quote_end(words, starts, i, next_art)
     for j in range(i, len(words)):
         w = words[j]
-        if j > i and starts[j] and w.startswith(("Art", "ART")) and _closes_clause(words, j):
-            m = _ART.match(w)
-            num = _parse_number(words, j + 1, m.group(1)) if m else None
-            if num is not None and num[0][0] == next_art:
-                return j
+        if j > i and starts[j] and _next_artigo_at(words, j, next_art):
+            return j
         if w.startswith("(NR)"):
             return j + 1
         if w[-1] in "”\x94»" or (len(w) > 1 and w[-2] in "”\x94»" and w[-1] in ".;"):
