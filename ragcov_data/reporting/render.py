@@ -19,6 +19,7 @@ import html
 import math
 from typing import Any, Mapping
 
+from ragcov_data._format import num, pct
 from ragcov_data.eval.comparisons import _leaderboard_render as LB
 from ragcov_data.reporting import figures as F
 from ragcov_data.reporting import sections as S
@@ -120,14 +121,12 @@ def _num(x: Any, nd: int = 4) -> str:
     if x is None or (isinstance(x, float) and not math.isfinite(x)):
         return "–"
     if isinstance(x, float):
-        from ragcov_data._format import num
-
         return num(x, nd)
     return _e(x)
 
 
 def _pct(x: Any) -> str:
-    return "–" if x is None else f"{100 * x:.1f}%"
+    return pct(x)
 
 
 def _img(png: bytes, alt: str, caption: str, fig_id: str) -> str:
@@ -265,7 +264,7 @@ def coverage_sentence(results: Mapping[str, Any]) -> str | None:
     for est, rec in (cov.get("recommendation") or {}).items():
         if rec.get("qualified"):
             said.append(f"for {est}, {rec['method']} covers {_pct(rec.get('coverage'))} "
-                        f"(± {100 * rec.get('mc_margin', 0):.1f})")
+                        f"(± {num(100 * rec.get('mc_margin', 0), 1)})")
         else:
             said.append(f"for {est}, no method reaches {level:.0%} (best {rec['method']} at "
                         f"{_pct(rec.get('coverage'))}): sample more documents")
@@ -302,7 +301,7 @@ def _answer_html(results: Mapping[str, Any]) -> str:
                  f"[{_num(r['low'])}, {_num(r['high'])}]" + (" *" if r.get("verified") is False else ""),
                  r["tier"], r["rank"]]
         if pooled:
-            cells += ["–" if r["judged"] is None else f"{r['judged']:.2f}", _num(r["bound_high"])]
+            cells += [num(r["judged"], 2), _num(r["bound_high"])]
         body.append("<tr>" + "".join(c if str(c).startswith("<td") else f"<td>{_e(c)}</td>" for c in cells) + "</tr>")
     level = (results.get("meta") or {}).get("level", 0.95)
     table = (f'<table class="answer"><caption>Every task\'s systems, best first: score with its {level:.0%} '
@@ -540,7 +539,7 @@ def render_html(results: Mapping[str, Any], figs: dict[str, tuple[bytes, str]] |
         parts.append(img("coverage") + _fold("Mean interval width by method and K (figure)", img("width")))
         truth = cov.get("truth") or {}
         parts.append(f"<p class=note>Population: {_e(cov.get('population', ''))} (its per-query outcomes as the "
-                     "census; census values " + _e(", ".join(f"{k} {v:.4f}" for k, v in truth.items()))
+                     "census; census values " + _e(", ".join(f"{k} {num(v, 4)}" for k, v in truth.items()))
                      + f"); {_e(cov.get('reps'))} replicates per K, simple random samples of documents.</p>")
         for est, rec in (cov.get("recommendation") or {}).items():
             cls = "" if rec.get("qualified") else " warn"
@@ -639,7 +638,7 @@ def _md_coverage(cov: Mapping[str, Any], naive: set[str]) -> list[str]:
     lines = [f"## Coverage (population: {cov.get('population')}, {cov.get('reps')} replicates)", ""]
     lines.append(_md_table(cov["rows"], ["estimator", "method", "k", "coverage", "mc_margin", "mean_width"],
                            {"method": lambda m: m + (" (naive)" if m in naive else ""), "estimator": str,
-                            "k": str, "coverage": _pct, "mc_margin": lambda x: f"±{100 * x:.1f}"}))
+                            "k": str, "coverage": _pct, "mc_margin": lambda x: "±" + num(100 * x, 1)}))
     for est, rec in (cov.get("recommendation") or {}).items():
         lead = "Recommended" if rec.get("qualified") else "**Warning:** no method verified; best available"
         lines.append(f"\n{lead} for {est} at K={cov.get('recommend_k')}: **{rec['method']}** — {rec['reason']}.")
