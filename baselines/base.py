@@ -201,14 +201,14 @@ class Retriever(ABC):
         finally:
             self._after_search()
         rows, cols, vals, rank = (np.concatenate(a) for a in zip(*parts))
-        run = self._run_frame(qids, rows, cols, vals, rank)
+        return self._stamp(self._run_frame(qids, rows, cols, vals, rank), exclude_self)
+
+    def _stamp(self, run: pd.DataFrame, exclude_self: bool) -> pd.DataFrame:
+        """Record in ``run.attrs`` the retriever, its parameters, ``exclude_self`` and the corpus it indexed
+        (:mod:`ragcov_data.run_fingerprint`)."""
         run.attrs["retriever"] = self.name
         run.attrs["params"] = self.params()
         run.attrs["exclude_self"] = bool(exclude_self)
-        return self._stamp(run)
-
-    def _stamp(self, run: pd.DataFrame) -> pd.DataFrame:
-        """Record in ``run.attrs`` the corpus this retriever indexed (:mod:`ragcov_data.run_fingerprint`)."""
         from ragcov_data.run_fingerprint import FINGERPRINT_KEY
 
         fp = getattr(self, "corpus_fingerprint_", None)

@@ -192,32 +192,8 @@ def encode_unique(
     vectors: list[np.ndarray | None] = [found.get(k) for k in ukeys]
     todo = [j for j, v in enumerate(vectors) if v is None]
     if todo:
-        # longest first: batches of similar length waste less padding
-        todo.sort(key=lambda j: -len(utexts[j]))
-        fn = encoder.encode_queries if role == "query" else encoder.encode_passages
-        batch = max(1, int(getattr(encoder, "batch_size", 64)))
-        bar = _bar(len(todo), desc or f"encode {role}", show_progress)
-        pending: list[int] = []
-        pending_vecs: list[np.ndarray] = []
-        starts = range(0, len(todo), batch)
-        texts_of = [[utexts[j] for j in todo[start : start + batch]] for start in starts]
-        raw = map(fn, texts_of) if map_batches is None else map_batches(role, texts_of)
-        for start, out in zip(starts, raw):
-            idx = todo[start : start + batch]
-            emb = l2_normalize(out)  # also for user encoders that do not normalise
-            if emb.shape[0] != len(idx):
-                raise RagcovError(f"encoder {encoder.model_id!r} returned {emb.shape[0]} vectors for {len(idx)} texts.")
-            for j, v in zip(idx, emb):
-                vectors[j] = v
-            pending += idx
-            pending_vecs.append(emb)
-            if bar is not None:
-                bar.update(len(idx))
-            if cache is not None and (len(pending) >= flush_every or start + batch >= len(todo)):
-                cache.store(encoder.model_id, [ukeys[j] for j in pending], np.concatenate(pending_vecs))
-                pending, pending_vecs = [], []
-        if bar is not None:
-            bar.close()
+        _encode_missing(encoder, role, utexts, ukeys, todo, vectors, cache, flush_every,
+                        (desc or f"encode {role}", show_progress), map_batches)
     dims = {v.shape[0] for v in vectors if v is not None}
     if len(dims) > 1:
         raise RagcovError(
@@ -229,6 +205,40 @@ def encode_unique(
 
 
 # ---- helpers ----------------------------------------------------------------------------------------
+
+def _encode_missing(encoder: Any, role: str, utexts: list[str], ukeys: list[bytes], todo: list[int],
+                    vectors: list[np.ndarray | None], cache: EmbeddingCache | None, flush_every: int,
+                    progress: tuple[str, bool],
+                    map_batches: Callable[[str, list[list[str]]], Iterable[np.ndarray]] | None) -> None:
+    """Encode the distinct texts ``todo`` (indexes into ``utexts``) into ``vectors``, longest first, and
+    store them in ``cache`` at least every ``flush_every`` texts and at the end; ``progress`` is the bar's
+    description and whether to show it."""
+    # longest first: batches of similar length waste less padding
+    todo.sort(key=lambda j: -len(utexts[j]))
+    fn = encoder.encode_queries if role == "query" else encoder.encode_passages
+    batch = max(1, int(getattr(encoder, "batch_size", 64)))
+    bar = _bar(len(todo), *progress)
+    pending: list[int] = []
+    pending_vecs: list[np.ndarray] = []
+    starts = range(0, len(todo), batch)
+    texts_of = [[utexts[j] for j in todo[start : start + batch]] for start in starts]
+    raw = map(fn, texts_of) if map_batches is None else map_batches(role, texts_of)
+    for start, out in zip(starts, raw):
+        idx = todo[start : start + batch]
+        emb = l2_normalize(out)  # also for user encoders that do not normalise
+        if emb.shape[0] != len(idx):
+            raise RagcovError(f"encoder {encoder.model_id!r} returned {emb.shape[0]} vectors for {len(idx)} texts.")
+        for j, v in zip(idx, emb):
+            vectors[j] = v
+        pending += idx
+        pending_vecs.append(emb)
+        if bar is not None:
+            bar.update(len(idx))
+        if cache is not None and (len(pending) >= flush_every or start + batch >= len(todo)):
+            cache.store(encoder.model_id, [ukeys[j] for j in pending], np.concatenate(pending_vecs))
+            pending, pending_vecs = [], []
+    if bar is not None:
+        bar.close()
 
 
 def _read_shard(path: Path) -> np.ndarray | None:

@@ -238,8 +238,4 @@ class Hybrid(Retriever):
         # queries in input order (a query no retriever answered has no rows)
         qpos = pd.Series(np.arange(len(qdf)), index=qdf["_id"].astype(str).to_numpy())
         fused = fused.iloc[np.argsort(qpos.reindex(fused["query-id"].to_numpy()).to_numpy(), kind="stable")]
-        run = fused.reset_index(drop=True)
-        run.attrs["retriever"] = self.name
-        run.attrs["params"] = self.params()
-        run.attrs["exclude_self"] = bool(exclude_self)
-        return self._stamp(run)
+        return self._stamp(fused.reset_index(drop=True), exclude_self)

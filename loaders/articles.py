@@ -256,8 +256,8 @@ def article_spans(words: Sequence[str], line_starts: Sequence[int], *, chunk_wor
                   ) -> tuple[list, bool]:
     """One chunk per artigo (see :data:`ARTICLE_RULE`).
 
-    Built from the dispositivo boundaries of :func:`ragcov_data.loaders.dispositivos.find_boundaries`:
-    the text from one boundary to the next is a unit; headings join the unit after them; consecutive
+    Built from the dispositivo units of :mod:`ragcov_data.loaders.dispositivos` (its boundaries, the text
+    from one boundary to the next a unit, headings joined to the unit after them); consecutive
     units of one artigo (the label up to its first ``art.``) form one chunk. ``chunk_words``/``query_words``
     are the word windows of a document with no artigo.
 
@@ -268,24 +268,15 @@ def article_spans(words: Sequence[str], line_starts: Sequence[int], *, chunk_wor
         ``continued`` False; and whether the document has structure.
     """
     from ragcov_data.loaders.chunking import chunk_spans
-    from ragcov_data.loaders.dispositivos import PREAMBLE, Span, find_boundaries
+    from ragcov_data.loaders.dispositivos import PREAMBLE, Span, _segments
 
-    bounds = find_boundaries(words, line_starts)
-    if not any(b.kind == "art" for b in bounds):
+    glued, structured = _segments(words, line_starts)
+    if not structured:
         return [Span(a, b, None, False) for a, b in chunk_spans(len(words), chunk_words, query_words)], False
     units: list[tuple[int, int, tuple[str, ...] | None]] = []
-    if bounds[0].start > 0:
-        units.append((0, bounds[0].start, (PREAMBLE,)))
-    pending: int | None = None
-    for b, nxt in zip(bounds, bounds[1:] + [None]):
-        stop = len(words) if nxt is None else nxt.start
-        if b.kind == "heading":  # joins the unit after it
-            pending = b.start if pending is None else pending
-            continue
-        units.append((b.start if pending is None else pending, stop, _article_of(" > ".join(b.path))))
-        pending = None
-    if pending is not None:
-        units.append((pending, len(words), units[-1][2] if units else (PREAMBLE,)))
+    for seg in glued:  # a heading the document ends with joins the artigo before it
+        key = (units[-1][2] if units else (PREAMBLE,)) if seg.trailing else _article_of(" > ".join(seg.path))
+        units.append((seg.start, seg.stop, key))
     out: list[Span] = []
     last: tuple[str, ...] | None = None
     for start, stop, key in units:
@@ -298,10 +289,7 @@ def article_spans(words: Sequence[str], line_starts: Sequence[int], *, chunk_wor
 
 
 def _article_of(unit: str | None) -> tuple[str, ...] | None:
-    if not unit:
-        return None
-    path = unit.split(" > ")
-    for j, x in enumerate(path):
-        if x.startswith("art. "):
-            return tuple(path[:j + 1])
-    return tuple(path[:1])
+    """The label path of a unit up to its artigo (None for no label): the key of its article chunk."""
+    from ragcov_data.loaders.dispositivos import _group_key
+
+    return _group_key(tuple(unit.split(" > "))) if unit else None

@@ -11,6 +11,7 @@ document sampler (:mod:`ragcov_data.sampling`); neither imports the loaders.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass, field
 from typing import Sequence
 
 import numpy as np
@@ -93,22 +94,45 @@ def build_task(
     (counted in the manifest). Corpus and query ids are ``"<doc_id>#<chunk_index:04d>"``; rows keep
     source order, so the same input and config give byte-identical parquet.
     """
-    from ragcov_data import __version__
-
     ch.validate_sizes(chunk_words, query_words)
     dv = dvm.settings(chunking, min_words, max_words, query_words)  # None for chunking="words"
-    acervo = source if isinstance(source, Acervo) else read_acervo(source, id_column=id_column,
-                                                                   text_column=text_column,
-                                                                   keep_superseded=keep_superseded)
+    acervo = source if isinstance(source, Acervo) else read_acervo(
+        source, id_column=id_column, text_column=text_column, keep_superseded=keep_superseded)
+    cut = _cut(acervo, dv, chunk_words, query_words)
+    corpus, queries, qrels = _tables(acervo, cut, dv, query_words)
+    if dv is None:
+        name = config_name or ch.config_name(chunk_words, query_words)
+    else:
+        name = config_name or dvm.config_name(dv[1], dv[0], chunk_words, query_words)
+    task = _task(acervo, cut, dv, corpus, queries, qrels,
+                 _manifest(dataset, name, chunk_words, query_words, acervo, cut, (corpus, queries, qrels)))
+    return task if sample_docs is None else sample_task(task, sample_docs, sample_seed, sample_strata)
+
+
+@dataclass
+class _Cut:
+    """Every eligible document cut into chunks: one entry a chunk (ids, documents, indexes, texts,
+    metadata; ``units``, ``continued``, ``articles`` for dispositivo chunks), chunks a document, and counts."""
+
+    ids: list = field(default_factory=list)
+    docs: list = field(default_factory=list)
+    idx: list = field(default_factory=list)
+    text: list = field(default_factory=list)
+    meta: list = field(default_factory=list)
+    doc_sizes: list[int] = field(default_factory=list)
+    units: list[str | None] = field(default_factory=list)
+    continued: list[bool] = field(default_factory=list)
+    articles: list[list[str]] = field(default_factory=list)
+    n_single: int = 0
+    n_words: int = 0
+    n_structured: int = 0
+
+
+def _cut(acervo: Acervo, dv: tuple | None, chunk_words: int, query_words: int) -> _Cut:
+    """Cut every document (word windows, or dispositivo units when ``dv`` holds their sizes); documents
+    with a single chunk are counted and left out. Raises when no document yields two chunks."""
     meta_cols = acervo.metadata_columns
-    c_ids, c_docs, c_idx, c_text, c_meta = [], [], [], [], []
-    doc_sizes: list[int] = []
-    n_single = 0
-    n_words = 0
-    units: list[str | None] = []
-    continued: list[bool] = []
-    articles: list[list[str]] = []
-    n_structured = 0
+    cut = _Cut()
     for doc in acervo.documents:
         if dv is None:
             words = ch.split_words(doc.text)
@@ -117,42 +141,58 @@ def build_task(
             words, starts = dvm.words_and_line_starts(doc.text)
             parts, structured = dvm.dispositivo_spans(words, starts, min_words=dv[0], max_words=dv[1],
                                                   chunk_words=chunk_words, query_words=query_words)
-            n_structured += structured
+            cut.n_structured += structured
             spans = [(p.start, p.stop) for p in parts]
-        n_words += len(words)
+        cut.n_words += len(words)
         if len(spans) < 2:
-            n_single += 1
+            cut.n_single += 1
             continue
-        doc_sizes.append(len(spans))
+        cut.doc_sizes.append(len(spans))
         meta = tuple(doc.metadata.get(c) for c in meta_cols)
         for i, (a, b) in enumerate(spans):
-            c_ids.append(ch.chunk_id(doc.doc_id, i))
-            c_docs.append(doc.doc_id)
-            c_idx.append(i)
-            c_text.append(" ".join(words[a:b]))
-            c_meta.append(meta)
+            cut.ids.append(ch.chunk_id(doc.doc_id, i))
+            cut.docs.append(doc.doc_id)
+            cut.idx.append(i)
+            cut.text.append(" ".join(words[a:b]))
+            cut.meta.append(meta)
         if dv is not None:
-            units.extend(p.unit for p in parts)
-            continued.extend(p.continued for p in parts)
-            articles.extend(list(p.articles) for p in parts)
-    if not doc_sizes:
+            cut.units.extend(p.unit for p in parts)
+            cut.continued.extend(p.continued for p in parts)
+            cut.articles.extend(list(p.articles) for p in parts)
+    if not cut.doc_sizes:
         names = [s.name for s in acervo.sources] or ["(source)"]
         raise RagcovError(
             f"{', '.join(names[:3])}: none of the {len(acervo.documents)} documents yields two chunks of "
             f"chunk_words={chunk_words} (the task needs at least one); lower `chunk_words` or add longer documents."
         )
-    meta_df = pd.DataFrame(c_meta, columns=meta_cols, dtype=object)
-    corpus = pd.concat([pd.DataFrame({"_id": c_ids, "doc_id": c_docs,
-                                      "chunk_index": np.asarray(c_idx, dtype="int64"), "text": c_text,
-                                      **({} if dv is None else {"unit": pd.Series(units, dtype=object),
-                                                                "continued": np.asarray(continued, dtype=bool),
-                                                                "articles": pd.Series(articles, dtype=object)})}),
+    return cut
+
+
+def _tables(acervo: Acervo, cut: _Cut, dv: tuple | None, query_words: int
+            ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """The corpus, queries and qrels tables of the chunks, object columns as pandas' default string dtype."""
+    meta_df = pd.DataFrame(cut.meta, columns=acervo.metadata_columns, dtype=object)
+    corpus = pd.concat([pd.DataFrame({"_id": cut.ids, "doc_id": cut.docs,
+                                      "chunk_index": np.asarray(cut.idx, dtype="int64"), "text": cut.text,
+                                      **({} if dv is None else {"unit": pd.Series(cut.units, dtype=object),
+                                                                "continued": np.asarray(cut.continued, dtype=bool),
+                                                                "articles": pd.Series(cut.articles, dtype=object)})}),
                         meta_df], axis=1)
-    queries = pd.concat([pd.DataFrame({"_id": c_ids, "text": [ch.query_of(t, query_words) for t in c_text],
-                                       "doc_id": c_docs, "chunk_id": c_ids}), meta_df], axis=1)
-    # qrels: for each query, every other chunk of its document, in corpus order (counted, and warned
-    # about when huge, before they are materialised: they grow with the square of chunk counts)
-    ch.warn_qrels_size(doc_sizes, mean_id_chars=sum(map(len, c_ids)) / len(c_ids), stacklevel=3)
+    queries = pd.concat([pd.DataFrame({"_id": cut.ids, "text": [ch.query_of(t, query_words) for t in cut.text],
+                                       "doc_id": cut.docs, "chunk_id": cut.ids}), meta_df], axis=1)
+    qrels = _qrels(cut.ids, cut.doc_sizes)
+    for df in (corpus, queries, qrels):  # pandas' default string dtype, as ``Dataset.to_pandas()`` gives
+        for c in df.columns:
+            if df[c].dtype == object and c != "articles":  # articles: a list per chunk
+                df[c] = df[c].astype("str")
+    return corpus, queries, qrels
+
+
+def _qrels(c_ids: list[str], doc_sizes: list[int]) -> pd.DataFrame:
+    """For each query, every other chunk of its document, in corpus order (counted, and warned about when
+    huge, before they are materialised: they grow with the square of chunk counts)."""
+    # stacklevel 5: the warning names the caller of build_task (through _tables and this function)
+    ch.warn_qrels_size(doc_sizes, mean_id_chars=sum(map(len, c_ids)) / len(c_ids), stacklevel=5)
     ids = np.asarray(c_ids, dtype=object)
     sizes = np.asarray(doc_sizes)
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
@@ -163,17 +203,16 @@ def build_task(
         q_parts.append(block[qi])
         c_parts.append(block[ci])
     q_col, c_col = np.concatenate(q_parts), np.concatenate(c_parts)
-    qrels = pd.DataFrame({"query-id": q_col, "corpus-id": c_col, "score": np.ones(len(q_col), dtype="int64")})
-    for df in (corpus, queries, qrels):  # pandas' default string dtype, as ``Dataset.to_pandas()`` gives
-        for c in df.columns:
-            if df[c].dtype == object and c != "articles":  # articles: a list per chunk
-                df[c] = df[c].astype("str")
+    return pd.DataFrame({"query-id": q_col, "corpus-id": c_col, "score": np.ones(len(q_col), dtype="int64")})
 
-    if dv is None:
-        name = config_name or ch.config_name(chunk_words, query_words)
-    else:
-        name = config_name or dvm.config_name(dv[1], dv[0], chunk_words, query_words)
-    manifest = {
+
+def _manifest(dataset: str, name: str, chunk_words: int, query_words: int, acervo: Acervo, cut: _Cut,
+              tables: tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]) -> dict:
+    """The task's manifest: config, construction rules, sources and counts."""
+    from ragcov_data import __version__
+
+    corpus, queries, qrels = tables
+    return {
         "dataset": dataset,
         "task": TASK_NAME,
         "config": {"name": name, "chunk_words": chunk_words, "query_words": query_words},
@@ -181,13 +220,13 @@ def build_task(
                   "qrels": ch.QRELS_RULE, "exclusion": ch.EXCLUSION_RULE,
                   "ids": "corpus and query _id = '<doc_id>#<chunk_index:04d>'"},
         "sources": [s.to_dict() for s in acervo.sources],
-        "metadata_columns": list(meta_cols),
+        "metadata_columns": list(acervo.metadata_columns),
         "counts": {
             "documents_read": len(acervo.documents),
-            "documents_eligible": len(doc_sizes),
-            "documents_excluded": {"single_chunk": n_single},
+            "documents_eligible": len(cut.doc_sizes),
+            "documents_excluded": {"single_chunk": cut.n_single},
             "files_skipped": len(acervo.skipped_files),
-            "words": n_words,
+            "words": cut.n_words,
             "chunks": len(corpus),
             "queries": len(queries),
             "qrels": len(qrels),
@@ -195,16 +234,18 @@ def build_task(
         "skipped_files": list(acervo.skipped_files),
         "ragcov_version": __version__,
     }
+
+
+def _task(acervo: Acervo, cut: _Cut, dv: tuple | None, corpus: pd.DataFrame, queries: pd.DataFrame,
+          qrels: pd.DataFrame, manifest: dict) -> Task:
+    """The task, its manifest completed with the dispositivo settings and the acervo's vigência."""
     if dv is not None:
-        dvm.annotate_manifest(manifest, dv, n_structured, corpus)
+        dvm.annotate_manifest(manifest, dv, cut.n_structured, corpus)
     from ragcov_data.legal.vigencia import annotate_task
 
     # corpus `in_force`, `units_not_in_force`, `share_not_in_force` when the acervo carries vigência
     annotate_task(corpus, acervo, manifest, units_of=dvm.vigencia_units)
     read_types = None
-    if "doc_type" in meta_cols:
+    if "doc_type" in acervo.metadata_columns:
         read_types = pd.Series([d.metadata.get("doc_type") for d in acervo.documents], dtype=object)
-    task = Task(corpus, queries, qrels, manifest, read_types)
-    if sample_docs is None:
-        return task
-    return sample_task(task, sample_docs, sample_seed, sample_strata)
+    return Task(corpus, queries, qrels, manifest, read_types)

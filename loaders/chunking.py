@@ -11,6 +11,7 @@ from __future__ import annotations
 import warnings
 from typing import Iterable
 
+from ragcov_data._format import num
 from ragcov_data.errors import RagcovError
 
 #: Self-retrieval qrels rows above which building warns first (see :func:`warn_qrels_size`).
@@ -141,7 +142,7 @@ def warn_qrels_size(chunks_per_document: Iterable[int], mean_id_chars: float = 2
         biggest = max(sizes)
         share = biggest * (biggest - 1) / rows
         warnings.warn(
-            f"the self-retrieval qrels will hold {rows:,} rows (about {est / 1e9:.1f} GB in memory, more while "
+            f"the self-retrieval qrels will hold {rows:,} rows (about {num(est / 1e9, 1)} GB in memory, more while "
             f"building; warning threshold {limit:,}): qrels grow with the square of a document's chunk count, and "
             f"the largest document ({biggest:,} chunks) alone gives {share:.0%} of them. Use larger chunks "
             "(`chunk_words`), split or sample the long documents, or build a subset of the documents.",

@@ -67,6 +67,7 @@ from ragcov_data.loaders._cited_gold import (STATUS_TEXT, STATUSES, Gold, _parse
                                              _table, act_of, gold_citations)
 from ragcov_data.errors import InputFileError, RagcovError
 from ragcov_data.loaders import chunkers
+from ragcov_data.loaders._cited_corpus import _located, chunk_act, chunk_corpus  # noqa: F401
 from ragcov_data.loaders.base import TaskBuilder
 from ragcov_data.loaders.questions import read_questions, topic_of, validate_questions  # re-exported
 from ragcov_data.task import Task
@@ -100,45 +101,6 @@ GOLD_RULE = {
 IRPF_FILES = {"acts": "laws.jsonl", "questions": "questions.jsonl"}
 
 
-
-
-# --------------------------------------------------------------------------- chunks
-
-
-def chunk_act(text: str, chunking: str, *, chunk_words: int, query_words: int, min_words: int | None,
-              max_words: int | None, with_articles: bool = False) -> tuple[list[tuple], list[str]]:
-    """Word spans ``(start, stop, unit, continued)`` of one act under ``chunking``, and its words; with
-    ``with_articles`` each span also carries the artigos it holds (a list: the corpus column ``articles``)."""
-    from ragcov_data.loaders import chunking as ch
-
-    if chunking == "words":
-        words = ch.split_words(text)
-        return [(a, b, None, False, *([[]] if with_articles else [])) for a, b in
-                ch.chunk_spans(len(words), chunk_words, query_words)], words
-    from ragcov_data.loaders.dispositivos import DEFAULT_MAX_WORDS, dispositivo_spans, words_and_line_starts
-
-    words, starts = words_and_line_starts(text)
-    if chunking == "dispositivo":
-        parts, _ = dispositivo_spans(words, starts, min_words=min_words or query_words,
-                                     max_words=max_words or DEFAULT_MAX_WORDS, chunk_words=chunk_words,
-                                     query_words=query_words)
-    else:
-        from ragcov_data.loaders.articles import article_spans
-
-        parts, _ = article_spans(words, starts, chunk_words=chunk_words, query_words=query_words)
-    if with_articles and chunking != "dispositivo":  # one chunk per artigo: the artigo it is
-        from ragcov_data.loaders.dispositivos import artigo_of
-
-        parts = [p.__class__(p.start, p.stop, p.unit, p.continued, artigo_of(p.unit)) for p in parts]
-    return [(p.start, p.stop, p.unit, p.continued, *([list(p.articles)] if with_articles else []))
-            for p in parts], words
-
-
-@functools.lru_cache(maxsize=16)
-def _located(text: str) -> Any:
-    from ragcov_data.loaders.articles import locate, word_starts
-
-    return locate(text), word_starts(text)
 
 
 # --------------------------------------------------------------------------- the task
@@ -222,7 +184,43 @@ def build_cited_task(
     -------
     CitedTask
     """
-    from ragcov_data import __version__
+    spec, chunking, chunk_words, max_words = _chunker_options(chunker, chunking, chunk_words, query_words,
+                                                              min_words, max_words, granularity, gold, coverage)
+    acervo = _read_acts(acts)
+    qsource, qs = _read_questions_arg(questions)
+    corpus, bounds, index, uncovered = chunk_corpus(acervo, spec, dict(
+        chunking=chunking, chunk_words=chunk_words, query_words=query_words, min_words=min_words, max_words=max_words))
+    ids = corpus["_id"].to_numpy(dtype=object)
+    q_rows, c_rows, qrels, unresolved, coarse = resolve_citations(  # the questions and their citations
+        qs, index=index, bounds=bounds, ids=ids, table=_table(acervo.documents), gold=gold, granularity=granularity,
+        coverage=coverage)
+    queries, qr, cits = _question_frames(q_rows, c_rows, qrels, ids)
+    no_gold = queries.loc[~queries["_id"].isin(set(qr["query-id"])), "_id"].tolist()
+    name = config_name or _config_name(chunking, chunk_words, query_words, min_words, max_words, granularity,
+                                       coverage, spec.name if spec else None)
+    manifest = _manifest(dataset, name, spec, dict(chunking=chunking, chunk_words=chunk_words, query_words=query_words,
+                                                   min_words=min_words, max_words=max_words, granularity=granularity,
+                                                   gold=gold, coverage=coverage),
+                         acervo, qsource, _counts(acervo, corpus, queries, qr, cits, no_gold),
+                         dict(unresolved=unresolved, dispositivo_not_found=coarse,
+                              queries_without_relevant_chunk=no_gold), uncovered)
+    from ragcov_data.legal.vigencia import annotate_task
+
+    annotate_task(corpus, acervo, manifest, by_span=True)  # `in_force` of every chunker alike, by its spans
+    _as_strings((corpus, queries, qr), list(acervo.metadata_columns))
+    if warn:
+        _warn(manifest["counts"], unresolved, coarse, name, no_gold)
+        if uncovered:
+            warnings.warn(f"chunker {spec.name!r} left text out of every chunk: {uncovered} non-space characters "
+                          "by act (manifest `chunker.uncovered_characters`).", stacklevel=2)
+    return CitedTask(corpus, queries, qr, manifest, citations=cits)
+
+
+def _chunker_options(chunker: Any, chunking: str, chunk_words: int, query_words: int, min_words: int | None,
+                     max_words: int | None, granularity: str, gold: str, coverage: str) -> tuple:
+    """Check the options; a built-in chunker given by name becomes its ``chunking`` settings.
+
+    Returns ``(spec, chunking, chunk_words, max_words)``: ``spec`` is the external chunker, else None."""
     from ragcov_data.loaders import chunking as ch
 
     spec = None if chunker is None else chunkers.resolve(chunker)
@@ -243,64 +241,19 @@ def build_cited_task(
     elif spec is None and min_words is not None or max_words is not None:
         raise RagcovError(f"`min_words`/`max_words` apply to chunking='dispositivo'; drop them for "
                           f"chunking={chunking!r} (an article chunk is the whole artigo).")
-    acervo = _read_acts(acts)
-    qsource = None
+    return spec, chunking, chunk_words, max_words
+
+
+def _read_questions_arg(questions: Any) -> tuple[Path | None, list]:
+    """The questions file (None for records given in memory) and its validated records."""
     if isinstance(questions, (str, os.PathLike)):
-        qsource = Path(questions)
-        qs = read_questions(questions)
-    else:
-        qs = validate_questions([(f"`questions[{i}]`", q) for i, q in enumerate(questions)])
-    # ---- corpus
-    rows: dict[str, list] = {k: [] for k in ("_id", "doc_id", "chunk_index", "text", "unit", "continued",
-                                             "start_char", "end_char", "articles")}
-    meta_cols = list(acervo.metadata_columns)
-    meta_rows: list[tuple] = []
-    bounds: dict[str, tuple[np.ndarray, np.ndarray, int]] = {}  # doc -> chunk char starts, ends, first row
-    index: dict[str, Any] = {}
-    uncovered: dict[str, int] = {}
-    for doc in acervo.documents:
-        located, ws = _located(doc.text)
-        index[doc.doc_id] = located
-        if spec is None:
-            spans, words = chunk_act(doc.text, chunking, chunk_words=chunk_words, query_words=query_words,
-                                     min_words=min_words, max_words=max_words, with_articles=True)
-            pieces = [(int(ws[a]), int(ws[b - 1]) + len(words[b - 1]), " ".join(words[a:b]), unit, cont, arts)
-                      for a, b, unit, cont, arts in spans]
-        else:  # an external chunker: its spans, the act's text over each (no artigo labels)
-            pieces = [(a, b, doc.text[a:b], None, False, [])
-                      for a, b in chunkers.spans(spec, doc.text, doc.doc_id)]
-            if n_out := chunkers.uncovered_characters(doc.text, [p[:2] for p in pieces]):
-                uncovered[doc.doc_id] = n_out  # text in no chunk: listed in the manifest and warned about
-        first = len(rows["_id"])
-        cs, ce = [], []
-        for i, (s_char, e_char, chunk_text, unit, cont, arts) in enumerate(pieces):
-            rows["_id"].append(ch.chunk_id(doc.doc_id, i))
-            rows["doc_id"].append(doc.doc_id)
-            rows["chunk_index"].append(i)
-            rows["text"].append(chunk_text)
-            rows["unit"].append(unit)
-            rows["continued"].append(bool(cont))
-            rows["start_char"].append(s_char)
-            rows["end_char"].append(e_char)
-            rows["articles"].append(arts)
-            cs.append(s_char)
-            ce.append(e_char)
-            meta_rows.append(tuple(doc.metadata.get(c) for c in meta_cols))
-        bounds[doc.doc_id] = (np.asarray(cs, dtype=np.int64), np.asarray(ce, dtype=np.int64), first)
-    corpus = pd.DataFrame(rows)
-    corpus["chunk_index"] = corpus["chunk_index"].astype("int64")
-    corpus["start_char"] = corpus["start_char"].astype("int64")
-    corpus["end_char"] = corpus["end_char"].astype("int64")
-    corpus["continued"] = corpus["continued"].astype(bool)
-    meta = pd.DataFrame(meta_rows, columns=meta_cols, dtype=object)
-    for c in meta_cols:
-        meta[c] = meta[c].map(lambda v: None if v is None else str(v))
-    corpus = pd.concat([corpus, meta], axis=1)
-    ids = corpus["_id"].to_numpy(dtype=object)
-    # ---- questions and their citations
-    table = _table(acervo.documents)
-    q_rows, c_rows, qrels, unresolved, coarse = resolve_citations(
-        qs, index=index, bounds=bounds, ids=ids, table=table, gold=gold, granularity=granularity, coverage=coverage)
+        return Path(questions), read_questions(questions)
+    return None, validate_questions([(f"`questions[{i}]`", q) for i, q in enumerate(questions)])
+
+
+def _question_frames(q_rows: list, c_rows: list, qrels: dict, ids: np.ndarray
+                     ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """The ``queries``, ``qrels`` (in query then corpus order) and ``citations`` tables, typed."""
     if not q_rows:
         raise RagcovError("no question is left (coverage='full' and every question is partial?); use coverage='all'.")
     queries = pd.DataFrame(q_rows)
@@ -318,9 +271,14 @@ def build_cited_task(
                                          *SPAN_COLUMNS])
     for col in SPAN_COLUMNS:  # character offsets in the act; missing (unlocated) stays missing, never 0
         cits[col] = cits[col].astype("Int64")
-    no_gold = queries.loc[~queries["_id"].isin(set(qr["query-id"])), "_id"].tolist()
+    return queries, qr, cits
+
+
+def _counts(acervo: Any, corpus: pd.DataFrame, queries: pd.DataFrame, qr: pd.DataFrame, cits: pd.DataFrame,
+            no_gold: list) -> dict[str, Any]:
+    """The manifest's ``counts``: documents, chunks, queries, grades and citations by status."""
     art_cits = cits[cits["article"].notna() & (cits["status"] != "act_not_in_corpus")]
-    counts = {
+    return {
         "documents": len(acervo.documents), "chunks": int(len(corpus)), "queries": int(len(queries)),
         "queries_partial": int(queries["partial"].sum()), "qrels": int(len(qr)),
         "grades": {str(int(g)): int(n) for g, n in qr["score"].value_counts().sort_index().items()},
@@ -330,45 +288,45 @@ def build_cited_task(
         "article_citations_resolved": int(art_cits["status"].isin(["resolved", "dispositivo_not_found"]).sum()),
         "queries_without_relevant_chunk": len(no_gold),
     }
-    name = config_name or _config_name(chunking, chunk_words, query_words, min_words, max_words, granularity,
-                                       coverage, spec.name if spec else None)
+
+
+def _manifest(dataset: str, name: str, spec: Any, cfg: dict[str, Any], acervo: Any, qsource: Path | None,
+              counts: dict, lists: dict[str, list], uncovered: dict[str, int]) -> dict[str, Any]:
+    """The task's manifest: config, rules, sources (with the questions file's hash), counts and the lists
+    of ``lists`` (unresolved citations, dispositivos resolved to their artigo, questions with no gold)."""
+    from ragcov_data import __version__
+
+    chunking = cfg["chunking"]
     manifest = {
         "dataset": dataset,
         "task": "cited questions",
-        "config": {"name": name, "chunking": "external" if spec else chunking, "chunk_words": chunk_words,
-                   "query_words": query_words, "min_words": min_words, "max_words": max_words,
-                   "granularity": granularity, "gold": gold, "coverage": coverage,
+        "config": {"name": name, **cfg, "chunking": "external" if spec else chunking,
                    "chunker": spec.name if spec else None},
-        "rules": {"resolution": RESOLUTION_RULE, "gold": GOLD_RULE[gold], "provisions": _articles_rule(),
+        "rules": {"resolution": RESOLUTION_RULE, "gold": GOLD_RULE[cfg["gold"]], "provisions": _articles_rule(),
                   "chunking": f"{spec.rule}; {chunkers.LOCATE_RULE}" if spec else _chunking_rule(chunking),
                   "partial": "questions whose answers also cite acts absent from the corpus (coverage 'partial') are "
                              "kept with partial=True; coverage='full' (or CitedTask.full()) keeps the others",
                   "ids": "corpus _id = '<doc_id>#<chunk_index:04d>'"},
         "sources": [s.to_dict() for s in acervo.sources] + (
             [{"name": qsource.name, "path": str(qsource), "sha256": _sha(qsource)}] if qsource else []),
-        "metadata_columns": meta_cols,
+        "metadata_columns": list(acervo.metadata_columns),
         "counts": counts,
-        "unresolved": unresolved,
-        "dispositivo_not_found": coarse,
-        "queries_without_relevant_chunk": no_gold,
+        **lists,
         "ragcov_version": __version__,
     }
     if spec is not None:
         manifest["chunker"] = {"name": spec.name, "rule": spec.rule, "library": spec.version,
                                "uncovered_characters": uncovered}
-    from ragcov_data.legal.vigencia import annotate_task
+    return manifest
 
-    annotate_task(corpus, acervo, manifest, by_span=True)  # `in_force` of every chunker alike, by its spans
-    for df in (corpus, queries, qr):
+
+def _as_strings(frames: Sequence[pd.DataFrame], meta_cols: list[str]) -> None:
+    """Object columns as pandas' default string dtype (as ``Dataset.to_pandas()`` gives), in place; list
+    columns, nullable text and the acts' metadata keep theirs."""
+    for df in frames:
         for c in df.columns:
             if df[c].dtype == object and c not in ("unit", "question_summary", "articles", "units_not_in_force") and c not in meta_cols:
                 df[c] = df[c].astype("str")
-    if warn:
-        _warn(counts, unresolved, coarse, name, no_gold)
-        if uncovered:
-            warnings.warn(f"chunker {spec.name!r} left text out of every chunk: {uncovered} non-space characters "
-                          "by act (manifest `chunker.uncovered_characters`).", stacklevel=2)
-    return CitedTask(corpus, queries, qr, manifest, citations=cits)
 
 
 def resolve_citations(questions: Sequence[Mapping[str, Any]], *, index: Mapping[str, Any], bounds: Mapping[str, tuple],

@@ -200,6 +200,16 @@ class _Frame:
         return self.prefix + tuple(out)
 
 
+def _next_artigo_at(words: Sequence[str], j: int, next_art: int) -> bool:
+    """Does artigo number ``next_art`` (the amending act's next one) start at word ``j``, a line start?"""
+    w = words[j]
+    if not (w.startswith(("Art", "ART")) and _closes_clause(words, j)):
+        return False
+    m = _ART.match(w)
+    num = _parse_number(words, j + 1, m.group(1)) if m else None
+    return num is not None and num[0][0] == next_art
+
+
 def _quote_end(words: Sequence[str], starts: Sequence[int], i: int, next_art: int) -> int | None:
     """Index of the word after the quoted block opening at word ``i``: after its closing quote (and a
     ``(NR)``), or, when the closing quote was lost, the line where the amending act's next artigo
@@ -207,11 +217,8 @@ def _quote_end(words: Sequence[str], starts: Sequence[int], i: int, next_art: in
     depth = 0
     for j in range(i, len(words)):
         w = words[j]
-        if j > i and starts[j] and w.startswith(("Art", "ART")) and _closes_clause(words, j):
-            m = _ART.match(w)
-            num = _parse_number(words, j + 1, m.group(1)) if m else None
-            if num is not None and num[0][0] == next_art:
-                return j
+        if j > i and starts[j] and _next_artigo_at(words, j, next_art):
+            return j
         depth += w.count("“") + w.count("\x93") + w.count("«") + (w[0] == '"')
         depth -= w.count("”") + w.count("\x94") + w.count("»") + (len(w) > 1 and w[-1] == '"' or w == '"' and j > i)
         if w.startswith("(NR)"):
@@ -244,102 +251,131 @@ def find_boundaries(text_or_words: str | Sequence[str], line_starts: Sequence[in
     else:
         words = list(text_or_words)
         starts = bytearray(line_starts) if line_starts is not None else bytearray(b"\x01" * len(words))
-    out: list[Boundary] = []
-    top = _Frame()  # the act (replaced at each ANEXO)
-    frame = top  # top, or a quoted amendment inside it
-    heading_at: int | None = None  # start of the last heading, while its title runs
-    closed_at = -1  # where the last quoted amendment closed: a boundary may follow whatever ends it
-    last_end = -1  # word after the last accepted marker (a stub "(VETADO)." runs from there)
-    art_at = -1  # start of the act's current artigo (its caput may announce an insertion)
-    n = len(words)
-    transcribed = _transcribed_from(words, starts)  # a voto's own numbered paragraphs: artigos are quotes
-    i = 0
+    scan = _Scan(words, starts)
+    i, n = 0, len(words)
     while i < n:
-        if frame is not top and i >= frame.end:  # type: ignore[operator]
-            closed_at, frame = frame.end, top
+        i = scan.step(i)
+    return scan.out
+
+
+class _Scan:
+    """The state of one left-to-right pass of :func:`find_boundaries` over an act's words."""
+
+    def __init__(self, words: list[str], starts: bytearray) -> None:
+        self.words, self.starts, self.n = words, starts, len(words)
+        self.out: list[Boundary] = []
+        self.top = _Frame()  # the act (replaced at each ANEXO)
+        self.frame = self.top  # top, or a quoted amendment inside it
+        self.heading_at: int | None = None  # start of the last heading, while its title runs
+        self.closed_at = -1  # where the last quoted amendment closed: a boundary may follow whatever ends it
+        self.last_end = -1  # word after the last accepted marker (a stub "(VETADO)." runs from there)
+        self.art_at = -1  # start of the act's current artigo (its caput may announce an insertion)
+        # a voto's own numbered paragraphs: artigos are quotes
+        self.transcribed: tuple[int, int] | None = _transcribed_from(words, starts)
+
+    def step(self, i: int) -> int:
+        """Read the word at ``i``: record the dispositivo it starts, if any; return the next word to read."""
+        words, frame = self.words, self.frame
+        if frame is not self.top and i >= frame.end:  # type: ignore[operator]
+            self.closed_at, self.frame = frame.end, self.top
         w = words[i]
-        if not starts[i]:
-            # mid-line: only the next dispositivo after a stub ("Art. 19. (VETADO). Art. 20. ...")
-            if i - last_end > 31 or w[0] not in "AP§IVXLC" or not _after_stub(words, last_end, i):
-                i += 1
-                continue
-        elif (frame is top and top.art is not None and art_at >= 0 and i > 0 and words[i - 1][-1:] == ":"
-              and _announces_insertion(words, art_at, i)):
-            end = _insertion_end(words, starts, i, top.art[0] + 1)  # text inserted into another act
-            if end is not None and end > i:
-                frame = _Frame(top.path(5), end)
-        if w[0] not in _CAND_FIRST:
-            i += 1
-            continue
+        if not self._may_start(i, w) or w[0] not in _CAND_FIRST:
+            return i + 1
         quoted, k = False, i  # an opening quote before the marker, alone or glued to it
         if w in ("“", "\x93", "«", '"'):
-            if i + 1 >= n:
-                break
+            if i + 1 >= self.n:
+                return self.n
             quoted, k, w = True, i + 1, words[i + 1]
         elif w[0] in _OPEN_Q and len(w) > 1:
             quoted, w = True, w[1:]
-        hit = _match(words, k, w, frame)
+        hit = _match(words, k, w, self.frame)
         if hit is None:
-            i += 1
-            continue
-        kind, level, key, label, nxt, last = hit
-        if transcribed is not None and i >= transcribed[0] and kind != "annex":
-            i += 1  # an artigo a voto or nota técnica transcribes: not the document's own
-            continue
-        clause = i == closed_at or _closes_clause(words, i)
+            return i + 1
+        kind, _, key, _, _, _ = hit
+        if self.transcribed is not None and i >= self.transcribed[0] and kind != "annex":
+            return i + 1  # an artigo a voto or nota técnica transcribes: not the document's own
+        if not self._accepted(i, w, kind, key, quoted):
+            return i + 1
+        if quoted and self.frame is self.top:  # a quoted amendment opens: numbered on its own, inside the artigo
+            hit = self._open_quote(i, k, w)
+            if hit is None:
+                return i + 1
+        return self._record(i, *hit)
+
+    def _may_start(self, i: int, w: str) -> bool:
+        """Whether a dispositivo may start at ``i``: at a line start (where a caput announcing an insertion
+        opens the inserted text's frame), or mid-line only as the next dispositivo after a stub
+        ("Art. 19. (VETADO). Art. 20. ...")."""
+        words, top = self.words, self.top
+        if not self.starts[i]:
+            return not (i - self.last_end > 31 or w[0] not in "AP§IVXLC" or not _after_stub(words, self.last_end, i))
+        if (self.frame is top and top.art is not None and self.art_at >= 0 and i > 0 and words[i - 1][-1:] == ":"
+                and _announces_insertion(words, self.art_at, i)):
+            end = _insertion_end(words, self.starts, i, top.art[0] + 1)  # text inserted into another act
+            if end is not None and end > i:
+                self.frame = _Frame(top.path(5), end)
+        return True
+
+    def _accepted(self, i: int, w: str, kind: str, key: object, quoted: bool) -> bool:
+        """Whether the marker at ``i`` is placed as a dispositivo: after a closed clause, in a heading's
+        title, as a capitalised heading, or as the sequel of the current numbering."""
+        words, frame = self.words, self.frame
+        clause = i == self.closed_at or _closes_clause(words, i)
+        heading_at = self.heading_at
         in_title = heading_at is not None and i - heading_at <= 60 and not any(
             _strip_close(x)[-1:] in ".:;" for x in words[heading_at:i])
         relaxed = (kind in ("heading", "annex") and w.isupper() and not quoted and i > 0
                    and words[i - 1].lower() not in _CITATION_WORDS and words[i - 1][-1:] not in ",-–")
         sequel = (kind in ("art", "par") and i > 0 and words[i - 1].lower() not in _CITATION_WORDS
                   and words[i - 1][-1:] not in ",-–"
-                  and (_is_sequel(frame, kind, key) or (frame is not top and _plausible(frame, kind, key))
-                       or (kind == "art" and frame.art is None and starts[i] and not quoted)))
+                  and (_is_sequel(frame, kind, key) or (frame is not self.top and _plausible(frame, kind, key))
+                       or (kind == "art" and frame.art is None and self.starts[i] and not quoted)))
         if w == "rt." and not (_is_sequel(frame, kind, key) and (clause or in_title or sequel)):
-            i += 1  # "rt. 758." (a lost A) only as the very next artigo
-            continue
-        if not (clause or in_title or relaxed or sequel):
-            i += 1
-            continue
-        if quoted and frame is top:  # a quoted amendment opens: numbered on its own, inside the artigo
-            end = None if top.art is None else _quote_end(words, starts, i, top.art[0] + 1)
-            if end is None:
-                i += 1
-                continue
-            frame = _Frame(top.path(5), end)
-            hit = _match(words, k, w, frame)
-            if hit is None:
-                frame = top
-                i += 1
-                continue
-            kind, level, key, label, nxt, last = hit
+            return False  # "rt. 758." (a lost A) only as the very next artigo
+        return bool(clause or in_title or relaxed or sequel)
+
+    def _open_quote(self, i: int, k: int, w: str) -> tuple | None:
+        """Open the frame of a quoted amendment at ``i`` (inside the current artigo) and match its marker
+        there; None (the frame left as it was) when the quote has no end or the marker no place in it."""
+        top = self.top
+        end = None if top.art is None else _quote_end(self.words, self.starts, i, top.art[0] + 1)
+        if end is None:
+            return None
+        self.frame = _Frame(top.path(5), end)
+        hit = _match(self.words, k, w, self.frame)
+        if hit is None:
+            self.frame = top
+        return hit
+
+    def _record(self, i: int, kind: str, level: int, key: object, label: str, nxt: int, last: object) -> int:
+        """Record the dispositivo at ``i`` (an annex opens a new act, a heading a title); return the next
+        word to read."""
+        frame = self.frame
         if kind == "annex":
-            if frame is not top:
-                i += 1
-                continue
-            top = frame = _Frame((label,))
-            out.append(Boundary(i, kind, (label,)))
-            heading_at = i
-            if transcribed is not None and i > transcribed[1]:
-                transcribed = None  # after the voto, an annexed act has its own artigos
-            i = last_end = nxt
-            continue
+            if frame is not self.top:
+                return i + 1
+            self.top = self.frame = _Frame((label,))
+            self.out.append(Boundary(i, kind, (label,)))
+            self.heading_at = i
+            if self.transcribed is not None and i > self.transcribed[1]:
+                self.transcribed = None  # after the voto, an annexed act has its own artigos
+            self.last_end = nxt
+            return nxt
         if kind == "heading":
-            out.append(Boundary(i, kind, frame.prefix + (label,)))
-            heading_at = i
-            i = last_end = nxt
-            continue
+            self.out.append(Boundary(i, kind, frame.prefix + (label,)))
+            self.heading_at = i
+            self.last_end = nxt
+            return nxt
         if not _plausible(frame, kind, key) and not (_same_number(frame, kind, key)
-                                                     and _new_wording(words, starts, nxt)):
-            i += 1
-            continue
+                                                     and _new_wording(self.words, self.starts, nxt)):
+            return i + 1
         _advance(frame, kind, last, label)
-        if kind == "art" and frame is top:
-            art_at = i
-        out.append(Boundary(i, kind, frame.path(level)))
-        heading_at = None
-        i = last_end = nxt
-    return out
+        if kind == "art" and frame is self.top:
+            self.art_at = i
+        self.out.append(Boundary(i, kind, frame.path(level)))
+        self.heading_at = None
+        self.last_end = nxt
+        return nxt
 
 
 _INSERTS = re.compile(r"\b(?:passa(?:m|r[aã]o)? a vigorar|(?:fica|ficam|é|são) (?:acrescid|acrescentad|inserid)|"
@@ -365,11 +401,8 @@ def _insertion_end(words: Sequence[str], starts: Sequence[int], i: int, next_art
         return _quote_end(words, starts, i, next_art)
     for j in range(i, len(words)):
         w = words[j]
-        if j > i and starts[j] and w.startswith(("Art", "ART")) and _closes_clause(words, j):
-            m = _ART.match(w)
-            num = _parse_number(words, j + 1, m.group(1)) if m else None
-            if num is not None and num[0][0] == next_art:
-                return j
+        if j > i and starts[j] and _next_artigo_at(words, j, next_art):
+            return j
         if w.startswith("(NR)"):
             return j + 1
         if w[-1] in "”\x94»" or (len(w) > 1 and w[-2] in "”\x94»" and w[-1] in ".;"):

@@ -156,10 +156,14 @@ _STUB_NOTE = re.compile(r"^[\(\[]{1,2}\s*(?:vetad|revogad|suprimid|exclu[íi]d)"
 
 @dataclass
 class _Seg:
+    """A dispositivo unit (word span and label path); ``stub`` a vetoed or revoked stub, ``trailing`` the
+    heading a document ends with (no unit after it to join)."""
+
     start: int
     stop: int
     path: tuple[str, ...]
     stub: bool = False
+    trailing: bool = False
 
 
 _LINK_TARGET = re.compile(r"\]\(https?://[^)\s]*\)")
@@ -317,6 +321,9 @@ def vigencia_units(text: str) -> list[tuple[int, int, str, bool]]:
 
 
 def _segments(words: Sequence[str], line_starts: Sequence[int]) -> tuple[list[_Seg], bool]:
+    """The units of a document from its dispositivo boundaries (the one scan every chunking and vigência
+    reads): the preâmbulo, then one unit a boundary, headings joined to the unit after them; and whether
+    the document has an artigo (no units without one)."""
     bounds = find_boundaries(words, line_starts)
     if not any(b.kind == "art" for b in bounds):
         return [], False
@@ -337,7 +344,7 @@ def _segments(words: Sequence[str], line_starts: Sequence[int]) -> tuple[list[_S
                           kind != "annex" and is_stub(words, s.start, s.stop)))
         pending = None
     if pending is not None:
-        glued.append(_Seg(pending, len(words), segs[-1].path))
+        glued.append(_Seg(pending, len(words), segs[-1].path, trailing=True))
     return glued, True
 
 

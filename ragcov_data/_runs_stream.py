@@ -142,8 +142,6 @@ def _read_streamed(path: Path, opener: Callable[..., Any] | None, fmt: str, colm
     every row checked, each block cut to ``depth`` rows a query plus ties; then the kept rows are cut
     again across blocks and put in normal form. Peak memory: one block, a 64-bit key of every row's
     (query, document) pair (8 bytes a row, for the repeated-pair check) and the rows kept."""
-    import pyarrow as pa
-
     q_seen: list[Any] = []  # each block's query ids, in order of first appearance
     pair_keys: list[np.ndarray] = []  # a 64-bit hash of every row's (query, document): 8 bytes a row
     kept: list[pd.DataFrame] = []
@@ -172,37 +170,11 @@ def _read_streamed(path: Path, opener: Callable[..., Any] | None, fmt: str, colm
         labels = _line_labels(data, skip=skip, first_line=first_line)
         q = table.column(cols["query-id"]).chunk(0)
         d = table.column(cols["corpus-id"]).chunk(0)
-        for name, arr in (("query-id", q), ("corpus-id", d)):
-            if arr.null_count:
-                i = int(np.flatnonzero(arr.is_null().to_numpy(zero_copy_only=False))[0])
-                raise InputFileError(f"{where}, {labels(i)}: empty `{name}`; every row needs one.")
-        score = rank = None
-        if "score" in cols:
-            score = _number_column(pd.Series(table.column(cols["score"]).to_numpy()), "score", where, labels)
-        if "rank" in cols:
-            raw = table.column(cols["rank"]).to_numpy()
-            try:
-                rank = _number_column(pd.Series(raw), "rank", where, labels, integer=True)
-            except InputFileError:
-                if score is not None:
-                    qid = pd.Series(q.dictionary.to_numpy(zero_copy_only=False)[q.indices.to_numpy()])
-                    _refuse_swapped(pd.Series(raw), score, qid, fmt, where, labels)
-                raise
-        key = -rank.astype(np.float64) if score is None or (order == "rank" and rank is not None) else score
-        rows = np.flatnonzero(_top_mask(q.indices.to_numpy().astype(np.int64), key, depth))
-        take = pa.array(rows)
-        part = {"query-id": q.take(take).dictionary_decode().to_pandas(),
-                "corpus-id": d.take(take).dictionary_decode().to_pandas()}
-        if rank is not None:
-            part["rank"] = rank[rows]
-        if score is not None:
-            part["score"] = score[rows]
-        part["_row"] = n_rows + rows
-        kept.append(pd.DataFrame(part))
+        kept.append(_block_rows(table, cols, q, d, labels, fmt, where, depth, order, n_rows))
         q_seen.append(q.dictionary)
         pair_keys.append(_pair_keys(q, d))
         n_rows += table.num_rows
-        del data, table, part, key, score, rank, labels
+        del data, table, labels
     if n_rows == 0:
         raise InputFileError(f"{where}: no run lines found; expected {_TREC_FIELDS} lines." if fmt == "trec"
                              else f"{where}: no rows under the header.")
@@ -222,6 +194,41 @@ def _read_streamed(path: Path, opener: Callable[..., Any] | None, fmt: str, colm
     if fmt == "trec":
         attrs["tag"] = sorted(tags)[0] if len(tags) == 1 else sorted(tags)
     return _normalise(frame, source=where, fmt=fmt, attrs=attrs, path=str(path), order=order)
+
+
+def _block_rows(table: Any, cols: Mapping[str, str], q: Any, d: Any, labels: Callable[[int], str], fmt: str,
+                where: str, depth: int, order: str | None, n_rows: int) -> pd.DataFrame:
+    """One block's rows checked (ids present, numbers typed) and cut to ``depth`` rows a query plus ties;
+    ``_row`` is each kept row's index in the file (the block starts at row ``n_rows``)."""
+    import pyarrow as pa
+
+    for name, arr in (("query-id", q), ("corpus-id", d)):
+        if arr.null_count:
+            i = int(np.flatnonzero(arr.is_null().to_numpy(zero_copy_only=False))[0])
+            raise InputFileError(f"{where}, {labels(i)}: empty `{name}`; every row needs one.")
+    score = rank = None
+    if "score" in cols:
+        score = _number_column(pd.Series(table.column(cols["score"]).to_numpy()), "score", where, labels)
+    if "rank" in cols:
+        raw = table.column(cols["rank"]).to_numpy()
+        try:
+            rank = _number_column(pd.Series(raw), "rank", where, labels, integer=True)
+        except InputFileError:
+            if score is not None:
+                qid = pd.Series(q.dictionary.to_numpy(zero_copy_only=False)[q.indices.to_numpy()])
+                _refuse_swapped(pd.Series(raw), score, qid, fmt, where, labels)
+            raise
+    key = -rank.astype(np.float64) if score is None or (order == "rank" and rank is not None) else score
+    rows = np.flatnonzero(_top_mask(q.indices.to_numpy().astype(np.int64), key, depth))
+    take = pa.array(rows)
+    part = {"query-id": q.take(take).dictionary_decode().to_pandas(),
+            "corpus-id": d.take(take).dictionary_decode().to_pandas()}
+    if rank is not None:
+        part["rank"] = rank[rows]
+    if score is not None:
+        part["score"] = score[rows]
+    part["_row"] = n_rows + rows
+    return pd.DataFrame(part)
 
 
 def _dict_type() -> Any:

@@ -164,15 +164,7 @@ def check_qrels(
     if missing:
         raise InputFileError(f"{source}: qrels lack column(s) {missing} (found {list(map(str, qrels.columns))[:10]}); "
                              f"expected {list(QRELS_COLUMNS)}: rename the columns.")
-    ids = {}
-    for col in ("query-id", "corpus-id"):
-        vals = qrels[col]
-        blank = vals.isna().to_numpy() | (vals.astype(str).str.strip() == "").to_numpy()
-        if blank.any():
-            i = int(np.flatnonzero(blank)[0])
-            raise InputFileError(f"{source}: {_where(i, first_line)} has an empty {col} ({int(blank.sum())} rows "
-                                 "in all); every judgment needs a query id and a document id.")
-        ids[col] = vals.astype(str).reset_index(drop=True)
+    ids = _ids(qrels, source, first_line)
     grades, problems = grade_problems(qrels["score"], grade_range)
     if problems:
         i, value, reason = problems[0]
@@ -189,6 +181,29 @@ def check_qrels(
                              "grade per pair.")
     unknown_docs = _unknown(ids["corpus-id"], corpus_ids)
     unknown_queries = _unknown(ids["query-id"], query_ids)
+    messages = _report_unknown(unknown_docs, unknown_queries, source, on_unknown)
+    counts = pd.Series(grades).value_counts().sort_index()
+    return QrelsCheck(int(len(qrels)), {int(g): int(n) for g, n in counts.items()}, unknown_docs, unknown_queries,
+                      messages)
+
+
+def _ids(qrels: pd.DataFrame, source: str, first_line: int | None) -> dict[str, pd.Series]:
+    """``query-id`` and ``corpus-id`` as strings; an empty one is an error naming its row."""
+    ids = {}
+    for col in ("query-id", "corpus-id"):
+        vals = qrels[col]
+        blank = vals.isna().to_numpy() | (vals.astype(str).str.strip() == "").to_numpy()
+        if blank.any():
+            i = int(np.flatnonzero(blank)[0])
+            raise InputFileError(f"{source}: {_where(i, first_line)} has an empty {col} ({int(blank.sum())} rows "
+                                 "in all); every judgment needs a query id and a document id.")
+        ids[col] = vals.astype(str).reset_index(drop=True)
+    return ids
+
+
+def _report_unknown(unknown_docs: dict[str, Any], unknown_queries: dict[str, Any], source: str,
+                    on_unknown: str) -> list[str]:
+    """One message per kind of unknown id, warned about or raised as ``on_unknown`` says."""
     messages = [f"{u['rows']} judgments name {u['ids']} {what} not in the task (first: {u['examples']})"
                 for u, what in ((unknown_docs, "documents"), (unknown_queries, "queries")) if u["rows"]]
     if messages:
@@ -197,10 +212,8 @@ def check_qrels(
         if on_unknown == "error":
             raise InputFileError(text)
         if on_unknown == "warn":
-            warnings.warn(text, UnknownQrelsWarning, stacklevel=2)
-    counts = pd.Series(grades).value_counts().sort_index()
-    return QrelsCheck(int(len(qrels)), {int(g): int(n) for g, n in counts.items()}, unknown_docs, unknown_queries,
-                      messages)
+            warnings.warn(text, UnknownQrelsWarning, stacklevel=3)  # the caller of check_qrels
+    return messages
 
 
 __all__ = ["QrelsCheck", "UnknownQrelsWarning", "check_qrels", "grade_problems", "QRELS_COLUMNS"]

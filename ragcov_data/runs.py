@@ -137,6 +137,13 @@ def load_run(
         if fmt in ("trec", "csv", "tsv"):
             where = f"{path} (format {fmt}, {how})"
             return _read_streamed(path, opener, fmt, colmap, where, depth, order)
+    return _keep_depth(_read_whole(path, opener, fmt, how, colmap, order), depth)
+
+
+def _read_whole(path: Path, opener: Any, fmt: str | None, how: str, colmap: Mapping[str, str],
+                order: str | None) -> pd.DataFrame:
+    """A TREC, CSV, TSV or JSON run file read at once (its format found from its content when ``fmt`` is
+    None), in normal form."""
     data = _read_bytes(path, opener)
     if fmt is None:
         fmt, how = _format_by_content(data), "by content"
@@ -152,7 +159,7 @@ def load_run(
         header = 0 if fmt == "trec" else _first_line(data)  # so the file's bytes are freed before the checks
         frame.attrs["_row_label"] = _file_labels(path, opener, header)
     del data
-    return _keep_depth(_normalise(frame, source=where, fmt=fmt, attrs=attrs, path=str(path), order=order), depth)
+    return _normalise(frame, source=where, fmt=fmt, attrs=attrs, path=str(path), order=order)
 
 
 def _kept_provenance(run: pd.DataFrame, attrs: Mapping[str, Any]) -> pd.DataFrame:

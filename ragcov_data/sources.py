@@ -165,50 +165,100 @@ def resolve_task(
     """
     folder = task_folder(data_dir, task)
     sample = _sample(sample_docs, seed, strata)
-    given_chunking = {"--chunking": chunking, "--min-words": min_words, "--max-words": max_words}
+    opts = {"--data-files": data_files, "--dataset": dataset, "--chunk-words": chunk_words, "--query-words": query_words,
+            "--sample-docs": sample_docs, "--chunking": chunking, "--min-words": min_words, "--max-words": max_words}
     if task and data_dir:
         raise RagcovError("give --task or --data-dir, not both (--data-dir also accepts a task folder).")
     if folder is not None:
-        _refuse_with(f"the task folder {str(folder)!r}",
-                     {"--data-files": data_files, "--dataset": dataset, "--chunk-words": chunk_words,
-                      "--query-words": query_words, **given_chunking},
-                     " (the folder's task is already built; its settings are in its manifest.json)")
-        from ragcov_data.task import read_task
-
-        t = read_task(folder)
-        if sample:  # a document sample of a census task folder
-            from ragcov_data.sampling import sample_task
-
-            t = sample_task(t, sample["sample_docs"], sample["sample_seed"], sample["sample_strata"])
-        return TaskSource(t, "task", task_attrs(t.manifest, source=str(folder)))
+        return _from_folder(folder, sample, opts)
+    build = _Build(chunk_words, query_words, id_column, text_column, sample, chunking, min_words, max_words,
+                   keep_superseded)
     if data_files:
-        if dataset not in (None, DEFAULT_DATASET):  # said first: the dataset would otherwise be built without them
-            raise RagcovError(f"--data-files builds the chunked self-retrieval task ({DEFAULT_DATASET}); "
-                              f"--dataset {dataset} reads its own files from --data-dir. Drop one of them.")
-        if data_dir:
-            raise RagcovError("give --data-files or --data-dir, not both: --data-files is the whole acervo.")
-        t = _build(list(data_files), chunk_words, query_words, id_column, text_column, sample,
-                   _chunking(chunking, min_words, max_words, keep_superseded))
+        return _from_files(list(data_files), dataset, data_dir, build)
+    if data_dir and (tables := _tables(Path(data_dir))) is not None:
+        return _from_tables(tables, data_dir, opts)
+    return _from_dataset(dataset or DEFAULT_DATASET, data_dir, build, opts, cache_dir, as_task, show_progress)
+
+
+#: The options each source refuses, in the order they are named (the first one given is the error).
+_CHUNKING_OPTIONS = ("--chunking", "--min-words", "--max-words")
+_FOLDER_REFUSES = ("--data-files", "--dataset", "--chunk-words", "--query-words", *_CHUNKING_OPTIONS)
+_TABLES_REFUSES = ("--dataset", "--chunk-words", "--query-words", "--sample-docs", *_CHUNKING_OPTIONS)
+_DATASET_REFUSES = ("--chunk-words", "--query-words", "--sample-docs", *_CHUNKING_OPTIONS)
+
+
+def _options(opts: Mapping[str, Any], names: Sequence[str]) -> dict[str, Any]:
+    return {name: opts[name] for name in names}
+
+
+@dataclass
+class _Build:
+    """The options of a chunked self-retrieval task built in this process (``data_files``, or
+    ``aneel_taesa`` with ``as_task``), and of the registered ``aneel_taesa`` dataset."""
+
+    chunk_words: int | None
+    query_words: int | None
+    id_column: str
+    text_column: str
+    sample: dict[str, Any]
+    chunking: str | None
+    min_words: int | None
+    max_words: int | None
+    keep_superseded: bool
+
+    def cut(self) -> dict[str, Any]:
+        """The chunking options for build_task / load_dataset (errors name the command-line option)."""
+        return _chunking(self.chunking, self.min_words, self.max_words, self.keep_superseded)
+
+    def source(self, paths: list) -> TaskSource:
+        """The task built from the acervo files ``paths``."""
+        t = _build(paths, self.chunk_words, self.query_words, self.id_column, self.text_column, self.sample,
+                   self.cut())
         return TaskSource(t, "data_files", task_attrs(t.manifest))
+
+
+def _from_folder(folder: Path, sample: dict[str, Any], opts: Mapping[str, Any]) -> TaskSource:
+    """A task folder, read (every file verified) as it was built; only a document sample applies to it."""
+    _refuse_with(f"the task folder {str(folder)!r}", _options(opts, _FOLDER_REFUSES),
+                 " (the folder's task is already built; its settings are in its manifest.json)")
+    from ragcov_data.task import read_task
+
+    t = read_task(folder)
+    if sample:  # a document sample of a census task folder
+        from ragcov_data.sampling import sample_task
+
+        t = sample_task(t, sample["sample_docs"], sample["sample_seed"], sample["sample_strata"])
+    return TaskSource(t, "task", task_attrs(t.manifest, source=str(folder)))
+
+
+def _from_files(paths: list, dataset: str | None, data_dir: Any, build: _Build) -> TaskSource:
+    """A bring-your-own acervo: the whole acervo, so neither another dataset nor a data folder applies."""
+    if dataset not in (None, DEFAULT_DATASET):  # said first: the dataset would otherwise be built without them
+        raise RagcovError(f"--data-files builds the chunked self-retrieval task ({DEFAULT_DATASET}); "
+                          f"--dataset {dataset} reads its own files from --data-dir. Drop one of them.")
     if data_dir:
-        tables = _tables(Path(data_dir))
-        if tables is not None:
-            _refuse_with(f"the queries/qrels tables in {str(data_dir)!r}",
-                         {"--dataset": dataset, "--chunk-words": chunk_words, "--query-words": query_words,
-                          "--sample-docs": sample_docs, **given_chunking})
-            return TaskSource(tables, "tables", {})
-    name = dataset or DEFAULT_DATASET
+        raise RagcovError("give --data-files or --data-dir, not both: --data-files is the whole acervo.")
+    return build.source(paths)
+
+
+def _from_tables(tables: dict[str, pd.DataFrame], data_dir: Any, opts: Mapping[str, Any]) -> TaskSource:
+    """A folder of queries/qrels (and corpus) tables: taken as they are, so no build option applies."""
+    _refuse_with(f"the queries/qrels tables in {str(data_dir)!r}", _options(opts, _TABLES_REFUSES))
+    return TaskSource(tables, "tables", {})
+
+
+def _from_dataset(name: str, data_dir: Any, build: _Build, opts: Mapping[str, Any], cache_dir: Any, as_task: bool,
+                  show_progress: bool) -> TaskSource:
+    """A registered dataset; only ``aneel_taesa`` takes the build options (built here with ``as_task``)."""
     if name != DEFAULT_DATASET:
-        _refuse_with(f"--dataset {name}", {"--chunk-words": chunk_words, "--query-words": query_words,
-                                           "--sample-docs": sample_docs, **given_chunking})
+        _refuse_with(f"--dataset {name}", _options(opts, _DATASET_REFUSES))
     elif as_task:
         from ragcov_data.paths import default_source
 
-        t = _build([str(default_source("aneel_fulltext", data_dir))], chunk_words, query_words, id_column,
-                   text_column, sample, _chunking(chunking, min_words, max_words, keep_superseded))
-        return TaskSource(t, "data_files", task_attrs(t.manifest))
-    cut = _chunking(chunking, min_words, max_words, keep_superseded) if name == DEFAULT_DATASET else {}
-    return _registered(name, data_dir, chunk_words, query_words, sample, cut, cache_dir, show_progress)
+        return build.source([str(default_source("aneel_fulltext", data_dir))])
+    cut = build.cut() if name == DEFAULT_DATASET else {}
+    return _registered(name, data_dir, build.chunk_words, build.query_words, build.sample, cut, cache_dir,
+                       show_progress)
 
 
 def _build(paths: list, chunk_words: int | None, query_words: int | None, id_column: str, text_column: str,

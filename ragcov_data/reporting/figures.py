@@ -78,37 +78,6 @@ def _p(x: float) -> str:
     return "< 0.0001" if x < 1e-4 else f"= {x:.4f}"
 
 
-def retriever_panel(per_doc: Sequence[Mapping[str, Any]], name: str, metric: str = "hit@1") -> PNG:
-    """One compact figure per retriever: per-document rates (histogram, micro and macro means) and the rate
-    by document type."""
-    df = pd.DataFrame(per_doc)
-    rates = df["hits"] / df["n"]
-    micro, macro = df["hits"].sum() / df["n"].sum(), rates.mean()
-    g = df.groupby("doc_type").agg(n=("n", "sum"), hits=("hits", "sum"), docs=("doc_id", "size"))
-    g["rate"] = g["hits"] / g["n"]
-    g = g.sort_values("rate")
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(10.5, max(3.2, 0.25 * len(g) + 1.1)),
-                                 gridspec_kw={"width_ratios": [1, 1.15]})
-    a1.hist(rates, bins=np.linspace(0, 1, 11), color=DOC_COLOR, edgecolor="white")
-    a1.axvline(micro, color="#e67e22", lw=2, label=f"micro {micro:.1%}")
-    a1.axvline(macro, color="#27ae60", lw=2, ls="--", label=f"macro {macro:.1%}")
-    a1.set_xlabel(f"per-document {metric}")
-    a1.set_ylabel("documents")
-    a1.set_title(f"{len(df)} documents; {float((rates == 0).mean()):.0%} never hit")
-    a1.legend(frameon=False)
-    a2.barh(g.index.astype(str), g["rate"], color=DOC_COLOR, height=0.75)
-    a2.tick_params(axis="y", labelsize=9.5)
-    a2.set_ylim(-0.6, len(g) - 0.4)
-    for i, (rate, docs) in enumerate(zip(g["rate"], g["docs"])):
-        a2.text(rate + 0.01, i, f"{rate:.0%} · {docs} docs", va="center", fontsize=9)
-    a2.set_xlim(0, 1.3)
-    a2.set_xticks([0, 0.25, 0.5, 0.75, 1.0])
-    a2.set_xlabel(f"{metric} (micro) by document type")
-    fig.suptitle(f"{name}", fontsize=13, x=0.01, ha="left")
-    fig.tight_layout()
-    return _png(fig)
-
-
 def retrievers_grid(retrievers: Sequence[Mapping[str, Any]], metric: str = "hit@1", ncols: int = 4) -> PNG:
     """Small multiples: one small panel per retriever, on shared axes, of how many documents reach each
     per-document rate, with the micro (solid) and macro (dashed) means in the panel's title and as lines."""
@@ -196,60 +165,6 @@ def methods_plot(retrievers: Sequence[Mapping[str, Any]], naive: set[str], metri
     ax.set_xlabel(f"{metric}: estimate and interval")
     ax.set_title("Every interval method (naive chunk-level methods in red: shown only as a contrast)")
     ax.legend(frameon=False, loc="lower right")
-    return _png(fig)
-
-
-def rate_histogram(per_doc: Sequence[Mapping[str, Any]], title: str = "") -> bytes:
-    """Histogram of per-document hit rates, with the micro and macro means drawn beside it."""
-    df = pd.DataFrame(per_doc)
-    rates = df["hits"] / df["n"]
-    micro = df["hits"].sum() / df["n"].sum()
-    macro = rates.mean()
-    fig, ax = plt.subplots(figsize=(6.4, 3.6))
-    ax.hist(rates, bins=np.linspace(0, 1, 21), color=DOC_COLOR, edgecolor="white")
-    ax.axvline(micro, color="#e67e22", lw=2, label=f"micro {micro:.1%}")
-    ax.axvline(macro, color="#27ae60", lw=2, ls="--", label=f"macro {macro:.1%}")
-    zero = float((rates == 0).mean())
-    ax.set_xlabel("per-document hit rate")
-    ax.set_ylabel("documents")
-    ax.set_title(title or f"Per-document hit rates ({len(df)} documents; {zero:.0%} never hit)")
-    ax.legend(frameon=False)
-    return _png(fig)
-
-
-def rates_by_type(per_doc: Sequence[Mapping[str, Any]], title: str = "") -> bytes:
-    """Micro hit rate by document type (bars), with the number of documents of each type."""
-    df = pd.DataFrame(per_doc)
-    g = df.groupby("doc_type").agg(n=("n", "sum"), hits=("hits", "sum"), docs=("doc_id", "size"))
-    g["rate"] = g["hits"] / g["n"]
-    g = g.sort_values("rate")
-    fig, ax = plt.subplots(figsize=(6.4, 0.35 * len(g) + 1.2))
-    ax.barh(g.index.astype(str), g["rate"], color=DOC_COLOR)
-    for i, (rate, docs) in enumerate(zip(g["rate"], g["docs"])):
-        ax.text(rate + 0.005, i, f"{rate:.0%} · {docs} docs", va="center", fontsize=9.5)
-    ax.set_xlim(0, min(1.0, max(0.1, g["rate"].max() * 1.35)))
-    ax.set_xlabel("hit rate (micro, chunks of the type)")
-    ax.set_title(title or "Hit rate by document type")
-    return _png(fig)
-
-
-def estimates_plot(estimates: Sequence[Mapping[str, Any]], naive: set[str], title: str = "") -> bytes:
-    """Point estimate and interval of every method (naive methods in red)."""
-    df = pd.DataFrame(estimates)
-    df = df[np.isfinite(df["low"].astype(float)) & np.isfinite(df["high"].astype(float))]
-    fig, ax = plt.subplots(figsize=(6.4, 0.32 * len(df) + 1.2))
-    labels = [f"{e} · {m}" for e, m in zip(df["estimator"], df["method"])]
-    y = np.arange(len(df))[::-1]
-    for yi, (_, r) in zip(y, df.iterrows()):
-        col = NAIVE_COLOR if r["method"] in naive else DOC_COLOR
-        ax.plot([r["low"], r["high"]], [yi, yi], color=col, lw=3)
-        ax.plot(r["estimate"], yi, "o", color="black", ms=4)
-    ax.set_yticks(y, labels, fontsize=9.5)
-    for lab, m in zip(ax.get_yticklabels(), df["method"]):
-        if m in naive:
-            lab.set_color(NAIVE_COLOR)
-    ax.set_xlabel("hit@1")
-    ax.set_title(title or "Estimates and 95% intervals (naive chunk-level methods in red)")
     return _png(fig)
 
 

@@ -165,9 +165,6 @@ def juristcu_section(
     >>> tables = juristcu_section(ds, runs)                            # doctest: +SKIP
     >>> tables["estimates"].query("metric == 'ndcg@10' and method == 't'")    # doctest: +SKIP
     """
-    from ragcov_data.eval import evaluate
-    from ragcov_data.eval.estimates.evaluator import ALL_GROUP
-
     runs, metrics = _section_iv(runs, metrics, level)
     queries, _n_docs, note = _frames(task)
     if "doc_id" in queries.columns:
@@ -176,6 +173,24 @@ def juristcu_section(
     # the evaluator's defaults: cluster = source_key (overall), one query a source within a group
     common = dict(relevance_threshold=relevance_threshold, level=level, seed=seed, n_resamples=n_resamples,
                   by="group", methods=_METHODS)
+    estimates = _estimates(runs, task, metrics, groups, common)
+
+    leaderboards = _leaderboards(runs, task, metrics, common) if len(runs) >= 2 else {}
+    cmp_rows = [_pair_row(leaderboards[m], a, b, m, g)
+                for a, b in combinations(runs, 2) for m in metrics for g in (*groups, OVERALL)]
+    comparisons = pd.DataFrame(cmp_rows, columns=_CMP_COLS)
+    comparisons = comparisons.assign(relevance_threshold=relevance_threshold, level=level)[_CMP_COLS]
+    attrs = _section_attrs(level, seed, relevance_threshold, note)
+    for df in (estimates, comparisons):
+        df.attrs.update(attrs)
+    return {"estimates": estimates, "comparisons": comparisons, "leaderboards": leaderboards}
+
+
+def _estimates(runs: Mapping[str, pd.DataFrame], task: Any, metrics: Sequence[str], groups: Sequence[str],
+               common: dict[str, Any]) -> pd.DataFrame:
+    """One row per retriever x metric x group (the group's methods) and overall (the overall methods)."""
+    from ragcov_data.eval import evaluate
+    from ragcov_data.eval.estimates.evaluator import ALL_GROUP
 
     est_rows = []
     for name, run in runs.items():
@@ -186,23 +201,17 @@ def juristcu_section(
             t = _pick(res.estimates, _OVERALL_METHODS, ALL_GROUP)
             est_rows.append(t.assign(retriever=name, metric=metric, group=OVERALL))
     estimates = pd.concat(est_rows, ignore_index=True)
-    estimates = estimates.assign(relevance_threshold=relevance_threshold, level=level)[
+    return estimates.assign(relevance_threshold=common["relevance_threshold"], level=common["level"])[
         ["retriever", "metric", "group", "unit", "method", *_COLS, "n_queries", "n_clusters",
          "relevance_threshold", "level"]]
 
-    leaderboards = _leaderboards(runs, task, metrics, common) if len(runs) >= 2 else {}
-    cmp_rows = [_pair_row(leaderboards[m], a, b, m, g)
-                for a, b in combinations(runs, 2) for m in metrics for g in (*groups, OVERALL)]
-    comparisons = pd.DataFrame(cmp_rows, columns=_CMP_COLS)
-    comparisons = comparisons.assign(relevance_threshold=relevance_threshold, level=level)[_CMP_COLS]
 
-    attrs = {"level": level, "seed": seed, "relevance_threshold": relevance_threshold, "corpus_note": note,
-             "units": {"group": "query (one query a cluster: t interval on n - 1 df; bootstrap of queries)",
-                       OVERALL: "source (CR2; bootstrap of sources): G2 query i and G3 query i+50 were written "
-                                "from one source summary"}}
-    for df in (estimates, comparisons):
-        df.attrs.update(attrs)
-    return {"estimates": estimates, "comparisons": comparisons, "leaderboards": leaderboards}
+def _section_attrs(level: float, seed: int, relevance_threshold: int, note: str) -> dict[str, Any]:
+    """The ``attrs`` of both tables: settings, the corpus note and the sampled unit of each row kind."""
+    return {"level": level, "seed": seed, "relevance_threshold": relevance_threshold, "corpus_note": note,
+            "units": {"group": "query (one query a cluster: t interval on n - 1 df; bootstrap of queries)",
+                      OVERALL: "source (CR2; bootstrap of sources): G2 query i and G3 query i+50 were written "
+                               "from one source summary"}}
 
 
 def _leaderboards(runs: Mapping[str, pd.DataFrame], task: Any, metrics: Sequence[str],

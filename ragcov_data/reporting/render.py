@@ -19,6 +19,7 @@ import html
 import math
 from typing import Any, Mapping
 
+from ragcov_data._format import num, pct
 from ragcov_data.eval.comparisons import _leaderboard_render as LB
 from ragcov_data.reporting import figures as F
 from ragcov_data.reporting import sections as S
@@ -120,14 +121,12 @@ def _num(x: Any, nd: int = 4) -> str:
     if x is None or (isinstance(x, float) and not math.isfinite(x)):
         return "–"
     if isinstance(x, float):
-        from ragcov_data._format import num
-
         return num(x, nd)
     return _e(x)
 
 
 def _pct(x: Any) -> str:
-    return "–" if x is None else f"{100 * x:.1f}%"
+    return pct(x)
 
 
 def _img(png: bytes, alt: str, caption: str, fig_id: str) -> str:
@@ -265,7 +264,7 @@ def coverage_sentence(results: Mapping[str, Any]) -> str | None:
     for est, rec in (cov.get("recommendation") or {}).items():
         if rec.get("qualified"):
             said.append(f"for {est}, {rec['method']} covers {_pct(rec.get('coverage'))} "
-                        f"(± {100 * rec.get('mc_margin', 0):.1f})")
+                        f"(± {num(100 * rec.get('mc_margin', 0), 1)})")
         else:
             said.append(f"for {est}, no method reaches {level:.0%} (best {rec['method']} at "
                         f"{_pct(rec.get('coverage'))}): sample more documents")
@@ -302,7 +301,7 @@ def _answer_html(results: Mapping[str, Any]) -> str:
                  f"[{_num(r['low'])}, {_num(r['high'])}]" + (" *" if r.get("verified") is False else ""),
                  r["tier"], r["rank"]]
         if pooled:
-            cells += ["–" if r["judged"] is None else f"{r['judged']:.2f}", _num(r["bound_high"])]
+            cells += [num(r["judged"], 2), _num(r["bound_high"])]
         body.append("<tr>" + "".join(c if str(c).startswith("<td") else f"<td>{_e(c)}</td>" for c in cells) + "</tr>")
     level = (results.get("meta") or {}).get("level", 0.95)
     table = (f'<table class="answer"><caption>Every task\'s systems, best first: score with its {level:.0%} '
@@ -540,7 +539,7 @@ def render_html(results: Mapping[str, Any], figs: dict[str, tuple[bytes, str]] |
         parts.append(img("coverage") + _fold("Mean interval width by method and K (figure)", img("width")))
         truth = cov.get("truth") or {}
         parts.append(f"<p class=note>Population: {_e(cov.get('population', ''))} (its per-query outcomes as the "
-                     "census; census values " + _e(", ".join(f"{k} {v:.4f}" for k, v in truth.items()))
+                     "census; census values " + _e(", ".join(f"{k} {num(v, 4)}" for k, v in truth.items()))
                      + f"); {_e(cov.get('reps'))} replicates per K, simple random samples of documents.</p>")
         for est, rec in (cov.get("recommendation") or {}).items():
             cls = "" if rec.get("qualified") else " warn"
@@ -599,7 +598,27 @@ def render_markdown(results: Mapping[str, Any], figure_files: Mapping[str, str] 
     cs = coverage_sentence(results)
     if cs:
         lines += [f"**Coverage of the intervals:** {cs}", ""]
-    rets = results.get("retrievers", [])
+    lines += _md_retrievers(results.get("retrievers", []), naive)
+    if results.get("leaderboard"):
+        lines += ["## Leaderboard and paired comparison (family-wise)", ""]
+        lines += LB.markdown_panels(results["leaderboard"], level=3)
+    lines += S.chunking_md(results)
+    lines += _md_coverage(results.get("coverage") or {}, naive)
+    lines += _md_juristcu(results.get("juristcu") or {}, level)
+    ir = results.get("irpf") or {}
+    if ir:
+        lines += _md_irpf(ir)
+    elif "irpf" in results:
+        lines += [IRPF_SKIPPED, ""]
+    lines += ["## Glossary", ""] + [f"- **{k}**: {v}" for k, v in GLOSSARY.items()] + [""]
+    if figure_files:
+        lines += ["## Figures", ""] + [f"![{k}]({v})" for k, v in figure_files.items()]
+    return "\n".join(lines) + "\n"
+
+
+def _md_retrievers(rets: list[dict[str, Any]], naive: set[str]) -> list[str]:
+    """One section a retriever: its estimates (naive methods marked) and its diagnostics."""
+    lines: list[str] = []
     for r in rets:
         lines += [f"## {r['name']}", ""]
         rws = [{**e, "method": e["method"] + (" (naive)" if e["method"] in naive else "")} for e in r.get("estimates", [])]
@@ -609,60 +628,64 @@ def render_markdown(results: Mapping[str, Any], figure_files: Mapping[str, str] 
         said = [f"{label} {_num(d[k], nd)}" for k, label, nd in _DIAG if k in d]
         if said:
             lines += ["Diagnostics: " + ", ".join(said) + ".", ""]
-    if results.get("leaderboard"):
-        lines += ["## Leaderboard and paired comparison (family-wise)", ""]
-        lines += LB.markdown_panels(results["leaderboard"], level=3)
-    lines += S.chunking_md(results)
-    cov = results.get("coverage") or {}
-    if cov.get("rows"):
-        lines += [f"## Coverage (population: {cov.get('population')}, {cov.get('reps')} replicates)", ""]
-        lines.append(_md_table(cov["rows"], ["estimator", "method", "k", "coverage", "mc_margin", "mean_width"],
-                               {"method": lambda m: m + (" (naive)" if m in naive else ""), "estimator": str,
-                                "k": str, "coverage": _pct, "mc_margin": lambda x: f"±{100 * x:.1f}"}))
-        for est, rec in (cov.get("recommendation") or {}).items():
-            lead = "Recommended" if rec.get("qualified") else "**Warning:** no method verified; best available"
-            lines.append(f"\n{lead} for {est} at K={cov.get('recommend_k')}: **{rec['method']}** — {rec['reason']}.")
-        lines.append("")
-    jt = results.get("juristcu") or {}
-    if jt.get("estimates"):
-        lines += ["## JurisTCU", ""]
-        lb = jt.get("leaderboard")
-        if lb:
-            lines += [x for w in LB.pool_words(lb) for x in (w, "")]
-        if jt.get("note"):
-            lines += [jt["note"], ""]
-        lines += [_juristcu_units(jt), ""]
-        text = {c: str for c in ("retriever", "metric", "group", "unit", "method", "retriever_a", "retriever_b",
-                                 "n_queries", "n_clusters", "wins", "losses", "ties")}
-        lines.append(_md_table(jt["estimates"], ["retriever", "metric", "group", "unit", "method", "estimate", "low",
-                                                 "high", "n_queries", "n_clusters"], text))
-        if lb:
-            lines += [""] + LB.markdown_panels(lb, level=3, pairs=False)
-        if S.is_family_wise(jt.get("comparisons") or []):
-            lines += ["", "Paired comparisons (A − B), " + S.juristcu_caption(jt["comparisons"], level), ""]
-            signed = {c: (lambda x: LB._num(x, sign=True)) for c in ("estimate", "low", "high")}
-            lines.append(_md_table(jt["comparisons"], ["retriever_a", "retriever_b", "metric", "group", "unit", "method",
-                                                       "estimate", "low", "high", "p", "p_adj", "wins", "losses",
-                                                       "ties"], {**text, **signed, "p": LB.p_text, "p_adj": LB.p_text}))
-        lines.append("")
-    ir = results.get("irpf") or {}
-    if ir:
-        lines += ["## Real questions (IRPF)", ""]
-        if ir.get("sentence"):
-            lines += [ir["sentence"], ""]
-        if ir.get("chunkings"):
-            lines += [f"### Chunking × retriever on {ir['chunkings'].get('metric', 'recall@10')} (unequal contexts)",
-                      ""] + LB.markdown_panels(ir["chunkings"], level=4)
-        if ir.get("leaderboard"):
-            lines += [f"### Every retriever on {ir['leaderboard'].get('chunking', 'article')} chunks", ""]
-            lines += LB.markdown_panels(ir["leaderboard"], level=4)
-        res = (ir.get("chunkings") or {}).get("resolution")
-        if res:
-            cols = ["chunking", "chunks", "article_citations", "resolved", "questions_scored"]
-            lines += [_md_table(res, cols, {c: str for c in cols}), ""]
-    elif "irpf" in results:
-        lines += [IRPF_SKIPPED, ""]
-    lines += ["## Glossary", ""] + [f"- **{k}**: {v}" for k, v in GLOSSARY.items()] + [""]
-    if figure_files:
-        lines += ["## Figures", ""] + [f"![{k}]({v})" for k, v in figure_files.items()]
-    return "\n".join(lines) + "\n"
+    return lines
+
+
+def _md_coverage(cov: Mapping[str, Any], naive: set[str]) -> list[str]:
+    """The coverage study: one row per estimator x method x K, and the recommended method."""
+    if not cov.get("rows"):
+        return []
+    lines = [f"## Coverage (population: {cov.get('population')}, {cov.get('reps')} replicates)", ""]
+    lines.append(_md_table(cov["rows"], ["estimator", "method", "k", "coverage", "mc_margin", "mean_width"],
+                           {"method": lambda m: m + (" (naive)" if m in naive else ""), "estimator": str,
+                            "k": str, "coverage": _pct, "mc_margin": lambda x: "±" + num(100 * x, 1)}))
+    for est, rec in (cov.get("recommendation") or {}).items():
+        lead = "Recommended" if rec.get("qualified") else "**Warning:** no method verified; best available"
+        lines.append(f"\n{lead} for {est} at K={cov.get('recommend_k')}: **{rec['method']}** — {rec['reason']}.")
+    lines.append("")
+    return lines
+
+
+def _md_juristcu(jt: Mapping[str, Any], level: float) -> list[str]:
+    """The JurisTCU section: pooling words, note, units, estimates, leaderboard and paired comparisons."""
+    if not jt.get("estimates"):
+        return []
+    lines = ["## JurisTCU", ""]
+    lb = jt.get("leaderboard")
+    if lb:
+        lines += [x for w in LB.pool_words(lb) for x in (w, "")]
+    if jt.get("note"):
+        lines += [jt["note"], ""]
+    lines += [_juristcu_units(jt), ""]
+    text = {c: str for c in ("retriever", "metric", "group", "unit", "method", "retriever_a", "retriever_b",
+                             "n_queries", "n_clusters", "wins", "losses", "ties")}
+    lines.append(_md_table(jt["estimates"], ["retriever", "metric", "group", "unit", "method", "estimate", "low",
+                                             "high", "n_queries", "n_clusters"], text))
+    if lb:
+        lines += [""] + LB.markdown_panels(lb, level=3, pairs=False)
+    if S.is_family_wise(jt.get("comparisons") or []):
+        lines += ["", "Paired comparisons (A − B), " + S.juristcu_caption(jt["comparisons"], level), ""]
+        signed = {c: (lambda x: LB._num(x, sign=True)) for c in ("estimate", "low", "high")}
+        lines.append(_md_table(jt["comparisons"], ["retriever_a", "retriever_b", "metric", "group", "unit", "method",
+                                                   "estimate", "low", "high", "p", "p_adj", "wins", "losses",
+                                                   "ties"], {**text, **signed, "p": LB.p_text, "p_adj": LB.p_text}))
+    lines.append("")
+    return lines
+
+
+def _md_irpf(ir: Mapping[str, Any]) -> list[str]:
+    """The real-questions (IRPF) section: sentence, chunking x retriever panels, leaderboard, resolution."""
+    lines = ["## Real questions (IRPF)", ""]
+    if ir.get("sentence"):
+        lines += [ir["sentence"], ""]
+    if ir.get("chunkings"):
+        lines += [f"### Chunking × retriever on {ir['chunkings'].get('metric', 'recall@10')} (unequal contexts)",
+                  ""] + LB.markdown_panels(ir["chunkings"], level=4)
+    if ir.get("leaderboard"):
+        lines += [f"### Every retriever on {ir['leaderboard'].get('chunking', 'article')} chunks", ""]
+        lines += LB.markdown_panels(ir["leaderboard"], level=4)
+    res = (ir.get("chunkings") or {}).get("resolution")
+    if res:
+        cols = ["chunking", "chunks", "article_citations", "resolved", "questions_scored"]
+        lines += [_md_table(res, cols, {c: str for c in cols}), ""]
+    return lines

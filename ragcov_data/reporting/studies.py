@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-import numpy as np
 import pandas as pd
 
 from ragcov_data._format import num
@@ -126,10 +125,7 @@ def misses_table(results: Mapping[str, Any]) -> pd.DataFrame:
 
 def _pp(x: float | None) -> str:
     """A share as whole percentage points, without the sign (``0.594`` -> ``"59"``)."""
-    if x is None or not np.isfinite(x):
-        return "–"
-    v = round(100 * x)
-    return "0" if v == 0 else f"{v:.0f}"  # never "-0" for a bound just below zero
+    return "–" if x is None else num(100 * x, 0)  # never "-0" for a bound just below zero
 
 
 def flip_difference(chunkings: Mapping[str, Any], towards: str = "dispositivo") -> dict[str, Any] | None:
@@ -222,13 +218,13 @@ def irpf_sentence(family: Any, icc: Mapping[str, Any] | None = None, reference: 
         (c1, e1), (c2, e2) = rows[0], rows[1]
         d, lo, hi, sep = _pair(pr, f"{c1}/{ret}", f"{c2}/{ret}")
         runner_up.append((ret, sep))
-        text = (f"with {ret}, {c1} {e1:.2f}, next {c2} {e2:.2f} ({c1} − {c2} {_signed(d)} "
+        text = (f"with {ret}, {c1} {num(e1, 2)}, next {c2} {num(e2, 2)} ({c1} − {c2} {_signed(d)} "
                 f"[{_signed(lo)}, {_signed(hi)}])")
         ref = next(((c, e) for c, e in rows[2:] if c == reference), None)
         if ref is not None:
             d, lo, hi, sep = _pair(pr, f"{c1}/{ret}", f"{reference}/{ret}")
             vs_ref.append((ret, sep))
-            text += f", {reference} {ref[1]:.2f} ({c1} − {reference} {_signed(d)} [{_signed(lo)}, {_signed(hi)}])"
+            text += f", {reference} {num(ref[1], 2)} ({c1} − {reference} {_signed(d)} [{_signed(lo)}, {_signed(hi)}])"
         said.append(text)
     best_c = {max(rows, key=lambda t: t[1])[0] for rows in by_ret.values()}
     unit = "clustered by topic" if getattr(family, "cluster", "") == "topic" else "paired by question"

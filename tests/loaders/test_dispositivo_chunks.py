@@ -233,3 +233,19 @@ def test_cited_task_corpus_names_the_artigos(tmp_path):
     assert [list(a) for a in art["articles"]][1:3] == [["art. 1"], ["art. 2"]]  # one artigo a chunk
     words = build_cited_task(acts, questions, chunking="words", warn=False).corpus
     assert all(len(a) == 0 for a in words["articles"])
+
+
+def test_a_heading_that_ends_the_document_joins_the_last_artigo_chunk():
+    """Article chunks and dispositivo units come from one scan of the boundaries; a heading with no unit
+    after it keeps its own label as a unit and joins the artigo before it as an article chunk."""
+    from ragcov_data.loaders.articles import article_spans
+
+    text = ("LEI Nº 1, DE 2000\nArt. 1º O imposto é devido por todos os contribuintes.\n"
+            "Art. 2º Esta lei entra em vigor na data de sua publicação.\nCAPÍTULO II\nDAS DISPOSIÇÕES FINAIS\n")
+    words, starts = dv.words_and_line_starts(text)
+    assert dv.unit_segments(words, starts) == [(0, 5, "preâmbulo"), (5, 15, "art. 1"), (15, 27, "art. 2"),
+                                               (27, len(words), "capítulo II")]
+    spans, structured = article_spans(words, starts, chunk_words=100, query_words=20)
+    assert structured
+    assert [(s.start, s.stop, s.unit) for s in spans] == [(0, 5, "preâmbulo"), (5, 15, "art. 1"),
+                                                          (15, len(words), "art. 2")]
