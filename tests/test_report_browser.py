@@ -45,7 +45,7 @@ def dom(report_dir, tmp_path_factory) -> str:
 @pytest.fixture(scope="module")
 def board_page(results, tmp_path_factory) -> tuple[str, str]:
     """The leaderboard page of the report's JurisTCU leaderboard (rendered from its JSON), and its DOM."""
-    from ragcov_data.eval.comparisons._leaderboard_render import html
+    from ragcov_data.eval.comparisons.leaderboard_render import html
 
     path = tmp_path_factory.mktemp("board") / "board.html"
     path.write_text(html(results["juristcu"]["leaderboard"]), encoding="utf-8")

@@ -526,32 +526,32 @@ class LeaderboardResult(_JsonMixin):
 
     def separable(self, group: str = ALL_GROUP) -> str:
         """One sentence: which systems are separable at the family-wise level and which are not."""
-        from ragcov_data.eval.comparisons._leaderboard_render import sentence
+        from ragcov_data.eval.comparisons.leaderboard_render import sentence
 
         return sentence(self, group)
 
     def summary(self) -> str:
         """Terminal text: per group a compact table and a pair matrix."""
-        from ragcov_data.eval.comparisons._leaderboard_render import text
+        from ragcov_data.eval.comparisons.leaderboard_render import text
 
         return text(self)
 
     def to_markdown(self, path: str | Path | None = None) -> str:
         """Markdown tables (systems and pairs per group); also written to ``path`` when given."""
-        from ragcov_data.eval.comparisons._leaderboard_render import markdown
+        from ragcov_data.eval.comparisons.leaderboard_render import markdown
 
         return _write(markdown(self), path)
 
     def to_latex(self, path: str | Path | None = None) -> str:
         """LaTeX booktabs tables (systems and pairs per group, as ranx exports comparisons); also written to
         ``path`` when given."""
-        from ragcov_data.eval.comparisons._leaderboard_latex import latex
+        from ragcov_data.eval.comparisons.leaderboard_latex import latex
 
         return _write(latex(self), path)
 
     def to_html(self, path: str | Path | None = None) -> str:
         """A self-contained HTML page (inline SVG, no external resource); also written to ``path``."""
-        from ragcov_data.eval.comparisons._leaderboard_render import html
+        from ragcov_data.eval.comparisons.leaderboard_render import html
 
         return _write(html(self), path)
 

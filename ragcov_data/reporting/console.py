@@ -59,7 +59,7 @@ def _verified_false(x: Any) -> bool:
 def board_table(board: Mapping[str, Any], group: str = ALL) -> tuple[list[str], list[tuple[str, Any]]]:
     """The compact table of ``group`` (lines) and (name, coverage) of its systems whose interval is not
     verified."""
-    from ragcov_data.eval.comparisons._leaderboard_render import Board, tier_text
+    from ragcov_data.eval.comparisons.leaderboard_render import Board, tier_text
 
     b = Board(board)
     sy = b.sy(group)
@@ -186,7 +186,7 @@ def _pool_lines(board: Mapping[str, Any]) -> list[str]:
 
 def summary(results: Mapping[str, Any]) -> str:
     """The console summary of a benchmark run (see the module docstring)."""
-    from ragcov_data.eval.comparisons._leaderboard_render import short_sentence
+    from ragcov_data.eval.comparisons.leaderboard_render import short_sentence
 
     boards = task_boards(results)
     n_ret = len(results.get("retrievers") or [])
@@ -195,7 +195,7 @@ def summary(results: Mapping[str, Any]) -> str:
     for key, title, board in boards:
         lines.append(title)
         if board:
-            from ragcov_data.eval.comparisons._leaderboard_render import head
+            from ragcov_data.eval.comparisons.leaderboard_render import head
 
             lines.append(_fit("  " + head(board, ALL)))
             table, unverified = board_table(board)
@@ -224,7 +224,7 @@ def summary(results: Mapping[str, Any]) -> str:
 def latex_summary(results: Mapping[str, Any]) -> str:
     """The summary's tables as LaTeX booktabs floats: every task's systems over all its queries (the
     leaderboard's own ``--latex`` gives the pairs and groups too)."""
-    from ragcov_data.eval.comparisons._leaderboard_latex import board_tables
+    from ragcov_data.eval.comparisons.leaderboard_latex import board_tables
 
     parts = []
     for key, title, board in task_boards(results):

@@ -20,7 +20,7 @@ import math
 from typing import Any, Mapping
 
 from ragcov_data._format import num, pct
-from ragcov_data.eval.comparisons import _leaderboard_render as LB
+from ragcov_data.eval.comparisons import leaderboard_render as LB
 from ragcov_data.reporting import figures as F
 from ragcov_data.reporting import sections as S
 from ragcov_data.reporting.studies import as_ranked, flip_difference

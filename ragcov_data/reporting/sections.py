@@ -1,5 +1,5 @@
 """Report sections from plain ``results.json`` data: the verdicts at the top and the chunking study (HTML and
-markdown). Leaderboards are drawn by :mod:`ragcov_data.eval._leaderboard_render`, the one rendering the
+markdown). Leaderboards are drawn by :mod:`ragcov_data.eval.leaderboard_render`, the one rendering the
 ``leaderboard`` page uses too.
 
 Every pairwise table here is family-wise and says so in its caption: the simultaneous max-|t| interval
@@ -30,7 +30,7 @@ def _n(x: Any, nd: int = 4, sign: bool = False) -> str:
 
 
 def _p(x: Any) -> str:
-    from ragcov_data.eval.comparisons._leaderboard_render import p_text
+    from ragcov_data.eval.comparisons.leaderboard_render import p_text
 
     return p_text(x)
 

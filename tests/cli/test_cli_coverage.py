@@ -105,7 +105,7 @@ def test_benchmark_chunkings_and_misses(bench):
 
 
 def test_benchmark_prints_one_verdict_line_per_task(bench_out):
-    from ragcov_data.eval.comparisons._leaderboard_render import short_sentence
+    from ragcov_data.eval.comparisons.leaderboard_render import short_sentence
 
     res, out = bench_out
     for board in (res["leaderboard"], res["juristcu"]["leaderboard"], res["irpf"]["leaderboard"]):

@@ -118,7 +118,7 @@ def test_latex_is_booktabs_and_never_overwrites_an_input(run_files, data_dir, tm
 
 
 def test_latex_escapes_names_and_signs():
-    from ragcov_data.eval.comparisons._leaderboard_latex import escape, _n
+    from ragcov_data.eval.comparisons.leaderboard_latex import escape, _n
 
     assert escape("bm25_pt 50% & #1 {x}") == r"bm25\_pt 50\% \& \#1 \{x\}"
     assert escape("a − b") == "a $-$ b" and _n(-0.00001, 4, True) == "+0.0000" and _n(-0.25, 2) == "$-$0.25"

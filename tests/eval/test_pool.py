@@ -215,7 +215,7 @@ def test_a_fully_judged_run_is_named_a_pooled_engine(board):
 
 
 def test_tiers_carry_a_mark_where_the_order_flips(board):
-    from ragcov_data.eval.comparisons._leaderboard_render import tier_text
+    from ragcov_data.eval.comparisons.leaderboard_render import tier_text
 
     sy = board.systems.set_index("name")
     flips = {n for p in board.info["pool"]["groups"]["__all__"]["flips"] for n in p}

@@ -2,7 +2,7 @@
 system, estimate, interval, tier) and one pairs table (difference, simultaneous interval, adjusted p (the verdict's test),
 separable), as ``\\toprule`` / ``\\midrule`` / ``\\bottomrule`` tabulars inside ``table`` floats.
 
-Takes what :mod:`._leaderboard_render` takes (a result or its JSON form). Text is escaped (``_``, ``%``,
+Takes what :mod:`.leaderboard_render` takes (a result or its JSON form). Text is escaped (``_``, ``%``,
 ``&``, ``#``, ``$``, ``{``, ``}``, ``~``, ``^``, ``\\``); minus signs are ``$-$``; numbers come from the one
 formatter (:func:`ragcov_data._format.num`), so no ``-0.000``. The preamble needs ``\\usepackage{booktabs}``.
 """
@@ -50,7 +50,7 @@ def _label(*parts: str) -> str:
 def board_tables(res: Any, title: str = "", key: str = "leaderboard", pairs: bool = True,
                  groups: Sequence[str] | None = None) -> list[str]:
     """The systems (and pairs) tables of every group (or of ``groups``) of one leaderboard."""
-    from ragcov_data.eval.comparisons._leaderboard_render import _b, _is_false, group_label, head, tier_text
+    from ragcov_data.eval.comparisons.leaderboard_render import _b, _is_false, group_label, head, tier_text
 
     b = _b(res)
     out = []

@@ -1,4 +1,5 @@
-"""Text, markdown and self-contained HTML (inline SVG) views of a leaderboard — the one rendering.
+"""Text, markdown and self-contained HTML (inline SVG) views of a leaderboard — the one rendering, public so the
+report layer draws leaderboards with it.
 
 Every function takes a :class:`~ragcov_data.eval.leaderboard.LeaderboardResult` or its JSON form
 (``to_dict()`` / the report's ``results.json`` block: ``systems`` and ``pairs`` as records), so the
