@@ -49,6 +49,9 @@ from _common import command_line, peak_rss_mb, table  # noqa: E402
 import ragcov_data  # noqa: E402
 from ragcov_data.baselines import BM25, TfIdf  # noqa: E402
 from ragcov_data.eval import null_family_rates  # noqa: E402
+from ragcov_data.eval.comparisons._family import draw_weights  # noqa: E402
+from ragcov_data.eval.comparisons._nullfamily import _centered, _redraw, permute_within_clusters  # noqa: E402
+from ragcov_data.eval.estimates._wild import wild_weights  # noqa: E402
 from ragcov_data.eval.outcomes.metrics import per_query  # noqa: E402
 
 RETRIEVERS = {
@@ -111,6 +114,77 @@ def _power_row(label, V, clusters, S, est, pt, null, shift, args) -> dict:
     return row
 
 
+#: Macro critical values compared by ``--candidates`` (every one is ``d_p +- c se_p`` with the t SE).
+CANDIDATES = ("t Bonferroni", "studentized bootstrap", "sign-flip Rademacher", "sign-flip Webb", "hull (today)")
+
+
+def _order_stat(T: np.ndarray, level: float) -> float:
+    """The ``level`` order statistic of ``max_p T[p, b]`` over replicates (as ``_studentized_hull``)."""
+    M = np.sort(T.max(0))
+    return float(M[min(len(M) - 1, int(np.ceil(level * (len(M) + 1))) - 1)])
+
+
+def macro_crits(X: np.ndarray, level: float, B: int, rng: np.random.Generator) -> dict[str, float]:
+    """Candidate critical values ``c`` of a macro family from ``X`` (P pairs x K documents: per-document mean
+    differences): t at Bonferroni's level; the studentized max-|t| cluster bootstrap (each replicate's own SE);
+    the restricted sign-flip max-|t| (each document's differences times one weight, the observed t statistic
+    recomputed: exact for symmetric differences), Rademacher or Webb weights; the hull of the first two."""
+    from scipy import stats
+
+    P, K = X.shape
+    d = X.mean(1)
+    T = np.zeros((P, B))
+    lo = 0
+    for W in draw_weights(K, B, rng):
+        m = X @ W / K
+        v = np.maximum((X * X) @ W / K - m * m, 0.0) / (K - 1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            T[:, lo:lo + W.shape[1]] = np.where(v > 0, np.abs(m - d[:, None]) / np.sqrt(v), 0.0)
+        lo += W.shape[1]
+    out = {"t Bonferroni": float(stats.t.isf((1 - level) / P / 2, K - 1)), "studentized bootstrap": _order_stat(T, level)}
+    for kind in ("rademacher", "webb"):
+        w = wild_weights(K, B, rng, kind=kind)
+        m = X @ w / K
+        v = np.maximum((X * X) @ (w * w) / K - m * m, 0.0) / (K - 1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out[f"sign-flip {kind.capitalize()}"] = _order_stat(np.where(v > 0, np.abs(m) / np.sqrt(v), 0.0), level)
+    out["hull (today)"] = max(out["t Bonferroni"], out["studentized bootstrap"])
+    return out
+
+
+def _macro_X(V: np.ndarray, codes: np.ndarray, K: int) -> np.ndarray:
+    n = np.bincount(codes, minlength=K)
+    m = np.array([np.bincount(codes, weights=v, minlength=K) / n for v in V])
+    ia, ib = np.triu_indices(len(V), 1)
+    return m[ia] - m[ib]
+
+
+def _rejects(X: np.ndarray, c: float) -> bool:
+    d, se = X.mean(1), X.std(1, ddof=1) / np.sqrt(X.shape[1])
+    live = se > 1e-12 * np.maximum(1.0, np.abs(d))
+    return bool((np.where(live, np.abs(d) > c * se, np.abs(d) > 1e-12)).any())
+
+
+def candidate_row(label, V, clusters, S, null, args) -> dict:
+    """Family-wise error of each macro candidate on the same null families (``--candidates``)."""
+    codes, labels = pd.factorize(pd.Series(clusters))
+    K = len(labels)
+    rng = np.random.default_rng([args.seed, S, len(null)])
+    Vs = V[:S]
+    Vc, members = _centered(Vs, codes, K, "macro"), [np.flatnonzero(codes == c) for c in range(K)]
+    hits = dict.fromkeys(CANDIDATES, 0)
+    for _ in range(args.n_families):
+        Vp, cp = (permute_within_clusters(Vs, codes, K, rng), codes) if null == "permutation" else \
+            _redraw(Vc, members, K, rng)
+        X = _macro_X(Vp, cp, K)
+        for k, c in macro_crits(X, args.level, args.n_resamples, rng).items():
+            hits[k] += _rejects(X, c)
+    row = {"task": label, "null": null, "systems": S}
+    n = args.n_families
+    row.update({k: f"{h / n:.3f} ± {1.96 * np.sqrt(h / n * (1 - h / n) / n):.3f}" for k, h in hits.items()})
+    return row
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data-dir", default=os.environ.get("RAGCOV_DATA_DIR", "../shared/data"))
@@ -125,6 +199,8 @@ def main() -> None:
                     help="null families: within-cluster permutation (default) and/or superpopulation redraws")
     ap.add_argument("--shifts", type=float, nargs="+", default=[],
                     help="also power: a known difference added to system 0 (e.g. 0.02 0.05)")
+    ap.add_argument("--candidates", action="store_true",
+                    help="instead: family-wise error of the candidate macro critical values (macro_crits)")
     ap.add_argument("--tasks", nargs="+", default=["aneel", "juristcu"], choices=["aneel", "juristcu"])
     args = ap.parse_args()
     print(f"$ {command_line()}")
@@ -148,6 +224,11 @@ def main() -> None:
     print(f"systems in order: {', '.join(every)}; {args.n_families} null families per setting, B = "
           f"{args.n_resamples} in each; level {args.level} (nominal FWER {1 - args.level:.2f}); margins are 1.96 "
           "Monte-Carlo SE")
+    if args.candidates:
+        cand = [candidate_row(label, V, clusters, S, null, args) for label, V, clusters in tasks
+                for null in args.nulls for S in args.systems]
+        print("\nmacro candidates: family-wise error on the same null families\n" + table(cand))
+        return
     rows, power = [], []
     for label, V, clusters in tasks:
         for null in args.nulls:
