@@ -159,29 +159,38 @@ def _macro_X(V: np.ndarray, codes: np.ndarray, K: int) -> np.ndarray:
     return m[ia] - m[ib]
 
 
-def _rejects(X: np.ndarray, c: float) -> bool:
+def _rejects(X: np.ndarray, c: float) -> np.ndarray:
+    """Pairs whose ``d +- c se`` (t SE) excludes 0 (a pair without variation: its point is not 0)."""
     d, se = X.mean(1), X.std(1, ddof=1) / np.sqrt(X.shape[1])
     live = se > 1e-12 * np.maximum(1.0, np.abs(d))
-    return bool((np.where(live, np.abs(d) > c * se, np.abs(d) > 1e-12)).any())
+    return np.where(live, np.abs(d) > c * se, np.abs(d) > 1e-12)
 
 
-def candidate_row(label, V, clusters, S, null, args) -> dict:
-    """Family-wise error of each macro candidate on the same null families (``--candidates``)."""
+def candidate_row(label, V, clusters, S, null, args, shift: float = 0.0) -> dict:
+    """Family-wise error of each macro candidate on the same null families (``--candidates``); with ``shift``
+    (added to system 0) the error counts the other pairs and ``power`` the share of system 0's pairs declared."""
     codes, labels = pd.factorize(pd.Series(clusters))
     K = len(labels)
     rng = np.random.default_rng([args.seed, S, len(null)])
     Vs = V[:S]
     Vc, members = _centered(Vs, codes, K, "macro"), [np.flatnonzero(codes == c) for c in range(K)]
-    hits = dict.fromkeys(CANDIDATES, 0)
+    true = np.triu_indices(S, 1)[0] == 0 if shift else np.zeros(S * (S - 1) // 2, bool)
+    hits, found = dict.fromkeys(CANDIDATES, 0), dict.fromkeys(CANDIDATES, 0)
     for _ in range(args.n_families):
         Vp, cp = (permute_within_clusters(Vs, codes, K, rng), codes) if null == "permutation" else \
             _redraw(Vc, members, K, rng)
+        Vp = Vp + np.where(np.arange(S) == 0, shift, 0.0)[:, None]
         X = _macro_X(Vp, cp, K)
         for k, c in macro_crits(X, args.level, args.n_resamples, rng).items():
-            hits[k] += _rejects(X, c)
-    row = {"task": label, "null": null, "systems": S}
-    n = args.n_families
-    row.update({k: f"{h / n:.3f} ± {1.96 * np.sqrt(h / n * (1 - h / n) / n):.3f}" for k, h in hits.items()})
+            r = _rejects(X, c)
+            hits[k] += bool(r[~true].any())
+            found[k] += int(r[true].sum())
+    row = {"task": label, "null": null, "systems": S, "shift": shift}
+    n, m = args.n_families, args.n_families * max(int(true.sum()), 1)
+    for k in CANDIDATES:
+        e, pw = hits[k] / n, found[k] / m
+        row[k] = f"{e:.3f} ± {1.96 * np.sqrt(e * (1 - e) / n):.3f}" + (
+            f"; power {pw:.3f} ± {1.96 * np.sqrt(pw * (1 - pw) / m):.3f}" if shift else "")
     return row
 
 
@@ -225,8 +234,8 @@ def main() -> None:
           f"{args.n_resamples} in each; level {args.level} (nominal FWER {1 - args.level:.2f}); margins are 1.96 "
           "Monte-Carlo SE")
     if args.candidates:
-        cand = [candidate_row(label, V, clusters, S, null, args) for label, V, clusters in tasks
-                for null in args.nulls for S in args.systems]
+        cand = [candidate_row(label, V, clusters, S, null, args, shift) for label, V, clusters in tasks
+                for null in args.nulls for S in args.systems for shift in [0.0, *args.shifts]]
         print("\nmacro candidates: family-wise error on the same null families\n" + table(cand))
         return
     rows, power = [], []
