@@ -2,7 +2,8 @@
 
 Run by hand:  OPENBLAS_NUM_THREADS=1 nice -n 10 python benchmarks/bench_null_families.py --data-dir ../shared/data
               [--n-families 1000] [--n-resamples 999] [--systems 2 3 5 10] [--level 0.95] [--seed 0]
-              [--families 'micro cr2' 'micro wild_cluster' 'macro t' 'macro hull']
+              [--families 'micro cr2' 'micro wild_cluster' 'macro t' 'macro hull'] [--nulls permutation superpopulation]
+              [--shifts 0.02 0.05] [--candidates]
 
 Ten real retrievers (BM25 okapi, BM25 lucene, BM25+, TF-IDF sublinear, TF-IDF raw tf, and five BM25 / TF-IDF
 parameter variants; top 10) are run on
@@ -31,6 +32,12 @@ the max-|t| adjusted p-values and the unadjusted per-pair tests, each +- 1.96 Mo
 family with CR2 pair tests (``cr2``) and with the wild-cluster hull (``wild_cluster``), and for the macro
 family with t pair tests (``macro t``) and with the studentized max-|t| hull (``macro hull``, the
 leaderboard's). ``--families`` runs a subset. ``--n-resamples`` is the B of the bootstraps inside each family.
+
+``--candidates`` instead compares candidate critical values of the macro family on the same null families
+(:func:`macro_crits`: t at Bonferroni's level, the studentized max-|t| cluster bootstrap alone, the restricted
+sign-flip max-|t| with Rademacher or Webb weights, and today's hull of the first two); with ``--shifts`` it adds
+each one's power on system 0's pairs. ``bench_coverage_sampled.py --parts candidates`` gives their simultaneous
+coverage on document samples.
 """
 from __future__ import annotations
 
