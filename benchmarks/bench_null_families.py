@@ -148,7 +148,8 @@ def macro_crits(X: np.ndarray, level: float, B: int, rng: np.random.Generator) -
         with np.errstate(divide="ignore", invalid="ignore"):
             T[:, lo:lo + W.shape[1]] = np.where(v > 0, np.abs(m - d[:, None]) / np.sqrt(v), 0.0)
         lo += W.shape[1]
-    out = {"t Bonferroni": float(stats.t.isf((1 - level) / P / 2, K - 1)), "studentized bootstrap": _order_stat(T, level)}
+    out = {"t Bonferroni": float(stats.t.isf((1 - level) / P / 2, K - 1)),
+           "studentized bootstrap": _order_stat(T, level)}
     for kind in ("rademacher", "webb"):
         w = wild_weights(K, B, rng, kind=kind)
         m = X @ w / K
