@@ -57,3 +57,44 @@ def test_order_statistic_is_the_studentized_hull_rule():
     T = np.arange(20.0).reshape(1, 20)
     assert _order_stat(T, 0.95) == 19.0  # ceil(0.95 * 21) = 20th of 20
     assert _order_stat(T, 0.5) == 10.0  # ceil(0.5 * 21) = 11th
+
+
+def test_hall_bootstrap_critical_value_equals_a_plain_loop():
+    """The Hall candidate's ``c`` from sums of x, x^2, x^3 under resampling counts equals a loop that resamples
+    each replicate's documents and computes mean, SD (ddof 1), third central moment and the transform directly."""
+    from ragcov_data.eval.comparisons._family import draw_weights
+
+    rng = np.random.default_rng(4)
+    X = rng.exponential(size=(3, 15)) - 1.0  # skewed per-document differences
+    X[1, :9] = 0.0
+    B = 199
+    c = macro_crits(X, 0.95, B, np.random.default_rng(8))["Hall bootstrap"]
+    d = X.mean(1)
+    M = []
+    for W in draw_weights(15, B, np.random.default_rng(8)):
+        for b in range(W.shape[1]):
+            idx = np.repeat(np.arange(15), W[:, b].astype(int))
+            row = []
+            for k in range(3):
+                x = X[k, idx]
+                s = x.std(ddof=1)
+                if s <= 0:
+                    row.append(0.0)
+                    continue
+                g = np.mean((x - x.mean()) ** 3) / s ** 3
+                w = (x.mean() - d[k]) / s
+                row.append(abs(np.sqrt(15) * (w + g * w ** 2 / 3 + g ** 2 * w ** 3 / 27 + g / 90)))
+            M.append(max(row))
+    M = np.sort(M)
+    assert c == pytest.approx(M[int(np.ceil(0.95 * (B + 1))) - 1], rel=1e-9)
+    assert np.isfinite(c) and c > 0
+
+
+def test_hall_statistic_is_monotone_and_removes_nothing_without_skew():
+    from bench_null_families import hall_stat
+
+    w = np.linspace(-6, 6, 241)
+    for g in (-2.0, 0.0, 0.7, 3.0):
+        t = hall_stat(w, np.ones_like(w), np.full_like(w, g), 0.0, 25)
+        assert np.all(np.diff(t) >= -1e-12)  # derivative (1 + g W / 3)^2 >= 0
+    np.testing.assert_allclose(hall_stat(w, np.ones_like(w), np.zeros_like(w), 0.0, 25), 5.0 * w)
