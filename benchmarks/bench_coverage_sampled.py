@@ -17,7 +17,8 @@ population; the target is the census value.
    with and without replacement: share of samples in which all ten intervals contain the ten census
    differences, for the micro family with CR2 pairs (``cr2``) and with the wild-cluster hull
    (``wild_cluster``, the leaderboard's), and the macro family with t pairs (``macro t``) and with the
-   studentized max-|t| hull (``macro hull``, the leaderboard's).
+   studentized max-|t| hull (``macro hull``, the leaderboard's). ``--parts candidates``: the same coverage for
+   the candidate macro critical values of ``bench_null_families.py --candidates`` (sign-flip among them).
 
 3. The single estimates of part 1 under another draw of K documents: the largest documents taken with
    certainty (a take-all stratum by size), the rest without replacement (``--parts design``).
@@ -38,7 +39,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import command_line, peak_rss_mb, table  # noqa: E402
-from bench_null_families import RETRIEVERS, outcomes  # noqa: E402
+from bench_null_families import CANDIDATES, RETRIEVERS, candidate_stat, macro_crits, outcomes  # noqa: E402
 
 import ragcov_data  # noqa: E402
 from ragcov_data.eval.estimates import _core  # noqa: E402
@@ -167,6 +168,32 @@ def simultaneous(V: np.ndarray, codes: np.ndarray, ks, reps: int, B: int, seed: 
     return rows
 
 
+def candidates(V: np.ndarray, codes: np.ndarray, ks, reps: int, B: int, seed: int, label: str) -> list:
+    """``--candidates``: part 2's simultaneous coverage of the ten macro differences for each candidate critical
+    value of ``bench_null_families.macro_crits`` (its statistic at the census difference within ``c``), on the
+    same samples."""
+    K0 = int(codes.max()) + 1
+    n = np.bincount(codes, minlength=K0)
+    means = np.array([np.bincount(codes, weights=v, minlength=K0) / n for v in V])
+    ia, ib = np.triu_indices(V.shape[0], 1)
+    X0 = means[ia] - means[ib]
+    truth = X0.mean(1)
+    rows = []
+    for repl in (True, False):
+        for k in ks:
+            rng = np.random.default_rng([seed, k, int(repl), 3])
+            hit = dict.fromkeys(CANDIDATES, 0)
+            for _ in range(reps):
+                X = X0[:, rng.integers(0, K0, k) if repl else rng.permutation(K0)[:k]]
+                for name, c in macro_crits(X, 0.95, B, rng).items():
+                    hit[name] += bool(np.all(candidate_stat(X, truth, name) <= c * (1 + 1e-12)))
+            row = {"outcome": label, "draw": "with replacement" if repl else "without replacement", "K": k}
+            row.update({name: _fmt(h / reps, reps) for name, h in hit.items()})
+            rows.append(row)
+            print("  " + ", ".join(f"{a}: {b}" for a, b in row.items()), flush=True)
+    return rows
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data-dir", default=os.environ.get("RAGCOV_DATA_DIR", "../shared/data"))
@@ -177,7 +204,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--chunk-words", type=int, default=100, help="the census's chunking (default 100 words)")
     ap.add_argument("--parts", nargs="+", default=["single", "simultaneous", "design"],
-                    choices=["single", "simultaneous", "design"],
+                    choices=["single", "simultaneous", "design", "candidates"],
                     help="which studies to run (default: all three)")
     args = ap.parse_args()
     print(f"$ {command_line()}")
@@ -199,6 +226,13 @@ def main() -> None:
     if "simultaneous" in args.parts:
         print("\n2. simultaneous intervals of the 10 differences of 5 systems (hit@1); B =", args.n_resamples)
         rows = simultaneous(vals["hit@1"], codes, (20, 40, 80), args.reps_family, args.n_resamples, args.seed, "hit@1")
+        print()
+        print(table(rows))
+    if "candidates" in args.parts:
+        print("\n2b. macro candidates (bench_null_families.macro_crits): simultaneous coverage of the 10 differences "
+              "of 5 systems (hit@1); B =", args.n_resamples)
+        rows = candidates(vals["hit@1"][:5], codes, (20, 40, 80), args.reps_family, args.n_resamples, args.seed,
+                          "hit@1")
         print()
         print(table(rows))
     if "design" in args.parts:

@@ -2,7 +2,8 @@
 
 Run by hand:  OPENBLAS_NUM_THREADS=1 nice -n 10 python benchmarks/bench_null_families.py --data-dir ../shared/data
               [--n-families 1000] [--n-resamples 999] [--systems 2 3 5 10] [--level 0.95] [--seed 0]
-              [--families 'micro cr2' 'micro wild_cluster' 'macro t' 'macro hull']
+              [--families 'micro cr2' 'micro wild_cluster' 'macro t' 'macro hull'] [--nulls permutation superpopulation]
+              [--shifts 0.02 0.05] [--candidates]
 
 Ten real retrievers (BM25 okapi, BM25 lucene, BM25+, TF-IDF sublinear, TF-IDF raw tf, and five BM25 / TF-IDF
 parameter variants; top 10) are run on
@@ -31,6 +32,12 @@ the max-|t| adjusted p-values and the unadjusted per-pair tests, each +- 1.96 Mo
 family with CR2 pair tests (``cr2``) and with the wild-cluster hull (``wild_cluster``), and for the macro
 family with t pair tests (``macro t``) and with the studentized max-|t| hull (``macro hull``, the
 leaderboard's). ``--families`` runs a subset. ``--n-resamples`` is the B of the bootstraps inside each family.
+
+``--candidates`` instead compares candidate critical values of the macro family on the same null families
+(:func:`macro_crits`: t at Bonferroni's level, the studentized max-|t| cluster bootstrap alone, the restricted
+sign-flip max-|t| with Rademacher or Webb weights, and today's hull of the first two); with ``--shifts`` it adds
+each one's power on system 0's pairs. ``bench_coverage_sampled.py --parts candidates`` gives their simultaneous
+coverage on document samples.
 """
 from __future__ import annotations
 
@@ -39,6 +46,7 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -50,6 +58,9 @@ import ragcov_data  # noqa: E402
 from ragcov_data.baselines import BM25, TfIdf  # noqa: E402
 from ragcov_data.engine import run_task  # noqa: E402
 from ragcov_data.eval import null_family_rates  # noqa: E402
+from ragcov_data.eval.comparisons._family import draw_weights  # noqa: E402
+from ragcov_data.eval.comparisons._nullfamily import _centered, _redraw, permute_within_clusters  # noqa: E402
+from ragcov_data.eval.estimates._wild import wild_weights  # noqa: E402
 from ragcov_data.eval.outcomes.metrics import per_query  # noqa: E402
 
 RETRIEVERS = {
@@ -111,6 +122,126 @@ def _power_row(label, V, clusters, S, est, pt, null, shift, args) -> dict:
     return row
 
 
+#: Macro critical values compared by ``--candidates`` (every one is ``d_p +- c se_p`` with the t SE).
+CANDIDATES = ("t Bonferroni", "studentized bootstrap", "sign-flip Rademacher", "sign-flip Webb", "hull (today)",
+              "Hall bootstrap")
+#: Candidates whose statistic is Hall's skewness-removing transform of t (:func:`hall_stat`), not ``|d - mu| / se``.
+HALL = ("Hall bootstrap",)
+
+
+def hall_stat(m: np.ndarray, s: np.ndarray, m3: np.ndarray, mu: Any, K: int) -> np.ndarray:
+    """Hall's (1992) transform of the studentized mean, ``sqrt(K) (W + g W^2/3 + g^2 W^3/27 + g/(6K))`` with
+    ``W = (m - mu)/s`` and ``g = m3/s^3`` (sample skewness): monotone in ``W`` (its derivative is
+    ``(1 + g W/3)^2``), and its distribution is free of the first skewness term, so a bootstrap of it is not
+    thrown by skewed per-document differences as a t is. 0 where ``s = 0``. Hall, P. (1992). On the removal
+    of skewness by transformation. JRSS B 54, 221-228."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        g = np.where(s > 0, m3 / s ** 3, 0.0)
+        W = np.where(s > 0, (m - mu) / s, 0.0)
+    return np.where(s > 0, np.sqrt(K) * (W + g * W ** 2 / 3 + g ** 2 * W ** 3 / 27 + g / (6 * K)), 0.0)
+
+
+def _moments(S1: np.ndarray, S2: np.ndarray, S3: np.ndarray, K: int):
+    """Mean, sample SD (ddof 1) and third central moment (over K) from sums of x, x^2, x^3 over K values."""
+    m = S1 / K
+    s = np.sqrt(np.maximum(S2 / K - m * m, 0.0) * K / (K - 1))
+    return m, s, S3 / K - 3 * m * S2 / K + 2 * m ** 3
+
+
+def _order_stat(T: np.ndarray, level: float) -> float:
+    """The ``level`` order statistic of ``max_p T[p, b]`` over replicates (as ``_studentized_hull``)."""
+    M = np.sort(T.max(0))
+    return float(M[min(len(M) - 1, int(np.ceil(level * (len(M) + 1))) - 1)])
+
+
+def macro_crits(X: np.ndarray, level: float, B: int, rng: np.random.Generator) -> dict[str, float]:
+    """Candidate critical values ``c`` of a macro family from ``X`` (P pairs x K documents: per-document mean
+    differences): t at Bonferroni's level; the studentized max-|t| cluster bootstrap (each replicate's own SE);
+    the restricted sign-flip max-|t| (each document's differences times one weight, the observed t statistic
+    recomputed: exact for symmetric differences), Rademacher or Webb weights; the hull of the first two; and the
+    cluster bootstrap of Hall's transformed statistic (:func:`hall_stat`, the same resampling counts as the
+    studentized bootstrap, so adding it changed no other candidate's draws)."""
+    from scipy import stats
+
+    P, K = X.shape
+    d = X.mean(1)
+    T, H = np.zeros((P, B)), np.zeros((P, B))
+    lo = 0
+    for W in draw_weights(K, B, rng):
+        m = X @ W / K
+        v = np.maximum((X * X) @ W / K - m * m, 0.0) / (K - 1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            T[:, lo:lo + W.shape[1]] = np.where(v > 0, np.abs(m - d[:, None]) / np.sqrt(v), 0.0)
+        mb, sb, m3b = _moments(X @ W, (X * X) @ W, (X ** 3) @ W, K)
+        H[:, lo:lo + W.shape[1]] = np.abs(hall_stat(mb, sb, m3b, d[:, None], K))
+        lo += W.shape[1]
+    out = {"t Bonferroni": float(stats.t.isf((1 - level) / P / 2, K - 1)),
+           "studentized bootstrap": _order_stat(T, level)}
+    for kind in ("rademacher", "webb"):
+        w = wild_weights(K, B, rng, kind=kind)
+        m = X @ w / K
+        v = np.maximum((X * X) @ (w * w) / K - m * m, 0.0) / (K - 1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out[f"sign-flip {kind.capitalize()}"] = _order_stat(np.where(v > 0, np.abs(m) / np.sqrt(v), 0.0), level)
+    out["hull (today)"] = max(out["t Bonferroni"], out["studentized bootstrap"])
+    out["Hall bootstrap"] = _order_stat(H, level)
+    return out
+
+
+def _macro_X(V: np.ndarray, codes: np.ndarray, K: int) -> np.ndarray:
+    n = np.bincount(codes, minlength=K)
+    m = np.array([np.bincount(codes, weights=v, minlength=K) / n for v in V])
+    ia, ib = np.triu_indices(len(V), 1)
+    return m[ia] - m[ib]
+
+
+def candidate_stat(X: np.ndarray, mu: Any, name: str) -> np.ndarray:
+    """Each pair's statistic at ``mu`` for candidate ``name``: ``|d - mu| / se`` (t SE), or ``|hall_stat|``. A pair
+    without variation gets inf where its point is not ``mu`` (it is then declared different), else 0."""
+    K = X.shape[1]
+    d, sd = X.mean(1), X.std(1, ddof=1)
+    live = sd > 1e-12 * np.maximum(1.0, np.abs(d))
+    if name in HALL:
+        st = np.abs(hall_stat(d, sd, ((X - d[:, None]) ** 3).mean(1), mu, K))
+    else:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            st = np.abs(d - mu) / (sd / np.sqrt(K))
+    return np.where(live, st, np.where(np.abs(d - mu) > 1e-12, np.inf, 0.0))
+
+
+def _rejects(X: np.ndarray, c: float, name: str = "t Bonferroni") -> np.ndarray:
+    """Pairs that candidate ``name`` with critical value ``c`` declares different from 0."""
+    return candidate_stat(X, 0.0, name) > c
+
+
+def candidate_row(label, V, clusters, S, null, args, shift: float = 0.0) -> dict:
+    """Family-wise error of each macro candidate on the same null families (``--candidates``); with ``shift``
+    (added to system 0) the error counts the other pairs and ``power`` the share of system 0's pairs declared."""
+    codes, labels = pd.factorize(pd.Series(clusters))
+    K = len(labels)
+    rng = np.random.default_rng([args.seed, S, len(null)])
+    Vs = V[:S]
+    Vc, members = _centered(Vs, codes, K, "macro"), [np.flatnonzero(codes == c) for c in range(K)]
+    true = np.triu_indices(S, 1)[0] == 0 if shift else np.zeros(S * (S - 1) // 2, bool)
+    hits, found = dict.fromkeys(CANDIDATES, 0), dict.fromkeys(CANDIDATES, 0)
+    for _ in range(args.n_families):
+        Vp, cp = (permute_within_clusters(Vs, codes, K, rng), codes) if null == "permutation" else \
+            _redraw(Vc, members, K, rng)
+        Vp = Vp + np.where(np.arange(S) == 0, shift, 0.0)[:, None]
+        X = _macro_X(Vp, cp, K)
+        for k, c in macro_crits(X, args.level, args.n_resamples, rng).items():
+            r = _rejects(X, c, k)
+            hits[k] += bool(r[~true].any())
+            found[k] += int(r[true].sum())
+    row = {"task": label, "null": null, "systems": S, "shift": shift}
+    n, m = args.n_families, args.n_families * max(int(true.sum()), 1)
+    for k in CANDIDATES:
+        e, pw = hits[k] / n, found[k] / m
+        row[k] = f"{e:.3f} ± {1.96 * np.sqrt(e * (1 - e) / n):.3f}" + (
+            f"; power {pw:.3f} ± {1.96 * np.sqrt(pw * (1 - pw) / m):.3f}" if shift else "")
+    return row
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data-dir", default=os.environ.get("RAGCOV_DATA_DIR", "../shared/data"))
@@ -125,6 +256,8 @@ def main() -> None:
                     help="null families: within-cluster permutation (default) and/or superpopulation redraws")
     ap.add_argument("--shifts", type=float, nargs="+", default=[],
                     help="also power: a known difference added to system 0 (e.g. 0.02 0.05)")
+    ap.add_argument("--candidates", action="store_true",
+                    help="instead: family-wise error of the candidate macro critical values (macro_crits)")
     ap.add_argument("--tasks", nargs="+", default=["aneel", "juristcu"], choices=["aneel", "juristcu"])
     args = ap.parse_args()
     print(f"$ {command_line()}")
@@ -148,6 +281,11 @@ def main() -> None:
     print(f"systems in order: {', '.join(every)}; {args.n_families} null families per setting, B = "
           f"{args.n_resamples} in each; level {args.level} (nominal FWER {1 - args.level:.2f}); margins are 1.96 "
           "Monte-Carlo SE")
+    if args.candidates:
+        cand = [candidate_row(label, V, clusters, S, null, args, shift) for label, V, clusters in tasks
+                for null in args.nulls for S in args.systems for shift in [0.0, *args.shifts]]
+        print("\nmacro candidates: family-wise error on the same null families\n" + table(cand))
+        return
     rows, power = [], []
     for label, V, clusters in tasks:
         for null in args.nulls:

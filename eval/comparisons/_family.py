@@ -140,60 +140,80 @@ def family(V: np.ndarray, codes: np.ndarray, K: int, *, estimator: str, level: f
     S, N = V.shape
     n = np.bincount(codes, minlength=K).astype(float)
     s = cluster_sums(V, codes, K)
-    q = cluster_sums(V * V, codes, K)
     singleton = bool((n == 1).all())
     core_est = "macro" if singleton else estimator
     method = "t" if core_est == "macro" else "cr2"
-    nn = np.broadcast_to(n, s.shape)
-    sys_out = _core.interval_batch(nn, s, q, estimator=core_est, method=method, level=level)
-
+    sys_out = _core.interval_batch(np.broadcast_to(n, s.shape), s, cluster_sums(V * V, codes, K),
+                                   estimator=core_est, method=method, level=level)
     ia, ib = np.triu_indices(S, 1)
     D = V[ia] - V[ib]
-    sd, qd = s[ia] - s[ib], cluster_sums(D * D, codes, K)
+    sd = s[ia] - s[ib]
+    pr = _pair_tests(n, sd, cluster_sums(D * D, codes, K), core_est, method, level)
+    pr.update(_simultaneous(n, sd, pr, core_est, level, n_resamples, rng, bootstrap, K))
+    pr["p_cr2"], pr["p_adj_cr2"] = pr["p"], np.minimum(pr["p_adj"], 1.0)
+    pair_method = method
+    hull_args = (level, n_resamples, rng, pr["p"], pr["low"], pr["high"], pr["p_maxt"], pr["p_hull"])
+    if core_est == "micro" and bootstrap and K >= 2 and pair_test == "wild_cluster" and pr["live"].any():
+        res = _wild_hull(n, sd, pr["live"], *hull_args)
+        pair_method = "wild_cluster+cr2"
+    elif (core_est == "macro" and bootstrap and K >= 3 and pair_test == "wild_cluster" and len(ia) >= 2
+          and pr["live"].any()):
+        res = _studentized_hull(sd / n, pr["diff"], pr["se"], pr["live"], *hull_args)
+        pair_method = "studentized_max_t+t"
+    else:
+        res = (pr["p"], pr["p_adj"], pr["low"], pr["high"], pr["p_maxt"], pr["p_hull"])
+    pr["p"], pr["p_adj"], pr["low"], pr["high"], pr["p_maxt"], pr["p_hull"] = res
+    if bootstrap:
+        pr["p_hull"] = _on_verdict_side(pr["p_hull"], pr["low"], pr["high"], 1.0 - level)
+    pr["p_adj"] = np.minimum(pr["p_adj"], 1.0)
+    pairs = {k: pr[k] for k in ("diff", "se", "df", "p", "p_adj", "low", "high", "p_maxt", "p_cr2", "p_adj_cr2",
+                                "p_hull")}
+    pairs.update(wins=(D > EPS).sum(1), losses=(D < -EPS).sum(1), ties=(np.abs(D) <= EPS).sum(1))
+    return {
+        "method": method, "pair_method": pair_method, "estimator": "mean" if singleton else estimator,
+        "singleton": singleton,
+        "systems": {k: sys_out[k] for k in ("estimate", "se", "df", "low", "high")},
+        "ia": ia, "ib": ib, "crit": pr["crit"], "alpha_star": pr["alpha_star"], "pairs": pairs,
+    }
+
+
+def _pair_tests(n: np.ndarray, sd: np.ndarray, qd: np.ndarray, core_est: str, method: str,
+                level: float) -> dict[str, np.ndarray]:
+    """Per pair: ``diff, se, df`` of the CR2 (micro) or t (macro) interval, its two-sided ``p``, Holm's
+    ``p_adj``, and ``live`` (pairs with variation: the only ones a bootstrap can say anything about)."""
     pr = _core.interval_batch(np.broadcast_to(n, sd.shape), sd, qd, estimator=core_est, method=method,
                               level=level)
     diff, se, df = pr["estimate"], pr["se"], pr["df"]
     with np.errstate(divide="ignore", invalid="ignore"):
         tstat = np.where(se > 0, diff / se, np.where(np.abs(diff) > EPS, np.inf, 0.0))
     p = np.where(np.isfinite(df), 2.0 * stats.t.sf(np.abs(tstat), df), np.nan)
-    p_adj = holm(p)
-
-    low, high = np.full(len(ia), np.nan), np.full(len(ia), np.nan)
-    p_maxt = np.full(len(ia), np.nan)
-    crit = alpha_star = float("nan")
     live = se > EPS * np.maximum(1.0, np.abs(diff))
-    pair_method = method
-    p_hull = np.full(len(ia), np.nan)
-    if bootstrap and live.any() and K >= 2:
-        _core.check_resamples(n_resamples, level, ("cluster_bootstrap",))
+    return {"diff": diff, "se": se, "df": df, "p": p, "p_adj": holm(p), "live": live}
+
+
+def _simultaneous(n: np.ndarray, sd: np.ndarray, pr: dict, core_est: str, level: float, B: int,
+                  rng: np.random.Generator, bootstrap: bool, K: int) -> dict[str, Any]:
+    """The Bonferroni-bounded max-|t| family of the CR2/t tests (steps 1-4 of the module docstring):
+    ``low, high, p_maxt, p_hull, crit, alpha_star``. Pairs without variation get the point as interval and
+    ``p`` as ``p_maxt``; ``bootstrap=False`` leaves every one of them nan."""
+    P = len(pr["diff"])
+    out: dict[str, Any] = {k: np.full(P, np.nan) for k in ("low", "high", "p_maxt", "p_hull")}
+    out["crit"] = out["alpha_star"] = float("nan")
+    live, diff, p = pr["live"], pr["diff"], pr["p"]
+    if not bootstrap:
+        return out
+    if live.any() and K >= 2:
+        _core.check_resamples(B, level, ("cluster_bootstrap",))
         X = sd[live] if core_est == "micro" else sd[live] / n  # cluster sums (micro) or cluster means (macro)
-        crit, alpha_star, lo_, hi_, pm, ph = _max_t(X, n, core_est, diff[live], se[live], df[live], p[live], K,
-                                                    level, n_resamples, rng)
-        low[live], high[live], p_maxt[live], p_hull[live] = lo_, hi_, pm, ph
-    if bootstrap:  # pairs without variation: the interval is the point, p_maxt is p (0 or 1)
-        low, high, p_maxt = np.where(live, low, diff), np.where(live, high, diff), np.where(live, p_maxt, p)
-        p_hull = np.where(live, p_hull, p)
-    p_cr2, p_adj_cr2 = p, np.minimum(p_adj, 1.0)
-    if core_est == "micro" and bootstrap and K >= 2 and pair_test == "wild_cluster" and live.any():
-        p, p_adj, low, high, p_maxt, p_hull = _wild_hull(n, sd, live, level, n_resamples, rng, p, low, high,
-                                                         p_maxt, p_hull)
-        pair_method = "wild_cluster+cr2"
-    elif core_est == "macro" and bootstrap and K >= 3 and pair_test == "wild_cluster" and len(ia) >= 2 and live.any():
-        p, p_adj, low, high, p_maxt, p_hull = _studentized_hull(sd / n, diff, se, live, level, n_resamples, rng, p,
-                                                                low, high, p_maxt, p_hull)
-        pair_method = "studentized_max_t+t"
-    if bootstrap:
-        p_hull = _on_verdict_side(p_hull, low, high, 1.0 - level)
-    return {
-        "method": method, "pair_method": pair_method, "estimator": "mean" if singleton else estimator,
-        "singleton": singleton,
-        "systems": {k: sys_out[k] for k in ("estimate", "se", "df", "low", "high")},
-        "ia": ia, "ib": ib, "crit": crit, "alpha_star": alpha_star,
-        "pairs": {"diff": diff, "se": se, "df": df, "p": p, "p_adj": np.minimum(p_adj, 1.0), "low": low,
-                  "high": high, "p_maxt": p_maxt, "p_cr2": p_cr2, "p_adj_cr2": p_adj_cr2, "p_hull": p_hull,
-                  "wins": (D > EPS).sum(1), "losses": (D < -EPS).sum(1),
-                  "ties": (np.abs(D) <= EPS).sum(1)},
-    }
+        crit, alpha_star, lo_, hi_, pm, ph = _max_t(X, n, core_est, diff[live], pr["se"][live], pr["df"][live],
+                                                    p[live], K, level, B, rng)
+        out["crit"], out["alpha_star"] = crit, alpha_star
+        for k, v in zip(("low", "high", "p_maxt", "p_hull"), (lo_, hi_, pm, ph)):
+            out[k][live] = v
+    # pairs without variation: the interval is the point, p_maxt is p (0 or 1)
+    out["low"], out["high"] = np.where(live, out["low"], diff), np.where(live, out["high"], diff)
+    out["p_maxt"], out["p_hull"] = np.where(live, out["p_maxt"], p), np.where(live, out["p_hull"], p)
+    return out
 
 
 def _wild_hull(n, sd, live, level, B, rng, p, low, high, p_maxt, p_hull):

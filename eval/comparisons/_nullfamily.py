@@ -102,49 +102,14 @@ def null_family_rates(values: Any, clusters: Any, *, n_families: int = 300, leve
         without system 0; None with two systems) and ``power_<rate>`` is the share of system 0's pairs
         declared different (with its ``_se`` over every such pair of every family).
     """
-    if isinstance(values, pd.DataFrame):
-        values = values.to_numpy(dtype=float).T
-    V = np.asarray(values, dtype=float)
-    c = np.asarray(clusters)
-    if V.ndim != 2 or V.shape[0] < 2:
-        raise RagcovError(f"`values` must be (systems, queries) with at least 2 systems; got shape {V.shape}.")
-    if c.shape != (V.shape[1],):
-        raise RagcovError(f"`clusters` needs one label per query ({V.shape[1]}); got shape {c.shape}.")
-    if not isinstance(n_families, (int, np.integer)) or n_families < 1:
-        raise RagcovError(f"`n_families` must be a positive integer; got {n_families!r}.")
-    if null not in NULLS:
-        raise RagcovError(f"`null` must be one of {NULLS}; got {null!r}.")
-    codes, labels = pd.factorize(pd.Series(c), sort=False)
-    K = len(labels)
+    V, codes, K = _checked(values, clusters, n_families, null)
     alpha = 1.0 - level
-    rng = np.random.default_rng(seed)
     S = V.shape[0]
     ia, ib = np.triu_indices(S, 1)
     true = (ia == 0) if shift else np.zeros(len(ia), bool)  # pairs with system 0 carry the shift
-    hits = dict.fromkeys(RATES, 0)
-    found = dict.fromkeys(RATES, 0)
-    if null == "superpopulation":
-        Vc = _centered(V, codes, K, estimator)
-        members = [np.flatnonzero(codes == c) for c in range(K)]
-    for _ in range(int(n_families)):
-        if null == "permutation":
-            Vp, cp = permute_within_clusters(V, codes, K, rng), codes
-        else:
-            Vp, cp = _redraw(Vc, members, K, rng)
-        if shift:
-            Vp = Vp.copy()
-            Vp[0] += shift
-        f = family(Vp, cp, K, estimator=estimator, level=level, n_resamples=n_resamples, rng=rng,
-                   pair_test=pair_test)
-        pr = f["pairs"]
-        decided = {"holm": pr["p_adj"] < alpha, "unadjusted": pr["p"] < alpha, "maxt": pr["p_maxt"] < alpha,
-                   "simultaneous": (pr["low"] > 0) | (pr["high"] < 0),
-                   "p_adj": np.where(np.isfinite(pr["p_hull"]), pr["p_hull"] < alpha,
-                                     (pr["low"] > 0) | (pr["high"] < 0)),
-                   "holm_cr2": pr["p_adj_cr2"] < alpha}
-        for k, d in decided.items():
-            hits[k] += bool(d[~true].any())
-            found[k] += int(d[true].sum())
+    hits, found = _count(V, codes, K, true, null=null, n_families=int(n_families), level=level,
+                         n_resamples=n_resamples, estimator=estimator, rng=np.random.default_rng(seed),
+                         pair_test=pair_test, shift=shift)
     out: dict[str, Any] = {"nominal": alpha, "level": level, "n_families": int(n_families),
                            "n_systems": int(S), "n_pairs": int(S * (S - 1) // 2),
                            "n_clusters": K, "n_queries": int(V.shape[1]), "n_resamples": int(n_resamples),
@@ -160,3 +125,54 @@ def null_family_rates(values: Any, clusters: Any, *, n_families: int = 300, leve
             out["power_" + k] = pw
             out["power_" + k + "_se"] = math.sqrt(pw * (1 - pw) / n_true)
     return out
+
+
+def _checked(values: Any, clusters: Any, n_families: Any, null: str) -> tuple[np.ndarray, np.ndarray, int]:
+    """``(V, codes, K)`` from the inputs of :func:`null_family_rates`, or a :class:`RagcovError` saying what is
+    wrong with them."""
+    if isinstance(values, pd.DataFrame):
+        values = values.to_numpy(dtype=float).T
+    V = np.asarray(values, dtype=float)
+    c = np.asarray(clusters)
+    if V.ndim != 2 or V.shape[0] < 2:
+        raise RagcovError(f"`values` must be (systems, queries) with at least 2 systems; got shape {V.shape}.")
+    if c.shape != (V.shape[1],):
+        raise RagcovError(f"`clusters` needs one label per query ({V.shape[1]}); got shape {c.shape}.")
+    if not isinstance(n_families, (int, np.integer)) or n_families < 1:
+        raise RagcovError(f"`n_families` must be a positive integer; got {n_families!r}.")
+    if null not in NULLS:
+        raise RagcovError(f"`null` must be one of {NULLS}; got {null!r}.")
+    codes, labels = pd.factorize(pd.Series(c), sort=False)
+    return V, codes, len(labels)
+
+
+def _count(V: np.ndarray, codes: np.ndarray, K: int, true: np.ndarray, *, null: str, n_families: int,
+           level: float, n_resamples: int, estimator: str, rng: np.random.Generator, pair_test: str,
+           shift: float) -> tuple[dict[str, int], dict[str, int]]:
+    """Over ``n_families`` null families: per rate, the families with at least one null pair declared
+    different (``hits``) and the shifted pairs declared different (``found``)."""
+    alpha = 1.0 - level
+    hits = dict.fromkeys(RATES, 0)
+    found = dict.fromkeys(RATES, 0)
+    if null == "superpopulation":
+        Vc = _centered(V, codes, K, estimator)
+        members = [np.flatnonzero(codes == c) for c in range(K)]
+    for _ in range(n_families):
+        if null == "permutation":
+            Vp, cp = permute_within_clusters(V, codes, K, rng), codes
+        else:
+            Vp, cp = _redraw(Vc, members, K, rng)
+        if shift:
+            Vp = Vp.copy()
+            Vp[0] += shift
+        pr = family(Vp, cp, K, estimator=estimator, level=level, n_resamples=n_resamples, rng=rng,
+                    pair_test=pair_test)["pairs"]
+        excl = (pr["low"] > 0) | (pr["high"] < 0)
+        decided = {"holm": pr["p_adj"] < alpha, "unadjusted": pr["p"] < alpha, "maxt": pr["p_maxt"] < alpha,
+                   "simultaneous": excl,
+                   "p_adj": np.where(np.isfinite(pr["p_hull"]), pr["p_hull"] < alpha, excl),
+                   "holm_cr2": pr["p_adj_cr2"] < alpha}
+        for k, d in decided.items():
+            hits[k] += bool(d[~true].any())
+            found[k] += int(d[true].sum())
+    return hits, found
