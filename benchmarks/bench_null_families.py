@@ -124,7 +124,7 @@ def _power_row(label, V, clusters, S, est, pt, null, shift, args) -> dict:
 
 #: Macro critical values compared by ``--candidates`` (every one is ``d_p +- c se_p`` with the t SE).
 CANDIDATES = ("t Bonferroni", "studentized bootstrap", "sign-flip Rademacher", "sign-flip Webb", "hull (today)",
-              "Hall bootstrap")
+              "Hall bootstrap", "bootstrap, observed SE", "studentized, SE floored")
 #: Candidates whose statistic is Hall's skewness-removing transform of t (:func:`hall_stat`), not ``|d - mu| / se``.
 HALL = ("Hall bootstrap",)
 
@@ -165,13 +165,16 @@ def macro_crits(X: np.ndarray, level: float, B: int, rng: np.random.Generator) -
 
     P, K = X.shape
     d = X.mean(1)
-    T, H = np.zeros((P, B)), np.zeros((P, B))
+    T, H, O, F = np.zeros((P, B)), np.zeros((P, B)), np.zeros((P, B)), np.zeros((P, B))
+    se = X.std(1, ddof=1)[:, None] / np.sqrt(K)
     lo = 0
     for W in draw_weights(K, B, rng):
         m = X @ W / K
         v = np.maximum((X * X) @ W / K - m * m, 0.0) / (K - 1)
         with np.errstate(divide="ignore", invalid="ignore"):
             T[:, lo:lo + W.shape[1]] = np.where(v > 0, np.abs(m - d[:, None]) / np.sqrt(v), 0.0)
+            O[:, lo:lo + W.shape[1]] = np.where(se > 0, np.abs(m - d[:, None]) / se, 0.0)
+            F[:, lo:lo + W.shape[1]] = np.where(se > 0, np.abs(m - d[:, None]) / np.maximum(np.sqrt(v), se), 0.0)
         mb, sb, m3b = _moments(X @ W, (X * X) @ W, (X ** 3) @ W, K)
         H[:, lo:lo + W.shape[1]] = np.abs(hall_stat(mb, sb, m3b, d[:, None], K))
         lo += W.shape[1]
@@ -185,6 +188,8 @@ def macro_crits(X: np.ndarray, level: float, B: int, rng: np.random.Generator) -
             out[f"sign-flip {kind.capitalize()}"] = _order_stat(np.where(v > 0, np.abs(m) / np.sqrt(v), 0.0), level)
     out["hull (today)"] = max(out["t Bonferroni"], out["studentized bootstrap"])
     out["Hall bootstrap"] = _order_stat(H, level)
+    out["bootstrap, observed SE"] = _order_stat(O, level)
+    out["studentized, SE floored"] = _order_stat(F, level)
     return out
 
 
