@@ -52,7 +52,6 @@ from ragcov_data.eval.outcomes.budget import (CONTEXT_NOTE, cited_provisions, ci
 from ragcov_data.eval.outcomes.metrics import per_query
 from ragcov_data.eval.outcomes.prepare import prepare_task
 from ragcov_data.eval.outcomes.score import score_run
-from ragcov_data.loaders.cited_questions import topic_of as _topic
 from ragcov_data.runs import load_run
 from ragcov_data.ties import DEFAULT_TIE_POLICY
 
@@ -69,6 +68,9 @@ GRANULARITIES = ("dispositivo", "article")
 
 def topic_of(summary: Any) -> str | None:
     """The topic of a question: its ``question_summary`` up to the first dash (``"DOENÇA GRAVE - ..."``)."""
+    # local: the cited-questions loader imports `datasets`, which importing the comparisons stage does not need
+    from ragcov_data.loaders.cited_questions import topic_of as _topic
+
     return _topic(summary)
 
 
