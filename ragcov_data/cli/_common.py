@@ -33,6 +33,7 @@ def str_list(text: str) -> list[str]:
 
 def read_population(path: str, twin: bool = False, seed: int = 0) -> pd.DataFrame:
     """A population table or ``eval --json`` file: :func:`ragcov_data.studies.read_population`."""
+    # local: keeps `ragcov --help` from importing datasets and scipy.stats (the studies)
     from ragcov_data.studies import read_population as read
 
     return read(path, twin=twin, seed=seed)

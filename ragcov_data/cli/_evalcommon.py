@@ -29,6 +29,7 @@ def load_task(args: argparse.Namespace) -> Any:
 
 def _check_population_size(task: Any, args: argparse.Namespace) -> None:
     """``--population-size`` below the number of sampled units is bad input, said before scoring."""
+    # local: keeps `ragcov --help` from importing scipy.stats (the evaluator)
     from ragcov_data.eval.outcomes.table import default_cluster  # the one choice of the default unit
 
     queries = task["queries"]
@@ -80,6 +81,7 @@ def read_run_arg(path: str, args: argparse.Namespace, depth: int | None = None) 
 def metric_depth(metric: str | None) -> int | None:
     """Rows a query that scoring ``metric`` needs: its cutoff k, plus one for a self-retrieval query's own chunk
     (removed before scoring). None when no metric is named (the verb then chooses the task's own)."""
+    # local: keeps `ragcov --help` from importing scipy.stats (the evaluator)
     from ragcov_data.eval.outcomes.budget import parse_cited_metric
     from ragcov_data.eval.outcomes.metrics import parse_metric
 
@@ -97,6 +99,7 @@ def read_population_arg(path: str | None, twin: bool = False, seed: int = 0) -> 
     """The population of ``coverage`` / ``plan``: an ``eval --json`` file through the outcome stage's reader
     (its notices printed: zeroed queries, the sample scored), else any table or ``--twin``."""
     if not twin and path is not None and Path(path).suffix.lower() == ".json" and Path(path).is_file():
+        # local: keeps `ragcov --help` from importing scipy.stats (the evaluator)
         from ragcov_data.eval.outcomes.table import outcomes_from_eval_json
 
         pop, notes = outcomes_from_eval_json(path)

@@ -101,6 +101,7 @@ def _settings(args: argparse.Namespace) -> tuple[int, list[int], int]:
 
 def _write_latex(results: dict, path: str) -> None:
     """The LaTeX summary table (:func:`ragcov_data.reporting.console.latex_summary`), written atomically."""
+    # local: keeps `ragcov --help` from importing matplotlib and scipy.stats
     from ragcov_data.reporting.console import latex_summary
 
     atomic_write(path, latex_summary(results))
@@ -109,6 +110,7 @@ def _write_latex(results: dict, path: str) -> None:
 
 def _summary(results) -> str:
     """One compact table and one short sentence per task (:func:`ragcov_data.reporting.console.summary`)."""
+    # local: keeps `ragcov --help` from importing matplotlib and scipy.stats
     from ragcov_data.reporting.console import summary
 
     return summary(results)

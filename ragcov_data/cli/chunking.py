@@ -56,6 +56,7 @@ def _tasks(args: argparse.Namespace) -> dict[str, Any]:
     if getattr(args, "task", None) or (args.dataset not in (None, "aneel_taesa")):
         raise RagcovError("`ragcov chunking` builds tasks from an acervo: give --data-dir (the aneel_taesa source "
                           "data) or --data-files, not a task folder or another dataset.")
+    # local: keeps `ragcov --help` from importing datasets and scipy.stats (the studies)
     from ragcov_data.studies import acervo_chunkings
 
     return acervo_chunkings(source_kwargs(args), show_progress=not args.quiet)
@@ -75,6 +76,7 @@ def _built_task(data_dir: Any) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # local: keeps `ragcov --help` from importing datasets and scipy.stats (the studies)
     from ragcov_data.studies import chunking_comparison
 
     code = dispatch(args)  # cited questions (--dataset irpf / cited_questions): their own comparison

@@ -132,6 +132,7 @@ def _sources(args: argparse.Namespace) -> tuple[Any, Any]:
     from pathlib import Path
 
     if args.dataset == "irpf":
+        # local: keeps `ragcov --help` from importing datasets (the cited-questions loader)
         from ragcov_data.loaders.cited_questions import IRPF_FILES, irpf_dir
 
         given = [opt for opt, v in (("--data-files", args.data_files), ("--questions", args.questions)) if v]
@@ -151,6 +152,7 @@ def run_cited(args: argparse.Namespace, retrievers: list[str]) -> int:
     """Build every chunking, run every retriever, print the family-wise table; write JSON if asked."""
     import copy
 
+    # local: keeps `ragcov --help` from importing datasets and scipy.stats (the studies)
     from ragcov_data.studies import cited_study, cited_tasks
 
     if args.json_out:

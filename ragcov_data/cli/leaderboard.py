@@ -86,6 +86,7 @@ def parse_runs(items: list[str]) -> dict[str, str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    # local: keeps `ragcov --help` from importing scipy.stats (the evaluator)
     from ragcov_data.eval import leaderboard
 
     paths = parse_runs(args.runs)

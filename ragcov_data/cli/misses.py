@@ -58,6 +58,7 @@ def add_parser(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # local: keeps `ragcov --help` from importing scipy.stats (the evaluator)
     from ragcov_data.eval.misses.analysis import misses
 
     if args.csv_out:

@@ -85,6 +85,7 @@ _TASK_SOURCE = {"--data-dir": "data_dir", "--dataset": "dataset", "--data-files"
 
 
 def run(args: argparse.Namespace) -> int:
+    # local: keeps `ragcov --help` from importing scipy.stats (the evaluator)
     from ragcov_data.eval.planning.planner import plan, recommend
 
     if args.difference is not None:
@@ -112,6 +113,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _run_difference(args: argparse.Namespace) -> int:
     """``--difference``: the power plan from a pilot file or two runs on a task source."""
+    # local: keeps `ragcov --help` from importing scipy.stats (the evaluator)
     from ragcov_data.eval.planning.power import plan_difference
 
     for flag, dest in _HALFWIDTH_ONLY.items():
@@ -147,6 +149,7 @@ def _run_difference(args: argparse.Namespace) -> int:
 
 def read_pilot(path: str) -> pd.DataFrame:
     """Paired differences of a pilot: :func:`ragcov_data.studies.read_pilot`."""
+    # local: keeps `ragcov --help` from importing datasets and scipy.stats (the studies)
     from ragcov_data.studies import read_pilot as read
 
     return read(path)

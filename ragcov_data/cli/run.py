@@ -112,6 +112,7 @@ def make_retriever(args: argparse.Namespace) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
+    # local: keeps `ragcov --help` from importing datasets and scipy.stats (the studies)
     from ragcov_data.studies import make_run
 
     if args.k < 1:
