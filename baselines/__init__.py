@@ -4,15 +4,15 @@
 >>> bm25 = BM25().index(ds["corpus"])                       # doctest: +SKIP
 >>> run = bm25.search(ds["queries"], k=10, exclude_self=True)  # doctest: +SKIP
 
-``Dense`` is imported on first use, so ``import ragcov_data.baselines`` never imports torch.
+``import ragcov_data.baselines`` never imports torch: the dense retriever loads its encoder (and torch) when it
+first encodes.
 """
 from __future__ import annotations
-
-from typing import Any
 
 from ragcov_data.baselines.analyzer import ANALYZER_PRESETS, PT_STOPWORDS, Analyzer
 from ragcov_data.baselines.base import RUN_COLUMNS, Retriever
 from ragcov_data.baselines.bm25 import BM25, VARIANTS
+from ragcov_data.baselines.dense import Dense
 from ragcov_data.baselines.hybrid import Hybrid, fuse
 from ragcov_data.baselines.prf import RM3
 from ragcov_data.baselines.runs import load_run, save_run, top_tie_share, top_tie_sizes, validate_run
@@ -37,14 +37,6 @@ __all__ = [
     "top_tie_sizes",
     "validate_run",
 ]
-
-
-def __getattr__(name: str) -> Any:
-    if name == "Dense":
-        from ragcov_data.baselines.dense import Dense
-
-        return Dense
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:

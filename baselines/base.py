@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from ragcov_data.errors import RagcovError
+from ragcov_data.run_fingerprint import FINGERPRINT_KEY, corpus_hash
 from ragcov_data.runs import RUN_COLUMNS, take_str as _take
 from ragcov_data.ties import TIE_TOL, snap_ties, tie_keys, tied
 
@@ -109,8 +110,6 @@ class Retriever(ABC):
             )
         self._show_index = self._progress_on(show_progress)
         self._fit(df["text"].astype(str).tolist())
-        from ragcov_data.run_fingerprint import corpus_hash
-
         # what every run of this index was made on (checked by every reader against the task's corpus)
         self.corpus_fingerprint_ = {"corpus_sha256": corpus_hash(df), "chunks": int(len(df))}
         self.corpus_ids = ids
@@ -209,8 +208,6 @@ class Retriever(ABC):
         run.attrs["retriever"] = self.name
         run.attrs["params"] = self.params()
         run.attrs["exclude_self"] = bool(exclude_self)
-        from ragcov_data.run_fingerprint import FINGERPRINT_KEY
-
         fp = getattr(self, "corpus_fingerprint_", None)
         if fp:
             run.attrs[FINGERPRINT_KEY] = dict(fp)

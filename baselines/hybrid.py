@@ -34,7 +34,7 @@ import pandas as pd
 from ragcov_data.baselines.base import Retriever
 from ragcov_data.errors import RagcovError
 from ragcov_data.runs import RUN_COLUMNS
-from ragcov_data.ties import snap_ties
+from ragcov_data.ties import snap_ties, tie_keys
 
 #: Fusion methods by name.
 METHODS = ("rrf", "convex")
@@ -134,8 +134,6 @@ def rank_run(run: pd.DataFrame, *, query_order: Sequence[str] | None = None) -> 
     rows = qpos.reindex(run["query-id"].to_numpy()).to_numpy()
     ids = run["corpus-id"].to_numpy(dtype=object)
     vals = run["score"].to_numpy(dtype=np.float64)
-    from ragcov_data.ties import tie_keys
-
     key = tie_keys(ids)  # ascending key = id descending
     order = np.lexsort((key, -vals, rows))
     rows, ids, vals, key = rows[order], ids[order], vals[order], key[order]

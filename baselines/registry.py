@@ -31,6 +31,11 @@ from __future__ import annotations
 import difflib
 from typing import Any, Callable, NamedTuple
 
+from ragcov_data.baselines.bm25 import BM25
+from ragcov_data.baselines.dense import Dense
+from ragcov_data.baselines.hybrid import Hybrid
+from ragcov_data.baselines.prf import RM3
+from ragcov_data.baselines.tfidf import TfIdf
 from ragcov_data.errors import RagcovError
 
 
@@ -47,13 +52,9 @@ class Spec(NamedTuple):
 
 def _bm25(analyzer: str | None, rm3: bool) -> Callable[..., Any]:
     def build(show_progress: bool = False, variant: str = "okapi") -> Any:
-        from ragcov_data.baselines.bm25 import BM25
-
         bm25 = BM25(variant=variant, analyzer=analyzer, show_progress=show_progress)
         if not rm3:
             return bm25
-        from ragcov_data.baselines.prf import RM3
-
         return RM3(bm25)
 
     return build
@@ -61,8 +62,6 @@ def _bm25(analyzer: str | None, rm3: bool) -> Callable[..., Any]:
 
 def _tfidf(analyzer: str | None) -> Callable[..., Any]:
     def build(show_progress: bool = False) -> Any:
-        from ragcov_data.baselines.tfidf import TfIdf
-
         return TfIdf(analyzer=analyzer, show_progress=show_progress)
 
     return build
@@ -70,8 +69,6 @@ def _tfidf(analyzer: str | None) -> Callable[..., Any]:
 
 def _dense(model: str | None) -> Callable[..., Any]:
     def build(show_progress: bool = False, model: Any = model, cache_dir: Any = None) -> Any:
-        from ragcov_data.baselines.dense import Dense
-
         return Dense(model, show_progress=show_progress, cache_dir=cache_dir)
 
     return build
@@ -79,10 +76,6 @@ def _dense(model: str | None) -> Callable[..., Any]:
 
 def _hybrid(model: str) -> Callable[..., Any]:
     def build(show_progress: bool = False, cache_dir: Any = None) -> Any:
-        from ragcov_data.baselines.bm25 import BM25
-        from ragcov_data.baselines.dense import Dense
-        from ragcov_data.baselines.hybrid import Hybrid
-
         return Hybrid([BM25(analyzer="pt", show_progress=show_progress),
                        Dense(model, show_progress=show_progress, cache_dir=cache_dir)], method="rrf", k=60)
 

@@ -12,7 +12,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ragcov_data.loaders import chunkers
+from ragcov_data.loaders import chunkers, chunking as ch
+from ragcov_data.loaders.articles import article_spans, locate, word_starts
+from ragcov_data.loaders.dispositivos import DEFAULT_MAX_WORDS, artigo_of, dispositivo_spans, words_and_line_starts
 
 __all__ = ["chunk_act", "chunk_corpus"]
 
@@ -23,26 +25,18 @@ def chunk_act(text: str, chunking: str, *, chunk_words: int, query_words: int, m
               max_words: int | None, with_articles: bool = False) -> tuple[list[tuple], list[str]]:
     """Word spans ``(start, stop, unit, continued)`` of one act under ``chunking``, and its words; with
     ``with_articles`` each span also carries the artigos it holds (a list: the corpus column ``articles``)."""
-    from ragcov_data.loaders import chunking as ch
-
     if chunking == "words":
         words = ch.split_words(text)
         return [(a, b, None, False, *([[]] if with_articles else [])) for a, b in
                 ch.chunk_spans(len(words), chunk_words, query_words)], words
-    from ragcov_data.loaders.dispositivos import DEFAULT_MAX_WORDS, dispositivo_spans, words_and_line_starts
-
     words, starts = words_and_line_starts(text)
     if chunking == "dispositivo":
         parts, _ = dispositivo_spans(words, starts, min_words=min_words or query_words,
                                      max_words=max_words or DEFAULT_MAX_WORDS, chunk_words=chunk_words,
                                      query_words=query_words)
     else:
-        from ragcov_data.loaders.articles import article_spans
-
         parts, _ = article_spans(words, starts, chunk_words=chunk_words, query_words=query_words)
     if with_articles and chunking != "dispositivo":  # one chunk per artigo: the artigo it is
-        from ragcov_data.loaders.dispositivos import artigo_of
-
         parts = [p.__class__(p.start, p.stop, p.unit, p.continued, artigo_of(p.unit)) for p in parts]
     return [(p.start, p.stop, p.unit, p.continued, *([list(p.articles)] if with_articles else []))
             for p in parts], words
@@ -50,8 +44,6 @@ def chunk_act(text: str, chunking: str, *, chunk_words: int, query_words: int, m
 
 @functools.lru_cache(maxsize=16)
 def _located(text: str) -> Any:
-    from ragcov_data.loaders.articles import locate, word_starts
-
     return locate(text), word_starts(text)
 
 
@@ -76,8 +68,6 @@ def chunk_corpus(acervo: Any, spec: Any, cut: dict) -> tuple[pd.DataFrame, dict,
     Returns the corpus (chunk columns, then the acts' metadata as strings), the chunk character spans by
     act (``doc -> (starts, ends, first row)``), each act's located provisions, and the non-space
     characters an external chunker left out, by act."""
-    from ragcov_data.loaders import chunking as ch
-
     rows: dict[str, list] = {k: [] for k in _ROW_COLUMNS}
     meta_cols = list(acervo.metadata_columns)
     meta_rows: list[tuple] = []

@@ -26,6 +26,8 @@ from typing import NamedTuple, Sequence
 import numpy as np
 
 from ragcov_data.legal.citations import heading_match
+from ragcov_data.loaders.chunking import chunk_spans
+from ragcov_data.loaders.dispositivos import PREAMBLE, Span, _group_key, _segments
 
 __all__ = ["Provision", "ProvisionIndex", "locate", "word_starts", "article_spans", "LOCATE_RULE",
            "ARTICLE_RULE"]
@@ -267,9 +269,6 @@ def article_spans(words: Sequence[str], line_starts: Sequence[int], *, chunk_wor
         Spans with ``unit`` the artigo's label (``"art. 12-A"``, ``"anexo > art. 3"``) or ``"preâmbulo"``,
         ``continued`` False; and whether the document has structure.
     """
-    from ragcov_data.loaders.chunking import chunk_spans
-    from ragcov_data.loaders.dispositivos import PREAMBLE, Span, _segments
-
     glued, structured = _segments(words, line_starts)
     if not structured:
         return [Span(a, b, None, False) for a, b in chunk_spans(len(words), chunk_words, query_words)], False
@@ -290,6 +289,4 @@ def article_spans(words: Sequence[str], line_starts: Sequence[int], *, chunk_wor
 
 def _article_of(unit: str | None) -> tuple[str, ...] | None:
     """The label path of a unit up to its artigo (None for no label): the key of its article chunk."""
-    from ragcov_data.loaders.dispositivos import _group_key
-
     return _group_key(tuple(unit.split(" > "))) if unit else None

@@ -17,8 +17,10 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from ragcov_data import __version__
 from ragcov_data.legal.acervo import Acervo, read_acervo
 from ragcov_data.errors import RagcovError
+from ragcov_data.legal.vigencia import annotate_task
 from ragcov_data.loaders import chunking as ch
 from ragcov_data.loaders import dispositivos as dvm
 from ragcov_data.sampling import sample_task
@@ -209,8 +211,6 @@ def _qrels(c_ids: list[str], doc_sizes: list[int]) -> pd.DataFrame:
 def _manifest(dataset: str, name: str, chunk_words: int, query_words: int, acervo: Acervo, cut: _Cut,
               tables: tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]) -> dict:
     """The task's manifest: config, construction rules, sources and counts."""
-    from ragcov_data import __version__
-
     corpus, queries, qrels = tables
     return {
         "dataset": dataset,
@@ -241,8 +241,6 @@ def _task(acervo: Acervo, cut: _Cut, dv: tuple | None, corpus: pd.DataFrame, que
     """The task, its manifest completed with the dispositivo settings and the acervo's vigência."""
     if dv is not None:
         dvm.annotate_manifest(manifest, dv, cut.n_structured, corpus)
-    from ragcov_data.legal.vigencia import annotate_task
-
     # corpus `in_force`, `units_not_in_force`, `share_not_in_force` when the acervo carries vigência
     annotate_task(corpus, acervo, manifest, units_of=dvm.vigencia_units)
     read_types = None

@@ -62,15 +62,23 @@ import datasets
 import numpy as np
 import pandas as pd
 
+from ragcov_data import __version__
+from ragcov_data.api import _content_hash
 from ragcov_data.legal import citations as cit
+from ragcov_data.legal.acervo import Acervo, read_acervo, sha256_file
+from ragcov_data.legal.vigencia import annotate_task
 from ragcov_data.loaders._cited_gold import (STATUS_TEXT, STATUSES, Gold, _parse_raw, _raw_context, _s,  # noqa: F401
                                              _table, act_of, gold_citations)
 from ragcov_data.errors import InputFileError, RagcovError
-from ragcov_data.loaders import chunkers
+from ragcov_data.loaders import chunkers, chunking as ch
 from ragcov_data.loaders._cited_corpus import _located, chunk_act, chunk_corpus  # noqa: F401
+from ragcov_data.loaders.articles import ARTICLE_RULE, LOCATE_RULE
 from ragcov_data.loaders.base import TaskBuilder
+from ragcov_data.loaders.chunking import WORD_RULE
+from ragcov_data.loaders.dispositivos import SIZE_RULE, settings
 from ragcov_data.loaders.questions import read_questions, topic_of, validate_questions  # re-exported
-from ragcov_data.task import Task
+from ragcov_data.paths import data_dir as default_dir
+from ragcov_data.task import Task, manifest_description
 
 
 __all__ = ["CitedQuestionsConfig", "CitedQuestionsBuilder", "IRPFBuilder", "CitedTask", "build_cited_task", "topic_of",
@@ -133,8 +141,6 @@ def _subset(task: CitedTask, keep: set, name: str) -> CitedTask:
 
 
 def _read_acts(acts: Any) -> Any:
-    from ragcov_data.legal.acervo import Acervo, read_acervo
-
     return acts if isinstance(acts, Acervo) else read_acervo(acts)
 
 
@@ -204,8 +210,6 @@ def build_cited_task(
                          acervo, qsource, _counts(acervo, corpus, queries, qr, cits, no_gold),
                          dict(unresolved=unresolved, dispositivo_not_found=coarse,
                               queries_without_relevant_chunk=no_gold), uncovered)
-    from ragcov_data.legal.vigencia import annotate_task
-
     annotate_task(corpus, acervo, manifest, by_span=True)  # `in_force` of every chunker alike, by its spans
     _as_strings((corpus, queries, qr), list(acervo.metadata_columns))
     if warn:
@@ -221,8 +225,6 @@ def _chunker_options(chunker: Any, chunking: str, chunk_words: int, query_words:
     """Check the options; a built-in chunker given by name becomes its ``chunking`` settings.
 
     Returns ``(spec, chunking, chunk_words, max_words)``: ``spec`` is the external chunker, else None."""
-    from ragcov_data.loaders import chunking as ch
-
     spec = None if chunker is None else chunkers.resolve(chunker)
     if spec is not None and spec.builtin is not None:  # a built-in cut by name: the usual path
         chunking = spec.builtin["chunking"]
@@ -235,8 +237,6 @@ def _chunker_options(chunker: Any, chunking: str, chunk_words: int, query_words:
     _check(chunking, granularity, gold, coverage)
     ch.validate_sizes(chunk_words, query_words)
     if chunking == "dispositivo" and spec is None:
-        from ragcov_data.loaders.dispositivos import settings
-
         settings("dispositivo", min_words, max_words, query_words)
     elif spec is None and min_words is not None or max_words is not None:
         raise RagcovError(f"`min_words`/`max_words` apply to chunking='dispositivo'; drop them for "
@@ -294,8 +294,6 @@ def _manifest(dataset: str, name: str, spec: Any, cfg: dict[str, Any], acervo: A
               counts: dict, lists: dict[str, list], uncovered: dict[str, int]) -> dict[str, Any]:
     """The task's manifest: config, rules, sources (with the questions file's hash), counts and the lists
     of ``lists`` (unresolved citations, dispositivos resolved to their artigo, questions with no gold)."""
-    from ragcov_data import __version__
-
     chunking = cfg["chunking"]
     manifest = {
         "dataset": dataset,
@@ -443,28 +441,18 @@ def _warn(counts: dict, unresolved: list, coarse: list, name: str, no_gold: Sequ
 
 
 def _sha(p: Path) -> str:
-    from ragcov_data.legal.acervo import sha256_file
-
     return sha256_file(p)
 
 
 def _articles_rule() -> str:
-    from ragcov_data.loaders.articles import LOCATE_RULE
-
     return LOCATE_RULE
 
 
 def _chunking_rule(chunking: str) -> str:
     if chunking == "words":
-        from ragcov_data.loaders.chunking import WORD_RULE
-
         return "word windows of chunk_words words; " + WORD_RULE
     if chunking == "article":
-        from ragcov_data.loaders.articles import ARTICLE_RULE
-
         return ARTICLE_RULE
-    from ragcov_data.loaders.dispositivos import SIZE_RULE
-
     return SIZE_RULE
 
 
@@ -632,8 +620,6 @@ class CitedQuestionsBuilder(TaskBuilder):
 
     @staticmethod
     def _fingerprint(acts: Sequence[str], questions: str) -> str:
-        from ragcov_data.api import _content_hash
-
         for p in [*acts, questions]:
             if not Path(p).exists():
                 raise InputFileError(f"source {p!r} does not exist; check `data_files` / `data_dir`.")
@@ -657,8 +643,6 @@ class CitedQuestionsBuilder(TaskBuilder):
         return _features(self.task().manifest["metadata_columns"], "in_force" in self.task().corpus.columns)
 
     def _info(self) -> datasets.DatasetInfo:
-        from ragcov_data.task import manifest_description
-
         task = self.task()
         return datasets.DatasetInfo(description=manifest_description(task.manifest),
                                     features=self._split_features()["corpus"],
@@ -689,8 +673,6 @@ class IRPFBuilder(CitedQuestionsBuilder):
 def irpf_dir(data_dir: str | os.PathLike | None = None) -> Path:
     """The folder with ``laws.jsonl`` and ``questions.jsonl``: ``data_dir`` itself or its ``irpf/``."""
     if data_dir is None:
-        from ragcov_data.paths import data_dir as default_dir
-
         base = Path(default_dir(None))
     else:
         base = Path(data_dir).expanduser()

@@ -66,6 +66,7 @@ from itertools import groupby
 from typing import Sequence
 
 from ragcov_data.errors import RagcovError
+from ragcov_data.loaders.chunking import chunk_spans
 from ragcov_data.loaders.dispositivo_parser import Boundary, find_boundaries, words_and_line_starts
 
 __all__ = ["Boundary", "Span", "find_boundaries", "words_and_line_starts", "dispositivo_spans", "settings",
@@ -214,8 +215,6 @@ def _group_key(path: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def _windows(start: int, stop: int, unit: str, continued: bool, max_words: int, min_words: int) -> list[Span]:
-    from ragcov_data.loaders.chunking import chunk_spans
-
     spans = chunk_spans(stop - start, max_words, min_words)
     return [Span(start + a, start + b, unit, continued or k > 0) for k, (a, b) in enumerate(spans)]
 
@@ -368,8 +367,6 @@ def dispositivo_spans(words: Sequence[str], line_starts: Sequence[int], *, min_w
         Consecutive spans covering every word (each naming the artigos it holds), and whether the document
         has structure (an artigo).
     """
-    from ragcov_data.loaders.chunking import chunk_spans
-
     glued, structured = _segments(words, line_starts)
     if not structured:
         return [Span(a, b, None, False) for a, b in chunk_spans(len(words), chunk_words, query_words)], False

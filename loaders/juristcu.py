@@ -58,8 +58,13 @@ import datasets
 import numpy as np
 import pandas as pd
 
+from ragcov_data import __version__
 from ragcov_data.errors import InputFileError, RagcovError
+from ragcov_data.legal.acervo import html_to_text
 from ragcov_data.loaders.base import TaskBuilder
+from ragcov_data.paths import default_source
+from ragcov_data.qrels import grade_problems
+from ragcov_data.task import manifest_description
 
 FILES = ("doc.csv", "query.csv", "qrel.csv")
 
@@ -137,8 +142,6 @@ def resolve_dir(data_dir: str | os.PathLike | None) -> Path:
     """The folder holding the three files: ``data_dir`` itself, its ``juristcu/`` subfolder, or
     ``$RAGCOV_DATA_DIR/juristcu``."""
     if data_dir is None:
-        from ragcov_data.paths import default_source
-
         p = default_source("juristcu")
     else:
         p = Path(data_dir).expanduser()
@@ -195,8 +198,6 @@ def _layout_error(path: Path, found: list[str], need: str) -> InputFileError:
 def clean_text(value: str) -> str:
     """Strip HTML tags and entities and collapse whitespace."""
     if "<" in value or "&" in value:
-        from ragcov_data.legal.acervo import html_to_text
-
         value = html_to_text(value) if "<" in value else _unescape(value)
     return _WS.sub(" ", value).strip()
 
@@ -337,8 +338,6 @@ def read_qrels(path: Path) -> pd.DataFrame:
     A grade that is empty, not a number, not an integer or outside 0..3 is an :class:`InputFileError`
     naming the file line, the value and the fix (a silently accepted 4 or -1 would skew nDCG).
     """
-    from ragcov_data.qrels import grade_problems
-
     df = _read_csv(path)
     need = [c for c in ("QUERY_ID", "DOC_ID", "SCORE") if c not in df.columns]
     if need:
@@ -419,8 +418,6 @@ def read_juristcu(data_dir: str | os.PathLike | None = None, config: str = "enun
                                  "to keep them (reported in the manifest).")
         warnings.warn(f"JurisTCU {folder / 'qrel.csv'}: {msg}; kept (they count as relevant but cannot be retrieved).",
                       stacklevel=2)
-    from ragcov_data import __version__
-
     hashes = sources_hash(folder)
     grades = qrels["score"].value_counts().sort_index()
     is_subset = len(corpus) < FULL_CORPUS_DOCS
@@ -535,8 +532,6 @@ class JurisTCUBuilder(TaskBuilder):
         return self._load()[split]
 
     def _split_generators(self, dl_manager: Any) -> list[datasets.SplitGenerator]:
-        from ragcov_data.task import manifest_description
-
         self._load()
         self.info.description = manifest_description(self.manifest)
         return [datasets.SplitGenerator(name=s, gen_kwargs={"split": s}) for s in ("corpus", "queries", "qrels")]

@@ -26,8 +26,11 @@ from typing import Any, Sequence
 import datasets
 
 from ragcov_data.errors import InputFileError
+from ragcov_data.legal.acervo import sha256_file
 from ragcov_data.loaders import chunking, dispositivos
 from ragcov_data.loaders.base import TaskBuilder
+from ragcov_data.paths import DEFAULT_SOURCES, data_dir, default_source
+from ragcov_data.task import manifest_description, task_features
 
 _DESCRIPTION_FALLBACK = "Chunked self-retrieval task: which document does this chunk come from?"
 
@@ -99,8 +102,6 @@ def _normalise_files(data_files: Any) -> tuple[str, ...]:
 
 def _fingerprint(paths: Sequence[str]) -> tuple[tuple[str, str], ...]:
     """(path, sha256) of every file under the given paths, in order (folders: sorted walk)."""
-    from ragcov_data.legal.acervo import sha256_file
-
     out = []
     for p in paths:
         path = Path(p)
@@ -116,6 +117,7 @@ def _cached_task(paths: tuple[str, ...], fingerprint: tuple, chunk_words: int, q
                  id_column: str, text_column: str, name: str, sample: tuple = (None, 0, None),
                  cut: tuple = ("words", None, None), keep_superseded: bool = False) -> Any:
     """Build (once per process and source content) the task a builder serves."""
+    # local: tests/test_imports.py reads this arrow as its example of a function-level import
     from ragcov_data.loaders.build import build_task
 
     return build_task(list(paths), chunk_words=chunk_words, query_words=query_words, id_column=id_column,
@@ -178,8 +180,6 @@ class SelfRetrievalBuilder(TaskBuilder):
 
     def source_paths(self, config: SelfRetrievalConfig | None = None) -> tuple[str, ...]:
         """Files/folders the task is built from (``data_files``, else the data folder's ANEEL sample)."""
-        from ragcov_data.paths import DEFAULT_SOURCES, data_dir, default_source
-
         config = config or self.config
         if config.acervo_files:
             return tuple(config.acervo_files)
@@ -209,8 +209,6 @@ class SelfRetrievalBuilder(TaskBuilder):
     # ------------------------------------------------------------------ datasets hooks
 
     def _split_features(self) -> dict[str, datasets.Features]:
-        from ragcov_data.task import task_features
-
         task = self.task()
         feats = task_features(task.manifest["metadata_columns"],
                               units=task.manifest["config"].get("chunking") == "dispositivo")
@@ -222,8 +220,6 @@ class SelfRetrievalBuilder(TaskBuilder):
         return feats
 
     def _info(self) -> datasets.DatasetInfo:
-        from ragcov_data.task import manifest_description
-
         task = self.task()
         return datasets.DatasetInfo(
             description=manifest_description(task.manifest),

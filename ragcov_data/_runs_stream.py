@@ -18,6 +18,7 @@ from ragcov_data._runs_normal import (_TREC_FIELDS, _check_order, _normalise, _n
                                       _refuse_swapped)
 from ragcov_data._runs_read import (_BOM, COLUMN_NAMES, _check_bom, _check_magic, _choose, _clean_trec,  # noqa: F401
                               _column_map, _line_labels, _read_error, _read_trec_lines, _refuse_delimiter)
+from ragcov_data.ties import TIE_TOL
 # ==================================================================================== bounded reading
 #: Bytes of text parsed at a time by the bounded reader (``load_run(depth=...)``).
 BLOCK_BYTES = 1 << 24
@@ -33,8 +34,6 @@ def _check_depth(depth: int | None) -> int | None:
 
 def _top_mask(qcode: np.ndarray, key: np.ndarray, depth: int) -> np.ndarray:
     """Rows among their query's first ``depth`` by ``key`` (descending), or tied with its ``depth``-th."""
-    from ragcov_data.ties import TIE_TOL
-
     n = len(qcode)
     if n == 0:
         return np.zeros(0, dtype=bool)

@@ -8,13 +8,14 @@ import os
 from pathlib import Path
 from typing import Any, Iterator
 
+from ragcov_data import __version__
 from ragcov_data.errors import RagcovError
+from ragcov_data.legal.acervo import sha256_file
+from ragcov_data.registry import builder_class
 
 
 def _code_hash(cls: type) -> str:
     """Hash of the builder's module source and the package version: a code change rebuilds the cache."""
-    from ragcov_data import __version__
-
     h = hashlib.sha256(__version__.encode())
     for klass in cls.__mro__:
         module = inspect.getmodule(klass)
@@ -29,8 +30,6 @@ def _code_hash(cls: type) -> str:
 
 def _content_hash(paths: list[str | os.PathLike]) -> str:
     """sha256 over every file under ``paths`` (folders walked in sorted order)."""
-    from ragcov_data.legal.acervo import sha256_file
-
     h = hashlib.sha256()
     for p in paths:
         path = Path(p)
@@ -99,8 +98,6 @@ def make_builder(name: str, config_name: str | None = None, *, cache_dir: str | 
     Builders that expose ``source_files()`` key their cache on their sources' sha256 themselves; for the
     others the sha256 of everything under ``data_files``/``data_dir`` is added to the config id.
     """
-    from ragcov_data.registry import builder_class
-
     cls = builder_class(name)
     _check_config_keys(name, cls, config)
     common = {"config_name": config_name, "cache_dir": None if cache_dir is None else str(cache_dir),

@@ -45,7 +45,10 @@ from typing import Any, Iterable, Iterator, Sequence
 import numpy as np
 import pandas as pd
 
+from ragcov_data.baselines.base import as_frame
+from ragcov_data.baselines.embcache import encode_unique
 from ragcov_data.errors import RagcovError
+from ragcov_data.run_fingerprint import stamp_run
 
 ENGINES = ("local", "ray")
 RAY_EXTRA = "pip install 'ragcov-data[ray]'"
@@ -302,8 +305,6 @@ def search(retriever: Any, queries: Any, k: int = 10, exclude_self: bool = False
         return _call(retriever.search, queries, k=k, exclude_self=exclude_self, show_progress=show_progress)
     if getattr(retriever, "corpus_ids", None) is None:
         raise RagcovError("call `index(corpus)` before `search(queries)`.")
-    from ragcov_data.baselines.base import as_frame
-
     req = ["_id", "text"] + (["chunk_id"] if exclude_self else [])
     qdf = as_frame(queries, req, "queries")
     ray = ensure_ray(workers, address, connect_timeout)
@@ -374,8 +375,6 @@ def run_task(retriever: Any, task: Any, *, k: int = 10, exclude_self: bool | Non
         Search these queries (e.g. a subset, in a chosen order) instead of the task's; the fingerprint is
         still the task's (it names the corpus the run's ids come from).
     """
-    from ragcov_data.run_fingerprint import stamp_run
-
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
         raise RagcovError(f"`k` must be a positive integer; got {k!r}.")
     engine, workers = check_engine(engine, workers, address)
@@ -533,8 +532,6 @@ class _QueryVectors:
 def _with_query_vectors(ray: Any, retriever: Any, texts: list[str], workers: int) -> Any:
     """A shallow copy of a dense retriever whose encoder returns the queries' vectors, encoded on workers
     (and stored in this process's cache) first; no model and no cache travel to the workers."""
-    from ragcov_data.baselines.embcache import encode_unique
-
     with _ray_encoding(ray, retriever, workers):
         unique, inverse = encode_unique(retriever.encoder, texts, "query", cache=retriever.cache,
                                         show_progress=retriever.show_progress, map_batches=retriever.map_batches,

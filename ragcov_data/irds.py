@@ -26,6 +26,9 @@ import re
 from collections import namedtuple
 from typing import Any, Iterator
 
+from ragcov_data.api import load_dataset
+from ragcov_data.registry import builder_class, list_datasets
+
 PREFIX = "ragcov"
 _REGISTERED: dict[str, tuple[str, str | None, str | None]] = {}
 
@@ -48,8 +51,6 @@ class _Lazy:
 
     def frames(self) -> dict[str, Any]:
         if self._frames is None:
-            from ragcov_data.api import load_dataset
-
             kwargs = {} if self.data_dir is None else {"data_dir": self.data_dir}
             ds = load_dataset(self.name, self.config, cache_dir=self.cache_dir, show_progress=False, **kwargs)
             self._frames = {split: ds[split].to_pandas() for split in ("corpus", "queries", "qrels")}
@@ -200,8 +201,6 @@ def register_ir_datasets(data_dir: str | os.PathLike | None = None, *,
     """
     import ir_datasets
     from ir_datasets.datasets.base import Dataset
-
-    from ragcov_data.registry import builder_class, list_datasets
 
     folder = None if data_dir is None else str(os.fspath(data_dir))
     cache = None if cache_dir is None else str(os.fspath(cache_dir))

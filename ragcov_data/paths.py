@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ragcov_data.errors import InputFileError
+from ragcov_data.errors import InputFileError, RagcovError
 
 ENV_VAR = "RAGCOV_DATA_DIR"
 
@@ -66,8 +66,6 @@ def check_writable(path: str | os.PathLike, *, folder: bool = False) -> Path:
         expected (or the reverse), a parent is a file, or the folder is not writable.
     """
     import tempfile
-
-    from ragcov_data.errors import RagcovError
 
     p = Path(path).expanduser()
 

@@ -24,10 +24,16 @@ from typing import Any, Iterator, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from ragcov_data import __version__, load_dataset
+from ragcov_data._json import to_jsonable
+from ragcov_data.baselines.registry import RETRIEVERS as SPECS, RETRIEVER_NAMES
+from ragcov_data.baselines.registry import make_retriever  # called once, in _make_retriever
+from ragcov_data.engine import run_task
 from ragcov_data.errors import RagcovError
 from ragcov_data.paths import data_dir as _data_dir
-from ragcov_data.reporting.studies import (chunking_block, leaderboard_block, misses_block, misses_table,
-                                           pair_records, single_system_sentence, study_sentence)
+from ragcov_data.reporting.studies import (budget_block, chunking_block, irpf_sentence, leaderboard_block,
+                                           misses_block, misses_table, pair_records, single_system_sentence,
+                                           study_sentence)
 
 __all__ = ["run_benchmark", "DEFAULT_RETRIEVERS", "available_retrievers", "default_retrievers", "within_doc_acf"]
 
@@ -49,8 +55,6 @@ def _installed(name: str) -> bool:
     encoder's package (looked up with ``find_spec``: nothing heavy is imported)."""
     import importlib.util
 
-    from ragcov_data.baselines.registry import RETRIEVERS as SPECS
-
     spec = SPECS.get(name)
     if spec is None:
         return False
@@ -68,15 +72,11 @@ def _installed(name: str) -> bool:
 def _make_retriever(name: str, show_progress: bool = False) -> Any:
     """A new, unindexed retriever of the baseline ``name`` (the one place the pipeline builds one), made by
     :func:`ragcov_data.baselines.registry.make_retriever`."""
-    from ragcov_data.baselines.registry import make_retriever
-
     return make_retriever(name, show_progress=show_progress)
 
 
 def available_retrievers() -> list[str]:
     """Names of the registry baselines that can run in this environment (registry order)."""
-    from ragcov_data.baselines.registry import RETRIEVER_NAMES
-
     return [n for n in RETRIEVER_NAMES if _installed(n)]
 
 
@@ -88,6 +88,7 @@ def default_retrievers() -> list[str]:
 def within_doc_acf(values: np.ndarray, docs: np.ndarray, order: np.ndarray, max_lag: int = 10) -> list[float]:
     """Pooled within-document autocorrelation of demeaned outcomes at lags 1..max_lag (the report's correlogram):
     :func:`ragcov_data.eval.design.autocorrelation`, the one implementation."""
+    # local: keeps `ragcov --help` from importing scipy.stats, datasets, matplotlib
     from ragcov_data.eval.estimates.design import autocorrelation
 
     return [float(x) for x in autocorrelation(values, docs, order, max_lag=max_lag)]
@@ -194,8 +195,6 @@ def _timed(timings: dict[str, float], key: str) -> Iterator[None]:
 
 def _aneel_task(root: Path, chunk_words: int, log: Any) -> tuple[Any, pd.DataFrame]:
     """The self-retrieval task of the acervo in ``root`` and its queries' document, type and chunk index."""
-    from ragcov_data import load_dataset
-
     log(f"building task aneel_taesa (chunk_words={chunk_words}) from {root}")
     ds = load_dataset("aneel_taesa", data_dir=str(root), chunk_words=chunk_words, show_progress=False)
     queries = ds["queries"].to_pandas() if hasattr(ds["queries"], "to_pandas") else ds["queries"]
@@ -208,6 +207,7 @@ def _aneel_task(root: Path, chunk_words: int, log: Any) -> tuple[Any, pd.DataFra
 
 def _skeleton(root: Path, ds: Any, qmeta: pd.DataFrame, settings: dict[str, Any], level: float) -> dict[str, Any]:
     """The results dict before any retriever ran: ``meta``, ``task`` and every section empty."""
+    # local: keeps `ragcov --help` from importing scipy.stats, datasets, matplotlib
     from ragcov_data.eval.estimates import _core
 
     results: dict[str, Any] = {
@@ -221,12 +221,7 @@ def _skeleton(root: Path, ds: Any, qmeta: pd.DataFrame, settings: dict[str, Any]
         "retrievers": [], "comparisons": [], "leaderboard": None, "coverage": None, "juristcu": None,
         "chunkings": None, "misses": None, "study": None, "irpf": None,
     }
-    try:
-        from ragcov_data import __version__
-
-        results["meta"]["ragcov_version"] = __version__
-    except ImportError:  # pragma: no cover
-        pass
+    results["meta"]["ragcov_version"] = __version__
     return results
 
 
@@ -234,6 +229,7 @@ def _retriever_section(name: str, ds: Any, qmeta: pd.DataFrame, show_progress: b
                        engine: Mapping[str, Any] | None, **est: Any) -> tuple[pd.DataFrame, Any, dict[str, Any]]:
     """``name``'s run on the task, its evaluation on hit@1 and its ``retrievers`` record (estimates,
     diagnostics, per-document hits, within-document autocorrelation)."""
+    # local: keeps `ragcov --help` from importing scipy.stats, datasets, matplotlib
     from ragcov_data.eval import evaluate
 
     run = _run(name, ds, show_progress, engine, exclude_self=True)
@@ -253,6 +249,7 @@ def _coverage(ev: Any, qmeta: pd.DataFrame, pop_name: str, ks: Sequence[int], *,
               n_resamples: int) -> dict[str, Any] | None:
     """The coverage study on ``pop_name``'s per-query outcomes taken as the population (None when no K fits
     the number of documents), with the recommendation at ``recommend_k``."""
+    # local: keeps `ragcov --help` from importing scipy.stats, datasets, matplotlib
     from ragcov_data.eval.planning.coverage import coverage_study
     from ragcov_data.eval.planning.planner import choose_methods
 
@@ -275,8 +272,6 @@ def _run(name: str, task: Any, show_progress: bool, engine: Mapping[str, Any] | 
          exclude_self: bool, queries: Any = None) -> pd.DataFrame:
     """The run of the baseline ``name`` on ``task`` (:func:`ragcov_data.engine.run_task`, k=10), here or
     on the engine the job was given."""
-    from ragcov_data.engine import run_task
-
     return run_task(_make_retriever(name, show_progress), task, k=10, exclude_self=exclude_self, queries=queries,
                     show_progress=show_progress, **dict(engine or {}))
 
@@ -284,9 +279,8 @@ def _run(name: str, task: Any, show_progress: bool, engine: Mapping[str, Any] | 
 def _juristcu(path: Path, names: Sequence[str], log: Any, show_progress: bool,
               engine: Mapping[str, Any] | None = None, **kwargs: Any) -> dict[str, Any] | None:
     """JurisTCU section: every retriever on the JurisTCU task, estimates by query group and paired comparisons."""
-    from ragcov_data import load_dataset
+    # local: keeps `ragcov --help` from importing scipy.stats, datasets, matplotlib
     from ragcov_data.reporting.juristcu import juristcu_section
-    from ragcov_data._json import to_jsonable
 
     log(f"JurisTCU section from {path}")
     ds = load_dataset("juristcu", data_dir=str(path.parent), show_progress=False)
@@ -327,10 +321,10 @@ def _irpf(path: Path, names: Sequence[str], log: Any, show_progress: bool, engin
     difference and simultaneous interval against the next; ``budgets``) and on recall@10 (unequal contexts;
     ``chunkings``) (:func:`ragcov_data.eval.cited.cited_chunking_study`, as ``ragcov chunking --dataset
     irpf``), then every retriever of ``names`` ranked on the article chunks, clustered as the study decided."""
+    # local: keeps `ragcov --help` from importing scipy.stats, datasets, matplotlib
     from ragcov_data.eval.comparisons.cited import leaderboard_from_values, per_query_values, topic_of
     from ragcov_data.loaders.cited_questions import IRPF_FILES, irpf_dir
     from ragcov_data.studies import cited_study, cited_tasks
-    from ragcov_data.reporting.studies import budget_block, irpf_sentence
 
     folder = irpf_dir(path)
     acts, questions = folder / IRPF_FILES["acts"], folder / IRPF_FILES["questions"]
@@ -375,8 +369,6 @@ def _irpf(path: Path, names: Sequence[str], log: Any, show_progress: bool, engin
     sentence = budgets["sentence"]
     said = irpf_sentence(family, study.icc)
     unequal = f"At unequal contexts ({IRPF_METRIC}, ten chunks of each chunking's own size), {said[:1].lower()}{said[1:]}"
-    from ragcov_data._json import to_jsonable
-
     return to_jsonable({"leaderboard": board, "chunkings": chunk_block, "sentence": sentence,
                         "budgets": budgets, "unequal_context_sentence": unequal,
                         "leaderboard_sentence": board["sentence"] if board else single_system_sentence(names[0]),
@@ -390,6 +382,7 @@ def _family(runs: Mapping[str, pd.DataFrame], evals: Mapping[str, Any], ds: Any,
     if len(names) < 2:
         log(f"leaderboard skipped: one retriever ({names[0]})")
         return None, []
+    # local: keeps `ragcov --help` from importing scipy.stats, datasets, matplotlib
     from ragcov_data.eval import leaderboard
 
     log(f"leaderboard of {len(names)} retrievers: {len(names) * (len(names) - 1) // 2} pairs, one family "
@@ -403,7 +396,7 @@ def _chunking_study(root: Path, words: Any, words_run: pd.DataFrame, words_eval:
                     chunk_words: int, log: Any, show_progress: bool, engine: Mapping[str, Any] | None,
                     level: float, seed: int, n_resamples: int) -> dict[str, Any]:
     """``name`` on the dispositivo task too; both chunkings compared paired by document; misses of both."""
-    from ragcov_data import load_dataset
+    # local: keeps `ragcov --help` from importing scipy.stats, datasets, matplotlib
     from ragcov_data.eval import misses
     from ragcov_data.studies import chunking_comparison
 
@@ -425,8 +418,6 @@ def _chunking_study(root: Path, words: Any, words_run: pd.DataFrame, words_eval:
 
 def _benchmark_iv(retrievers, ks, recommend_k) -> list[str]:
     import difflib
-
-    from ragcov_data.baselines.registry import RETRIEVER_NAMES
 
     if not ks or any((not isinstance(k, (int, np.integer))) or k < 2 for k in ks):
         raise RagcovError(f"`k` must be integers >= 2; got {list(ks)}.")

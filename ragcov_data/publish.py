@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from ragcov_data.errors import RagcovError
+from ragcov_data.registry import builder_class
 from ragcov_data.task import SPLITS, Task, manifest_of, write_json, write_parquet
 from ragcov_data._atomic import atomic_write
 
@@ -50,8 +51,6 @@ def packaged_card(name: str = "dataset_card.md") -> str:
 def _default_card(dataset: str | None) -> str:
     """The card a registered builder names in ``DATASET_CARD`` (else a minimal generated card)."""
     if dataset:
-        from ragcov_data.registry import builder_class
-
         try:
             card = getattr(builder_class(dataset), "DATASET_CARD", None)
         except (RagcovError, ImportError):

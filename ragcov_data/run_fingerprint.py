@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from ragcov_data.errors import QrelsRunMismatchError
+from ragcov_data.task import manifest_of
 
 #: Key of a run's ``attrs`` (and parquet metadata) holding the fingerprint of the task it was made on.
 FINGERPRINT_KEY = "task_fingerprint"
@@ -66,8 +67,6 @@ def _manifest(task: Any) -> dict[str, Any]:
     if isinstance(man, Mapping):
         return dict(man)
     try:
-        from ragcov_data.task import manifest_of
-
         return dict(manifest_of(task) or {}) if hasattr(task, "get") else {}
     except Exception:  # a plain dict of DataFrames has no manifest
         return {}

@@ -49,13 +49,16 @@ from typing import Any, Callable, Mapping
 import numpy as np
 import pandas as pd
 
+from ragcov_data._atomic import atomic_write
 from ragcov_data._json import to_jsonable
 from ragcov_data._runs_normal import _TREC_FIELDS, ORDERS, _check_order, _normalise, take_str  # noqa: F401
 from ragcov_data._runs_read import (_META_KEY, COLUMN_NAMES, COMPRESSION, FORMATS,  # noqa: F401
                                     PARQUET_SUFFIXES, RUN_COLUMNS, _column_map, _format_by_content, _format_by_suffix, _from_mapping,
                                     _pick_columns, _read_bytes, _read_delimited, _read_json, _read_parquet,
                                     _read_trec)
+from ragcov_data._runs_stream import _check_depth, _head, _keep_depth, _lines_of, _read_streamed
 from ragcov_data.errors import InputFileError, RagcovError
+from ragcov_data.run_fingerprint import tag_with_fingerprint
 
 __all__ = ["load_run", "save_run", "validate_run", "OwnChunkWarning", "RUN_COLUMNS", "FORMATS", "COLUMN_NAMES", "ORDERS"]
 
@@ -108,8 +111,6 @@ def load_run(
         the line and the expected layout, and the format detected.
     """
     # bounded reading (``depth=``) lives in its own module, which reads this one's format helpers
-    from ragcov_data._runs_stream import _check_depth, _head, _keep_depth, _read_streamed
-
     colmap = _column_map(columns)
     depth = _check_depth(depth)
     if isinstance(source, pd.DataFrame):
@@ -190,8 +191,6 @@ def _first_line(data: bytes) -> int:
 
 
 def _file_labels(path: Path, opener: Callable[..., Any] | None, header_line: int) -> Callable[[int], str]:
-    from ragcov_data._runs_stream import _lines_of
-
     return lambda row: _lines_of(path, opener, [int(row)], header_line)[0]
 
 
@@ -216,8 +215,6 @@ def save_run(run: pd.DataFrame, path: str | os.PathLike, *, tag: str | None = No
     :mod:`ragcov_data.run_fingerprint`) so every reader can check the run against its task.
     A ``.gz``/``.bz2``/``.xz`` suffix compresses the TREC file.
     """
-    from ragcov_data._atomic import atomic_write
-
     path = Path(path)
     run = validate_run(run, source="`run`")
     if path.suffix.lower() in PARQUET_SUFFIXES:
@@ -232,8 +229,6 @@ def save_run(run: pd.DataFrame, path: str | os.PathLike, *, tag: str | None = No
         return path
     _warn_own_chunks(run, path)
     default_tag = run.attrs.get("retriever") or (run.attrs.get("tag") if isinstance(run.attrs.get("tag"), str) else None)
-    from ragcov_data.run_fingerprint import tag_with_fingerprint
-
     tag = tag_with_fingerprint(str(tag if tag is not None else default_tag or "ragcov"), run.attrs)
     if not tag or any(ch.isspace() for ch in tag):
         raise RagcovError(f"`tag` must be a non-empty string without whitespace; got {tag!r}.")

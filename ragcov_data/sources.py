@@ -25,7 +25,13 @@ from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
+from ragcov_data.api import load_dataset
 from ragcov_data.errors import InputFileError, RagcovError
+from ragcov_data.loaders.build import build_task
+from ragcov_data.paths import default_source
+from ragcov_data.qrels import check_qrels
+from ragcov_data.sampling import sample_task
+from ragcov_data.task import is_task_folder, manifest_of, read_task
 
 DEFAULT_DATASET = "aneel_taesa"
 DEFAULT_CHUNK_WORDS = 100
@@ -57,8 +63,6 @@ class TaskSource:
 
 def task_folder(data_dir: str | os.PathLike | None = None, task: str | os.PathLike | None = None) -> Path | None:
     """The task folder named by ``task``, or by ``data_dir`` when it holds a task manifest (else None)."""
-    from ragcov_data.task import is_task_folder
-
     if task:
         return Path(task)
     if data_dir and is_task_folder(data_dir):
@@ -221,12 +225,8 @@ def _from_folder(folder: Path, sample: dict[str, Any], opts: Mapping[str, Any]) 
     """A task folder, read (every file verified) as it was built; only a document sample applies to it."""
     _refuse_with(f"the task folder {str(folder)!r}", _options(opts, _FOLDER_REFUSES),
                  " (the folder's task is already built; its settings are in its manifest.json)")
-    from ragcov_data.task import read_task
-
     t = read_task(folder)
     if sample:  # a document sample of a census task folder
-        from ragcov_data.sampling import sample_task
-
         t = sample_task(t, sample["sample_docs"], sample["sample_seed"], sample["sample_strata"])
     return TaskSource(t, "task", task_attrs(t.manifest, source=str(folder)))
 
@@ -253,8 +253,6 @@ def _from_dataset(name: str, data_dir: Any, build: _Build, opts: Mapping[str, An
     if name != DEFAULT_DATASET:
         _refuse_with(f"--dataset {name}", _options(opts, _DATASET_REFUSES))
     elif as_task:
-        from ragcov_data.paths import default_source
-
         return build.source([str(default_source("aneel_fulltext", data_dir))])
     cut = build.cut() if name == DEFAULT_DATASET else {}
     return _registered(name, data_dir, build.chunk_words, build.query_words, build.sample, cut, cache_dir,
@@ -263,8 +261,6 @@ def _from_dataset(name: str, data_dir: Any, build: _Build, opts: Mapping[str, An
 
 def _build(paths: list, chunk_words: int | None, query_words: int | None, id_column: str, text_column: str,
            sample: dict[str, Any], cut: dict[str, Any]) -> Any:
-    from ragcov_data.loaders.build import build_task
-
     return build_task(paths, chunk_words=chunk_words or DEFAULT_CHUNK_WORDS,
                       query_words=query_words or DEFAULT_QUERY_WORDS, id_column=id_column, text_column=text_column,
                       **sample, **cut)
@@ -272,9 +268,6 @@ def _build(paths: list, chunk_words: int | None, query_words: int | None, id_col
 
 def _registered(name: str, data_dir: Any, chunk_words: int | None, query_words: int | None,
                 sample: dict[str, Any], cut: dict[str, Any], cache_dir: Any, show_progress: bool) -> TaskSource:
-    from ragcov_data.api import load_dataset
-    from ragcov_data.task import manifest_of
-
     config: dict[str, Any] = {}
     if data_dir:
         config["data_dir"] = data_dir
@@ -365,8 +358,6 @@ def read_table(path: Path, id_columns: tuple[str, ...] = ("_id", "doc_id", "chun
         if col in df.columns:
             df[col] = df[col].astype(str)
     if "score" in df.columns and path.name.startswith("qrels"):
-        from ragcov_data.qrels import check_qrels
-
         check_qrels(df, source=str(path), first_line=2 if suffix in (".csv", ".tsv", ".tab") else None,
                     on_unknown="report")
         df["score"] = pd.to_numeric(df["score"])

@@ -18,8 +18,18 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ragcov_data.engine import columns_of, run_task, shutdown
+from ragcov_data import sources
+from ragcov_data.baselines.found_nothing import FOUND_NOTHING_KEY, found_nothing
+from ragcov_data.engine import columns_of, is_self_retrieval, run_task, shutdown
 from ragcov_data.errors import InputFileError, RagcovError
+from ragcov_data.eval import evaluate
+from ragcov_data.eval.comparisons.chunkings import compare_chunkings
+from ragcov_data.eval.comparisons.cited import cited_chunking_study
+from ragcov_data.eval.outcomes.table import outcomes_from_eval_json
+from ragcov_data.eval.planning.twin import simulate_population
+from ragcov_data.loaders.cited_questions import build_cited_task
+from ragcov_data.run_fingerprint import FINGERPRINT_KEY
+from ragcov_data.sources import read_table  # one table reader: BOM, JSON Lines, ids as text
 
 __all__ = ["make_run", "check_searchable", "acervo_chunkings", "chunking_comparison", "cited_tasks", "cited_study",
            "read_pilot", "read_population"]
@@ -61,10 +71,6 @@ def make_run(retriever: Any, task: Any, *, k: int = 10, engine: Mapping[str, Any
     A run with no row at all is an error (nothing would be written); a local Ray cluster started for the
     run is stopped whatever happens.
     """
-    from ragcov_data.baselines.found_nothing import FOUND_NOTHING_KEY, found_nothing
-    from ragcov_data.engine import is_self_retrieval
-    from ragcov_data.run_fingerprint import FINGERPRINT_KEY
-
     queries = task["queries"]
     exclude_self = is_self_retrieval(queries)
     check_searchable(task, exclude_self)
@@ -103,9 +109,6 @@ def chunking_comparison(tasks: Mapping[str, Any], make_retriever: Callable[[], A
     by document; :func:`ragcov_data.eval.chunkings.compare_chunkings` compares them. Returns
     ``(comparison, runs, evals)`` in the order of ``tasks``.
     """
-    from ragcov_data.eval import evaluate
-    from ragcov_data.eval.comparisons.chunkings import compare_chunkings
-
     runs, evals = dict(runs or {}), dict(evals or {})
     for name, task in tasks.items():
         if name not in runs:
@@ -123,8 +126,6 @@ def acervo_chunkings(source: Mapping[str, Any], *, show_progress: bool = False) 
     """The two self-retrieval tasks ``ragcov chunking`` compares, cut from the one acervo ``source`` names
     (:func:`ragcov_data.sources.resolve_task` keywords): word windows of ``chunk_words`` (default 100), then
     dispositivos within ``min_words``/``max_words``."""
-    from ragcov_data import sources
-
     words = sources.resolve_task(**{**source, "min_words": None, "max_words": None}, show_progress=show_progress)
     disp = sources.resolve_task(**{**source, "chunking": "dispositivo"}, show_progress=show_progress)
     return {f"words-{source.get('chunk_words') or 100}": words.task, "dispositivo": disp.task}
@@ -137,8 +138,6 @@ def cited_tasks(acts: Any, questions: Any, chunkings: Sequence[tuple[str, Mappin
                 dataset: str, note: Callable[[str, str], Any], **kw: Any) -> dict[str, Any]:
     """One cited-questions task per ``(name, build_cited_task keywords)`` of ``chunkings``, the same questions
     under each; every warning of a build (unresolved citations) goes to ``note(name, message)``, never silent."""
-    from ragcov_data.loaders.cited_questions import build_cited_task
-
     tasks = {}
     for name, opts in chunkings:
         with warnings.catch_warnings(record=True) as caught:
@@ -153,8 +152,6 @@ def cited_study(tasks: Mapping[str, Any], makers: Mapping[str, Callable[[], Any]
                 engine: Mapping[str, Any] | None = None, **kw: Any) -> Any:
     """:func:`ragcov_data.eval.cited.cited_chunking_study` of ``tasks`` x ``makers``, every run made by
     :func:`ragcov_data.engine.run_task` (here, or on the engine given)."""
-    from ragcov_data.eval.comparisons.cited import cited_chunking_study
-
     runner = partial(run_task, exclude_self=False, show_progress=None, **dict(engine or {}))
     return cited_chunking_study(tasks, makers, runner=runner, **kw)
 
@@ -172,8 +169,6 @@ def read_pilot(path: str) -> pd.DataFrame:
     if p.suffix.lower() == ".json":
         df = _read_json_pilot(p)
     else:
-        from ragcov_data.sources import read_table
-
         df = read_table(p, id_columns=("query-id", "cluster", "doc_id"))
     missing = [name for name, ok in (("cluster (or doc_id)", "cluster" in df.columns or "doc_id" in df.columns),
                                      ("diff", "diff" in df.columns)) if not ok]
@@ -219,8 +214,6 @@ def read_population(path: str | None, twin: bool = False, seed: int = 0) -> pd.D
     ``doc_id`` the coverage study samples; a ``.json`` list of records is read as a table.
     """
     if twin:
-        from ragcov_data.eval.planning.twin import simulate_population
-
         return simulate_population(seed=seed)
     if path is None:
         raise RagcovError("give a population file (per-query outcomes or per-document counts) or --twin.")
@@ -228,11 +221,7 @@ def read_population(path: str | None, twin: bool = False, seed: int = 0) -> pd.D
     if not p.is_file():
         raise InputFileError(f"population file {str(p)!r} not found; pass a parquet/CSV/JSONL table or --twin.")
     if p.suffix == ".json":
-        from ragcov_data.eval.outcomes.table import outcomes_from_eval_json
-
         return outcomes_from_eval_json(p)[0]
-    from ragcov_data.sources import read_table  # one table reader: BOM, JSON Lines, ids as text
-
     return read_table(p, id_columns=("doc_id", "query-id"))
 
 

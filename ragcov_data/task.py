@@ -26,6 +26,7 @@ import pandas as pd
 from ragcov_data.legal.acervo import sha256_file
 from ragcov_data.errors import ChecksumError, InputFileError, RagcovError
 from ragcov_data._atomic import _umask, atomic_write
+from ragcov_data.paths import check_writable
 
 SPLITS = ("corpus", "queries", "qrels")
 #: Files of a task folder written by :meth:`Task.to_parquet` (``ragcov build --out``).
@@ -315,8 +316,6 @@ def check_task_out(out_dir: str | os.PathLike) -> Path:
     in it is refused rather than replaced (its files would be lost). Also checks that the nearest
     existing parent is writable (:func:`ragcov_data.paths.check_writable`).
     """
-    from ragcov_data.paths import check_writable
-
     out = check_writable(out_dir, folder=True)
     if out.is_dir():
         foreign = sorted(e.name for e in out.iterdir() if e.name not in {*TASK_FILES.values(), MANIFEST_FILE})

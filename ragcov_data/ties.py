@@ -20,6 +20,8 @@ from typing import Any
 
 import numpy as np
 
+from ragcov_data.errors import RagcovError
+
 TIE_TOL = 1e-9
 
 #: Tie policies of every metric, by name (see ``ragcov_data.eval.metrics``):
@@ -33,8 +35,6 @@ DEFAULT_TIE_POLICY = "trec_eval"
 
 def check_tie_policy(policy: Any) -> str:
     """The canonical name of ``policy`` (aliases resolved); a clear error for anything else."""
-    from ragcov_data.errors import RagcovError
-
     name = TIE_POLICY_ALIASES.get(policy, policy) if isinstance(policy, str) else policy
     if name not in TIE_POLICIES:
         raise RagcovError(

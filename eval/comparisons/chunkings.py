@@ -27,10 +27,13 @@ from scipy import stats
 
 from ragcov_data.errors import RagcovError
 
+from ragcov_data.eval.comparisons.verify_family import verify_chunking_differences
 from ragcov_data.eval.estimates import _core
+from ragcov_data.eval.estimates._bounds import clip_table
+from ragcov_data.eval.estimates._core import check_level, check_resamples
 from ragcov_data.eval.estimates.interval import interval
 from ragcov_data.eval.estimates.verify import VERIFY_FIELDS
-from ragcov_data.eval.estimates.results import ConfidenceInterval, EvaluationResult, _JsonMixin, _fmt
+from ragcov_data.eval.estimates.results import ConfidenceInterval, EvaluationResult, RECOMMENDED, _JsonMixin, _fmt
 
 __all__ = ["compare_chunkings", "ChunkingComparison"]
 
@@ -152,9 +155,6 @@ def _checked(differences: pd.DataFrame, na: np.ndarray, sa: np.ndarray, nb: np.n
              level: float) -> pd.DataFrame:
     """The differences with each method's check at this design (:func:`.verify_family.verify_chunking_differences`:
     the shared documents resampled) and the interval cut to [-1, 1] with the flag ``clipped``."""
-    from ragcov_data.eval.estimates._bounds import clip_table
-    from ragcov_data.eval.comparisons.verify_family import verify_chunking_differences
-
     out = differences.copy()
     pairs = list(zip(out["estimator"], out["method"]))
     res = verify_chunking_differences(na, sa, nb, sb, pairs, level=level)
@@ -165,8 +165,6 @@ def _checked(differences: pd.DataFrame, na: np.ndarray, sa: np.ndarray, nb: np.n
 
 
 def _own_estimates(result: EvaluationResult, name: str) -> list[dict[str, Any]]:
-    from ragcov_data.eval.estimates.results import RECOMMENDED
-
     rows = []
     e = result.estimates
     if "group" in e.columns:
@@ -223,8 +221,6 @@ def compare_chunkings(
     -------
     ChunkingComparison
     """
-    from ragcov_data.eval.estimates._core import check_level, check_resamples
-
     check_level(level)
     if not isinstance(results, Mapping) or len(results) != 2:
         raise RagcovError("`results` must map exactly two chunking names to their EvaluationResult.")

@@ -37,10 +37,23 @@ from typing import Any, Callable, ClassVar, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from ragcov_data.engine import run_task
 from ragcov_data.errors import RagcovError
 
+from ragcov_data.eval.comparisons.leaderboard import (FAMILY, JUDGED_THRESHOLD, LeaderboardResult, PAIR_COLUMNS,
+                                                      SYSTEM_COLUMNS, _one_group)
+from ragcov_data.eval.comparisons.verify_family import check_leaderboard
+from ragcov_data.eval.estimates._core import check_resamples
+from ragcov_data.eval.estimates.design import design_effect
 from ragcov_data.eval.estimates.results import _JsonMixin
-from ragcov_data.eval.outcomes.budget import CONTEXT_NOTE, cited_provisions, cited_values, parse_cited_metric
+from ragcov_data.eval.outcomes.align import align
+from ragcov_data.eval.outcomes.budget import (CONTEXT_NOTE, cited_provisions, cited_values, context_size,
+                                              parse_cited_metric)
+from ragcov_data.eval.outcomes.metrics import per_query
+from ragcov_data.eval.outcomes.prepare import prepare_task
+from ragcov_data.eval.outcomes.score import score_run
+from ragcov_data.runs import load_run
+from ragcov_data.ties import DEFAULT_TIE_POLICY
 
 __all__ = ["per_query_values", "granularity_qrels", "leaderboard_from_values", "cited_chunking_study",
            "CitedChunkingResult", "budget_answer", "DEFAULT_BUDGETS", "topic_of", "METRIC_NAMES"]
@@ -55,6 +68,7 @@ GRANULARITIES = ("dispositivo", "article")
 
 def topic_of(summary: Any) -> str | None:
     """The topic of a question: its ``question_summary`` up to the first dash (``"DOENÇA GRAVE - ..."``)."""
+    # local: the cited-questions loader imports `datasets`, which importing the comparisons stage does not need
     from ragcov_data.loaders.cited_questions import topic_of as _topic
 
     return _topic(summary)
@@ -149,11 +163,6 @@ def _staged_run(run: Any, task: Any, metric: str, citations: pd.DataFrame, granu
     (qrels: :func:`granularity_qrels`): the checks of every run (recorded task parameters, fingerprint and
     chunk ids, documents outside the corpus, the document sample), then the missing-question policy.
     Returns the run as scored and the stage's notices."""
-    from ragcov_data.eval.outcomes.align import align
-    from ragcov_data.eval.outcomes.prepare import prepare_task
-    from ragcov_data.eval.outcomes.score import score_run
-    from ragcov_data.runs import load_run
-
     df = load_run(run)
     prepared = prepare_task(task, metric, single=True, runs={"run": df}, query_ids=qids,
                             qrels=granularity_qrels(citations, granularity), granularity=granularity)
@@ -164,9 +173,6 @@ def _staged_run(run: Any, task: Any, metric: str, citations: pd.DataFrame, granu
 def _chunk_ndcg(run: pd.DataFrame, citations: pd.DataFrame, granularity: str, k: int,
                 qids: Sequence[str]) -> np.ndarray:
     """trec_eval's nDCG@k on the chunk qrels of ``granularity`` (:func:`granularity_qrels`)."""
-    from ragcov_data.eval.outcomes.metrics import per_query
-    from ragcov_data.ties import DEFAULT_TIE_POLICY
-
     return per_query(run, granularity_qrels(citations, granularity), f"ndcg@{k}", query_ids=qids,
                      tie_policy=DEFAULT_TIE_POLICY).to_numpy(dtype=float)
 
@@ -193,9 +199,6 @@ def leaderboard_from_values(values: pd.DataFrame, *, metric: str, clusters: Sequ
     -------
     LeaderboardResult
     """
-    from ragcov_data.eval.comparisons.leaderboard import FAMILY, JUDGED_THRESHOLD, PAIR_COLUMNS, SYSTEM_COLUMNS, LeaderboardResult, _one_group
-    from ragcov_data.eval.estimates._core import check_resamples
-
     if not isinstance(values, pd.DataFrame) or values.shape[1] < 2:
         raise RagcovError("`values` must be a DataFrame with one column per system (at least 2 systems).")
     if values.isna().any().any():
@@ -212,8 +215,6 @@ def leaderboard_from_values(values: pd.DataFrame, *, metric: str, clusters: Sequ
     names = [str(c) for c in values.columns]
     srows, prows, info = _one_group("__all__", V, cl, names, estimator, level, int(n_resamples), rng, None, None, {})
     # every interval's check at this design: per system (as evaluate), the family's FWER on null families
-    from ragcov_data.eval.comparisons.verify_family import check_leaderboard
-
     check_said: list[str] = []
 
     systems, pairs = check_leaderboard(pd.DataFrame(srows, columns=SYSTEM_COLUMNS),
@@ -540,8 +541,6 @@ def _system_values(tasks: Mapping[str, Any], retrievers: Mapping[str, Callable[[
     if runner is None:
         from functools import partial
 
-        from ragcov_data.engine import run_task
-
         runner = partial(run_task, exclude_self=False, show_progress=None)
     per_sys: dict[str, pd.DataFrame] = {}
     for cname, task in tasks.items():
@@ -560,8 +559,6 @@ def _unit_of_inference(tasks: Mapping[str, Any], per_sys: Mapping[str, pd.DataFr
                        icc_threshold: float) -> tuple[dict[str, Any], np.ndarray | None, str]:
     """The ICC record of the first system's recall by topic (and by first cited artigo, for the record), the
     clusters of the unit chosen (None: the question) and the unit's name."""
-    from ragcov_data.eval.estimates.design import design_effect
-
     qinfo = queries0.set_index(queries0["_id"].astype(str)).loc[order]
     topics = np.asarray([topic_of(s) or q for q, s in zip(order, qinfo.get("question_summary", pd.Series(
         [None] * len(order), index=order)))], dtype=object)
@@ -600,8 +597,6 @@ def _check_budgets(budgets: Sequence[int] | None) -> list[int]:
 def _budget_depth(corpus: pd.DataFrame, budget: int) -> int:
     """Chunks a run needs so that no context within ``budget`` words is cut short: as many as the corpus's
     smallest chunks that fit (an upper bound on any context's size), at least one."""
-    from ragcov_data.eval.outcomes.budget import context_size
-
     if budget < 1:
         return 0
     words = np.sort(corpus["text"].astype(str).str.split().str.len().to_numpy(dtype=np.int64))

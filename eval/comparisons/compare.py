@@ -7,6 +7,8 @@ import numpy as np
 import pandas as pd
 
 from ragcov_data.errors import RagcovError
+from ragcov_data.eval.estimates._bounds import clip_table, no_variation_text, value_range
+from ragcov_data.eval.estimates.verify import is_sampled, verify_for_evaluate
 from ragcov_data.ties import DEFAULT_TIE_POLICY
 
 from ragcov_data.eval.estimates._core import check_level, check_resamples
@@ -15,7 +17,7 @@ from ragcov_data.eval.outcomes.align import ON_MISMATCH
 from ragcov_data.eval.outcomes.args import check_outcome_args
 from ragcov_data.eval.outcomes.stage import outcomes_many
 from ragcov_data.eval.outcomes.table import OutcomeSet
-from ragcov_data.eval.estimates.results import ComparisonResult
+from ragcov_data.eval.estimates.results import ComparisonResult, mark_recommended
 
 __all__ = ["compare", "finish_difference"]
 
@@ -24,8 +26,6 @@ __all__ = ["compare", "finish_difference"]
 def difference_bounds(a: np.ndarray, b: np.ndarray) -> tuple[float, float] | None:
     """Range of a mean paired difference ``a - b``: ``(-1, 1)`` when both sides' values lie in [0, 1]
     (hit rates, MRR, nDCG, P/R), else the range of the differences themselves (or None)."""
-    from ragcov_data.eval.estimates._bounds import value_range
-
     if value_range(a) == (0.0, 1.0) and value_range(b) == (0.0, 1.0):
         return (-1.0, 1.0)
     return value_range(np.asarray(a, float) - np.asarray(b, float))
@@ -37,10 +37,6 @@ def finish_difference(estimates: pd.DataFrame, a: np.ndarray, b: np.ndarray, clu
     coverage at this design (``verified_coverage``, ``verified_mc_se``, ``verified``; the design is the
     per-query differences and their clusters, :mod:`.verify`), the interval cut to [-1, 1] with the flag
     ``clipped`` (:mod:`._bounds`), and a ``no_variation`` text on zero-variance rows."""
-    from ragcov_data.eval.estimates._bounds import clip_table, no_variation_text
-    from ragcov_data.eval.estimates.results import mark_recommended
-    from ragcov_data.eval.estimates.verify import is_sampled, verify_for_evaluate
-
     d = np.asarray(a, float) - np.asarray(b, float)
     out = verify_for_evaluate(estimates, d, clusters, groups, population_sizes, None, level, seed)
     out = mark_recommended(out, sampled=is_sampled(population_sizes))

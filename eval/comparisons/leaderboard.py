@@ -84,19 +84,28 @@ from typing import Any, ClassVar, Mapping
 import numpy as np
 import pandas as pd
 
+from ragcov_data._atomic import atomic_write
 from ragcov_data.errors import RagcovError
+from ragcov_data.eval.comparisons.leaderboard_latex import latex
+from ragcov_data.eval.comparisons.leaderboard_render import html, markdown, sentence, text
+from ragcov_data.eval.comparisons.verify_family import check_leaderboard
+from ragcov_data.eval.estimates.interval import _population
+from ragcov_data.eval.estimates.verify import is_sampled
+from ragcov_data.eval.outcomes.budget import cited_metric_of
+from ragcov_data.eval.outcomes.metrics import parse_metric, per_query
+from ragcov_data.eval.outcomes.metrics._lists import prepare_qrels
 from ragcov_data.ties import DEFAULT_TIE_POLICY
 
 from ragcov_data.eval.estimates import _core
 from ragcov_data.eval.estimates._core import ESTIMATORS
 from ragcov_data.eval.comparisons import pool
-from ragcov_data.eval.comparisons._family import LEADERBOARD_PAIR_TEST, family, letters, rank_bounds
+from ragcov_data.eval.comparisons._family import LEADERBOARD_PAIR_TEST, cluster_sums, family, letters, rank_bounds
 from ragcov_data.eval.comparisons._nullfamily import null_family_rates
 from ragcov_data.eval.estimates.evaluator import ALL_GROUP
 from ragcov_data.eval.outcomes.args import ON_MISSING, check_outcome_args  # noqa: F401 (ON_MISSING: importable here)
 from ragcov_data.eval.outcomes.stage import outcomes_many
 from ragcov_data.eval.outcomes.table import OutcomeSet, load_task_frames
-from ragcov_data.eval.estimates.results import _JsonMixin
+from ragcov_data.eval.estimates.results import _JsonMixin, recommended_order
 
 __all__ = ["leaderboard", "LeaderboardResult", "null_family_rates", "JUDGED_THRESHOLD", "SYSTEM_COLUMNS",
            "PAIR_COLUMNS"]
@@ -179,8 +188,6 @@ def judged_at_k(run: pd.DataFrame, judged_qrels: Any, k: int, *, tie_policy: str
     follows ``tie_policy`` (ir_measures breaks ties by document id ascending, trec_eval and ragcov by
     document id descending: the two agree whenever no tie straddles rank ``k``).
     """
-    from ragcov_data.eval.outcomes.metrics import per_query
-
     p = per_query(run, judged_qrels, f"p@{k}", tie_policy=tie_policy, query_ids=query_ids)
     n_ret = run["query-id"].astype(str).value_counts().reindex(p.index.astype(str), fill_value=0).to_numpy()
     denom = np.minimum(n_ret, k)
@@ -263,9 +270,6 @@ def leaderboard(
 def _leaderboard_metric(task: Any, metric: Any) -> tuple[Any, Any]:
     """``(cited, spec)``: on a cited-questions task recall@k / name@Bw are the cited provisions' measures
     (:mod:`ragcov_data.eval.outcomes.budget`; ``cited`` is then the spec), else ``cited`` is None."""
-    from ragcov_data.eval.outcomes.budget import cited_metric_of
-    from ragcov_data.eval.outcomes.metrics import parse_metric
-
     try:
         cited = cited_metric_of(metric, task["citations"] is not None)
     except (KeyError, TypeError, IndexError):
@@ -277,9 +281,6 @@ def _judged_matrices(oc: OutcomeSet, spec: Any, cited: bool, jk: int, tie_policy
                      notices: list[str]) -> tuple[np.ndarray | None, np.ndarray | None]:
     """``(J, C)``: judged@k per run and query (None where every chunk is judged: cited provisions,
     self-retrieval, each said in a notice) and the condensed-list nDCG (unjudged skipped; None otherwise)."""
-    from ragcov_data.eval.outcomes.metrics import per_query
-    from ragcov_data.eval.outcomes.metrics._lists import prepare_qrels
-
     qids, loaded = oc.query_ids, [t.run for t in oc.tables.values()]
     self_retrieval = "chunk_id" in oc.queries.columns
     if cited:  # relevance is overlap with a cited provision's span: every chunk is judged by it
@@ -325,8 +326,6 @@ def _ranked(oc: OutcomeSet, spec: Any, cited: bool, judged_k: int | None, *, est
             n_resamples: int, seed: int | None, on_missing: str, tie_policy: str, relevance_threshold: int,
             metric_default: bool) -> "LeaderboardResult":
     """The leaderboard of an outcome set: judged@k, the families, the pool's readings, every interval's check."""
-    from ragcov_data.eval.comparisons.verify_family import check_leaderboard
-
     notices = oc.notices
     if oc.population_sizes is not None:
         notices.append("per-system intervals are `ragcov eval`'s for a document-sampled task (micro: known_sizes, "
@@ -440,11 +439,6 @@ def _corrected_systems(V, codes, K, f, estimator, level, population_sizes, B, se
     for its recommended row (:func:`.results.recommended_order` of a sampled task: micro ``known_sizes``, or
     the bootstrap-t on resampling counts drawn from the same seed where the sizes are unknown; the macro t
     with the finite-population correction), so both print one interval. Returns the intervals and the method."""
-    from ragcov_data.eval.comparisons._family import cluster_sums
-    from ragcov_data.eval.estimates.interval import _population
-    from ragcov_data.eval.estimates.results import recommended_order
-    from ragcov_data.eval.estimates.verify import is_sampled
-
     n = np.bincount(codes, minlength=K).astype(float)
     s, q = cluster_sums(V, codes, K), cluster_sums(V * V, codes, K)
     core_est = "macro" if f["singleton"] else estimator
@@ -526,33 +520,23 @@ class LeaderboardResult(_JsonMixin):
 
     def separable(self, group: str = ALL_GROUP) -> str:
         """One sentence: which systems are separable at the family-wise level and which are not."""
-        from ragcov_data.eval.comparisons.leaderboard_render import sentence
-
         return sentence(self, group)
 
     def summary(self) -> str:
         """Terminal text: per group a compact table and a pair matrix."""
-        from ragcov_data.eval.comparisons.leaderboard_render import text
-
         return text(self)
 
     def to_markdown(self, path: str | Path | None = None) -> str:
         """Markdown tables (systems and pairs per group); also written to ``path`` when given."""
-        from ragcov_data.eval.comparisons.leaderboard_render import markdown
-
         return _write(markdown(self), path)
 
     def to_latex(self, path: str | Path | None = None) -> str:
         """LaTeX booktabs tables (systems and pairs per group, as ranx exports comparisons); also written to
         ``path`` when given."""
-        from ragcov_data.eval.comparisons.leaderboard_latex import latex
-
         return _write(latex(self), path)
 
     def to_html(self, path: str | Path | None = None) -> str:
         """A self-contained HTML page (inline SVG, no external resource); also written to ``path``."""
-        from ragcov_data.eval.comparisons.leaderboard_render import html
-
         return _write(html(self), path)
 
     def __repr__(self) -> str:
@@ -563,7 +547,5 @@ class LeaderboardResult(_JsonMixin):
 
 def _write(text: str, path: str | Path | None) -> str:
     if path is not None:
-        from ragcov_data._atomic import atomic_write
-
         atomic_write(path, text if text.endswith("\n") else text + "\n")
     return text

@@ -12,6 +12,7 @@ import re
 from typing import Any, Sequence
 
 from ragcov_data._format import num
+from ragcov_data.eval.comparisons.leaderboard_render import _b, _is_false, group_label, head, tier_text
 
 __all__ = ["escape", "tabular", "latex", "board_tables"]
 
@@ -50,8 +51,6 @@ def _label(*parts: str) -> str:
 def board_tables(res: Any, title: str = "", key: str = "leaderboard", pairs: bool = True,
                  groups: Sequence[str] | None = None) -> list[str]:
     """The systems (and pairs) tables of every group (or of ``groups``) of one leaderboard."""
-    from ragcov_data.eval.comparisons.leaderboard_render import _b, _is_false, group_label, head, tier_text
-
     b = _b(res)
     out = []
     lvl = f"{b.level:.0%}"

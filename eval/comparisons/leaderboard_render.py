@@ -16,6 +16,8 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
+from ragcov_data._format import num
+
 ALL = "__all__"
 
 #: Internal method ids -> words a reader knows (the ids stay in the JSON).
@@ -97,8 +99,6 @@ def _fin(x: Any) -> bool:
 
 
 def _num(x: Any, nd: int = 4, sign: bool = False) -> str:
-    from ragcov_data._format import num
-
     return num(x, nd, sign=sign)
 
 

@@ -35,6 +35,8 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from ragcov_data.eval.comparisons._family import family
+from ragcov_data.eval.outcomes.metrics import per_query
 from ragcov_data.eval.outcomes.table import outside_notice  # re-exported: one notice for every run's out-of-corpus rows
 
 __all__ = ["READINGS", "READING_NAMES", "NOT_BOUNDS", "pool_readings", "apply_pool", "pool_line", "pooled_like_line",
@@ -57,8 +59,6 @@ def pool_readings(runs: Sequence[pd.DataFrame], qrels: Any, spec: Any, V: np.nda
     ``V`` is the estimate's matrix (reading ``irrelevant``), reused; ``kw`` are the keyword arguments
     of :func:`ragcov_data.eval.metrics.per_query` the leaderboard scored ``V`` with.
     """
-    from ragcov_data.eval.outcomes.metrics import per_query
-
     out = {"irrelevant": V}
     for reading in ("skip", "relevant"):
         out[reading] = np.array([per_query(r, qrels, spec, unjudged=reading, **kw).to_numpy(dtype=float)
@@ -128,8 +128,6 @@ def _group_readings(readings: Mapping[str, np.ndarray], mask: np.ndarray, cluste
                     ) -> tuple[dict[str, np.ndarray], dict[str, dict[tuple[int, int], tuple[float, bool]]]]:
     """One group's estimates under every reading and, per reading, each pair's ``(diff, separable)`` keyed
     by system rows ``(i, j)``, ``i < j``."""
-    from ragcov_data.eval.comparisons._family import family
-
     alpha = 1.0 - level
     codes, uniq = pd.factorize(pd.Series(np.asarray(clusters)[mask]), sort=False)
     est, sep = {}, {}

@@ -159,6 +159,9 @@ import math
 import numpy as np
 from scipy import stats
 
+from ragcov_data.errors import RagcovError
+from ragcov_data.eval.estimates._wild import wild_interval, wild_weights
+
 __all__ = [
     "ESTIMATORS",
     "METHODS",
@@ -245,8 +248,6 @@ def applicable(estimator: str, method: str, stratified: bool = False, sizes: boo
 
 
 def _check_pair(estimator: str, method: str, stratified: bool, sizes: bool = False) -> None:
-    from ragcov_data.errors import RagcovError
-
     if estimator not in ESTIMATORS:
         raise RagcovError(f"`estimator` must be one of {ESTIMATORS}; got {estimator!r}.")
     if method not in METHODS:
@@ -282,8 +283,6 @@ def check_level(level: Any, *, float_only: bool = False) -> float:
     """``level`` (the confidence level of an interval, e.g. 0.95) as a float in (0, 1), else the one error
     every caller gives: a :class:`~ragcov_data.errors.RagcovError` (a ``ValueError``). ``float_only``: the
     planning functions take a float only (an int there is a typo for a percentage)."""
-    from ragcov_data.errors import RagcovError
-
     kinds = (float, np.floating) if float_only else (int, float, np.integer, np.floating)
     ok = isinstance(level, kinds) and not isinstance(level, (bool, np.bool_))
     if not ok or not 0 < float(level) < 1:
@@ -298,8 +297,6 @@ def check_resamples(n_resamples: Any, level: float, methods: Any = None, stratif
     design) resamples, it must also reach :func:`min_resamples` of ``level``. Unknown method names
     are left to the caller's own check. ``level`` must already be valid (in (0, 1)).
     """
-    from ragcov_data.errors import RagcovError
-
     try:
         ok = not isinstance(n_resamples, bool) and int(n_resamples) == n_resamples and n_resamples >= 1
     except (TypeError, ValueError):
@@ -594,8 +591,6 @@ def _analytic(n, s, q, est, p, estimator, method, level, fpc, population, flags)
 def _wild_cluster(n, s, p, estimator, level, B, gen, flags):
     """Wild cluster restricted bootstrap interval by test inversion (:mod:`._wild`); one weight matrix
     for the whole batch (micro: the query-level regression; macro: the document-level one)."""
-    from ragcov_data.eval.estimates._wild import wild_interval, wild_weights
-
     R, K = n.shape
     v = lambda: wild_weights(K, B, gen)  # noqa: E731  (a fresh draw for every chunk of samples)
     if estimator == "micro":

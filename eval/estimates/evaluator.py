@@ -17,11 +17,12 @@ import numpy as np
 import pandas as pd
 
 from ragcov_data.errors import RagcovError
+from ragcov_data.eval.estimates.verify import finish_estimates  # + intervals cut to the values' range
 from ragcov_data.ties import DEFAULT_TIE_POLICY
 
 from ragcov_data.eval.estimates import _core
 from ragcov_data.eval.outcomes.args import ON_MISSING as ON_MISSING_ALL, check_outcome_args
-from ragcov_data.eval.outcomes.table import OutcomeTable
+from ragcov_data.eval.outcomes.table import OutcomeTable, _manifest
 from ragcov_data.eval.estimates.design import design_effect
 from ragcov_data.eval.estimates.interval import _population, _strata_codes, sufficient_stats
 from ragcov_data.eval.estimates.results import EvaluationResult, per_cluster
@@ -172,8 +173,6 @@ def _diagnostics(values: np.ndarray, clusters: np.ndarray, order: np.ndarray | N
 def _task_record(task: Any) -> dict[str, Any] | None:
     """The task parameters an evaluation records (``config``: chunk size, chunking; the chunking's fallback
     counts), so results built on it (the chunking comparison) can say what was compared."""
-    from ragcov_data.eval.outcomes.table import _manifest
-
     man = _manifest(task)
     if not man:
         return None
@@ -316,8 +315,6 @@ def _evaluation(table: OutcomeTable, task: Any, methods_t: tuple[str, ...], *, l
                 n_resamples: int) -> EvaluationResult:
     """``evaluate``'s result from the run's outcome table: estimates of every method (per group with ``by``),
     each interval's measured coverage at this design, the per-cluster table, diagnostics and ``info``."""
-    from ragcov_data.eval.estimates.verify import finish_estimates  # + intervals cut to the values' range
-
     values, clusters, groups = table.values, table.clusters, table.groups
     kw = dict(level=level, seed=seed, n_resamples=n_resamples, population_sizes=table.population_sizes)
     estimates = _grouped_estimates(values, clusters, groups, methods_t, table.strata_values, **kw)

@@ -15,7 +15,10 @@ from typing import Any, ClassVar, Mapping, NamedTuple, Sequence
 import numpy as np
 import pandas as pd
 
+from ragcov_data._atomic import atomic_write
 from ragcov_data._json import to_jsonable
+from ragcov_data.errors import InputFileError, RagcovError
+from ragcov_data.eval.estimates._core import METHODS
 
 
 #: The one signature of ``confidence_interval`` on every result that holds intervals: which row (estimator, method,
@@ -63,8 +66,6 @@ class _JsonMixin:
             data.setdefault("result_type", type(self).__name__)
         text = json.dumps(data, **kwargs)
         if path is not None:
-            from ragcov_data._atomic import atomic_write
-
             atomic_write(path, text + "\n")
         return text
 
@@ -83,14 +84,10 @@ class _JsonMixin:
         target = RESULT_TYPES.get(name) if name else None
         if target is None:
             if cls is _JsonMixin:
-                from ragcov_data.errors import RagcovError
-
                 raise RagcovError(f"{_where(source)} names no result type ({name!r}); known: "
                                   f"{', '.join(sorted(RESULT_TYPES))}. Read it with the result class itself.")
             target = cls
         elif cls is not _JsonMixin and not issubclass(target, cls):
-            from ragcov_data.errors import RagcovError
-
             raise RagcovError(f"{_where(source)} holds a {name}, not a {cls.__name__}; read it with "
                               f"{name}.from_json or ragcov_data.eval.from_json.")
         return target.from_dict(data)
@@ -102,8 +99,6 @@ def _where(source: Any) -> str:
 
 
 def _read_json(source: str | os.PathLike) -> Any:
-    from ragcov_data.errors import InputFileError
-
     text = source
     if isinstance(source, os.PathLike) or not str(source).lstrip().startswith("{"):
         path = Path(source)
@@ -121,8 +116,6 @@ def _read_json(source: str | os.PathLike) -> Any:
 def _from_fields(cls: type, data: Mapping[str, Any]) -> Any:
     """Build dataclass ``cls`` from a dict, typed by its annotations (strings under postponed evaluation)."""
     import dataclasses
-
-    from ragcov_data.errors import RagcovError
 
     kwargs: dict[str, Any] = {}
     missing = []
@@ -205,13 +198,9 @@ class IntervalResult(_JsonMixin):
         estimator and method asked for are its own (there are no groups)."""
         for name, asked, have in (("estimator", estimator, self.estimator), ("method", method, self.method)):
             if asked is not None and asked != have:
-                from ragcov_data.errors import RagcovError
-
                 raise RagcovError(f"this interval is {self.estimator}/{self.method}; asked for {name}={asked!r}. "
                                   "Compute that one with ragcov_data.eval.interval(...).")
         if group is not None:
-            from ragcov_data.errors import RagcovError
-
             raise RagcovError(f"an IntervalResult has no groups; asked for group={group!r}.")
         return ConfidenceInterval(self.low, self.high)
 
@@ -343,8 +332,6 @@ def _status_of(row: Any) -> str | None:
 
 
 def _naive(method: str) -> bool:
-    from ragcov_data.eval.estimates._core import METHODS
-
     return bool(METHODS.get(method, {}).get("naive", False))
 
 
@@ -474,8 +461,6 @@ def _diag_text(d: dict[str, Any]) -> str:
 
 
 def _find_row(e: pd.DataFrame, estimator: str | None, method: str | None, group: str | None) -> pd.Series:
-    from ragcov_data.errors import RagcovError
-
     if "group" in e.columns:
         e = e[e["group"] == (group if group is not None else "__all__")]
     if estimator is None:

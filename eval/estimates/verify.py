@@ -65,7 +65,12 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
+from ragcov_data._atomic import atomic_write
 from ragcov_data.eval.estimates import _core
+from ragcov_data.eval.estimates._bounds import clip_table, no_variation_text, value_range
+from ragcov_data.eval.estimates.interval import sufficient_stats
+from ragcov_data.eval.estimates.results import mark_recommended
+from ragcov_data.eval.outcomes.table import ALL_GROUP
 
 __all__ = ["verify_design", "verify_intervals", "design_of", "default_cache_dir", "VERIFY_REPS",
            "VERIFY_RESAMPLES", "VERIFY_FIELDS"]
@@ -94,8 +99,6 @@ def design_of(values: Any, clusters: Any, *, population: float | None = None, le
               seed: int | None = 0, sizes: Any = None) -> dict[str, Any]:
     """The design record of one sample: per-cluster ``n, s, q``, ``population`` (N or None), level, seed and,
     where the sample records them, ``sizes`` (every population document's number of queries)."""
-    from ragcov_data.eval.estimates.interval import sufficient_stats
-
     v = np.asarray(values, dtype=float)
     _, n, s, q = sufficient_stats(v, np.asarray(clusters))
     return {"n": n, "s": s, "q": q, "population": None if population is None else float(population),
@@ -328,8 +331,6 @@ def verify_design(design: Mapping[str, Any], pairs: list[tuple[str, str]], *, re
     that cannot be verified from cluster sums (``chunk_bootstrap`` on non-binary values) are absent.
     Cached: a design computed once is read back, missing pairs are added to its file.
     """
-    from ragcov_data._atomic import atomic_write
-
     B = max(int(n_resamples), _core.min_resamples(float(design["level"])))
     path = Path(cache_dir) if cache_dir is not None else default_cache_dir()
     f = path / f"{_key(design, reps, B)}.json"
@@ -398,8 +399,6 @@ def verify_for_evaluate(estimates: pd.DataFrame, values: np.ndarray, clusters: n
     if groups is None:
         return verify_intervals(estimates, design_of(values, clusters, population=pop, level=level, seed=seed,
                                                      sizes=sizes))
-    from ragcov_data.eval.outcomes.table import ALL_GROUP
-
     designs = {ALL_GROUP: design_of(values, clusters, population=pop, level=level, seed=seed, sizes=sizes)}
     for g in pd.unique(groups):
         m = groups == g
@@ -417,9 +416,6 @@ def finish_estimates(estimates: pd.DataFrame, values: np.ndarray, clusters: np.n
                      population_sizes: Any, strata: Any, level: float, seed: int | None) -> pd.DataFrame:
     """The evaluator's one hook: verification (:func:`verify_for_evaluate`), intervals cut to the range of
     the values (:func:`._bounds.clip_table`) and a ``no_variation`` text on zero-variance rows."""
-    from ragcov_data.eval.estimates._bounds import clip_table, no_variation_text, value_range
-    from ragcov_data.eval.estimates.results import mark_recommended
-
     out = verify_for_evaluate(estimates, values, clusters, groups, population_sizes, strata, level, seed)
     out = mark_recommended(out, sampled=is_sampled(population_sizes, strata))
     out = clip_table(out, value_range(values))

@@ -18,6 +18,8 @@ from ragcov_data.errors import RagcovError
 
 from ragcov_data.eval.misses import _editions
 from ragcov_data.eval.misses._ngrams import ngram_sets
+from ragcov_data.eval.outcomes.table import _split_frame
+from ragcov_data.legal import vigencia
 
 #: The flags, in output order, and the metadata columns each needs.
 FLAG_NAMES = ("same_type", "same_issuer", "near_duplicate", "boilerplate", "other_edition", "contains_query",
@@ -36,8 +38,6 @@ _META = ("doc_type", "issuer", "date")
 def _documents(corpus: pd.DataFrame) -> pd.DataFrame:
     """One row per document: its metadata, its heading (from its first chunk), its whole text (chunks in
     order), an issuer derived for votos and decisões without one, and the status its text states."""
-    from ragcov_data.legal import vigencia
-
     order = corpus.sort_values(["doc_id", "chunk_index"], kind="stable") if "chunk_index" in corpus.columns \
         else corpus
     first = corpus.sort_values("chunk_index", kind="stable").drop_duplicates("doc_id").set_index("doc_id") \
@@ -195,8 +195,6 @@ def _edition_jaccard(w: Located, series: np.ndarray) -> np.ndarray:
 
 def _contains_query(task: Any, corpus: pd.DataFrame, w: Located) -> np.ndarray:
     """contains_query: the query's words, in order and contiguous, inside the retrieved chunk."""
-    from ragcov_data.eval.outcomes.table import _split_frame
-
     mq, has_r, r_pos = w.mq, w.has_r, w.r_pos
     q_frame = _split_frame(task, "queries", ["_id", "text"])
     q_text = None

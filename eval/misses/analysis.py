@@ -62,6 +62,12 @@ import numpy as np
 import pandas as pd
 
 from ragcov_data.errors import RagcovError
+from ragcov_data.eval.estimates._bounds import clip_table
+from ragcov_data.eval.estimates.verify import design_of, verify_design
+from ragcov_data.eval.outcomes.args import check_outcome_args
+from ragcov_data.eval.outcomes.metrics._lists import _order
+from ragcov_data.eval.outcomes.stage import outcomes
+from ragcov_data.eval.outcomes.table import DEFAULT_CLUSTERS, _split_frame, load_task_frames
 from ragcov_data.ties import DEFAULT_TIE_POLICY, check_tie_policy
 
 from ragcov_data.eval.estimates import _core
@@ -214,8 +220,6 @@ def _num(x: float) -> str:
 
 # ----------------------------------------------------------------------------------------- inputs
 def _frames(task: Any, cluster: str | None) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    from ragcov_data.eval.outcomes.table import DEFAULT_CLUSTERS, _split_frame, load_task_frames
-
     frames = load_task_frames(task, [c for c in (cluster, *DEFAULT_CLUSTERS) if c])
     queries, qrels = frames["queries"], frames["qrels"]
     corpus = _split_frame(task, "corpus", ["_id", "text", "doc_id", "chunk_index", *_META, "in_force", "status",
@@ -239,8 +243,6 @@ def _top1(run: pd.DataFrame, qrels: pd.DataFrame, qids: np.ndarray, tie_policy: 
           relevance_threshold: float = 1) -> pd.DataFrame:
     """The first row of each query under the tie policy's order, as the metrics order it
     (``expected`` averages over tied orders; its representative top-1 is the trec_eval one)."""
-    from ragcov_data.eval.outcomes.metrics._lists import _order
-
     index = pd.Index(qids)
     r = pd.DataFrame({"qidx": index.get_indexer(run["query-id"].astype(str).to_numpy(dtype=object)),
                       "corpus-id": run["corpus-id"].astype(str).to_numpy()})
@@ -283,8 +285,6 @@ def _checks(indicators: np.ndarray, clusters: np.ndarray, level: float, seed: in
 
     Returns one ``{"verified_coverage", "verified_mc_se", "verified"}`` per row; empty (NaN, None) under two
     clusters or with no values, where there is no interval to check."""
-    from ragcov_data.eval.estimates.verify import design_of, verify_design
-
     out = []
     n_clusters = len(pd.unique(pd.Series(clusters))) if len(clusters) else 0
     for row in indicators:
@@ -300,8 +300,6 @@ def _checks(indicators: np.ndarray, clusters: np.ndarray, level: float, seed: in
 
 def _bounded(low: Any, high: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``low``/``high`` cut to [0, 1] and whether an endpoint moved (:mod:`._bounds`: a share lies in [0, 1])."""
-    from ragcov_data.eval.estimates._bounds import clip_table
-
     t = clip_table(pd.DataFrame({"low": np.asarray(low, float), "high": np.asarray(high, float)}), (0.0, 1.0))
     if t.empty:
         return np.zeros(0), np.zeros(0), np.zeros(0, bool)
@@ -361,9 +359,6 @@ def misses(run: Any, task: Any, *, tie_policy: str = DEFAULT_TIE_POLICY, cluster
         missing from the run (unless ``on_missing="zero"``), bad thresholds, plus everything
         :func:`~ragcov_data.eval.metrics.per_query` rejects.
     """
-    from ragcov_data.eval.outcomes.args import check_outcome_args
-    from ragcov_data.eval.outcomes.stage import outcomes
-
     tie_policy = check_tie_policy(tie_policy)
     check_level(level)
     _check_shares(near_duplicate, boilerplate_doc_share, boilerplate_share, edition_overlap)

@@ -39,6 +39,8 @@ import numpy as np
 import pandas as pd
 
 from ragcov_data.errors import RagcovError
+from ragcov_data.runs import load_run
+from ragcov_data.ties import DEFAULT_TIE_POLICY
 
 __all__ = ["CitedMetric", "parse_cited_metric", "cited_provisions", "ranked_ids", "ChunkSpans", "chunk_spans",
            "cited_values", "context_size", "cited_metric_of", "cited_series", "cited_scoring", "CitedScoring",
@@ -145,8 +147,6 @@ def cited_provisions(citations: pd.DataFrame, granularity: str = "dispositivo") 
 
 def ranked_ids(run: Any) -> dict[str, np.ndarray]:
     """Every retrieved document id per query, in trec_eval order (score descending, then id descending)."""
-    from ragcov_data.runs import load_run
-
     df = run if isinstance(run, pd.DataFrame) else load_run(run)
     if "score" not in df.columns:
         df = df.assign(score=-df["rank"].astype(float))
@@ -446,8 +446,6 @@ def cited_scoring(task: Any, metric: Any, tie_policy: str, manifest: Mapping[str
     """A :class:`CitedScoring` when ``task`` has a ``citations`` split and ``metric`` is provision-level
     (:func:`cited_metric_of`), else None. ``split(task, name, columns=None)`` reads a split as a DataFrame;
     ``granularity`` (default: the manifest's, else ``dispositivo``) is that of the provisions."""
-    from ragcov_data.ties import DEFAULT_TIE_POLICY
-
     try:
         has = task["citations"] is not None
     except (KeyError, TypeError, IndexError):

@@ -6,6 +6,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ragcov_data.errors import InputFileError
+
 
 # ============================================================================================ eval JSON
 #: Fields of each ``per_query`` record of an ``eval --json`` file that an outcome table needs.
@@ -22,8 +24,6 @@ def outcomes_from_eval_json(path: str | Path) -> tuple[pd.DataFrame, list[str]]:
     as misses, not as the retriever's outcomes) and the document sample it scored.
     """
     import json
-
-    from ragcov_data.errors import InputFileError
 
     p = Path(path)
     try:

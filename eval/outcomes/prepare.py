@@ -16,6 +16,10 @@ import numpy as np
 import pandas as pd
 
 from ragcov_data.errors import RagcovError
+from ragcov_data.eval.outcomes.budget import cited_scoring
+from ragcov_data.eval.outcomes.metrics import _lists, parse_metric  # _lists.prepare_qrels: looked up at call time
+from ragcov_data.sampling import (DocumentPopulation, census_sizes, eval_info, population_for_eval, restrict_frames,
+                                  sample_of, unequal_probabilities)
 from ragcov_data.ties import DEFAULT_TIE_POLICY
 from ragcov_data.eval.outcomes.args import check_outcome_args
 from ragcov_data.eval.outcomes.table import (DEFAULT_CLUSTERS, _manifest, _sample_for_runs, _split_frame,
@@ -91,9 +95,6 @@ def read_task(task: Any, metric: Any, tie_policy: str, cluster: str | None, by: 
     """The task's frames (only the queries columns asked for; ``qrels`` instead of its split when given), its
     manifest and the metric: a provision-level one on a cited-questions task (at ``granularity``, default the
     manifest's: :func:`ragcov_data.eval.outcomes.budget.cited_scoring`), else parsed."""
-    from ragcov_data.eval.outcomes.budget import cited_scoring
-    from ragcov_data.eval.outcomes.metrics import parse_metric
-
     extra = [c for c in (cluster, by, strata, *query_columns) if c] + ([] if cluster else list(DEFAULT_CLUSTERS))
     frames = load_task_frames(task, extra, qrels)
     manifest = _manifest(task)
@@ -146,9 +147,6 @@ def finish_task(task: Any, base: _TaskFrames, runs: Mapping[str, pd.DataFrame], 
                 query_ids: Sequence[str] | None = None) -> PreparedTask:
     """The rest of :func:`prepare_task` once the frames are read (and, in ``outcomes_many``, every run checked):
     sample restriction, qrels checks, judged queries, clusters, population sizes, prepared qrels."""
-    from ragcov_data.eval.outcomes.metrics._lists import prepare_qrels
-    from ragcov_data.sampling import eval_info, restrict_frames
-
     frames, notices = base.frames, []
     task_ids = frames["queries"]["_id"].astype(str).to_numpy(dtype=object)  # every query of the task, any sample
     sample, attrs = _sample_for_runs(task, runs, notices)
@@ -169,7 +167,7 @@ def finish_task(task: Any, base: _TaskFrames, runs: Mapping[str, pd.DataFrame], 
     return PreparedTask(
         task=task, manifest=base.manifest, corpus=frames["corpus"], spec=base.spec, cited=base.cited,
         tie_policy=tie_policy, relevance_threshold=relevance_threshold, exclude_self=exclude_self, single=single,
-        queries=queries, qrels=frames["qrels"], prepared_qrels=prepare_qrels(frames["qrels"]), cluster=cluster_name,
+        queries=queries, qrels=frames["qrels"], prepared_qrels=_lists.prepare_qrels(frames["qrels"]), cluster=cluster_name,
         by=by, strata=strata, clusters=clusters, groups=groups, strata_values=strata_arr,
         population_sizes=population_sizes, sample=sample, pop_info=pop_info, task_ids=task_ids,
         subset_note=known_subset_note(task, base.manifest), n_task=len(frames["queries"]), notices=notices,
@@ -211,19 +209,13 @@ def _population(task: Any, sample: dict[str, Any] | None, census_queries: pd.Dat
     """The population sizes the intervals correct for: those given, else the document sample's (with every
     population document's size when known), else None. A sample drawn with unequal probabilities and not
     stratified by its strata is refused (an unweighted mean would be biased)."""
-    from ragcov_data.sampling import population_for_eval
-
     if sample is not None and fpc and population_sizes is None:
         population_sizes = population_for_eval(sample, cluster_name, strata, notices)
         if isinstance(population_sizes, float):  # one-stage: every population document's size, if known
-            from ragcov_data.sampling import DocumentPopulation, census_sizes, sample_of
-
             sizes = census_sizes(sample, None if sample_of(task) else census_queries)
             if sizes is not None:
                 population_sizes = DocumentPopulation(population_sizes, sizes)
     elif sample is not None and not (strata is not None and strata == sample.get("strata")):
-        from ragcov_data.sampling import unequal_probabilities
-
         problem = unequal_probabilities(sample)  # refused whatever the correction: an unweighted mean is biased
         if problem:
             raise RagcovError(problem)

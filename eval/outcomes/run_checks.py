@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ragcov_data.errors import QrelsRunMismatchError
+from ragcov_data.run_fingerprint import check_chunk_ids, check_fingerprint, run_fingerprint, task_fingerprint
 
 #: Task parameters a ragcov run records (parquet metadata) and the task's manifest records in ``config``.
 TASK_PARAMETERS = ("chunk_words", "query_words", "chunking")
@@ -69,8 +70,6 @@ def check_made_on(runs: Mapping[str, pd.DataFrame], task: Any, manifest: Mapping
     (:mod:`ragcov_data.run_fingerprint`). Runs before any pairing, so no cut is scored, intersected or
     zero-filled against another's ids. ``fingerprints`` (a dict) keeps the task's fingerprint between calls
     on one task, so checking runs one at a time hashes the corpus once."""
-    from ragcov_data.run_fingerprint import check_chunk_ids, check_fingerprint, run_fingerprint, task_fingerprint
-
     cache = {} if fingerprints is None else fingerprints
     task_fp = None
     if any(run_fingerprint(df.attrs) is not None for df in runs.values()):  # hash the corpus only if needed

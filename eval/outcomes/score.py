@@ -15,10 +15,12 @@ import numpy as np
 import pandas as pd
 
 from ragcov_data.errors import QrelsRunMismatchError, RagcovError
+from ragcov_data.eval.outcomes.metrics import per_query
 from ragcov_data.eval.outcomes.prepare import PreparedTask
 from ragcov_data.eval.outcomes.run_checks import (_check_query_normalisation, _where, check_made_on,
                                                   check_run_documents, check_run_parameters)
 from ragcov_data.eval.outcomes.table import check_run, exclude_self_rows, tie_profile
+from ragcov_data.sampling import resolve_for_eval, sample_of
 
 __all__ = ["ScoredRun", "score_run", "check_read_run", "scores_of"]
 
@@ -60,8 +62,6 @@ def check_read_run(prepared_or_base: Any, run: pd.DataFrame, name: str, *, singl
 def _check_sample(prepared: PreparedTask, run: pd.DataFrame, name: str) -> None:
     """A run recording a document sample other than the prepared task's is refused: its queries are not the
     prepared ones (prepare the task with the run: ``prepare_task(..., runs={name: run})``)."""
-    from ragcov_data.sampling import resolve_for_eval, sample_of
-
     rec = resolve_for_eval(sample_of(prepared.task), run.attrs, prepared.task)
     if rec is None:
         return
@@ -76,8 +76,6 @@ def scores_of(prepared: PreparedTask, run: pd.DataFrame, name: str, query_ids: S
               notices: list[str]) -> pd.Series:
     """Per-query values of ``run`` over ``query_ids``: the cited provisions' measure on a cited-questions
     task, else the metric on the prepared qrels (:func:`ragcov_data.eval.outcomes.metrics.per_query`)."""
-    from ragcov_data.eval.outcomes.metrics import per_query
-
     if prepared.cited is not None:
         return prepared.cited.scores(run, query_ids, name, notices)
     return per_query(run, prepared.prepared_qrels, prepared.spec, relevance_threshold=prepared.relevance_threshold,

@@ -39,6 +39,10 @@ import numpy as np
 import pandas as pd
 
 from ragcov_data.errors import QrelsRunMismatchError, RagcovError
+from ragcov_data.qrels import check_qrels
+from ragcov_data.runs import load_run
+from ragcov_data.sampling import resolve_for_eval, sample_of
+from ragcov_data.task import manifest_of
 from ragcov_data.ties import DEFAULT_TIE_POLICY, tied
 from ragcov_data.eval.outcomes.args import ON_MISSING, check_outcome_args
 from ragcov_data.eval.outcomes.run_checks import (TASK_PARAMETERS, _check_query_normalisation,  # noqa: F401
@@ -258,8 +262,6 @@ def read_run(run: Any) -> pd.DataFrame:
     (TREC, CSV/TSV, parquet, JSON; compressed or not), a DataFrame or a ``{qid: {docid: score}}`` dict.
 
     The outcome stage's only call of the run reader."""
-    from ragcov_data.runs import load_run
-
     return load_run(run)
 
 
@@ -284,8 +286,6 @@ def _manifest(task: Any) -> dict[str, Any]:
     man = getattr(task, "manifest", None)
     if isinstance(man, Mapping):
         return dict(man)
-    from ragcov_data.task import manifest_of
-
     try:
         man = manifest_of(task) if hasattr(task, "get") else None
     except Exception:  # a plain dict of DataFrames has no manifest
@@ -310,8 +310,6 @@ def check_run(run: pd.DataFrame, name: str = "run") -> None:
 def check_task_qrels(qrels: pd.DataFrame, corpus: pd.DataFrame | None, queries: pd.DataFrame,
                      notices: list[str], source: str = "task qrels") -> None:
     """Grades must be integers; judgments naming documents or queries the task lacks become a notice."""
-    from ragcov_data.qrels import check_qrels
-
     rep = check_qrels(qrels, corpus_ids=None if corpus is None else corpus["_id"], query_ids=queries["_id"],
                       source=source, on_unknown="report")
     notices.extend(rep.messages)
@@ -446,8 +444,6 @@ def _sample_for_runs(task: Any, runs: Mapping[str, pd.DataFrame], notices: list[
     """The one document sample behind the task and every run (None: a census), and the attrs to restrict by.
     Runs made on different samples cannot share a table of queries: refused. A census run beside runs of a
     sample is scored on the sample's queries, said in a notice."""
-    from ragcov_data.sampling import resolve_for_eval, sample_of
-
     task_sample = sample_of(task)
     chosen, attrs_of, first = None, {}, None
     census = []

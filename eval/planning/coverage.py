@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ragcov_data.errors import RagcovError
+from ragcov_data.eval.estimates import _core as _stat_core
 from ragcov_data.eval.estimates._core import ESTIMATORS
 
 __all__ = ["coverage_study", "population_counts", "DESIGNS"]
@@ -33,11 +34,8 @@ COLUMNS = ["estimator", "method", "k", "coverage", "mc_margin", "mean_width", "m
 # The statistical core (one implementation, shared with `interval` / `evaluate`)
 # --------------------------------------------------------------------------------------------------
 def _core():
-    try:
-        from ragcov_data.eval.estimates import _core as core
-    except ImportError as exc:  # pragma: no cover - only while the package is incomplete
-        raise RagcovError("the statistical core `ragcov_data.eval._core` is not installed.") from exc
-    return core
+    """The evaluator's statistical core module (the one every interval here comes from)."""
+    return _stat_core
 
 
 #: Core flags that make a replicate's interval degenerate (no usable interval or a collapsed one).

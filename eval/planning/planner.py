@@ -18,7 +18,7 @@ import pandas as pd
 from scipy import stats
 
 from ragcov_data.errors import RagcovError
-from ragcov_data.eval.estimates._core import check_level, check_resamples
+from ragcov_data.eval.estimates._core import METHODS, check_level, check_resamples
 from ragcov_data.eval.planning.coverage import ESTIMATORS, coverage_study, population_counts
 
 __all__ = ["plan", "recommend", "choose_methods", "PlanResult", "RecommendResult", "DEFAULT_METHODS"]
@@ -272,8 +272,6 @@ def choose_methods(table: pd.DataFrame, level: float = 0.95, include_naive: bool
     Returns estimator -> dict(``method``, ``coverage``, ``mc_margin``, ``mean_width``, ``qualified``,
     ``reason``).
     """
-    from ragcov_data.eval.estimates._core import METHODS
-
     if table["k"].nunique() != 1:
         raise RagcovError(f"`table` must hold one K; got K = {sorted(table['k'].unique())}.")
     k = int(table["k"].iloc[0])

@@ -32,6 +32,7 @@ from scipy import stats
 
 from ragcov_data.errors import RagcovError
 
+from ragcov_data.eval.comparisons.compare import compare
 from ragcov_data.eval.estimates._core import ESTIMATORS, check_level, interval_batch
 from ragcov_data.eval.estimates.design import design_effect
 from ragcov_data.eval.estimates.results import ComparisonResult, _JsonMixin
@@ -152,8 +153,6 @@ def _pilot_frame(pilot: Any, task: Any, metric: str | None, cluster: str | None,
     if isinstance(pilot, tuple) and len(pilot) == 2:
         if task is None:
             raise RagcovError("`pilot` is two runs: pass the `task` they were run on (task=...).")
-        from ragcov_data.eval.comparisons.compare import compare
-
         kw = {"tie_policy": tie_policy} if tie_policy else {}
         pilot = compare(pilot[0], pilot[1], task, metric or "hit@1", cluster=cluster, methods=["cr2", "t"], **kw)
     else:

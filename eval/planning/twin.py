@@ -18,6 +18,8 @@ import pandas as pd
 from scipy import optimize, signal, special, stats
 
 from ragcov_data.errors import RagcovError
+from ragcov_data.eval.estimates import _core
+from ragcov_data.eval.estimates.design import autocorrelation
 
 __all__ = ["simulate_population", "population_figures", "DocType", "DEFAULT_DOC_TYPES"]
 
@@ -76,8 +78,6 @@ def _doc_stats(doc_codes: np.ndarray, values: np.ndarray, n_docs: int) -> tuple[
 
 def _icc_anova(n: np.ndarray, s: np.ndarray, ss: np.ndarray) -> float:
     """One-way ANOVA intraclass correlation for unequal cluster sizes: the core's :func:`_core.anova_icc`."""
-    from ragcov_data.eval.estimates import _core
-
     if len(n) < 2:
         return float("nan")
     icc = float(_core.anova_icc(n, s, ss)[0])
@@ -87,8 +87,6 @@ def _icc_anova(n: np.ndarray, s: np.ndarray, ss: np.ndarray) -> float:
 def _lag1(values: np.ndarray, doc_codes: np.ndarray, doc_means: np.ndarray | None = None) -> float:
     """Pooled lag-1 autocorrelation of outcomes after removing each document's mean
     (:func:`ragcov_data.eval.design.autocorrelation`); rows in chunk order within each document."""
-    from ragcov_data.eval.estimates.design import autocorrelation
-
     return float(autocorrelation(values, doc_codes, None, 1)[0])
 
 

@@ -12,6 +12,8 @@ import importlib
 import os
 import sys
 
+from ragcov_data import __version__, engine
+from ragcov_data.cli._common import check_args_outputs
 from ragcov_data.errors import RagcovError
 
 #: Verb modules, in the order ``ragcov --help`` lists them.
@@ -23,8 +25,6 @@ DEBUG_ENV = "RAGCOV_DEBUG"
 
 def build_parser() -> argparse.ArgumentParser:
     """Assemble the top-level parser from every verb module."""
-    from ragcov_data import __version__
-
     parser = argparse.ArgumentParser(
         prog="ragcov",
         description="Honest, document-clustered evaluation of retrieval over regulatory and legal text.",
@@ -55,8 +55,6 @@ def main(argv: list[str] | None = None) -> int:
         parser = build_parser()
         args = parser.parse_args(argv)
         verb = f"ragcov {args.verb}"
-        from ragcov_data.cli._common import check_args_outputs
-
         check_args_outputs(args)  # every verb: outputs that overwrite an input or each other, before any work
         return int(args.func(args) or 0)
     except KeyboardInterrupt:
@@ -93,8 +91,6 @@ def run() -> None:
     code = main()
     if code:
         if "ray" in sys.modules:
-            from ragcov_data import engine
-
             engine.shutdown()
         sys.stdout.flush()
         sys.stderr.flush()

@@ -9,7 +9,10 @@ from typing import Any, Iterable
 
 import pandas as pd
 
+from ragcov_data.cli._outputs import DATA_FILE_NAMES, VERB_KINDS, is_own_output, refuse_foreign
 from ragcov_data.errors import RagcovError
+from ragcov_data.paths import DEFAULT_SOURCES, check_writable
+from ragcov_data.runs import FORMATS
 
 
 def int_list(text: str) -> list[int]:
@@ -30,6 +33,7 @@ def str_list(text: str) -> list[str]:
 
 def read_population(path: str, twin: bool = False, seed: int = 0) -> pd.DataFrame:
     """A population table or ``eval --json`` file: :func:`ragcov_data.studies.read_population`."""
+    # local: keeps `ragcov --help` from importing datasets and scipy.stats (the studies)
     from ragcov_data.studies import read_population as read
 
     return read(path, twin=twin, seed=seed)
@@ -78,9 +82,6 @@ def check_outputs(inputs: Iterable[tuple[str, Any]], outputs: Iterable[tuple[str
     RagcovError
         ``--json and RUN name the same file PATH: ...`` (both options and the path).
     """
-    from ragcov_data.cli._outputs import refuse_foreign
-    from ragcov_data.paths import check_writable
-
     ins = [(opt, Path(str(p)).expanduser()) for opt, p in inputs if p is not None and str(p)]
     outs = [(opt, Path(str(p)).expanduser()) for opt, p in outputs if p is not None and str(p)]
     fouts = [(opt, Path(str(p)).expanduser()) for opt, p in folder_outputs if p is not None and str(p)]
@@ -141,8 +142,6 @@ def check_args_outputs(args: argparse.Namespace) -> None:
             outputs.append((opt, value))
     if folders:  # a folder output only clashes with the task source's folders
         inputs = [(o, p) for o, p in inputs if o in ("--data-dir", "--task", "--data-files", "$RAGCOV_DATA_DIR")]
-    from ragcov_data.cli._outputs import VERB_KINDS
-
     kinds = {o: k for (v, o), k in VERB_KINDS.items() if v == verb}
     check_outputs(inputs, outputs, folder_outputs=folders, kinds=kinds)
 
@@ -163,9 +162,6 @@ def _same_path(a: Path, b: Path) -> bool:
 def _read_from_folder(path: Path, opt: str, out_opt: str = "") -> bool:
     """Would a verb read ``path`` from the input folder ``opt`` names? (A report written there before is not:
     a file that is ragcov's own output of the kind ``out_opt`` writes.)"""
-    from ragcov_data.cli._outputs import DATA_FILE_NAMES, is_own_output
-    from ragcov_data.paths import DEFAULT_SOURCES
-
     if path.name in DATA_FILE_NAMES or (path.stem in _TASK_FILES and path.suffix.lower() in _READ_SUFFIXES):
         return True
     if any(str(path.resolve()).endswith(str(Path(rel))) for rel in DEFAULT_SOURCES.values()):
@@ -189,8 +185,6 @@ def add_run_options(p: Any, *, note: str = "") -> None:
 
     ``p`` is a parser or an argument group; ``note`` prefixes each help text (e.g. ``"with --runs: "``).
     """
-    from ragcov_data.runs import FORMATS
-
     p.add_argument("--columns", default=None, metavar="MAP",
                    help=f"{note}run columns with other names, e.g. query-id=QUERY,corpus-id=DOC,score=SIM "
                         "(recognised without it: query-id/query_id/qid, corpus-id/doc_id/docid/docno, rank, score)")

@@ -6,8 +6,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ragcov_data.cli._common import add_run_options, read_population, run_options
 from ragcov_data.cli._task import add_task_source, load_task_source
 from ragcov_data.errors import InputFileError, RagcovError
+from ragcov_data.paths import check_writable
+from ragcov_data.runs import load_run
+from ragcov_data.ties import DEFAULT_TIE_POLICY, TIE_POLICIES, TIE_POLICY_ALIASES
 
 
 def load_task(args: argparse.Namespace) -> Any:
@@ -16,8 +20,6 @@ def load_task(args: argparse.Namespace) -> Any:
     The ``--json`` output path is checked first, so an unwritable path fails before any work.
     """
     if getattr(args, "json_out", None):
-        from ragcov_data.paths import check_writable
-
         check_writable(args.json_out)
     task = load_task_source(args).task
     if getattr(args, "population_size", None) is not None:
@@ -27,6 +29,7 @@ def load_task(args: argparse.Namespace) -> Any:
 
 def _check_population_size(task: Any, args: argparse.Namespace) -> None:
     """``--population-size`` below the number of sampled units is bad input, said before scoring."""
+    # local: keeps `ragcov --help` from importing scipy.stats (the evaluator)
     from ragcov_data.eval.outcomes.table import default_cluster  # the one choice of the default unit
 
     queries = task["queries"]
@@ -49,8 +52,6 @@ def add_common(p: argparse.ArgumentParser) -> None:
                         "recall@k is the share of cited provisions and hit@k whether one is found (chunk_recall@k, "
                         "chunk_hit@k: trec_eval's chunk-level ones) and recall@Bw, span_recall@Bw, precision@Bw, "
                         "iou@Bw score a context of B words")
-    from ragcov_data.ties import DEFAULT_TIE_POLICY, TIE_POLICIES, TIE_POLICY_ALIASES
-
     p.add_argument("--tie-policy", default=DEFAULT_TIE_POLICY, choices=[*TIE_POLICIES, *TIE_POLICY_ALIASES],
                    help=f"order of candidates with equal scores (default: {DEFAULT_TIE_POLICY}; "
                         + ", ".join(f"{a} = {b}" for a, b in TIE_POLICY_ALIASES.items()) + ")")
@@ -65,8 +66,6 @@ def add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--n-resamples", type=int, default=5000, help="bootstrap replicates (default: 5000)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: 0)")
     p.add_argument("--json", dest="json_out", default=None, metavar="OUT", help="also write the result as JSON")
-    from ragcov_data.cli._common import add_run_options
-
     add_run_options(p)
 
 
@@ -76,15 +75,13 @@ def read_run_arg(path: str, args: argparse.Namespace, depth: int | None = None) 
     ``depth`` keeps only the rows a metric can see (``k`` a query, plus one for the query's own chunk and every
     row tied at the boundary: :func:`ragcov_data.runs.load_run`), so memory follows the rows kept, not the file.
     """
-    from ragcov_data.cli._common import run_options
-    from ragcov_data.runs import load_run
-
     return load_run(path, **run_options(args), depth=depth)
 
 
 def metric_depth(metric: str | None) -> int | None:
     """Rows a query that scoring ``metric`` needs: its cutoff k, plus one for a self-retrieval query's own chunk
     (removed before scoring). None when no metric is named (the verb then chooses the task's own)."""
+    # local: keeps `ragcov --help` from importing scipy.stats (the evaluator)
     from ragcov_data.eval.outcomes.budget import parse_cited_metric
     from ragcov_data.eval.outcomes.metrics import parse_metric
 
@@ -102,14 +99,13 @@ def read_population_arg(path: str | None, twin: bool = False, seed: int = 0) -> 
     """The population of ``coverage`` / ``plan``: an ``eval --json`` file through the outcome stage's reader
     (its notices printed: zeroed queries, the sample scored), else any table or ``--twin``."""
     if not twin and path is not None and Path(path).suffix.lower() == ".json" and Path(path).is_file():
+        # local: keeps `ragcov --help` from importing scipy.stats (the evaluator)
         from ragcov_data.eval.outcomes.table import outcomes_from_eval_json
 
         pop, notes = outcomes_from_eval_json(path)
         for n in notes:
             print(f"note: {n}")
         return pop
-    from ragcov_data.cli._common import read_population
-
     return read_population(path, twin, seed)
 
 

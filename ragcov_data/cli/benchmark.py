@@ -4,8 +4,16 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ragcov_data import engine
+from ragcov_data._atomic import atomic_write
+from ragcov_data.baselines.registry import RETRIEVER_NAMES
 from ragcov_data.cli._common import int_list, str_list
+from ragcov_data.cli.run import add_engine_options, engine_kwargs
 from ragcov_data.errors import RagcovError
+from ragcov_data.paths import check_writable
+from ragcov_data.pipeline import DEFAULT_RETRIEVERS, run_benchmark
+from ragcov_data.reporting import write_report
+from ragcov_data.task import is_task_folder
 
 #: Measured wall time of the default set (stated in --help).
 DEFAULT_TIMING = ("Wall time on the shared data and 2 cores: see the README (cold embedding cache; the encoders take "
@@ -34,9 +42,6 @@ def add_parser(sub) -> None:
     p.add_argument("--data-dir", help="data folder (default: $RAGCOV_DATA_DIR)")
     p.add_argument("--out", default="reports", help="output folder (default: reports/)")
     p.add_argument("--chunk-words", type=int, default=100, help="words a chunk (default: 100)")
-    from ragcov_data.baselines.registry import RETRIEVER_NAMES
-    from ragcov_data.pipeline import DEFAULT_RETRIEVERS
-
     p.add_argument("--retrievers", type=str_list, default=None, metavar="R[,R...]",
                    help="baselines to run, any of " + ", ".join(RETRIEVER_NAMES) + "; or 'all' (every installed "
                         "one). Default: the installed ones of " + ",".join(DEFAULT_RETRIEVERS) + " (dense = "
@@ -54,32 +59,20 @@ def add_parser(sub) -> None:
                    help="hide progress bars (they show only on a terminal, on stderr, in any case)")
     p.add_argument("--latex", dest="latex_out", default=None, metavar="OUT",
                    help="also write the summary tables (every task's systems) as LaTeX booktabs tables")
-    from ragcov_data.cli.run import add_engine_options
-
     add_engine_options(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from ragcov_data.reporting import write_report
-    from ragcov_data.paths import check_writable
-    from ragcov_data.pipeline import run_benchmark
-
     check_writable(args.out, folder=True)  # before minutes of work, not after
     if args.latex_out:
         check_writable(args.latex_out)
-    from ragcov_data.cli.run import engine_kwargs
-
     eng = engine_kwargs(args)
-    from ragcov_data.task import is_task_folder
-
     if args.data_dir and is_task_folder(args.data_dir):
         raise RagcovError(f"--data-dir {args.data_dir!r} is a task folder; the benchmark builds its tasks from the "
                           "data folder (aneel/, juristcu/). Run a retriever on the folder with `ragcov run --task "
                           "DIR` and score it with `ragcov eval --task DIR`.")
     reps, ks, nres = _settings(args)
-    from ragcov_data import engine
-
     try:
         results = run_benchmark(args.data_dir, chunk_words=args.chunk_words, retrievers=args.retrievers, reps=reps,
                                 ks=ks, n_resamples=nres, seed=args.seed,
@@ -108,7 +101,7 @@ def _settings(args: argparse.Namespace) -> tuple[int, list[int], int]:
 
 def _write_latex(results: dict, path: str) -> None:
     """The LaTeX summary table (:func:`ragcov_data.reporting.console.latex_summary`), written atomically."""
-    from ragcov_data._atomic import atomic_write
+    # local: keeps `ragcov --help` from importing matplotlib and scipy.stats
     from ragcov_data.reporting.console import latex_summary
 
     atomic_write(path, latex_summary(results))
@@ -117,6 +110,7 @@ def _write_latex(results: dict, path: str) -> None:
 
 def _summary(results) -> str:
     """One compact table and one short sentence per task (:func:`ragcov_data.reporting.console.summary`)."""
+    # local: keeps `ragcov --help` from importing matplotlib and scipy.stats
     from ragcov_data.reporting.console import summary
 
     return summary(results)

@@ -14,9 +14,12 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from ragcov_data import sources
+from ragcov_data.api import load_dataset
 from ragcov_data.cli._task import (DEFAULT_DATASET, _chunking_given, add_sample_options, add_task_source,
                                    sample_kwargs, sample_line, source_kwargs, task_folder)
 from ragcov_data.errors import RagcovError
+from ragcov_data.task import Task, check_task_out, manifest_of
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -43,9 +46,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
 
 def _build_registered(args: argparse.Namespace) -> int:
     """Any other registered benchmark: load it through its builder and print its manifest counts."""
-    from ragcov_data.api import load_dataset
-    from ragcov_data.task import Task, manifest_of
-
     ds = load_dataset(args.dataset, args.config, data_dir=args.data_dir, show_progress=False)
     manifest = manifest_of(ds)
     summary = {"dataset": args.dataset, "config": manifest.get("config", {}).get("name"),
@@ -83,9 +83,6 @@ def _units_line(manifest: dict) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ragcov_data import sources
-    from ragcov_data.task import check_task_out
-
     if args.out:
         check_task_out(args.out)  # before the work: an unwritable or unsafe folder fails at once
     if task_folder(args) is not None and args.config is not None:

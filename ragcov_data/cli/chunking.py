@@ -9,13 +9,15 @@ import argparse
 import sys
 from typing import Any
 
-from ragcov_data.cli._task import add_task_source
+from ragcov_data.cli._task import add_task_source, source_kwargs
+from ragcov_data.cli.chunking_cited import dispatch, extend_parser  # --dataset irpf / cited_questions
+from ragcov_data.cli.run import RETRIEVERS, make_retriever
 from ragcov_data.errors import RagcovError
+from ragcov_data.paths import check_writable
+from ragcov_data.sources import task_folder
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    from ragcov_data.cli.run import RETRIEVERS
-
     p = sub.add_parser(
         "chunking",
         help="compare word-window and dispositivo chunking of one acervo, paired by document",
@@ -31,8 +33,6 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--model", help="dense only: sentence-transformers name or path, or a packaged encoder")
     p.add_argument("--variant", default="okapi", help="bm25 only: okapi, robertson, lucene, bm25l, bm25+")
     add_task_source(p)
-    from ragcov_data.cli.chunking_cited import extend_parser  # --dataset irpf / cited_questions
-
     extend_parser(p)
     p.add_argument("--metric", default="hit@1", help="metric of both tasks (default: hit@1)")
     p.add_argument("--level", type=float, default=0.95, help="confidence level (default: 0.95)")
@@ -56,7 +56,7 @@ def _tasks(args: argparse.Namespace) -> dict[str, Any]:
     if getattr(args, "task", None) or (args.dataset not in (None, "aneel_taesa")):
         raise RagcovError("`ragcov chunking` builds tasks from an acervo: give --data-dir (the aneel_taesa source "
                           "data) or --data-files, not a task folder or another dataset.")
-    from ragcov_data.cli._task import source_kwargs
+    # local: keeps `ragcov --help` from importing datasets and scipy.stats (the studies)
     from ragcov_data.studies import acervo_chunkings
 
     return acervo_chunkings(source_kwargs(args), show_progress=not args.quiet)
@@ -65,8 +65,6 @@ def _tasks(args: argparse.Namespace) -> dict[str, Any]:
 def _built_task(data_dir: Any) -> str | None:
     """What a --data-dir holding an already built task is ("a task folder", "queries/qrels tables"), else None."""
     from pathlib import Path
-
-    from ragcov_data.sources import task_folder
 
     if not data_dir or not Path(data_dir).is_dir():
         return None
@@ -78,9 +76,7 @@ def _built_task(data_dir: Any) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ragcov_data.cli.chunking_cited import dispatch
-    from ragcov_data.cli.run import make_retriever
-    from ragcov_data.paths import check_writable
+    # local: keeps `ragcov --help` from importing datasets and scipy.stats (the studies)
     from ragcov_data.studies import chunking_comparison
 
     code = dispatch(args)  # cited questions (--dataset irpf / cited_questions): their own comparison

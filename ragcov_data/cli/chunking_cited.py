@@ -20,7 +20,10 @@ import re
 import sys
 from typing import Any
 
+from ragcov_data.cli.run import RETRIEVERS, make_retriever
 from ragcov_data.errors import RagcovError
+from ragcov_data.loaders.chunkers import resolve
+from ragcov_data.paths import check_writable
 
 #: Datasets this branch of ``ragcov chunking`` serves.
 DATASETS = ("irpf", "cited_questions")
@@ -64,8 +67,6 @@ def _split(value: str | None) -> list[str]:
 def dispatch(args: argparse.Namespace) -> int | None:
     """Run the cited-questions comparison when ``--dataset`` is one of :data:`DATASETS` (returns the exit
     code); else check that the acervo branch got one retriever and return None."""
-    from ragcov_data.cli.run import RETRIEVERS
-
     retrievers = _split(args.retriever)
     bad = [r for r in retrievers if r not in RETRIEVERS]
     if bad or not retrievers:
@@ -93,8 +94,6 @@ def dispatch(args: argparse.Namespace) -> int | None:
 def _chunkings(value: str | None, chunker_names: list[str] | None = None) -> list[tuple[str, dict[str, Any]]]:
     """``(name, build_cited_task keywords)`` of every chunking asked for: the ``--chunking`` list (default:
     :data:`DEFAULT_CHUNKINGS` when no ``--chunker`` is given), then each ``--chunker``."""
-    from ragcov_data.loaders.chunkers import resolve
-
     names = _split(value) or ([] if chunker_names else list(DEFAULT_CHUNKINGS))
     out = []
     for n in names:
@@ -133,6 +132,7 @@ def _sources(args: argparse.Namespace) -> tuple[Any, Any]:
     from pathlib import Path
 
     if args.dataset == "irpf":
+        # local: keeps `ragcov --help` from importing datasets (the cited-questions loader)
         from ragcov_data.loaders.cited_questions import IRPF_FILES, irpf_dir
 
         given = [opt for opt, v in (("--data-files", args.data_files), ("--questions", args.questions)) if v]
@@ -152,8 +152,7 @@ def run_cited(args: argparse.Namespace, retrievers: list[str]) -> int:
     """Build every chunking, run every retriever, print the family-wise table; write JSON if asked."""
     import copy
 
-    from ragcov_data.cli.run import make_retriever
-    from ragcov_data.paths import check_writable
+    # local: keeps `ragcov --help` from importing datasets and scipy.stats (the studies)
     from ragcov_data.studies import cited_study, cited_tasks
 
     if args.json_out:

@@ -46,6 +46,7 @@ def add_parser(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # local: keeps `ragcov --help` from importing scipy.stats (the evaluator)
     from ragcov_data.eval.planning.coverage import coverage_study
 
     pop = read_population_arg(args.population, args.twin, args.seed)

@@ -4,7 +4,12 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from ragcov_data.cli._common import add_run_options
+from ragcov_data.cli._evalcommon import metric_depth, read_run_arg
+from ragcov_data.cli._task import add_task_source, load_task_source
 from ragcov_data.errors import RagcovError
+from ragcov_data.paths import check_writable
+from ragcov_data.ties import DEFAULT_TIE_POLICY, TIE_POLICIES, TIE_POLICY_ALIASES
 
 #: Compression suffixes dropped before the format suffix when a run is named by its file stem.
 _COMPRESSED = (".gz", ".bz2", ".xz")
@@ -23,16 +28,12 @@ def add_parser(sub) -> None:
                "--data-dir data --metric ndcg@10 --by group --html board.html",
     )
     p.add_argument("runs", nargs="+", metavar="RUN", help="run file (TREC, CSV/TSV, parquet, JSON) or NAME=PATH")
-    from ragcov_data.cli._task import add_task_source
-
     add_task_source(p)
     p.add_argument("--metric", default=None,
                    help="hit@k, ndcg@k, p@k, r@k, mrr@k (default: the task's own: hit@1 for self-retrieval, "
                         "ndcg@10 for graded or pooled judgments; printed in the header)")
     p.add_argument("--estimator", default="micro", choices=("micro", "macro"),
                    help="micro = mean over queries, trec_eval's number (default); macro = mean of cluster means")
-    from ragcov_data.ties import DEFAULT_TIE_POLICY, TIE_POLICIES, TIE_POLICY_ALIASES
-
     p.add_argument("--tie-policy", default=DEFAULT_TIE_POLICY, choices=[*TIE_POLICIES, *TIE_POLICY_ALIASES],
                    help=f"order of candidates with equal scores, for every run (default: {DEFAULT_TIE_POLICY})")
     p.add_argument("--relevance-threshold", type=int, default=1, help="minimum relevant grade (default: 1)")
@@ -50,8 +51,6 @@ def add_parser(sub) -> None:
     p.add_argument("--markdown", dest="md_out", default=None, metavar="OUT", help="write markdown tables")
     p.add_argument("--latex", dest="latex_out", default=None, metavar="OUT",
                    help="write LaTeX booktabs tables (systems and pairs per group; needs \\usepackage{booktabs})")
-    from ragcov_data.cli._common import add_run_options
-
     add_run_options(p)
     p.set_defaults(func=run)
 
@@ -87,10 +86,8 @@ def parse_runs(items: list[str]) -> dict[str, str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ragcov_data.cli._evalcommon import metric_depth, read_run_arg
-    from ragcov_data.cli._task import load_task_source
+    # local: keeps `ragcov --help` from importing scipy.stats (the evaluator)
     from ragcov_data.eval import leaderboard
-    from ragcov_data.paths import check_writable
 
     paths = parse_runs(args.runs)
     for out in (args.json_out, args.html_out, args.md_out, args.latex_out):  # inputs: checked by the CLI's main

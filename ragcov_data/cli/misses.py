@@ -7,8 +7,12 @@ from __future__ import annotations
 
 import argparse
 
+from ragcov_data._atomic import atomic_write
+from ragcov_data.cli._common import add_run_options
 from ragcov_data.cli._evalcommon import load_task, read_run_arg
 from ragcov_data.cli._task import add_task_source
+from ragcov_data.paths import check_writable
+from ragcov_data.ties import DEFAULT_TIE_POLICY, TIE_POLICIES, TIE_POLICY_ALIASES
 
 
 def add_parser(sub) -> None:
@@ -30,8 +34,6 @@ def add_parser(sub) -> None:
     )
     p.add_argument("run", help="run file: TREC, CSV/TSV with a header, parquet or JSON; .gz/.bz2/.xz too")
     add_task_source(p)
-    from ragcov_data.ties import DEFAULT_TIE_POLICY, TIE_POLICIES, TIE_POLICY_ALIASES
-
     p.add_argument("--tie-policy", default=DEFAULT_TIE_POLICY, choices=[*TIE_POLICIES, *TIE_POLICY_ALIASES],
                    help=f"order of candidates with equal scores (default: {DEFAULT_TIE_POLICY})")
     p.add_argument("--cluster", default=None, help="queries column of the unit (default: doc_id)")
@@ -49,8 +51,6 @@ def add_parser(sub) -> None:
     p.add_argument("--edition-overlap", type=float, default=None, metavar="J",
                    help="other_edition: Jaccard of the two documents' 5-gram sets from which a same-series "
                         "document is another edition (default: 0.5)")
-    from ragcov_data.cli._common import add_run_options
-
     add_run_options(p)
     p.add_argument("--json", dest="json_out", default=None, metavar="OUT", help="also write the result as JSON")
     p.add_argument("--csv", dest="csv_out", default=None, metavar="OUT", help="also write the misses table as CSV")
@@ -58,8 +58,8 @@ def add_parser(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # local: keeps `ragcov --help` from importing scipy.stats (the evaluator)
     from ragcov_data.eval.misses.analysis import misses
-    from ragcov_data.paths import check_writable
 
     if args.csv_out:
         check_writable(args.csv_out)
@@ -75,8 +75,6 @@ def run(args: argparse.Namespace) -> int:
         res.to_json(args.json_out)
         print(f"wrote {args.json_out}")
     if args.csv_out:
-        from ragcov_data._atomic import atomic_write
-
         atomic_write(args.csv_out, res.to_frame().to_csv(index=False))
         print(f"wrote {args.csv_out}")
     return 0

@@ -7,9 +7,12 @@ import warnings
 
 import pandas as pd
 
-from ragcov_data.cli._common import str_list
-from ragcov_data.cli._evalcommon import read_population_arg
+from ragcov_data.cli._common import add_run_options, str_list
+from ragcov_data.cli._evalcommon import load_task, read_population_arg, read_run_arg
+from ragcov_data.cli._task import add_task_source
 from ragcov_data.errors import RagcovError
+from ragcov_data.paths import check_writable
+from ragcov_data.ties import DEFAULT_TIE_POLICY, TIE_POLICIES, TIE_POLICY_ALIASES
 
 
 def add_parser(sub) -> None:
@@ -64,17 +67,12 @@ def _add_difference(p: argparse.ArgumentParser) -> None:
     g.add_argument("--runs", nargs=2, metavar=("RUN_A", "RUN_B"), default=None,
                    help="pilot from two run files scored on the task source below (instead of a pilot file)")
     g.add_argument("--json", dest="json_out", default=None, metavar="OUT", help="also write the power plan as JSON")
-    from ragcov_data.cli._task import add_task_source
-    from ragcov_data.ties import DEFAULT_TIE_POLICY, TIE_POLICIES, TIE_POLICY_ALIASES
-
     g.add_argument("--metric", default=None, help="with --runs: hit@k, ndcg@k, p@k, r@k, mrr@k (default: hit@1)")
     g.add_argument("--cluster", default=None,
                    help="with --runs: queries column of the sampled unit (default: source_key, else doc_id, else the "
                         "query)")
     g.add_argument("--tie-policy", default=None, choices=[*TIE_POLICIES, *TIE_POLICY_ALIASES],
                    help=f"with --runs: order of candidates with equal scores (default: {DEFAULT_TIE_POLICY})")
-    from ragcov_data.cli._common import add_run_options
-
     add_run_options(g, note="with --runs: ")
     add_task_source(p)
 
@@ -87,6 +85,7 @@ _TASK_SOURCE = {"--data-dir": "data_dir", "--dataset": "dataset", "--data-files"
 
 
 def run(args: argparse.Namespace) -> int:
+    # local: keeps `ragcov --help` from importing scipy.stats (the evaluator)
     from ragcov_data.eval.planning.planner import plan, recommend
 
     if args.difference is not None:
@@ -114,6 +113,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _run_difference(args: argparse.Namespace) -> int:
     """``--difference``: the power plan from a pilot file or two runs on a task source."""
+    # local: keeps `ragcov --help` from importing scipy.stats (the evaluator)
     from ragcov_data.eval.planning.power import plan_difference
 
     for flag, dest in _HALFWIDTH_ONLY.items():
@@ -122,15 +122,11 @@ def _run_difference(args: argparse.Namespace) -> int:
     if args.runs and args.population:
         raise RagcovError(f"give a pilot file ({args.population!r}) or --runs A B, not both.")
     if args.json_out:
-        from ragcov_data.paths import check_writable
-
         check_writable(args.json_out)
     kw = dict(n_systems=args.systems, power=args.power, level=args.level, family=args.family,
               estimators=args.estimators, simulate=not args.no_confirm,
               reps=2000 if args.reps is None else args.reps, seed=args.seed)
     if args.runs:
-        from ragcov_data.cli._evalcommon import load_task, read_run_arg
-
         task = load_task(argparse.Namespace(**{**vars(args), "json_out": None}))
         pilot = (read_run_arg(args.runs[0], args), read_run_arg(args.runs[1], args))
         res = plan_difference(pilot, args.difference, task=task, metric=args.metric, cluster=args.cluster,
@@ -153,6 +149,7 @@ def _run_difference(args: argparse.Namespace) -> int:
 
 def read_pilot(path: str) -> pd.DataFrame:
     """Paired differences of a pilot: :func:`ragcov_data.studies.read_pilot`."""
+    # local: keeps `ragcov --help` from importing datasets and scipy.stats (the studies)
     from ragcov_data.studies import read_pilot as read
 
     return read(path)

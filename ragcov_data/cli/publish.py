@@ -7,10 +7,13 @@ from __future__ import annotations
 
 import argparse
 
+from ragcov_data.api import load_dataset
+from ragcov_data.paths import check_writable
+from ragcov_data.publish import publish
+from ragcov_data.registry import builder_class, list_datasets
+
 
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    from ragcov_data.registry import list_datasets
-
     p = subparsers.add_parser(
         "publish",
         help="write a benchmark as parquet + dataset card (datasets.load_dataset(folder, 'queries') works)",
@@ -36,11 +39,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
 
 
 def run(args: argparse.Namespace) -> int:
-    from ragcov_data.api import load_dataset
-    from ragcov_data.publish import publish
-    from ragcov_data.paths import check_writable
-    from ragcov_data.registry import builder_class
-
     check_writable(args.out, folder=True)  # before any build
     cls = builder_class(args.dataset)
     configs: list[str | None] = list(args.config or [])

@@ -4,6 +4,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from ragcov_data.paths import check_writable
+from ragcov_data.reporting import load_results, write_report
+
 
 def add_parser(sub) -> None:
     p = sub.add_parser(
@@ -19,9 +22,6 @@ def add_parser(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ragcov_data.paths import check_writable
-    from ragcov_data.reporting import load_results, write_report
-
     src = Path(args.results)
     out = Path(args.out) if args.out else (src if src.is_dir() else src.parent)
     check_writable(out, folder=True)

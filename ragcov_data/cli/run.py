@@ -18,9 +18,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ragcov_data.baselines.registry import RETRIEVER_NAMES
-from ragcov_data.cli._task import add_sample_options, add_task_source, load_task_source
+from ragcov_data import engine
+from ragcov_data.baselines import save_run
+from ragcov_data.baselines.registry import RETRIEVERS as SPECS, RETRIEVER_NAMES, make_retriever as build
+from ragcov_data.cli._task import add_sample_options, add_task_source, load_task_source, sample_line
+from ragcov_data.engine import ENGINES
 from ragcov_data.errors import RagcovError
+from ragcov_data.paths import check_writable
+from ragcov_data.sampling import sample_tag
 
 #: Every baseline by name (:mod:`ragcov_data.baselines.registry`).
 RETRIEVERS = RETRIEVER_NAMES
@@ -51,8 +56,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
 
 def add_engine_options(p: argparse.ArgumentParser) -> None:
     """``--engine {local,ray}``, ``--workers N``, ``--address ADDR`` (run, benchmark)."""
-    from ragcov_data.engine import ENGINES
-
     g = p.add_argument_group("engine (where the search runs; the run is the same)")
     g.add_argument("--engine", default="local", choices=ENGINES,
                    help="local: this process (default); ray: query shards and dense encoding on a Ray cluster "
@@ -73,8 +76,6 @@ def engine_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     unreachable one fails before the task is built.
     """
     import warnings
-
-    from ragcov_data import engine
 
     engine.check_engine(args.engine, args.workers, args.address)
     timeout = getattr(args, "connect_timeout", None)
@@ -98,8 +99,6 @@ def engine_kwargs(args: argparse.Namespace) -> dict[str, Any]:
 def make_retriever(args: argparse.Namespace) -> Any:
     """The retriever named by ``args.retriever`` (:func:`ragcov_data.baselines.registry.make_retriever`),
     configured from the other options."""
-    from ragcov_data.baselines.registry import RETRIEVERS as SPECS, make_retriever as build
-
     name = args.retriever
     options = SPECS[name].options if name in SPECS else ()
     if args.model and "model" not in options:
@@ -113,9 +112,7 @@ def make_retriever(args: argparse.Namespace) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ragcov_data.baselines import save_run
-    from ragcov_data.cli._task import sample_line
-    from ragcov_data.paths import check_writable
+    # local: keeps `ragcov --help` from importing datasets and scipy.stats (the studies)
     from ragcov_data.studies import make_run
 
     if args.k < 1:
@@ -148,6 +145,4 @@ def _sample_tag(name: str, attrs: dict[str, Any]) -> str | None:
     spec); None without a sample."""
     if "sample" not in attrs:
         return None
-    from ragcov_data.sampling import sample_tag
-
     return sample_tag(name, attrs["sample"])

@@ -405,6 +405,7 @@ class _Vigencia:
         self.passages = self.words = self.documents = 0
 
     def read(self, data: bytes, fmt: str, display: str) -> tuple[str, tuple[tuple[int, int], ...]]:
+        # local: keeps `import ragcov_data.legal.acervo` (read_acervo, load_dataset) free of pandas
         from ragcov_data.legal import vigencia
 
         struck: list[tuple[int, int]] = []
@@ -539,6 +540,7 @@ def read_acervo(
 
 def _stated_status(col: _Collector, vig: _Vigencia) -> tuple[list[Document], list[str], dict[str, Any]]:
     """Documents with the status their text states; the ``status`` metadata field when annotated."""
+    # local: keeps `import ragcov_data.legal.acervo` (read_acervo, load_dataset) free of pandas
     from ragcov_data.legal import vigencia
 
     docs = [d._replace(status=vigencia.document_status(d.text)) for d in col.documents]

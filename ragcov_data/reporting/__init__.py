@@ -31,6 +31,8 @@ def write_report(results: Mapping[str, Any], out_dir: str | os.PathLike) -> dict
     dict
         ``{"html": ..., "markdown": ..., "json": ..., "figures": ...}`` paths, plus one per table.
     """
+    # local: keeps `ragcov --help` from importing matplotlib (the renderer draws the figures); at module level its
+    # `figures` would also hide the submodule of that name
     from ragcov_data.reporting.render import figures, render_html, render_markdown
 
     out = Path(out_dir)

@@ -11,6 +11,9 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from ragcov_data._format import num, pct
+from ragcov_data.eval.comparisons.leaderboard_latex import board_tables
+from ragcov_data.eval.comparisons.leaderboard_render import Board, head, short_sentence, tier_text
+from ragcov_data.reporting.studies import flip_difference
 
 __all__ = ["summary", "latex_summary", "task_boards", "board_table", "MAX_LINE"]
 
@@ -59,8 +62,6 @@ def _verified_false(x: Any) -> bool:
 def board_table(board: Mapping[str, Any], group: str = ALL) -> tuple[list[str], list[tuple[str, Any]]]:
     """The compact table of ``group`` (lines) and (name, coverage) of its systems whose interval is not
     verified."""
-    from ragcov_data.eval.comparisons.leaderboard_render import Board, tier_text
-
     b = Board(board)
     sy = b.sy(group)
     lvl = f"{b.level:.0%}"
@@ -133,8 +134,6 @@ def _coverage_lines(results: Mapping[str, Any]) -> list[str]:
 
 def _study_line(results: Mapping[str, Any]) -> str | None:
     """The ANEEL chunking study in one short line: the difference in per-document hit@1 and the misses."""
-    from ragcov_data.reporting.studies import flip_difference
-
     d = flip_difference(results.get("chunkings") or {})
     m = results.get("misses") or {}
     if d is None and not m:
@@ -186,8 +185,6 @@ def _pool_lines(board: Mapping[str, Any]) -> list[str]:
 
 def summary(results: Mapping[str, Any]) -> str:
     """The console summary of a benchmark run (see the module docstring)."""
-    from ragcov_data.eval.comparisons.leaderboard_render import short_sentence
-
     boards = task_boards(results)
     n_ret = len(results.get("retrievers") or [])
     lines = [f"ragcov benchmark: {len(boards)} tables, {n_ret} retriever{'s' if n_ret != 1 else ''}, "
@@ -195,8 +192,6 @@ def summary(results: Mapping[str, Any]) -> str:
     for key, title, board in boards:
         lines.append(title)
         if board:
-            from ragcov_data.eval.comparisons.leaderboard_render import head
-
             lines.append(_fit("  " + head(board, ALL)))
             table, unverified = board_table(board)
             lines += table
@@ -224,8 +219,6 @@ def summary(results: Mapping[str, Any]) -> str:
 def latex_summary(results: Mapping[str, Any]) -> str:
     """The summary's tables as LaTeX booktabs floats: every task's systems over all its queries (the
     leaderboard's own ``--latex`` gives the pairs and groups too)."""
-    from ragcov_data.eval.comparisons.leaderboard_latex import board_tables
-
     parts = []
     for key, title, board in task_boards(results):
         if board:

@@ -34,7 +34,11 @@ from typing import Any, Mapping, Sequence
 import pandas as pd
 
 from ragcov_data.errors import RagcovError
+from ragcov_data.eval import evaluate, leaderboard
+from ragcov_data.eval.estimates.evaluator import ALL_GROUP
+from ragcov_data.eval.outcomes.metrics import parse_metric
 from ragcov_data.loaders.juristcu import FULL_CORPUS_DOCS, SUBSET_NOTE
+from ragcov_data.task import manifest_of
 
 __all__ = ["juristcu_section", "SUBSET_NOTE", "GROUP_ORDER", "DEFAULT_METRICS"]
 
@@ -55,8 +59,6 @@ _COLS = ["estimate", "se", "df", "low", "high"]
 
 def _frames(task: Any) -> tuple[pd.DataFrame, int | None, str | None]:
     """Queries (with ``group`` and ``source_key``), corpus size and the manifest's corpus note."""
-    from ragcov_data.task import manifest_of
-
     try:
         q = task["queries"]
     except (KeyError, TypeError):
@@ -87,8 +89,6 @@ def _section_iv(runs: Any, metrics: Any, level: float) -> tuple[dict[str, pd.Dat
     metrics = (metrics,) if isinstance(metrics, str) else tuple(metrics)
     if not metrics:
         raise RagcovError("`metrics` is empty; pass e.g. ('ndcg@10', 'p@10', 'r@10', 'mrr@10').")
-    from ragcov_data.eval.outcomes.metrics import parse_metric
-
     for m in metrics:
         parse_metric(m)
     if not 0 < level < 1:
@@ -189,9 +189,6 @@ def juristcu_section(
 def _estimates(runs: Mapping[str, pd.DataFrame], task: Any, metrics: Sequence[str], groups: Sequence[str],
                common: dict[str, Any]) -> pd.DataFrame:
     """One row per retriever x metric x group (the group's methods) and overall (the overall methods)."""
-    from ragcov_data.eval import evaluate
-    from ragcov_data.eval.estimates.evaluator import ALL_GROUP
-
     est_rows = []
     for name, run in runs.items():
         for metric in metrics:
@@ -217,8 +214,6 @@ def _section_attrs(level: float, seed: int, relevance_threshold: int, note: str)
 def _leaderboards(runs: Mapping[str, pd.DataFrame], task: Any, metrics: Sequence[str],
                   common: Mapping[str, Any]) -> dict[str, Any]:
     """One leaderboard per metric, by group: each group's pairs are one family (Holm, max-|t|)."""
-    from ragcov_data.eval import leaderboard
-
     return {m: leaderboard(runs, task, metric=m, by="group", level=common["level"], seed=common["seed"],
                            n_resamples=common["n_resamples"], relevance_threshold=common["relevance_threshold"])
             for m in metrics}
@@ -227,8 +222,6 @@ def _leaderboards(runs: Mapping[str, pd.DataFrame], task: Any, metrics: Sequence
 def _pair_row(lb: Any, a: str, b: str, metric: str, group: str) -> dict[str, Any]:
     """The pair (a, b) of one group of a leaderboard, as ``A - B`` in ``runs`` order (the leaderboard
     orients pairs by rank; here every row of a pair has the same sign convention)."""
-    from ragcov_data.eval.estimates.evaluator import ALL_GROUP
-
     g = ALL_GROUP if group == OVERALL else group
     pr = lb.pairs[lb.pairs["group"] == g]
     hit = pr[((pr["a"] == a) & (pr["b"] == b)) | ((pr["a"] == b) & (pr["b"] == a))].iloc[0]

@@ -12,6 +12,8 @@ import html
 import math
 from typing import Any, Mapping, Sequence
 
+from ragcov_data.eval.comparisons.leaderboard_render import p_text
+
 
 __all__ = ["verdicts", "verdict_items", "family_caption", "juristcu_caption", "chunking_html", "verdicts_md",
            "chunking_md", "is_family_wise"]
@@ -30,8 +32,6 @@ def _n(x: Any, nd: int = 4, sign: bool = False) -> str:
 
 
 def _p(x: Any) -> str:
-    from ragcov_data.eval.comparisons.leaderboard_render import p_text
-
     return p_text(x)
 
 

@@ -16,6 +16,7 @@ from typing import Any, Mapping, Sequence
 import pandas as pd
 
 from ragcov_data._format import num
+from ragcov_data._json import to_jsonable
 
 __all__ = ["budget_block", "leaderboard_block", "pair_records", "single_system_sentence", "chunking_block", "misses_block",
            "misses_table", "flip_difference", "as_ranked", "study_sentence", "FLAG_PHRASES"]
@@ -31,8 +32,6 @@ FLAG_PHRASES = {"same_type": "retrieved a chunk of a document of the same type",
 
 def leaderboard_block(lb: Any, task: str) -> dict[str, Any]:
     """``lb.to_dict()`` plus ``task``, ``sentence`` (overall separability) and ``separable`` by group."""
-    from ragcov_data._json import to_jsonable
-
     groups = list(pd.unique(lb.systems["group"]))
     out = to_jsonable(lb.to_dict())
     out.update({"task": task, "sentence": lb.separable(ALL) if ALL in groups else lb.separable(groups[0]),
@@ -100,8 +99,6 @@ def as_ranked(comparisons: Sequence[Mapping[str, Any]], board: Mapping[str, Any]
 
 def chunking_block(cmp_: Any, retriever: str) -> dict[str, Any]:
     """``ChunkingComparison.to_dict()`` plus the retriever that ran on both chunkings."""
-    from ragcov_data._json import to_jsonable
-
     out = to_jsonable(cmp_.to_dict())
     out["retriever"] = retriever
     return out
@@ -109,8 +106,6 @@ def chunking_block(cmp_: Any, retriever: str) -> dict[str, Any]:
 
 def misses_block(res: Any, retriever: str, chunking: str) -> dict[str, Any]:
     """The summary of a :class:`~ragcov_data.eval.misses.MissesResult`, without the per-miss list."""
-    from ragcov_data._json import to_jsonable
-
     return to_jsonable({"retriever": retriever, "chunking": chunking, "n_queries": res.n_queries,
                         "n_misses": res.n_misses, "flags": res.flags, "by_type": res.by_type,
                         "by_type_flags": res.by_type_flags, "tie_policy": res.tie_policy, "level": res.level,
@@ -179,6 +174,7 @@ def budget_block(study: Any, budget: int) -> dict[str, Any]:
     for the report: ``answer`` (which cut wins at ``budget`` words, its difference and simultaneous interval
     against the next cut), ``sentence``, ``curve`` (every system's recall within every budget, with its
     interval: the figure's points) and ``families`` (each budget's leaderboard block)."""
+    # local: keeps `ragcov --help` from importing the evaluator (scipy.stats)
     from ragcov_data.eval.outcomes.budget import CONTEXT_NOTE
 
     answer = study.budget_answer(budget)
