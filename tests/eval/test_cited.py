@@ -220,18 +220,9 @@ def test_cited_chunking_study_runs_through_the_runner_it_is_given(tmp_path):
     """The study never indexes or searches itself: its default runner (``engine.run_task``) gives the values
     that retrievers indexed and searched by hand give, and a runner passed in is called once a system, on the
     chunking's task, for the scored questions in order, deep enough for the largest budget."""
-    import warnings
-
-    from ragcov_data.baselines import BM25, TfIdf
     from ragcov_data.eval.comparisons.cited import cited_chunking_study
-    from ragcov_data.loaders.cited_questions import build_cited_task
 
-    acts, questions = _study_files(tmp_path)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        tasks = {"words-10": build_cited_task(acts, questions, chunking="words", chunk_words=10, query_words=5),
-                 "article": build_cited_task(acts, questions, chunking="article", query_words=5)}
-    makers = {"bm25": lambda: BM25(show_progress=False), "tfidf": lambda: TfIdf(show_progress=False)}
+    tasks, makers = _study(tmp_path)
     calls = []
 
     def by_hand(retriever, task, *, k, queries):
