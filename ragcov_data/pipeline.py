@@ -2,7 +2,7 @@
 two chunkings, analyse the misses, study coverage — the results a report renders.
 
 Every pairwise comparison comes from :func:`ragcov_data.eval.leaderboard` (one family of all pairs:
-simultaneous max-|t| intervals and Holm-adjusted p-values); the chunking study runs the first of BM25 /
+simultaneous intervals and their own family-adjusted p-values); the chunking study runs the first of BM25 /
 the first retriever on both chunkings (``words-<chunk_words>`` and ``dispositivo``), compares them paired
 by document (:func:`ragcov_data.eval.chunkings.compare_chunkings`) and flags every hit@1 miss of both runs
 (:func:`ragcov_data.eval.misses`).
@@ -386,7 +386,7 @@ def _family(runs: Mapping[str, pd.DataFrame], evals: Mapping[str, Any], ds: Any,
     from ragcov_data.eval import leaderboard
 
     log(f"leaderboard of {len(names)} retrievers: {len(names) * (len(names) - 1) // 2} pairs, one family "
-        "(simultaneous max-|t| intervals, Holm p_adj)")
+        "(simultaneous intervals; p_adj from the same test)")
     lb = leaderboard(runs, ds, metric="hit@1", **kwargs)
     per_doc = {n: evals[n].per_document.set_index("cluster")["rate"] for n in names}
     return leaderboard_block(lb, "aneel_taesa"), pair_records(lb, per_doc)

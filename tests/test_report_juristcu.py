@@ -1,5 +1,5 @@
 """The JurisTCU part of the report (HTML and markdown) is worded by its units, prints no nan, and every
-pairwise table in it is family-wise (Holm p_adj, simultaneous intervals, said in the caption)."""
+pairwise table in it is family-wise (simultaneous intervals and their own p_adj, said in the caption)."""
 from __future__ import annotations
 
 import re

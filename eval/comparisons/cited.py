@@ -5,7 +5,7 @@ chunking, so chunkings and retrievers are compared *paired by question*. What ch
 is the corpus and therefore the qrels; what stays is the question and the provisions its answer cites.
 So each (chunking, retriever) run is scored per question against its own chunking's qrels, and the
 per-question values of every system go into one value table that the leaderboard's family machinery
-(:func:`leaderboard_from_values`) ranks: Holm-adjusted pair tests, simultaneous intervals, ranks, tiers.
+(:func:`leaderboard_from_values`) ranks: simultaneous pair intervals with their own adjusted p-values, ranks, tiers.
 
 Metrics (per question; :func:`per_query_values`)
 -----------------------------------------------
@@ -183,8 +183,8 @@ def leaderboard_from_values(values: pd.DataFrame, *, metric: str, clusters: Sequ
     """A leaderboard from a per-query value table (one column per system, same queries for all).
 
     The entry point of :func:`ragcov_data.eval.leaderboard` for values computed elsewhere (e.g. each
-    system against its own qrels): the same family machinery (CR2/t per system, Holm-adjusted pair
-    tests, simultaneous max-|t| intervals bounded by Bonferroni, ranks and tiers).
+    system against its own qrels): the same family machinery (CR2/t per system, simultaneous pair
+    intervals with their own adjusted p-values, ranks and tiers).
 
     Parameters
     ----------

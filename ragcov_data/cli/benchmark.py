@@ -29,7 +29,7 @@ def add_parser(sub) -> None:
             "the data folder), runs the default baselines (the lexical ones and, when the dense extra is installed, "
             "the fast packaged encoders; --retrievers names any of the registry, or all), evaluates each on hit@1 "
             "with every interval method, ranks them on a leaderboard whose pairwise "
-            "comparisons are family-wise (simultaneous intervals, Holm-adjusted p), runs BM25 on the dispositivo "
+            "comparisons are family-wise (simultaneous intervals and their own adjusted p), runs BM25 on the dispositivo "
             "chunking too and compares the two chunkings paired by document, flags where BM25's hit@1 misses go, "
             "runs the coverage study on BM25's own per-query outcomes as the census, adds the JurisTCU section "
             "when DIR/juristcu exists and the real-questions section (IRPF: every baseline on recall@10 of the cited "

@@ -22,7 +22,7 @@ def add_parser(sub) -> None:
         description="Rank RUN files on one task. Per system: the estimate (mean over queries) with the design's "
                     "recommended interval, a rank interval, a tier (systems sharing a letter are not separable) and "
                     "judged@k. Per pair: the paired difference with a simultaneous interval for the whole family, "
-                    "the p-value and its Holm-adjusted value, wins/losses/ties. A run is named by its file stem "
+                    "the p-value of the test behind that interval and its family-adjusted value, wins/losses/ties. A run is named by its file stem "
                     "or NAME=PATH.",
         epilog="example: ragcov leaderboard bm25=bm25.trec tfidf.trec dense.parquet --dataset juristcu "
                "--data-dir data --metric ndcg@10 --by group --html board.html",

@@ -125,7 +125,8 @@ def juristcu_caption(rows: Sequence[Mapping[str, Any]], level: float) -> str:
     n = max((sum(1 for r in rows if r["metric"] == rows[0]["metric"] and r["group"] == rows[0]["group"]),), default=0)
     return (f"Family-wise: each metric x group is one family of {n} pair{'s' if n != 1 else ''} (A − B in retriever "
             f"order); simultaneous {level:.0%} intervals (max-|t|, one bootstrap by query within a group, by source "
-            f"summary overall) and Holm-adjusted p-values (p_adj).")
+            f"summary overall) and each interval's own family-adjusted p-value (p_adj: below 1 − level exactly "
+            "when the interval excludes 0).")
 
 
 def _html_table(head: list[str], rows: list[list[str]], cls: str, caption: str = "") -> str:
