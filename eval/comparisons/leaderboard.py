@@ -375,7 +375,7 @@ def _one_group(label, V, clusters, names, estimator, level, B, rng, J, C, n_miss
     sys_method = f["method"]
     if population_sizes is not None:
         st, sys_method = _corrected_systems(V, codes, K, f, estimator, level, population_sizes, B, seed)
-    # one procedure: a pair is separable iff its printed simultaneous interval excludes 0 (Holm: extra column)
+    # one procedure: a pair is separable iff its printed simultaneous interval excludes 0 (the CR2/t test: the p_cr2 column)
     sep = (pr["low"] > 0) | (pr["high"] < 0)
     S = len(names)
     est = st["estimate"]

@@ -18,7 +18,7 @@ _COMPRESSED = (".gz", ".bz2", ".xz")
 def add_parser(sub) -> None:
     p = sub.add_parser(
         "leaderboard",
-        help="rank many runs: intervals, family-wise pair tests (Holm, simultaneous), tiers, judged@k",
+        help="rank many runs: intervals, family-wise pair tests (simultaneous intervals), tiers, judged@k",
         description="Rank RUN files on one task. Per system: the estimate (mean over queries) with the design's "
                     "recommended interval, a rank interval, a tier (systems sharing a letter are not separable) and "
                     "judged@k. Per pair: the paired difference with a simultaneous interval for the whole family, "

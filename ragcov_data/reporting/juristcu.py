@@ -213,7 +213,7 @@ def _section_attrs(level: float, seed: int, relevance_threshold: int, note: str)
 
 def _leaderboards(runs: Mapping[str, pd.DataFrame], task: Any, metrics: Sequence[str],
                   common: Mapping[str, Any]) -> dict[str, Any]:
-    """One leaderboard per metric, by group: each group's pairs are one family (Holm, max-|t|)."""
+    """One leaderboard per metric, by group: each group's pairs are one family (simultaneous intervals)."""
     return {m: leaderboard(runs, task, metric=m, by="group", level=common["level"], seed=common["seed"],
                            n_resamples=common["n_resamples"], relevance_threshold=common["relevance_threshold"])
             for m in metrics}

@@ -1,7 +1,7 @@
 """The benchmark's family-wise and chunking parts, as plain ``results.json`` blocks.
 
 - :func:`leaderboard_block` / :func:`pair_records`: the leaderboard of every retriever (one family of all
-  pairs: simultaneous max-|t| intervals, Holm ``p_adj``) and the ``comparisons`` records filled from its
+  pairs: simultaneous intervals and their own adjusted ``p_adj``) and the ``comparisons`` records filled from its
   pairs (the key predates the leaderboard and once held unadjusted intervals; each record now says
   ``family``).
 - :func:`chunking_block`, :func:`misses_block`, :func:`study_sentence`: the words-vs-dispositivo
@@ -50,7 +50,7 @@ def pair_records(lb: Any, per_document: Mapping[str, pd.Series]) -> list[dict[st
     orients pairs by rank).
 
     ``estimates`` and ``interval`` hold the one family-wise row (the simultaneous interval with ``p`` and
-    Holm ``p_adj``); ``per_doc_diff`` and ``tie_share`` are per-document rate differences (the figure's dots).
+    their own adjusted ``p_adj``); ``per_doc_diff`` and ``tie_share`` are per-document rate differences (the figure's dots).
     """
     pr = lb.pairs[lb.pairs["group"] == ALL]
     info = lb.groups[ALL]
