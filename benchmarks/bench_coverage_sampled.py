@@ -17,7 +17,7 @@ population; the target is the census value.
    with and without replacement: share of samples in which all ten intervals contain the ten census
    differences, for the micro family with CR2 pairs (``cr2``) and with the wild-cluster hull
    (``wild_cluster``, the leaderboard's), and the macro family with t pairs (``macro t``) and with the
-   studentized max-|t| hull (``macro hull``, the leaderboard's). ``--parts candidates``: the same coverage for
+   guarded Hall cluster bootstrap (``macro guarded_hall``, the leaderboard's). ``--parts candidates``: the same coverage for
    the candidate macro critical values of ``bench_null_families.py --candidates`` (sign-flip among them).
 
 3. The single estimates of part 1 under another draw of K documents: the largest documents taken with
@@ -161,7 +161,7 @@ def simultaneous(V: np.ndarray, codes: np.ndarray, ks, reps: int, B: int, seed: 
                     f = family(V[:, rows_], cc, k, estimator=est, level=0.95, n_resamples=B, rng=rng, pair_test=pt)
                     pr = f["pairs"]
                     hit += bool(np.all((pr["low"] <= truth[est] + 1e-12) & (truth[est] - 1e-12 <= pr["high"])))
-                name = f"{est} {pt}" if est == "micro" else "macro t" if pt == "cr2" else "macro hull"
+                name = f"{est} {pt}" if est == "micro" else "macro t" if pt == "cr2" else "macro guarded_hall"
                 row[name] = _fmt(hit / reps, reps)
             rows.append(row)
             print("  " + ", ".join(f"{a}: {b}" for a, b in row.items()), flush=True)

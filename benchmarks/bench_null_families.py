@@ -2,8 +2,9 @@
 
 Run by hand:  OPENBLAS_NUM_THREADS=1 nice -n 10 python benchmarks/bench_null_families.py --data-dir ../shared/data
               [--n-families 1000] [--n-resamples 999] [--systems 2 3 5 10] [--level 0.95] [--seed 0]
-              [--families 'micro cr2' 'micro wild_cluster' 'macro t' 'macro hull'] [--nulls permutation superpopulation]
-              [--shifts 0.02 0.05] [--candidates]
+              [--families 'micro cr2' 'micro wild_cluster' 'macro t' 'macro guarded_hall'] [--nulls permutation superpopulation]
+              [--shifts 0.02 0.05] [--shift-on every_query some_queries]
+              [--candidates [--guards 20 25] [--shape-shift 0.02]]
 
 Ten real retrievers (BM25 okapi, BM25 lucene, BM25+, TF-IDF sublinear, TF-IDF raw tf, and five BM25 / TF-IDF
 parameter variants; top 10) are run on
@@ -16,11 +17,13 @@ parameter variants; top 10) are run on
 
 ``--nulls superpopulation`` adds null families in which every system keeps its own values, shifted to equal
 census means, and the clusters are redrawn with replacement (:func:`ragcov_data.eval.null_family_rates`);
-``--shifts 0.02 0.05`` adds the power of each column on system 0's pairs when system 0 is shifted by that much
-(the shift is added to every one of its per-query values: a difference of exactly that size, but one that
-varies no more than the null's, so absolute powers are optimistic; the columns are compared on the same
-families). ``verdict in 3-6% (2 SE)`` says whether the verdict's rate +- 2 MC SE reaches the 3-6% band.
-Columns: ``p_adj`` (the leaderboard's column: the hull's own adjusted p-value, the verdict's decision),
+``--shifts 0.02 0.05`` adds the power of each column on system 0's pairs when system 0 is shifted by that much;
+``--shift-on`` says how: ``every_query`` (default) adds the shift to every one of its per-query values (a
+difference of exactly that size, but one that varies no more than the null's, so absolute powers are
+optimistic), ``some_queries`` makes it better on some queries, as a better retriever is (queries below 1 set
+to 1 until its mean has risen by the shift: per-document differences skewed in the effect's direction). The
+columns are compared on the same families. ``verdict in 3-6% (2 SE)`` says whether the verdict's rate +- 2 MC
+SE reaches the 3-6% band. Columns: ``p_adj`` (the leaderboard's column: the verdict's own adjusted p-value),
 ``holm_cr2`` (Holm over the CR2/t tests: the column earlier versions printed beside the verdict).
 
 For S = 2, 3, 5, 10 systems (the first S of the list), each null family permutes, independently in every
@@ -30,13 +33,16 @@ any pair declared different is a false positive. For each setting the script pri
 with at least one false positive for the Holm-adjusted p-values, the simultaneous intervals (the verdict),
 the max-|t| adjusted p-values and the unadjusted per-pair tests, each +- 1.96 Monte-Carlo SE, for the micro
 family with CR2 pair tests (``cr2``) and with the wild-cluster hull (``wild_cluster``), and for the macro
-family with t pair tests (``macro t``) and with the studentized max-|t| hull (``macro hull``, the
-leaderboard's). ``--families`` runs a subset. ``--n-resamples`` is the B of the bootstraps inside each family.
+family with t pair tests (``macro t``) and with the guarded Hall cluster bootstrap (``macro guarded_hall``, the
+leaderboard's; ``eval/comparisons/_hall.py``). ``--families`` runs a subset. ``--n-resamples`` is the B of the bootstraps inside each family.
 
 ``--candidates`` instead compares candidate critical values of the macro family on the same null families
 (:func:`macro_crits`: t at Bonferroni's level, the studentized max-|t| cluster bootstrap alone, the restricted
-sign-flip max-|t| with Rademacher or Webb weights, and today's hull of the first two); with ``--shifts`` it adds
-each one's power on system 0's pairs. ``bench_coverage_sampled.py --parts candidates`` gives their simultaneous
+sign-flip max-|t| with Rademacher or Webb weights, the earlier leaderboard's hull of the first two, and the
+guarded Hall family that replaced it, among others); with ``--shifts`` it adds each one's power on system 0's
+pairs; ``--guards 20 25`` adds the guarded Hall family at other guards (documents away from a pair's median
+difference); ``--shape-shift 0.02`` builds null families of a skewed shape (system 0 of the population made better
+on some queries, then the null imposed). ``bench_coverage_sampled.py --parts candidates`` gives their simultaneous
 coverage on document samples.
 """
 from __future__ import annotations
@@ -59,7 +65,10 @@ from ragcov_data.baselines import BM25, TfIdf  # noqa: E402
 from ragcov_data.engine import run_task  # noqa: E402
 from ragcov_data.eval import null_family_rates  # noqa: E402
 from ragcov_data.eval.comparisons._family import draw_weights  # noqa: E402
-from ragcov_data.eval.comparisons._nullfamily import _centered, _redraw, permute_within_clusters  # noqa: E402
+from ragcov_data.eval.comparisons._hall import HALL_MIN_DOCUMENTS, hall_family, hall_stat, order_stat, spread  # noqa: E402
+from ragcov_data.eval.comparisons._hall import moments as _moments  # noqa: E402
+from ragcov_data.eval.comparisons._nullfamily import (_centered, _redraw, gain_on_queries,  # noqa: E402
+                                                     permute_within_clusters)
 from ragcov_data.eval.estimates._wild import wild_weights  # noqa: E402
 from ragcov_data.eval.outcomes.metrics import per_query  # noqa: E402
 
@@ -79,10 +88,10 @@ MORE_RETRIEVERS = {
     "tfidf-raw-nonorm": lambda: TfIdf(sublinear_tf=False, norm=None, show_progress=False),
 }
 RATES = ("p_adj", "holm_cr2", "simultaneous", "holm", "maxt", "unadjusted")
-#: Families by name: (estimator, pair_test of ``family``). ``micro wild_cluster`` and ``macro hull`` are the
+#: Families by name: (estimator, pair_test of ``family``). ``micro wild_cluster`` and ``macro guarded_hall`` are the
 #: leaderboard's; ``micro cr2`` and ``macro t`` the analytic families they replaced.
 FAMILIES = {"micro cr2": ("micro", "cr2"), "micro wild_cluster": ("micro", "wild_cluster"),
-            "macro t": ("macro", "cr2"), "macro hull": ("macro", "wild_cluster")}
+            "macro t": ("macro", "cr2"), "macro guarded_hall": ("macro", "wild_cluster")}
 
 
 def outcomes(ds, metrics: tuple[str, ...], exclude_self: bool, retrievers: dict | None = None
@@ -112,55 +121,38 @@ def _null_row(label, V, clusters, S, est, pt, null, args) -> dict:
     return row
 
 
-def _power_row(label, V, clusters, S, est, pt, null, shift, args) -> dict:
+def _power_row(label, V, clusters, S, est, pt, null, shift, shift_on, args) -> dict:
     r = null_family_rates(V[:S], clusters, n_families=args.n_families, level=args.level,
                           n_resamples=args.n_resamples, estimator=est, seed=args.seed, pair_test=pt, null=null,
-                          shift=shift)
+                          shift=shift, shift_on=shift_on)
     family = {v: k for k, v in FAMILIES.items()}[(est, pt)]
-    row = {"task": label, "null": null, "systems": S, "family": family, "shift": shift}
+    row = {"task": label, "null": null, "systems": S, "family": family, "shift": shift, "shift on": shift_on}
     row.update({f"power {k}": _fmt(r, "power_" + k) for k in ("p_adj", "holm_cr2", "unadjusted")})
     return row
 
 
 #: Macro critical values compared by ``--candidates`` (every one is ``d_p +- c se_p`` with the t SE).
-CANDIDATES = ("t Bonferroni", "studentized bootstrap", "sign-flip Rademacher", "sign-flip Webb", "hull (today)",
-              "Hall bootstrap", "bootstrap, observed SE", "studentized, SE floored")
+CANDIDATES = ("t Bonferroni", "studentized bootstrap", "sign-flip Rademacher", "sign-flip Webb", "t + studentized hull (earlier)",
+              "Hall bootstrap", "bootstrap, observed SE", "studentized, SE floored", "guarded Hall (leaderboard)")
 #: Candidates whose statistic is Hall's skewness-removing transform of t (:func:`hall_stat`), not ``|d - mu| / se``.
 HALL = ("Hall bootstrap",)
 
 
-def hall_stat(m: np.ndarray, s: np.ndarray, m3: np.ndarray, mu: Any, K: int) -> np.ndarray:
-    """Hall's (1992) transform of the studentized mean, ``sqrt(K) (W + g W^2/3 + g^2 W^3/27 + g/(6K))`` with
-    ``W = (m - mu)/s`` and ``g = m3/s^3`` (sample skewness): monotone in ``W`` (its derivative is
-    ``(1 + g W/3)^2``), and its distribution is free of the first skewness term, so a bootstrap of it is not
-    thrown by skewed per-document differences as a t is. 0 where ``s = 0``. Hall, P. (1992). On the removal
-    of skewness by transformation. JRSS B 54, 221-228."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        g = np.where(s > 0, m3 / s ** 3, 0.0)
-        W = np.where(s > 0, (m - mu) / s, 0.0)
-    return np.where(s > 0, np.sqrt(K) * (W + g * W ** 2 / 3 + g ** 2 * W ** 3 / 27 + g / (6 * K)), 0.0)
-
-
-def _moments(S1: np.ndarray, S2: np.ndarray, S3: np.ndarray, K: int):
-    """Mean, sample SD (ddof 1) and third central moment (over K) from sums of x, x^2, x^3 over K values."""
-    m = S1 / K
-    s = np.sqrt(np.maximum(S2 / K - m * m, 0.0) * K / (K - 1))
-    return m, s, S3 / K - 3 * m * S2 / K + 2 * m ** 3
-
-
 def _order_stat(T: np.ndarray, level: float) -> float:
     """The ``level`` order statistic of ``max_p T[p, b]`` over replicates (as ``_studentized_hull``)."""
-    M = np.sort(T.max(0))
-    return float(M[min(len(M) - 1, int(np.ceil(level * (len(M) + 1))) - 1)])
+    return order_stat(np.sort(T.max(0)), level)[0]
 
 
-def macro_crits(X: np.ndarray, level: float, B: int, rng: np.random.Generator) -> dict[str, float]:
+def macro_crits(X: np.ndarray, level: float, B: int, rng: np.random.Generator,
+                guards: tuple[int, ...] = ()) -> dict[str, Any]:
     """Candidate critical values ``c`` of a macro family from ``X`` (P pairs x K documents: per-document mean
     differences): t at Bonferroni's level; the studentized max-|t| cluster bootstrap (each replicate's own SE);
     the restricted sign-flip max-|t| (each document's differences times one weight, the observed t statistic
     recomputed: exact for symmetric differences), Rademacher or Webb weights; the hull of the first two; and the
     cluster bootstrap of Hall's transformed statistic (:func:`hall_stat`, the same resampling counts as the
-    studentized bootstrap, so adding it changed no other candidate's draws)."""
+    studentized bootstrap, so adding it changed no other candidate's draws); and the guarded Hall family
+    (``eval/comparisons/_hall.py`` on the same counts: an array of one critical value per pair, each on its pair's
+    statistic, :func:`candidate_stat`)."""
     from scipy import stats
 
     P, K = X.shape
@@ -168,7 +160,8 @@ def macro_crits(X: np.ndarray, level: float, B: int, rng: np.random.Generator) -
     T, H, O, F = np.zeros((P, B)), np.zeros((P, B)), np.zeros((P, B)), np.zeros((P, B))
     se = X.std(1, ddof=1)[:, None] / np.sqrt(K)
     lo = 0
-    for W in draw_weights(K, B, rng):
+    blocks = list(draw_weights(K, B, rng))  # kept for the guarded Hall family: the same counts
+    for W in blocks:
         m = X @ W / K
         v = np.maximum((X * X) @ W / K - m * m, 0.0) / (K - 1)
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -186,10 +179,17 @@ def macro_crits(X: np.ndarray, level: float, B: int, rng: np.random.Generator) -
         v = np.maximum((X * X) @ (w * w) / K - m * m, 0.0) / (K - 1)
         with np.errstate(divide="ignore", invalid="ignore"):
             out[f"sign-flip {kind.capitalize()}"] = _order_stat(np.where(v > 0, np.abs(m) / np.sqrt(v), 0.0), level)
-    out["hull (today)"] = max(out["t Bonferroni"], out["studentized bootstrap"])
+    out["t + studentized hull (earlier)"] = max(out["t Bonferroni"], out["studentized bootstrap"])
     out["Hall bootstrap"] = _order_stat(H, level)
     out["bootstrap, observed SE"] = _order_stat(O, level)
     out["studentized, SE floored"] = _order_stat(F, level)
+    # one critical value per pair (0 for a pair without variation: candidate_stat declares it where its point is not mu)
+    sd = X.std(1, ddof=1)
+    live = sd > 1e-12 * np.maximum(1.0, np.abs(d))
+    for g, name in [(HALL_MIN_DOCUMENTS, "guarded Hall (leaderboard)")] + [(g, f"guarded Hall, G = {g}") for g in guards]:
+        out[name] = np.zeros(P)
+        if live.any():
+            out[name][live] = hall_family(X[live], level, B, blocks, min_documents=g)["crit"]
     return out
 
 
@@ -206,11 +206,12 @@ def candidate_stat(X: np.ndarray, mu: Any, name: str) -> np.ndarray:
     K = X.shape[1]
     d, sd = X.mean(1), X.std(1, ddof=1)
     live = sd > 1e-12 * np.maximum(1.0, np.abs(d))
-    if name in HALL:
-        st = np.abs(hall_stat(d, sd, ((X - d[:, None]) ** 3).mean(1), mu, K))
-    else:
-        with np.errstate(divide="ignore", invalid="ignore"):
-            st = np.abs(d - mu) / (sd / np.sqrt(K))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        st = np.abs(d - mu) / (sd / np.sqrt(K))
+    if name in HALL or name.startswith("guarded Hall"):
+        h = np.abs(hall_stat(d, sd, ((X - d[:, None]) ** 3).mean(1), mu, K))
+        g = int(name.split("= ")[1]) if "G =" in name else HALL_MIN_DOCUMENTS
+        st = h if name in HALL else np.where(spread(X) >= g, h, st)
     return np.where(live, st, np.where(np.abs(d - mu) > 1e-12, np.inf, 0.0))
 
 
@@ -219,28 +220,36 @@ def _rejects(X: np.ndarray, c: float, name: str = "t Bonferroni") -> np.ndarray:
     return candidate_stat(X, 0.0, name) > c
 
 
-def candidate_row(label, V, clusters, S, null, args, shift: float = 0.0) -> dict:
+def candidate_row(label, V, clusters, S, null, args, shift: float = 0.0, shift_on: str = "every_query") -> dict:
     """Family-wise error of each macro candidate on the same null families (``--candidates``); with ``shift``
     (added to system 0) the error counts the other pairs and ``power`` the share of system 0's pairs declared."""
     codes, labels = pd.factorize(pd.Series(clusters))
     K = len(labels)
     rng = np.random.default_rng([args.seed, S, len(null)])
     Vs = V[:S]
+    if args.shape_shift:  # the population itself has system 0 better on some queries; the null is imposed after
+        Vs = np.vstack([gain_on_queries(Vs[0], args.shape_shift, np.random.default_rng(99)), Vs[1:]])
     Vc, members = _centered(Vs, codes, K, "macro"), [np.flatnonzero(codes == c) for c in range(K)]
     true = np.triu_indices(S, 1)[0] == 0 if shift else np.zeros(S * (S - 1) // 2, bool)
-    hits, found = dict.fromkeys(CANDIDATES, 0), dict.fromkeys(CANDIDATES, 0)
+    names = [*CANDIDATES, *(f"guarded Hall, G = {g}" for g in args.guards)]
+    hits, found = dict.fromkeys(names, 0), dict.fromkeys(names, 0)
     for _ in range(args.n_families):
         Vp, cp = (permute_within_clusters(Vs, codes, K, rng), codes) if null == "permutation" else \
             _redraw(Vc, members, K, rng)
-        Vp = Vp + np.where(np.arange(S) == 0, shift, 0.0)[:, None]
+        if shift and shift_on == "some_queries":
+            Vp = np.vstack([gain_on_queries(Vp[0], shift, rng), Vp[1:]])
+        else:
+            Vp = Vp + np.where(np.arange(S) == 0, shift, 0.0)[:, None]
         X = _macro_X(Vp, cp, K)
-        for k, c in macro_crits(X, args.level, args.n_resamples, rng).items():
+        for k, c in macro_crits(X, args.level, args.n_resamples, rng, tuple(args.guards)).items():
             r = _rejects(X, c, k)
             hits[k] += bool(r[~true].any())
             found[k] += int(r[true].sum())
-    row = {"task": label, "null": null, "systems": S, "shift": shift}
+    row = {"task": label, "null": null, "systems": S, "shift": shift, "shift on": shift_on if shift else "-"}
+    if args.shape_shift:
+        row["population: system 0 better by"] = args.shape_shift
     n, m = args.n_families, args.n_families * max(int(true.sum()), 1)
-    for k in CANDIDATES:
+    for k in names:
         e, pw = hits[k] / n, found[k] / m
         row[k] = f"{e:.3f} ± {1.96 * np.sqrt(e * (1 - e) / n):.3f}" + (
             f"; power {pw:.3f} ± {1.96 * np.sqrt(pw * (1 - pw) / m):.3f}" if shift else "")
@@ -261,6 +270,15 @@ def main() -> None:
                     help="null families: within-cluster permutation (default) and/or superpopulation redraws")
     ap.add_argument("--shifts", type=float, nargs="+", default=[],
                     help="also power: a known difference added to system 0 (e.g. 0.02 0.05)")
+    ap.add_argument("--shift-on", nargs="+", default=["every_query"], choices=["every_query", "some_queries"],
+                    help="how the shift is given to system 0: added to every query (default), and/or queries "
+                         "below 1 set to 1 until the mean has risen by it (null_family_rates' shift_on)")
+    ap.add_argument("--guards", type=int, nargs="+", default=[],
+                    help="with --candidates: also the guarded Hall family at these guards (documents; the "
+                         f"leaderboard's is {HALL_MIN_DOCUMENTS})")
+    ap.add_argument("--shape-shift", type=float, default=0.0,
+                    help="with --candidates: first make system 0 of the population better on some queries by this "
+                         "much (gain_on_queries), then impose the null: null families of a skewed shape")
     ap.add_argument("--candidates", action="store_true",
                     help="instead: family-wise error of the candidate macro critical values (macro_crits)")
     ap.add_argument("--tasks", nargs="+", default=["aneel", "juristcu"], choices=["aneel", "juristcu"])
@@ -287,8 +305,9 @@ def main() -> None:
           f"{args.n_resamples} in each; level {args.level} (nominal FWER {1 - args.level:.2f}); margins are 1.96 "
           "Monte-Carlo SE")
     if args.candidates:
-        cand = [candidate_row(label, V, clusters, S, null, args, shift) for label, V, clusters in tasks
-                for null in args.nulls for S in args.systems for shift in [0.0, *args.shifts]]
+        shifts = [(0.0, "every_query")] + [(x, o) for o in args.shift_on for x in args.shifts]
+        cand = [candidate_row(label, V, clusters, S, null, args, shift, on) for label, V, clusters in tasks
+                for null in args.nulls for S in args.systems for shift, on in shifts]
         print("\nmacro candidates: family-wise error on the same null families\n" + table(cand))
         return
     rows, power = [], []
@@ -298,8 +317,8 @@ def main() -> None:
                 for est, pt in [FAMILIES[f] for f in args.families]:
                     rows.append(_null_row(label, V, clusters, S, est, pt, null, args))
                     print("  " + ", ".join(f"{k}: {v}" for k, v in rows[-1].items()), flush=True)
-                    for shift in args.shifts:
-                        power.append(_power_row(label, V, clusters, S, est, pt, null, shift, args))
+                    for shift, on in [(x, o) for o in args.shift_on for x in args.shifts]:
+                        power.append(_power_row(label, V, clusters, S, est, pt, null, shift, on, args))
                         print("  " + ", ".join(f"{k}: {v}" for k, v in power[-1].items()), flush=True)
     print("\nfamily-wise error (p_adj: the leaderboard's column, the hull's own adjusted p; holm_cr2: Holm over "
           "the CR2/t tests, the column earlier versions printed; simultaneous: the verdict)")

@@ -39,8 +39,20 @@ def permute_within_clusters(V: np.ndarray, codes: np.ndarray, K: int, rng: np.ra
 
 
 NULLS = ("permutation", "superpopulation")
+#: How ``shift`` is given to system 0 (:func:`null_family_rates`).
+SHIFTS = ("every_query", "some_queries")
 #: Family-wise rates (and, with ``shift``, powers) reported, by the column or decision they read.
 RATES = ("holm", "simultaneous", "maxt", "unadjusted", "p_adj", "holm_cr2")
+
+
+def gain_on_queries(v: np.ndarray, shift: float, rng: np.random.Generator) -> np.ndarray:
+    """``v`` (values in [0, 1]) with queries below 1, in random order, set to 1 until the mean has risen by at least
+    ``shift`` (all of them if that is not enough)."""
+    below = rng.permutation(np.flatnonzero(v < 1))
+    k = int(np.searchsorted(np.cumsum(1.0 - v[below]), shift * len(v))) + 1
+    out = v.copy()
+    out[below[:k]] = 1.0
+    return out
 
 
 def _centered(V: np.ndarray, codes: np.ndarray, K: int, estimator: str) -> np.ndarray:
@@ -64,7 +76,7 @@ def _redraw(Vc: np.ndarray, members: list[np.ndarray], K: int, rng: np.random.Ge
 def null_family_rates(values: Any, clusters: Any, *, n_families: int = 300, level: float = 0.95,
                       n_resamples: int = 199, estimator: str = "micro", seed: Any = 0,
                       pair_test: str = "wild_cluster", null: str = "permutation",
-                      shift: float = 0.0) -> dict[str, Any]:
+                      shift: float = 0.0, shift_on: str = "every_query") -> dict[str, Any]:
     """Family-wise false-positive rates of the leaderboard's pair machinery on null families.
 
     Parameters
@@ -87,7 +99,12 @@ def null_family_rates(values: Any, clusters: Any, *, n_families: int = 300, leve
         Within-cluster permutation of the system labels (default), or equal census means with the clusters
         redrawn with replacement (see the module docstring).
     shift : float
-        Known difference added to system 0 (0: every pair null).
+        Known difference given to system 0 (0: every pair null), in its mean over queries.
+    shift_on : {"every_query", "some_queries"}, default: "every_query"
+        ``every_query`` adds ``shift`` to each of system 0's per-query values (a difference that varies no more
+        than the null's). ``some_queries`` makes system 0 better on some queries, as a better retriever is:
+        queries where its value is below 1, in random order, are set to 1 until its mean over queries has
+        risen by at least ``shift`` (values must lie in [0, 1], as hit@1, recall and nDCG do).
 
     Returns
     -------
@@ -103,17 +120,23 @@ def null_family_rates(values: Any, clusters: Any, *, n_families: int = 300, leve
         declared different (with its ``_se`` over every such pair of every family).
     """
     V, codes, K = _checked(values, clusters, n_families, null)
+    if shift_on not in SHIFTS:
+        raise RagcovError(f"`shift_on` must be one of {SHIFTS}; got {shift_on!r}.")
+    if shift and shift_on == "some_queries" and (V.min() < 0 or V.max() > 1):
+        raise RagcovError("`shift_on='some_queries'` sets queries to 1: the values must lie in [0, 1]; got "
+                          f"[{V.min():g}, {V.max():g}]. Use shift_on='every_query' for other metrics.")
     alpha = 1.0 - level
     S = V.shape[0]
     ia, ib = np.triu_indices(S, 1)
     true = (ia == 0) if shift else np.zeros(len(ia), bool)  # pairs with system 0 carry the shift
     hits, found = _count(V, codes, K, true, null=null, n_families=int(n_families), level=level,
                          n_resamples=n_resamples, estimator=estimator, rng=np.random.default_rng(seed),
-                         pair_test=pair_test, shift=shift)
+                         pair_test=pair_test, shift=shift, shift_on=shift_on)
     out: dict[str, Any] = {"nominal": alpha, "level": level, "n_families": int(n_families),
                            "n_systems": int(S), "n_pairs": int(S * (S - 1) // 2),
                            "n_clusters": K, "n_queries": int(V.shape[1]), "n_resamples": int(n_resamples),
-                           "estimator": estimator, "pair_test": pair_test, "null": null, "shift": float(shift)}
+                           "estimator": estimator, "pair_test": pair_test, "null": null, "shift": float(shift),
+                           "shift_on": shift_on}
     any_null = bool((~true).any())
     n_true = int(true.sum()) * int(n_families)
     for k in RATES:
@@ -148,7 +171,7 @@ def _checked(values: Any, clusters: Any, n_families: Any, null: str) -> tuple[np
 
 def _count(V: np.ndarray, codes: np.ndarray, K: int, true: np.ndarray, *, null: str, n_families: int,
            level: float, n_resamples: int, estimator: str, rng: np.random.Generator, pair_test: str,
-           shift: float) -> tuple[dict[str, int], dict[str, int]]:
+           shift: float, shift_on: str) -> tuple[dict[str, int], dict[str, int]]:
     """Over ``n_families`` null families: per rate, the families with at least one null pair declared
     different (``hits``) and the shifted pairs declared different (``found``)."""
     alpha = 1.0 - level
@@ -164,7 +187,7 @@ def _count(V: np.ndarray, codes: np.ndarray, K: int, true: np.ndarray, *, null: 
             Vp, cp = _redraw(Vc, members, K, rng)
         if shift:
             Vp = Vp.copy()
-            Vp[0] += shift
+            Vp[0] = Vp[0] + shift if shift_on == "every_query" else gain_on_queries(Vp[0], shift, rng)
         pr = family(Vp, cp, K, estimator=estimator, level=level, n_resamples=n_resamples, rng=rng,
                     pair_test=pair_test)["pairs"]
         excl = (pr["low"] > 0) | (pr["high"] < 0)

@@ -30,11 +30,13 @@ Design (every choice below is the documented default; the machinery is :mod:`._f
   max-|t| from one cluster bootstrap whose resampling counts (K x B) are shared by every system and pair,
   never narrower than Bonferroni's on the same CR2/t tests; for micro (:data:`PAIR_TEST`) widened to the
   hull with the wild cluster restricted bootstrap interval at Bonferroni's level, whose test keeps its
-  size when one document dominates (see :mod:`._family`); for macro and for one-query clusters widened to
-  the hull with the studentized max-|t| cluster-bootstrap family, which covers where t intervals read at
-  Bonferroni's level are too short for skewed per-document differences; ``p_family`` = the p-value of
-  that hull test (the larger of the two); ``p_adj_maxt`` = the single-step max-|t| adjusted p-value; per-query
-  wins/losses/ties.
+  size when one document dominates (see :mod:`._family`); for macro and for one-query clusters (families of
+  two or more pairs) the guarded Hall cluster-bootstrap family instead (:mod:`._hall`: Hall's
+  skewness-corrected t, the studentized t where a difference sits in fewer than 30 documents), which covers
+  where t intervals read at Bonferroni's level are too short for skewed per-document differences and holds
+  its level without the hull's conservatism; ``p_family`` = the p-value of the verdict's test (micro: the
+  larger of the hull's two; macro: the pair's own bootstrap p-value); ``p_adj_maxt`` = the single-step
+  max-|t| adjusted p-value; per-query wins/losses/ties.
 - **One procedure.** ``significant`` (a pair is separable) is exactly "its printed simultaneous interval
   excludes 0"; rank intervals, tiers, colours and ``best_set`` use those decisions and nothing else, so
   no verdict contradicts the interval beside it. Every p-value and significance column comes from that
@@ -116,14 +118,15 @@ PAIR_TEST = LEADERBOARD_PAIR_TEST
 #: judged@k below this is flagged (see the module docstring).
 JUDGED_THRESHOLD = 0.9
 #: Names of the family-wise methods, recorded in ``family``.
-FAMILY = {"p": "the hull test of the simultaneous interval (larger of its two tests' p-values)",
+FAMILY = {"p": ("the test of the simultaneous interval: micro, the hull (larger of the CR2 and wild cluster p-values); "
+               "macro, the pair's own guarded Hall cluster-bootstrap p-value"),
           "p_adj": "hull_adjusted: the smallest family-wise level at which the simultaneous interval excludes 0",
           "p_cr2": "cr2 t (Satterthwaite df) for micro; t (K-1 df) for macro and mean (not the verdict's test)",
           "interval": "max_t_cluster_bootstrap_bonferroni_bounded",
           "p_adj_maxt": "max_t_single_step_bonferroni_bounded",
           "rank_interval": "interval_separation", "tier": "compact_letter_display_interval",
           "decision": "simultaneous_interval_excludes_0", "micro_interval": "hull_with_wild_cluster_restricted",
-          "macro_interval": "hull_with_studentized_max_t",
+          "macro_interval": "guarded_hall_max_t",
           "best_set": "not_separably_below_any"}
 #: Columns of ``systems`` (the JSON records carry the same fields).
 SYSTEM_COLUMNS = ["name", "group", "estimate", "low", "high", "rank", "rank_low", "rank_high", "tier", "judged",

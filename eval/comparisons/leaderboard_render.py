@@ -41,6 +41,9 @@ METHOD_WORDS = {
     "hull_with_wild_cluster_restricted": "widened to cover the wild cluster restricted bootstrap interval (micro)",
     "hull_with_studentized_max_t": ("widened to cover the studentized max-|t| cluster-bootstrap interval "
                                     "(macro and one-query clusters)"),
+    "guarded_hall_max_t": ("max-|t| cluster bootstrap of Hall's skewness-corrected t, studentized t where a "
+                           "difference sits in fewer than 30 documents (macro and one-query clusters)"),
+    "hall_max_t_guarded": "the guarded Hall max-|t| cluster bootstrap",
 }
 _UNITS = {"doc_id": "document", "source_key": "source summary", "_id": "query"}
 
@@ -250,12 +253,12 @@ def sentence(res: Any, group: str = ALL) -> str:
 def family_words(b: Any) -> str:
     b = _b(b)
     return (f"pairs: simultaneous {b.level:.0%} intervals from one cluster bootstrap "
-            f"(max-|t|, B = {b.info.get('n_resamples')}), never narrower than Bonferroni's, widened to the hull "
-            "with a second family that keeps its level where those tests do not (the wild cluster restricted "
-            "bootstrap for means over queries, the studentized max-|t| bootstrap for means of cluster means and "
-            "one-query clusters); a pair is separable "
+            f"(max-|t|, B = {b.info.get('n_resamples')}): for means over queries never narrower than Bonferroni's "
+            "and widened to the hull with the wild cluster restricted bootstrap, which keeps its level where CR2 "
+            "does not; for means of cluster means and one-query clusters Hall's skewness-corrected t (the "
+            "studentized t where a difference sits in fewer than 30 documents); a pair is separable "
             "exactly when its interval excludes 0, and rank intervals, tiers (a shared letter = not separable) and "
-            "the could-be-best set all follow those decisions; p is the p-value of that hull's test and p_adj its "
+            "the could-be-best set all follow those decisions; p is the p-value of that test and p_adj its "
             "adjusted p-value (below 1 - level exactly when the interval excludes 0).")
 
 

@@ -50,7 +50,7 @@ def test_sign_flip_critical_value_equals_full_enumeration():
     M = np.sort(M)
     assert c["sign-flip Rademacher"] == pytest.approx(M[int(np.ceil(0.95 * (len(M) + 1))) - 1], rel=1e-10)
     assert c["t Bonferroni"] == pytest.approx(stats.t.isf(0.05 / 3 / 2, 7))
-    assert c["hull (today)"] == max(c["t Bonferroni"], c["studentized bootstrap"])
+    assert c["t + studentized hull (earlier)"] == max(c["t Bonferroni"], c["studentized bootstrap"])
 
 
 def test_order_statistic_is_the_studentized_hull_rule():
@@ -98,3 +98,27 @@ def test_hall_statistic_is_monotone_and_removes_nothing_without_skew():
         t = hall_stat(w, np.ones_like(w), np.full_like(w, g), 0.0, 25)
         assert np.all(np.diff(t) >= -1e-12)  # derivative (1 + g W / 3)^2 >= 0
     np.testing.assert_allclose(hall_stat(w, np.ones_like(w), np.zeros_like(w), 0.0, 25), 5.0 * w)
+
+
+def test_gain_on_queries_raises_the_mean_by_the_shift_on_some_queries():
+    """``shift_on='some_queries'``: only queries below 1 change, each to 1, and the fewest that raise the mean by the
+    shift (one fewer would not); values outside [0, 1] are refused."""
+    from ragcov_data.eval.comparisons._nullfamily import gain_on_queries
+    from ragcov_data.errors import RagcovError
+
+    rng = np.random.default_rng(3)
+    v = np.where(rng.random(400) < 0.6, 1.0, rng.uniform(0, 1, 400) * (rng.random(400) < 0.5))
+    for shift in (0.005, 0.02, 0.05):
+        out = gain_on_queries(v, shift, np.random.default_rng(1))
+        changed = out != v
+        assert np.all(v[changed] < 1) and np.all(out[changed] == 1.0)
+        assert out.mean() - v.mean() >= shift - 1e-12
+        # the changed queries are the first k of a random order of the queries below 1, k the fewest that suffice
+        order = np.random.default_rng(1).permutation(np.flatnonzero(v < 1))
+        k = int(changed.sum())
+        assert set(np.flatnonzero(changed)) == set(order[:k].tolist())
+        gain = 1.0 - v[order]
+        assert gain[:k - 1].sum() < shift * len(v) <= gain[:k].sum() + 1e-12
+    V = np.vstack([v, v[::-1]]) * 5
+    with pytest.raises(RagcovError, match="shift_on='every_query'"):
+        null_family_rates(V, np.arange(400) % 40, n_families=2, shift=0.02, shift_on="some_queries")

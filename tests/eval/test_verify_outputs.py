@@ -324,3 +324,15 @@ def test_large_micro_family_is_bounded_by_its_cr2_part():
     assert big["fwer"] == pytest.approx(ref["simultaneous"])
     small = VF.family_check(Vm[:3], cl, n_families=5, n_resamples=199, use_cache=False)
     assert small["upper_bound"] is False and small["pair_test"] == PAIR_TEST
+
+
+def test_large_macro_family_runs_itself():
+    """A macro family is no hull of its t part, so the null families run the printed family at any size (no
+    upper bound), and the FWER equals null_family_rates on the leaderboard's own pair test."""
+    vals, cl = _values(S=7, K=15, seed=10)
+    Vm = vals.to_numpy().T
+    big = VF.family_check(Vm, cl, estimator="macro", n_families=20, n_resamples=199, use_cache=False)
+    assert big["upper_bound"] is False and big["pair_test"] == PAIR_TEST
+    ref = null_family_rates(Vm, cl, n_families=20, n_resamples=199, seed=[0, 104729], pair_test=PAIR_TEST,
+                            estimator="macro")
+    assert big["fwer"] == pytest.approx(ref["simultaneous"])
