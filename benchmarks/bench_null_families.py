@@ -66,9 +66,8 @@ from ragcov_data.engine import run_task  # noqa: E402
 from ragcov_data.eval import null_family_rates  # noqa: E402
 from ragcov_data.eval.comparisons._family import draw_weights  # noqa: E402
 from ragcov_data.eval.comparisons._hall import HALL_MIN_DOCUMENTS, hall_family, hall_stat, order_stat, spread  # noqa: E402
-from ragcov_data.eval.comparisons._hall import moments as _moments  # noqa: E402
 from ragcov_data.eval.comparisons._nullfamily import (_centered, _redraw, gain_on_queries,  # noqa: E402
-                                                     permute_within_clusters)
+                                                     permute_within_clusters, shifted)
 from ragcov_data.eval.estimates._wild import wild_weights  # noqa: E402
 from ragcov_data.eval.outcomes.metrics import per_query  # noqa: E402
 
@@ -134,8 +133,17 @@ def _power_row(label, V, clusters, S, est, pt, null, shift, shift_on, args) -> d
 #: Macro critical values compared by ``--candidates`` (every one is ``d_p +- c se_p`` with the t SE).
 CANDIDATES = ("t Bonferroni", "studentized bootstrap", "sign-flip Rademacher", "sign-flip Webb", "t + studentized hull (earlier)",
               "Hall bootstrap", "bootstrap, observed SE", "studentized, SE floored", "guarded Hall (leaderboard)")
-#: Candidates whose statistic is Hall's skewness-removing transform of t (:func:`hall_stat`), not ``|d - mu| / se``.
-HALL = ("Hall bootstrap",)
+#: Candidates whose statistic is Hall's skewness-removing transform of t (:func:`hall_stat`) for pairs whose difference
+#: departs from its median in at least this many documents (``|d - mu| / se`` for the others): Hall's alone is the
+#: guarded family with no guard. ``--guards`` adds ``guarded Hall, G = g``.
+HALL_GUARDS = {"Hall bootstrap": 0, "guarded Hall (leaderboard)": HALL_MIN_DOCUMENTS}
+
+
+def _guard(name: str) -> int | None:
+    """The guard of a Hall candidate ``name`` (None: not a Hall candidate)."""
+    if name.startswith("guarded Hall, G = "):
+        return int(name.rsplit(" ", 1)[1])
+    return HALL_GUARDS.get(name)
 
 
 def _order_stat(T: np.ndarray, level: float) -> float:
@@ -157,10 +165,10 @@ def macro_crits(X: np.ndarray, level: float, B: int, rng: np.random.Generator,
 
     P, K = X.shape
     d = X.mean(1)
-    T, H, O, F = np.zeros((P, B)), np.zeros((P, B)), np.zeros((P, B)), np.zeros((P, B))
+    T, O, F = np.zeros((P, B)), np.zeros((P, B)), np.zeros((P, B))
     se = X.std(1, ddof=1)[:, None] / np.sqrt(K)
     lo = 0
-    blocks = list(draw_weights(K, B, rng))  # kept for the guarded Hall family: the same counts
+    blocks = list(draw_weights(K, B, rng))  # kept for the Hall families: the same counts
     for W in blocks:
         m = X @ W / K
         v = np.maximum((X * X) @ W / K - m * m, 0.0) / (K - 1)
@@ -168,8 +176,6 @@ def macro_crits(X: np.ndarray, level: float, B: int, rng: np.random.Generator,
             T[:, lo:lo + W.shape[1]] = np.where(v > 0, np.abs(m - d[:, None]) / np.sqrt(v), 0.0)
             O[:, lo:lo + W.shape[1]] = np.where(se > 0, np.abs(m - d[:, None]) / se, 0.0)
             F[:, lo:lo + W.shape[1]] = np.where(se > 0, np.abs(m - d[:, None]) / np.maximum(np.sqrt(v), se), 0.0)
-        mb, sb, m3b = _moments(X @ W, (X * X) @ W, (X ** 3) @ W, K)
-        H[:, lo:lo + W.shape[1]] = np.abs(hall_stat(mb, sb, m3b, d[:, None], K))
         lo += W.shape[1]
     out = {"t Bonferroni": float(stats.t.isf((1 - level) / P / 2, K - 1)),
            "studentized bootstrap": _order_stat(T, level)}
@@ -180,16 +186,16 @@ def macro_crits(X: np.ndarray, level: float, B: int, rng: np.random.Generator,
         with np.errstate(divide="ignore", invalid="ignore"):
             out[f"sign-flip {kind.capitalize()}"] = _order_stat(np.where(v > 0, np.abs(m) / np.sqrt(v), 0.0), level)
     out["t + studentized hull (earlier)"] = max(out["t Bonferroni"], out["studentized bootstrap"])
-    out["Hall bootstrap"] = _order_stat(H, level)
     out["bootstrap, observed SE"] = _order_stat(O, level)
     out["studentized, SE floored"] = _order_stat(F, level)
     # one critical value per pair (0 for a pair without variation: candidate_stat declares it where its point is not mu)
     sd = X.std(1, ddof=1)
     live = sd > 1e-12 * np.maximum(1.0, np.abs(d))
-    for g, name in [(HALL_MIN_DOCUMENTS, "guarded Hall (leaderboard)")] + [(g, f"guarded Hall, G = {g}") for g in guards]:
+    for name in [*HALL_GUARDS, *(f"guarded Hall, G = {g}" for g in guards)]:
         out[name] = np.zeros(P)
         if live.any():
-            out[name][live] = hall_family(X[live], level, B, blocks, min_documents=g)["crit"]
+            out[name][live] = hall_family(X[live], level, B, blocks, min_documents=_guard(name))["crit"]
+    out["Hall bootstrap"] = float(out["Hall bootstrap"].max())  # no guard: one group, one critical value
     return out
 
 
@@ -208,10 +214,10 @@ def candidate_stat(X: np.ndarray, mu: Any, name: str) -> np.ndarray:
     live = sd > 1e-12 * np.maximum(1.0, np.abs(d))
     with np.errstate(divide="ignore", invalid="ignore"):
         st = np.abs(d - mu) / (sd / np.sqrt(K))
-    if name in HALL or name.startswith("guarded Hall"):
+    g = _guard(name)
+    if g is not None:
         h = np.abs(hall_stat(d, sd, ((X - d[:, None]) ** 3).mean(1), mu, K))
-        g = int(name.split("= ")[1]) if "G =" in name else HALL_MIN_DOCUMENTS
-        st = h if name in HALL else np.where(spread(X) >= g, h, st)
+        st = np.where(spread(X) >= g, h, st)
     return np.where(live, st, np.where(np.abs(d - mu) > 1e-12, np.inf, 0.0))
 
 
@@ -236,10 +242,8 @@ def candidate_row(label, V, clusters, S, null, args, shift: float = 0.0, shift_o
     for _ in range(args.n_families):
         Vp, cp = (permute_within_clusters(Vs, codes, K, rng), codes) if null == "permutation" else \
             _redraw(Vc, members, K, rng)
-        if shift and shift_on == "some_queries":
-            Vp = np.vstack([gain_on_queries(Vp[0], shift, rng), Vp[1:]])
-        else:
-            Vp = Vp + np.where(np.arange(S) == 0, shift, 0.0)[:, None]
+        if shift:
+            Vp = np.vstack([shifted(Vp[0], shift, shift_on, rng), Vp[1:]])
         X = _macro_X(Vp, cp, K)
         for k, c in macro_crits(X, args.level, args.n_resamples, rng, tuple(args.guards)).items():
             r = _rejects(X, c, k)

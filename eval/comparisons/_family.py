@@ -161,7 +161,7 @@ def family(V: np.ndarray, codes: np.ndarray, K: int, *, estimator: str, level: f
     elif (core_est == "macro" and bootstrap and K >= 3 and pair_test == "wild_cluster" and len(ia) >= 2
           and pr["live"].any()):
         res = _macro_family(sd / n, pr["live"], *hull_args)
-        pair_method = "hall_max_t_guarded"
+        pair_method = "guarded_hall_max_t"
     else:
         res = (pr["p"], pr["p_adj"], pr["low"], pr["high"], pr["p_maxt"], pr["p_hull"])
     pr["p"], pr["p_adj"], pr["low"], pr["high"], pr["p_maxt"], pr["p_hull"] = res
@@ -248,8 +248,8 @@ def _macro_family(X, live, level, B, rng, p, low, high, p_maxt, p_hull):
     """Macro pairs: the guarded Hall cluster-bootstrap family (:func:`._hall.hall_family`) replaces the t family
     for the live pairs (a pair without variation keeps its point and ``p``). ``X`` (P, K) holds every pair's
     per-cluster mean difference. Every p column is the bootstrap family's: ``p`` the pair's own bootstrap p-value,
-    ``p_maxt``/``p_hull`` the adjusted one its interval agrees with, Holm over ``p`` as ``p_adj``."""
-    _core.check_resamples(B, level, ("cluster_bootstrap",))
+    ``p_maxt``/``p_hull`` the adjusted one its interval agrees with, Holm over ``p`` as ``p_adj``. ``B`` was checked
+    by :func:`_simultaneous`, which runs first on the same pairs."""
     f = hall_family(X[live], level, B, draw_weights(X.shape[1], B, rng))
     p, low, high, p_maxt, p_hull = p.copy(), low.copy(), high.copy(), p_maxt.copy(), p_hull.copy()
     p[live], low[live], high[live], p_maxt[live], p_hull[live] = f["p"], f["low"], f["high"], f["p_maxt"], f["p_hull"]

@@ -55,6 +55,12 @@ def gain_on_queries(v: np.ndarray, shift: float, rng: np.random.Generator) -> np
     return out
 
 
+def shifted(v: np.ndarray, shift: float, shift_on: str, rng: np.random.Generator) -> np.ndarray:
+    """System 0's values ``v`` given the known difference ``shift`` the way ``shift_on`` says
+    (:func:`null_family_rates`): added to every query, or by :func:`gain_on_queries`."""
+    return v + shift if shift_on == "every_query" else gain_on_queries(v, shift, rng)
+
+
 def _centered(V: np.ndarray, codes: np.ndarray, K: int, estimator: str) -> np.ndarray:
     """``V`` with every system shifted to the same census mean (micro: over queries; macro: of cluster means)."""
     if estimator == "macro":
@@ -187,7 +193,7 @@ def _count(V: np.ndarray, codes: np.ndarray, K: int, true: np.ndarray, *, null: 
             Vp, cp = _redraw(Vc, members, K, rng)
         if shift:
             Vp = Vp.copy()
-            Vp[0] = Vp[0] + shift if shift_on == "every_query" else gain_on_queries(Vp[0], shift, rng)
+            Vp[0] = shifted(Vp[0], shift, shift_on, rng)
         pr = family(Vp, cp, K, estimator=estimator, level=level, n_resamples=n_resamples, rng=rng,
                     pair_test=pair_test)["pairs"]
         excl = (pr["low"] > 0) | (pr["high"] < 0)

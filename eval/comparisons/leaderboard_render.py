@@ -43,7 +43,6 @@ METHOD_WORDS = {
                                     "(macro and one-query clusters)"),
     "guarded_hall_max_t": ("max-|t| cluster bootstrap of Hall's skewness-corrected t, studentized t where a "
                            "difference sits in fewer than 30 documents (macro and one-query clusters)"),
-    "hall_max_t_guarded": "the guarded Hall max-|t| cluster bootstrap",
 }
 _UNITS = {"doc_id": "document", "source_key": "source summary", "_id": "query"}
 

@@ -139,7 +139,7 @@ def test_leaderboard_family_takes_the_hall_family_for_macro_pairs():
                pair_test="cr2")
     h = family(V, cl, 60, estimator="macro", level=0.95, n_resamples=499, rng=np.random.default_rng(1),
                pair_test="wild_cluster")
-    assert h["pair_method"] == "hall_max_t_guarded" and t["pair_method"] == "t"
+    assert h["pair_method"] == "guarded_hall_max_t" and t["pair_method"] == "t"
     np.testing.assert_allclose(h["systems"]["low"], t["systems"]["low"])  # systems keep their t intervals
     dead = ~(t["pairs"]["se"] > 0)
     assert dead.sum() == 1
