@@ -272,7 +272,7 @@ def simulate_population(n_docs: int = 1300, n_chunks: int = 33503, median_size: 
     Examples
     --------
     >>> pop = simulate_population(seed=1)
-    >>> round(pop["value"].mean(), 3)
+    >>> round(float(pop["value"].mean()), 3)
     0.185
     """
     _simulate_iv(n_docs, n_chunks, median_size, top10_share, micro, macro, icc, never_hit_share, lag1, deff)
