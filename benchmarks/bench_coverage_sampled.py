@@ -18,7 +18,9 @@ population; the target is the census value.
    differences, for the micro family with CR2 pairs (``cr2``) and with the wild-cluster hull
    (``wild_cluster``, the leaderboard's), and the macro family with t pairs (``macro t``) and with the
    guarded Hall cluster bootstrap (``macro guarded_hall``, the leaderboard's). ``--parts candidates``: the same coverage for
-   the candidate macro critical values of ``bench_null_families.py --candidates`` (sign-flip among them).
+   the candidate macro critical values of ``bench_null_families.py --candidates`` (sign-flip among them);
+   ``--parts min-p``: the micro hull with both parts at the WCR family's single-step min-p level (measured, not
+   adopted; ``bench_null_families.py --families 'micro wild_cluster min_p'`` gives its level).
 
 3. The single estimates of part 1 under another draw of K documents: the largest documents taken with
    certainty (a take-all stratum by size), the rest without replacement (``--parts design``).
@@ -138,7 +140,17 @@ def design_study(V: np.ndarray, codes: np.ndarray, ks, reps: int, reps_boot: int
     return rows
 
 
-def simultaneous(V: np.ndarray, codes: np.ndarray, ks, reps: int, B: int, seed: int, label: str) -> list:
+#: Part 2's families: (column, estimator, pair test of ``family``, level of the micro hull ``_family.WILD_JOINT``).
+FAMILIES = [("micro cr2", "micro", "cr2", None), ("micro wild_cluster", "micro", "wild_cluster", "bonferroni"),
+            ("macro t", "macro", "cr2", None), ("macro guarded_hall", "macro", "wild_cluster", None)]
+#: ``--parts min-p``: the micro hull at the WCR family's min-p level (measured, not adopted), on part 2's samples.
+MIN_P = [("micro wild_cluster min_p", "micro", "wild_cluster", "min_p")]
+
+
+def simultaneous(V: np.ndarray, codes: np.ndarray, ks, reps: int, B: int, seed: int, label: str,
+                 families=FAMILIES) -> list:
+    from ragcov_data.eval.comparisons import _family
+
     S = V.shape[0]
     K0 = int(codes.max()) + 1
     n = np.bincount(codes, minlength=K0).astype(float)
@@ -151,17 +163,21 @@ def simultaneous(V: np.ndarray, codes: np.ndarray, ks, reps: int, B: int, seed: 
     for repl in (True, False):
         for k in ks:
             row = {"outcome": label, "draw": "with replacement" if repl else "without replacement", "K": k}
-            for est, pt in (("micro", "cr2"), ("micro", "wild_cluster"), ("macro", "cr2"), ("macro", "wild_cluster")):
+            for name, est, pt, joint in families:
                 rng = np.random.default_rng([seed, k, int(repl)])
                 hit = 0
-                for _ in range(reps):
-                    pick = rng.integers(0, K0, k) if repl else rng.permutation(K0)[:k]
-                    rows_ = np.concatenate([members[c] for c in pick])
-                    cc = np.repeat(np.arange(k), n[pick].astype(int))
-                    f = family(V[:, rows_], cc, k, estimator=est, level=0.95, n_resamples=B, rng=rng, pair_test=pt)
-                    pr = f["pairs"]
-                    hit += bool(np.all((pr["low"] <= truth[est] + 1e-12) & (truth[est] - 1e-12 <= pr["high"])))
-                name = f"{est} {pt}" if est == "micro" else "macro t" if pt == "cr2" else "macro guarded_hall"
+                old, _family.WILD_JOINT = _family.WILD_JOINT, joint or _family.WILD_JOINT
+                try:
+                    for _ in range(reps):
+                        pick = rng.integers(0, K0, k) if repl else rng.permutation(K0)[:k]
+                        rows_ = np.concatenate([members[c] for c in pick])
+                        cc = np.repeat(np.arange(k), n[pick].astype(int))
+                        f = family(V[:, rows_], cc, k, estimator=est, level=0.95, n_resamples=B, rng=rng,
+                                   pair_test=pt)
+                        pr = f["pairs"]
+                        hit += bool(np.all((pr["low"] <= truth[est] + 1e-12) & (truth[est] - 1e-12 <= pr["high"])))
+                finally:
+                    _family.WILD_JOINT = old
                 row[name] = _fmt(hit / reps, reps)
             rows.append(row)
             print("  " + ", ".join(f"{a}: {b}" for a, b in row.items()), flush=True)
@@ -204,7 +220,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--chunk-words", type=int, default=100, help="the census's chunking (default 100 words)")
     ap.add_argument("--parts", nargs="+", default=["single", "simultaneous", "design"],
-                    choices=["single", "simultaneous", "design", "candidates"],
+                    choices=["single", "simultaneous", "design", "candidates", "min-p"],
                     help="which studies to run (default: all three)")
     args = ap.parse_args()
     print(f"$ {command_line()}")
@@ -226,6 +242,13 @@ def main() -> None:
     if "simultaneous" in args.parts:
         print("\n2. simultaneous intervals of the 10 differences of 5 systems (hit@1); B =", args.n_resamples)
         rows = simultaneous(vals["hit@1"], codes, (20, 40, 80), args.reps_family, args.n_resamples, args.seed, "hit@1")
+        print()
+        print(table(rows))
+    if "min-p" in args.parts:
+        print("\n2c. the micro hull at the WCR family's min-p level (not the leaderboard's): simultaneous coverage of "
+              "the 10 differences of 5 systems (hit@1), part 2's samples; B =", args.n_resamples)
+        rows = simultaneous(vals["hit@1"], codes, (20, 40, 80), args.reps_family, args.n_resamples, args.seed, "hit@1",
+                            families=MIN_P)
         print()
         print(table(rows))
     if "candidates" in args.parts:

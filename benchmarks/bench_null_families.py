@@ -34,7 +34,9 @@ with at least one false positive for the Holm-adjusted p-values, the simultaneou
 the max-|t| adjusted p-values and the unadjusted per-pair tests, each +- 1.96 Monte-Carlo SE, for the micro
 family with CR2 pair tests (``cr2``) and with the wild-cluster hull (``wild_cluster``), and for the macro
 family with t pair tests (``macro t``) and with the guarded Hall cluster bootstrap (``macro guarded_hall``, the
-leaderboard's; ``eval/comparisons/_hall.py``). ``--families`` runs a subset. ``--n-resamples`` is the B of the bootstraps inside each family.
+leaderboard's; ``eval/comparisons/_hall.py``). ``--families`` runs a subset; ``'micro wild_cluster min_p'`` (named
+only) runs the micro hull with both parts at the wild cluster family's single-step min-p level instead of
+Bonferroni's (measured and not adopted: ``bench_coverage_sampled.py --parts min-p`` gives its coverage). ``--n-resamples`` is the B of the bootstraps inside each family.
 
 ``--candidates`` instead compares candidate critical values of the macro family on the same null families
 (:func:`macro_crits`: t at Bonferroni's level, the studentized max-|t| cluster bootstrap alone, the restricted
@@ -51,6 +53,7 @@ import argparse
 import os
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -90,7 +93,26 @@ RATES = ("p_adj", "holm_cr2", "simultaneous", "holm", "maxt", "unadjusted")
 #: Families by name: (estimator, pair_test of ``family``). ``micro wild_cluster`` and ``macro guarded_hall`` are the
 #: leaderboard's; ``micro cr2`` and ``macro t`` the analytic families they replaced.
 FAMILIES = {"micro cr2": ("micro", "cr2"), "micro wild_cluster": ("micro", "wild_cluster"),
+            "micro wild_cluster min_p": ("micro", "wild_cluster"),
             "macro t": ("macro", "cr2"), "macro guarded_hall": ("macro", "wild_cluster")}
+#: The per-comparison level of the micro hull each family runs with (``_family.WILD_JOINT``): the leaderboard's
+#: Bonferroni level, or the WCR family's single-step min-p (measured, not adopted: docs/results/validity.md).
+JOINT = {"micro wild_cluster": "bonferroni", "micro wild_cluster min_p": "min_p"}
+#: Families measured and not adopted (run when named in ``--families``).
+ADOPTED_NOT = ("micro wild_cluster min_p",)
+
+
+@contextmanager
+def _joint(name: str):
+    """Run family ``name`` with its micro hull's level (:data:`JOINT`)."""
+    from ragcov_data.eval.comparisons import _family
+
+    old = _family.WILD_JOINT
+    _family.WILD_JOINT = JOINT.get(name, old)
+    try:
+        yield
+    finally:
+        _family.WILD_JOINT = old
 
 
 def outcomes(ds, metrics: tuple[str, ...], exclude_self: bool, retrievers: dict | None = None
@@ -107,11 +129,12 @@ def _fmt(r: dict, k: str) -> str:
     return "-" if r.get(k) is None else f"{r[k]:.3f} ± {1.96 * r[k + '_se']:.3f}"
 
 
-def _null_row(label, V, clusters, S, est, pt, null, args) -> dict:
+def _null_row(label, V, clusters, S, family, null, args) -> dict:
     t0 = time.perf_counter()
-    r = null_family_rates(V[:S], clusters, n_families=args.n_families, level=args.level,
-                          n_resamples=args.n_resamples, estimator=est, seed=args.seed, pair_test=pt, null=null)
-    family = {v: k for k, v in FAMILIES.items()}[(est, pt)]
+    est, pt = FAMILIES[family]
+    with _joint(family):
+        r = null_family_rates(V[:S], clusters, n_families=args.n_families, level=args.level,
+                              n_resamples=args.n_resamples, estimator=est, seed=args.seed, pair_test=pt, null=null)
     row = {"task": label, "null": null, "systems": S, "pairs": r["n_pairs"], "family": family, "K": r["n_clusters"]}
     row.update({k: _fmt(r, k) for k in RATES})
     lo, hi = r["simultaneous"] - 2 * r["simultaneous_se"], r["simultaneous"] + 2 * r["simultaneous_se"]
@@ -120,11 +143,12 @@ def _null_row(label, V, clusters, S, est, pt, null, args) -> dict:
     return row
 
 
-def _power_row(label, V, clusters, S, est, pt, null, shift, shift_on, args) -> dict:
-    r = null_family_rates(V[:S], clusters, n_families=args.n_families, level=args.level,
-                          n_resamples=args.n_resamples, estimator=est, seed=args.seed, pair_test=pt, null=null,
-                          shift=shift, shift_on=shift_on)
-    family = {v: k for k, v in FAMILIES.items()}[(est, pt)]
+def _power_row(label, V, clusters, S, family, null, shift, shift_on, args) -> dict:
+    est, pt = FAMILIES[family]
+    with _joint(family):
+        r = null_family_rates(V[:S], clusters, n_families=args.n_families, level=args.level,
+                              n_resamples=args.n_resamples, estimator=est, seed=args.seed, pair_test=pt, null=null,
+                              shift=shift, shift_on=shift_on)
     row = {"task": label, "null": null, "systems": S, "family": family, "shift": shift, "shift on": shift_on}
     row.update({f"power {k}": _fmt(r, "power_" + k) for k in ("p_adj", "holm_cr2", "unadjusted")})
     return row
@@ -268,8 +292,9 @@ def main() -> None:
     ap.add_argument("--systems", type=int, nargs="+", default=[2, 3, 5, 10])
     ap.add_argument("--level", type=float, default=0.95)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--families", nargs="+", default=list(FAMILIES), choices=list(FAMILIES), metavar="FAMILY",
-                    help=f"families to run (default: all of {', '.join(FAMILIES)})")
+    default = [f for f in FAMILIES if f not in ADOPTED_NOT]
+    ap.add_argument("--families", nargs="+", default=default, choices=list(FAMILIES), metavar="FAMILY",
+                    help=f"families to run (default: {', '.join(default)}; also: {', '.join(ADOPTED_NOT)})")
     ap.add_argument("--nulls", nargs="+", default=["permutation"], choices=["permutation", "superpopulation"],
                     help="null families: within-cluster permutation (default) and/or superpopulation redraws")
     ap.add_argument("--shifts", type=float, nargs="+", default=[],
@@ -318,11 +343,11 @@ def main() -> None:
     for label, V, clusters in tasks:
         for null in args.nulls:
             for S in args.systems:
-                for est, pt in [FAMILIES[f] for f in args.families]:
-                    rows.append(_null_row(label, V, clusters, S, est, pt, null, args))
+                for fam in args.families:
+                    rows.append(_null_row(label, V, clusters, S, fam, null, args))
                     print("  " + ", ".join(f"{k}: {v}" for k, v in rows[-1].items()), flush=True)
                     for shift, on in [(x, o) for o in args.shift_on for x in args.shifts]:
-                        power.append(_power_row(label, V, clusters, S, est, pt, null, shift, on, args))
+                        power.append(_power_row(label, V, clusters, S, fam, null, shift, on, args))
                         print("  " + ", ".join(f"{k}: {v}" for k, v in power[-1].items()), flush=True)
     print("\nfamily-wise error (p_adj: the leaderboard's column, the hull's own adjusted p; holm_cr2: Holm over "
           "the CR2/t tests, the column earlier versions printed; simultaneous: the verdict)")

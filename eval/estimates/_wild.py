@@ -57,7 +57,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["wild_weights", "WildStats", "wild_pvalue", "wild_interval", "wild_family", "WEBB_MAX_K"]
+__all__ = ["wild_weights", "WildStats", "wild_pvalue", "wild_interval", "wild_family", "minp_counts", "minp_level",
+           "WEBB_MAX_K"]
 
 #: Up to this many clusters the default weights are Webb's six-point distribution.
 WEBB_MAX_K = 12
@@ -239,17 +240,47 @@ def _endpoint(w: WildStats, est: np.ndarray, se: np.ndarray, sign: float, alpha:
     return np.where(live, res, est)
 
 
-def wild_family(n: Any, sd: Any, level: float, v: np.ndarray) -> dict[str, np.ndarray]:
+def minp_counts(abst: np.ndarray) -> np.ndarray:
+    """``(P, B)`` marginal bootstrap p-values of the replicates themselves: ``p*_pb = mean_b'(|t*_pb'| >= |t*_pb|)``
+    (ties within :data:`_TIE` count, as for the observed p-value), every value a multiple of ``1 / B``."""
+    P, B = abst.shape
+    out = np.empty((P, B))
+    for r in range(P):
+        srt = np.sort(abst[r])
+        out[r] = (B - np.searchsorted(srt, abst[r] * (1.0 - _TIE), side="left")) / B
+    return out
+
+
+def minp_level(minp: np.ndarray, alpha: float) -> float:
+    """The single-step min-p per-comparison level (Westfall & Young 1993): the largest ``q`` with
+    ``mean_b(minp_b <= q) <= alpha``, for ``minp`` (B,) the replicates' smallest marginal p-value. Every p-value
+    is a multiple of ``1 / B``, so ``q`` sits half a step below the first value that would exceed ``alpha``."""
+    mp = np.sort(minp)
+    B = len(mp)
+    k = int(np.floor(alpha * B + 1e-9))
+    return float(mp[k] - 0.5 / B) if k < B else 1.0
+
+
+def wild_family(n: Any, sd: Any, level: float, v: np.ndarray, joint: str = "bonferroni",
+                invert: bool = True) -> dict[str, np.ndarray]:
     """Family of ``P`` paired differences tested by the WCR with one set of cluster weights.
 
     Every pair's test imposes its own null ``d_p = 0``; all pairs use the same weights, so the bootstrap
     carries their dependence. ``M_b = max_p |t*_pb|``, ``c`` = its ``level`` quantile, and the single-step
-    max-|t| adjusted p-value is ``P*(M >= |t_p|)`` (reported, never below ``min(1, P p)``). The intervals
-    use Bonferroni's per-comparison level ``alpha* = (1 - level) / P``: the union bound keeps the
-    family-wise error at most ``1 - level`` whenever the per-pair tests hold, whatever the dependence
-    (a max-|t| level converted pair by pair is not defined for pairs whose ``t*`` never reaches ``c``,
-    e.g. when only a few clusters differ). Each pair's simultaneous interval inverts its own WCR test at
-    ``alpha*`` (null imposed at every candidate value), so it excludes 0 exactly when ``p_p <= alpha*``.
+    max-|t| adjusted p-value is ``P*(M >= |t_p|)`` (reported, never below ``min(1, P p)``). Each pair's
+    simultaneous interval inverts its own WCR test at the per-comparison level ``alpha*`` (null imposed at
+    every candidate value), so it excludes 0 exactly when ``p_p <= alpha*``. ``joint`` sets ``alpha*``:
+
+    - ``"bonferroni"``: ``(1 - level) / P``. The union bound keeps the family-wise error at most
+      ``1 - level`` whenever the per-pair tests hold, whatever the dependence, but it spends alpha as if
+      the pairs were independent events, and pairs sharing systems are not (10 systems: 45 pairs).
+    - ``"min_p"``: the single-step min-p level of Westfall & Young (1993): every replicate's marginal p-value
+      in every pair (:func:`minp_counts`, each pair against its own bootstrap distribution, so a pair whose
+      ``t*`` is bounded, few clusters differing, is read on its own scale), ``minp_b`` their smallest over the
+      pairs, and ``alpha*`` the largest level at which at most ``1 - level`` of the replicates have
+      ``minp_b <= alpha*`` (:func:`minp_level`), never below Bonferroni's nor above ``1 - level``. The adjusted
+      p-value ``p_maxt`` is then ``max(p_p, min(P*(minp <= p_p), P p_p))``: at most ``1 - level`` exactly where
+      the interval excludes 0.
 
     Parameters
     ----------
@@ -259,14 +290,20 @@ def wild_family(n: Any, sd: Any, level: float, v: np.ndarray) -> dict[str, np.nd
         Cluster sums of each pair's per-row difference (cluster means for macro).
     level : float
     v : ndarray (K, B)
+    joint : {"bonferroni", "min_p"}
+    invert : bool
+        False skips the intervals (``low, high`` nan): the decisions at 0 alone (``p <= alpha_star``), for
+        the family's check, which needs no interval.
 
     Returns
     -------
     dict
-        ``diff, se, t`` (CR1), ``p`` (per-pair WCR p-value at 0), ``p_maxt`` (single-step max-|t|
-        adjusted p-value, never below ``min(1, P p)``), ``low, high`` (simultaneous intervals),
-        ``crit`` (``c``) and ``alpha_star``.
+        ``diff, se, t`` (CR1), ``p`` (per-pair WCR p-value at 0), ``p_maxt`` (adjusted p-value, see
+        ``joint``), ``low, high`` (simultaneous intervals), ``crit`` (``c``), ``alpha_star`` and ``minp``
+        (the sorted replicate minima under ``min_p``; None under ``bonferroni``).
     """
+    if joint not in ("bonferroni", "min_p"):
+        raise ValueError(f"`joint` must be 'bonferroni' or 'min_p'; got {joint!r}.")
     n = np.asarray(n, dtype=float)
     sd = np.atleast_2d(np.asarray(sd, dtype=float))
     P = sd.shape[0]
@@ -279,15 +316,26 @@ def wild_family(n: Any, sd: Any, level: float, v: np.ndarray) -> dict[str, np.nd
     B = len(M)
     alpha = 1.0 - level
     crit = float(M[min(max(int(np.ceil(level * B)) - 1, 0), B - 1)])
-    alpha_star = alpha / P
     thr = np.abs(t) * (1.0 - _TIE)
     p = (abst >= thr[:, None]).mean(1)
-    p_boot = (B - np.searchsorted(M, thr, side="left")) / B
-    p_maxt = np.maximum(p_boot, np.minimum(1.0, P * p))
-    est, se, low, high = wild_interval(nn, sd, 1.0 - alpha_star, v, chunk=max(P, 1))
+    bonf = np.minimum(1.0, P * p)
+    minp = None
+    if joint == "min_p" and live.any():
+        minp = np.sort(minp_counts(abst[live]).min(0))
+        alpha_star = min(alpha, max(minp_level(minp, alpha), alpha / P))
+        # the share of replicates whose smallest p-value reaches the pair's: p <= alpha* iff it is <= alpha
+        p_maxt = np.maximum(p, np.minimum(np.searchsorted(minp, p * (1.0 + 1e-9), side="right") / B, bonf))
+    else:
+        alpha_star = alpha / P
+        p_boot = (B - np.searchsorted(M, thr, side="left")) / B
+        p_maxt = np.maximum(p_boot, bonf)
+    if invert:
+        _, _, low, high = wild_interval(nn, sd, 1.0 - alpha_star, v, chunk=max(P, 1))
+    else:
+        low = high = np.full(P, np.nan)
     dead = ~live
     p = np.where(dead, np.where(np.abs(w.est) > 0, 0.0, 1.0), p)
     p_maxt = np.where(dead, p, p_maxt)
     low, high = np.where(dead, w.est, low), np.where(dead, w.est, high)
     return {"diff": w.est, "se": w.se, "t": t, "p": p, "p_maxt": p_maxt, "low": low, "high": high,
-            "crit": crit, "alpha_star": alpha_star}
+            "crit": crit, "alpha_star": alpha_star, "minp": minp}

@@ -11,7 +11,8 @@ import statsmodels.api as sm
 from ragcov_data.eval.estimates import _core
 from ragcov_data.eval import interval, null_family_rates
 from ragcov_data.eval.comparisons._family import family
-from ragcov_data.eval.estimates._wild import WildStats, wild_family, wild_interval, wild_pvalue, wild_weights
+from ragcov_data.eval.estimates._wild import (WildStats, minp_counts, minp_level, wild_family, wild_interval, wild_pvalue,
+                                             wild_weights)
 
 wbt = pytest.importorskip("wildboottest.wildboottest")
 
@@ -182,6 +183,82 @@ def test_family_hull_contains_cr2_and_rejects_only_when_both_do():
     assert ((pb["low"] > 0) | (pb["high"] < 0)).any()  # the clearly better third system is separated
     with pytest.raises(ValueError, match="pair_test"):
         family(V, cl, 30, estimator="micro", level=0.95, n_resamples=499, rng=rng, pair_test="holm")
+    # without the inversion (the family check's path): the same decisions, read from p_hull
+    c = family(V, cl, 30, estimator="micro", level=0.95, n_resamples=499, rng=np.random.default_rng(1),
+               pair_test="wild_cluster", intervals=False)["pairs"]
+    assert np.array_equal(c["p_hull"] < 0.05, (pb["low"] > 0) | (pb["high"] < 0))
+    np.testing.assert_array_equal(c["p"], pb["p"])
+
+
+def test_min_p_hull_holds_both_parts_at_its_level(monkeypatch):
+    """The benchmark's alternative (``WILD_JOINT = "min_p"``): the hull holds each pair's CR2 interval and its WCR
+    interval, both at the WCR family's min-p level (between Bonferroni's and alpha), and rejects only where both
+    tests do; ``p_hull`` agrees with the interval."""
+    from scipy import stats
+
+    from ragcov_data.eval.comparisons import _family
+
+    monkeypatch.setattr(_family, "WILD_JOINT", "min_p")
+    rng = np.random.default_rng(5)
+    y, cl = _data(K=30, seed=9, big=300)
+    V = np.vstack([y, np.where(rng.random(len(y)) < 0.15, 1 - y, y), np.where(rng.random(len(y)) < 0.3, 1.0, y)])
+    a = family(V, cl, 30, estimator="micro", level=0.95, n_resamples=499, rng=np.random.default_rng(1))
+    b = family(V, cl, 30, estimator="micro", level=0.95, n_resamples=499, rng=np.random.default_rng(1),
+               pair_test="wild_cluster")
+    pa, pb = a["pairs"], b["pairs"]
+    a_star = b["alpha_star"]
+    assert 0.05 / 3 <= a_star <= 0.05
+    half = stats.t.isf(a_star / 2, pa["df"]) * pa["se"]
+    assert np.all(pb["low"] <= pa["diff"] - half + 1e-12) and np.all(pb["high"] >= pa["diff"] + half - 1e-12)
+    n = np.bincount(cl).astype(float)
+    ia, ib = np.triu_indices(3, 1)
+    sd = np.array([np.bincount(cl, weights=V[i] - V[j]) for i, j in zip(ia, ib)])
+    r = np.random.default_rng(1)  # the family's draws: the CR2 family's resampling counts, then the wild weights
+    list(_family.draw_weights(30, 499, r))
+    f = wild_family(n, sd, 0.95, wild_weights(30, 499, rng=r), joint="min_p")
+    assert f["alpha_star"] == a_star
+    assert np.all(pb["low"] <= f["low"]) and np.all(pb["high"] >= f["high"])
+    assert np.all(pb["p"] >= pa["p"]) and np.all(pb["p"] >= f["p"] - 1e-15) and np.all(pb["p_adj"] >= pb["p"])
+    excl = (pb["low"] > 0) | (pb["high"] < 0)
+    assert np.array_equal(excl, (pa["p"] < a_star) & (f["p"] <= a_star))
+    assert np.array_equal(excl, pb["p_hull"] < 0.05) and excl.any()
+
+
+def test_minp_counts_and_level_match_plain_loops():
+    rng = np.random.default_rng(11)
+    abst = np.abs(rng.standard_t(4, (3, 60)))
+    abst[1, :10] = abst[1, 10:20]  # ties
+    ref = np.array([[np.mean(abst[r] >= abst[r, b] * (1 - 1e-10)) for b in range(60)] for r in range(3)])
+    np.testing.assert_allclose(minp_counts(abst), ref, atol=1e-15)
+    minp = ref.min(0)
+    for alpha in (0.01, 0.05, 0.2):
+        q = minp_level(minp, alpha)
+        # the largest level on the 1/B grid (and just above it) whose share of minp at or below it is <= alpha
+        grid = np.arange(0, 61) / 60
+        ok = [g for g in grid if np.mean(minp <= g + 1e-12) <= alpha]
+        assert max(ok) <= q < max(ok) + 1 / 60
+        assert np.mean(minp <= q) <= alpha
+
+
+def test_minp_level_between_independent_and_identical_pairs():
+    """Against closed forms: pairs that are one pair repeated get alpha itself; independent pairs get Sidak's
+    1 - (1 - alpha)^(1/P), above Bonferroni's alpha / P; the min-p adjusted p-value agrees with the interval."""
+    rng = np.random.default_rng(4)
+    K, P = 60, 6
+    n = rng.integers(1, 8, K).astype(float)
+    v = wild_weights(K, 9999, rng=2)
+    same = np.tile(rng.normal(0, 1, K) * np.sqrt(n), (P, 1))
+    f = wild_family(n, same, 0.95, v, joint="min_p", invert=False)
+    assert 0.047 <= f["alpha_star"] <= 0.05
+    indep = rng.normal(0, 1, (P, K)) * np.sqrt(n)
+    g = wild_family(n, indep, 0.95, v, joint="min_p")
+    sidak = 1 - 0.95 ** (1 / P)
+    assert abs(g["alpha_star"] - sidak) < 0.0025 and g["alpha_star"] >= 0.05 / P
+    excl = (g["low"] > 0) | (g["high"] < 0)
+    assert np.array_equal(excl, g["p"] <= g["alpha_star"]) and np.array_equal(excl, g["p_maxt"] <= 0.05)
+    assert np.all(g["p_maxt"] >= g["p"]) and np.isnan(f["low"]).all()
+    with pytest.raises(ValueError, match="joint"):
+        wild_family(n, indep, 0.95, v, joint="holm")
 
 
 def test_null_pairs_with_a_dominant_document_hold_their_size():
