@@ -134,7 +134,7 @@ def family(V: np.ndarray, codes: np.ndarray, K: int, *, estimator: str, level: f
         the two p-values (:func:`_wild_hull`): separable only where both tests reject. Macro pairs (and
         one-query clusters) under ``wild_cluster``: the guarded Hall cluster-bootstrap family
         (:func:`_macro_family`), which covers where the t family read at Bonferroni's level is too short for
-        skewed per-document differences, and rejects 2.8-6.0% of null families at 5% where the earlier hull of
+        skewed per-document differences, and rejects 2.7-5.6% of null families at 5% where the earlier hull of
         the t family and a studentized bootstrap rejected 0.6-1.6% on ANEEL (families of two or more pairs: a
         single pair keeps ``compare``'s t interval, which holds at 5%).
     intervals : bool
