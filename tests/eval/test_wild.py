@@ -169,13 +169,20 @@ def test_method_in_registry_and_interval_api():
         interval(y, cl, method="wild_cluster", n_resamples=10)
 
 
-def test_family_hull_contains_cr2_and_rejects_only_when_both_do():
+def _three_systems():
+    """Three systems on 30 documents with a dominant one: ``(V, cl, rng, cr2 family, wild_cluster family)`` on the
+    same seed."""
     rng = np.random.default_rng(5)
     y, cl = _data(K=30, seed=9, big=300)
     V = np.vstack([y, np.where(rng.random(len(y)) < 0.15, 1 - y, y), np.where(rng.random(len(y)) < 0.3, 1.0, y)])
     a = family(V, cl, 30, estimator="micro", level=0.95, n_resamples=499, rng=np.random.default_rng(1))
     b = family(V, cl, 30, estimator="micro", level=0.95, n_resamples=499, rng=np.random.default_rng(1),
                pair_test="wild_cluster")
+    return V, cl, rng, a, b
+
+
+def test_family_hull_contains_cr2_and_rejects_only_when_both_do():
+    V, cl, rng, a, b = _three_systems()
     pa, pb = a["pairs"], b["pairs"]
     assert b["pair_method"] == "wild_cluster+cr2" and a["pair_method"] == "cr2"
     assert np.all(pb["low"] <= pa["low"]) and np.all(pb["high"] >= pa["high"])
@@ -199,12 +206,7 @@ def test_min_p_hull_holds_both_parts_at_its_level(monkeypatch):
     from ragcov_data.eval.comparisons import _family
 
     monkeypatch.setattr(_family, "WILD_JOINT", "min_p")
-    rng = np.random.default_rng(5)
-    y, cl = _data(K=30, seed=9, big=300)
-    V = np.vstack([y, np.where(rng.random(len(y)) < 0.15, 1 - y, y), np.where(rng.random(len(y)) < 0.3, 1.0, y)])
-    a = family(V, cl, 30, estimator="micro", level=0.95, n_resamples=499, rng=np.random.default_rng(1))
-    b = family(V, cl, 30, estimator="micro", level=0.95, n_resamples=499, rng=np.random.default_rng(1),
-               pair_test="wild_cluster")
+    V, cl, _, a, b = _three_systems()
     pa, pb = a["pairs"], b["pairs"]
     a_star = b["alpha_star"]
     assert 0.05 / 3 <= a_star <= 0.05
