@@ -41,7 +41,8 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import command_line, peak_rss_mb, table  # noqa: E402
-from bench_null_families import CANDIDATES, RETRIEVERS, candidate_stat, macro_crits, outcomes  # noqa: E402
+from bench_null_families import (CANDIDATES, RETRIEVERS, candidate_stat, macro_crits, outcomes,  # noqa: E402
+                                 wild_joint)
 
 import ragcov_data  # noqa: E402
 from ragcov_data.eval.estimates import _core  # noqa: E402
@@ -149,8 +150,6 @@ MIN_P = [("micro wild_cluster min_p", "micro", "wild_cluster", "min_p")]
 
 def simultaneous(V: np.ndarray, codes: np.ndarray, ks, reps: int, B: int, seed: int, label: str,
                  families=FAMILIES) -> list:
-    from ragcov_data.eval.comparisons import _family
-
     S = V.shape[0]
     K0 = int(codes.max()) + 1
     n = np.bincount(codes, minlength=K0).astype(float)
@@ -166,8 +165,7 @@ def simultaneous(V: np.ndarray, codes: np.ndarray, ks, reps: int, B: int, seed: 
             for name, est, pt, joint in families:
                 rng = np.random.default_rng([seed, k, int(repl)])
                 hit = 0
-                old, _family.WILD_JOINT = _family.WILD_JOINT, joint or _family.WILD_JOINT
-                try:
+                with wild_joint(joint):
                     for _ in range(reps):
                         pick = rng.integers(0, K0, k) if repl else rng.permutation(K0)[:k]
                         rows_ = np.concatenate([members[c] for c in pick])
@@ -176,8 +174,6 @@ def simultaneous(V: np.ndarray, codes: np.ndarray, ks, reps: int, B: int, seed: 
                                    pair_test=pt)
                         pr = f["pairs"]
                         hit += bool(np.all((pr["low"] <= truth[est] + 1e-12) & (truth[est] - 1e-12 <= pr["high"])))
-                finally:
-                    _family.WILD_JOINT = old
                 row[name] = _fmt(hit / reps, reps)
             rows.append(row)
             print("  " + ", ".join(f"{a}: {b}" for a, b in row.items()), flush=True)

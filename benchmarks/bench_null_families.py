@@ -103,12 +103,12 @@ ADOPTED_NOT = ("micro wild_cluster min_p",)
 
 
 @contextmanager
-def _joint(name: str):
-    """Run family ``name`` with its micro hull's level (:data:`JOINT`)."""
+def wild_joint(joint: str | None):
+    """Run the families inside with the micro hull at level ``joint`` (``_family.WILD_JOINT``; None: unchanged)."""
     from ragcov_data.eval.comparisons import _family
 
     old = _family.WILD_JOINT
-    _family.WILD_JOINT = JOINT.get(name, old)
+    _family.WILD_JOINT = joint or old
     try:
         yield
     finally:
@@ -132,7 +132,7 @@ def _fmt(r: dict, k: str) -> str:
 def _null_row(label, V, clusters, S, family, null, args) -> dict:
     t0 = time.perf_counter()
     est, pt = FAMILIES[family]
-    with _joint(family):
+    with wild_joint(JOINT.get(family)):
         r = null_family_rates(V[:S], clusters, n_families=args.n_families, level=args.level,
                               n_resamples=args.n_resamples, estimator=est, seed=args.seed, pair_test=pt, null=null)
     row = {"task": label, "null": null, "systems": S, "pairs": r["n_pairs"], "family": family, "K": r["n_clusters"]}
@@ -145,7 +145,7 @@ def _null_row(label, V, clusters, S, family, null, args) -> dict:
 
 def _power_row(label, V, clusters, S, family, null, shift, shift_on, args) -> dict:
     est, pt = FAMILIES[family]
-    with _joint(family):
+    with wild_joint(JOINT.get(family)):
         r = null_family_rates(V[:S], clusters, n_families=args.n_families, level=args.level,
                               n_resamples=args.n_resamples, estimator=est, seed=args.seed, pair_test=pt, null=null,
                               shift=shift, shift_on=shift_on)

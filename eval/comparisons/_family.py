@@ -254,7 +254,7 @@ def _wild_hull(n, sd, pr, level, B, rng, joint: str | None = None, intervals: bo
     _core.check_resamples(B, level, ("wild_cluster",))
     joint = joint or WILD_JOINT
     live = pr["live"]
-    P, alpha = int(live.sum()), 1.0 - level
+    P = int(live.sum())
     f = wild_family(n, sd[live], level, wild_weights(len(n), B, rng), joint=joint, invert=intervals)
     if joint == "bonferroni":
         return _bonferroni_hull(f, pr)
