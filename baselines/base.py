@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from ragcov_data.errors import RagcovError
-from ragcov_data.run_fingerprint import FINGERPRINT_KEY, corpus_hash
+from ragcov_data.runs.fingerprint import FINGERPRINT_KEY, corpus_hash
 from ragcov_data.runs import RUN_COLUMNS, take_str as _take
 from ragcov_data.ties import TIE_TOL, snap_ties, tie_keys, tied
 
@@ -204,7 +204,7 @@ class Retriever(ABC):
 
     def _stamp(self, run: pd.DataFrame, exclude_self: bool) -> pd.DataFrame:
         """Record in ``run.attrs`` the retriever, its parameters, ``exclude_self`` and the corpus it indexed
-        (:mod:`ragcov_data.run_fingerprint`)."""
+        (:mod:`ragcov_data.runs.fingerprint`)."""
         run.attrs["retriever"] = self.name
         run.attrs["params"] = self.params()
         run.attrs["exclude_self"] = bool(exclude_self)

@@ -51,7 +51,7 @@ def write_run(path: Path, rows: int, sep: str = " ") -> None:
 def write_task_run(path: Path, data_dir: str, per_query: int = 1000, fingerprint: bool = True) -> int:
     """``per_query`` chunks of the aneel_taesa task (words-100) for every query, scores with ties, tagged with the
     task's fingerprint as ``ragcov run`` writes it (or a plain tag). Returns the number of lines."""
-    from ragcov_data.run_fingerprint import fingerprint_tag, task_fingerprint
+    from ragcov_data.runs.fingerprint import fingerprint_tag, task_fingerprint
     from ragcov_data.sources import resolve_task
 
     task = resolve_task(data_dir=data_dir).task

@@ -48,6 +48,11 @@ MOVED = {
     "ragcov_data.eval.verify": "ragcov_data.eval.estimates.verify",
     "ragcov_data.eval.verify_family": "ragcov_data.eval.comparisons.verify_family",
     "ragcov_data.vigencia": "ragcov_data.legal.vigencia",
+    # run reading became one package (ragcov_data/runs/)
+    "ragcov_data._runs_normal": "ragcov_data.runs._normal",
+    "ragcov_data._runs_read": "ragcov_data.runs._read",
+    "ragcov_data._runs_stream": "ragcov_data.runs._stream",
+    "ragcov_data.run_fingerprint": "ragcov_data.runs.fingerprint",
 }
 
 

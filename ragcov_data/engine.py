@@ -48,7 +48,7 @@ import pandas as pd
 from ragcov_data.baselines.base import as_frame
 from ragcov_data.baselines.embcache import encode_unique
 from ragcov_data.errors import RagcovError
-from ragcov_data.run_fingerprint import stamp_run
+from ragcov_data.runs.fingerprint import stamp_run
 
 ENGINES = ("local", "ray")
 RAY_EXTRA = "pip install 'ragcov-data[ray]'"
@@ -361,7 +361,7 @@ def run_task(retriever: Any, task: Any, *, k: int = 10, exclude_self: bool | Non
     retriever : Retriever
         Unindexed (or to be re-indexed); any object with ``index(corpus)`` and ``search(queries, k=...)``.
     task : Task, DatasetDict or mapping
-        Has ``corpus`` and ``queries`` splits; its fingerprint (:func:`ragcov_data.run_fingerprint.stamp_run`)
+        Has ``corpus`` and ``queries`` splits; its fingerprint (:func:`ragcov_data.runs.fingerprint.stamp_run`)
         is written into ``run.attrs``, as ``ragcov run`` records it.
     k : int, default: 10
         Rows a query (plus ties with the last).

@@ -28,7 +28,7 @@ from ragcov_data.eval.comparisons.cited import cited_chunking_study
 from ragcov_data.eval.outcomes.table import outcomes_from_eval_json
 from ragcov_data.eval.planning.twin import simulate_population
 from ragcov_data.loaders.cited_questions import build_cited_task
-from ragcov_data.run_fingerprint import FINGERPRINT_KEY
+from ragcov_data.runs.fingerprint import FINGERPRINT_KEY
 from ragcov_data.sources import read_table  # one table reader: BOM, JSON Lines, ids as text
 
 __all__ = ["make_run", "check_searchable", "acervo_chunkings", "chunking_comparison", "cited_tasks", "cited_study",

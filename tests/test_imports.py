@@ -212,7 +212,7 @@ def test_task_record_and_sampler_import_nothing_from_the_loaders():
 STAGES = (
     ("core", ("ragcov_data.errors", "ragcov_data._", "ragcov_data.ties", "ragcov_data.paths", "ragcov_data.registry",
               "ragcov_data.legal", "ragcov_data.task", "ragcov_data.qrels", "ragcov_data.runs",
-              "ragcov_data.run_fingerprint", "ragcov_data.sampling")),
+              "ragcov_data.sampling")),
     ("loaders", ("ragcov_data.loaders", "ragcov_data.sources", "ragcov_data.api", "ragcov_data.publish",
                  "ragcov_data.irds", "ragcov_data.outside")),
     ("baselines", ("ragcov_data.baselines",)),

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import ragcov_data._runs_stream as runs  # the bounded reader
+import ragcov_data.runs._stream as runs  # the bounded reader
 from ragcov_data.cli import build_parser
 from ragcov_data.cli._common import run_options
 from ragcov_data.errors import InputFileError, RagcovError

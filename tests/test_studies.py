@@ -7,7 +7,7 @@ import pytest
 from ragcov_data import studies
 from ragcov_data.baselines import BM25
 from ragcov_data.errors import RagcovError
-from ragcov_data.run_fingerprint import FINGERPRINT_KEY, task_fingerprint
+from ragcov_data.runs.fingerprint import FINGERPRINT_KEY, task_fingerprint
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ragcov_data.errors import QrelsRunMismatchError
-from ragcov_data.run_fingerprint import check_chunk_ids, check_fingerprint, run_fingerprint, task_fingerprint
+from ragcov_data.runs.fingerprint import check_chunk_ids, check_fingerprint, run_fingerprint, task_fingerprint
 
 #: Task parameters a ragcov run records (parquet metadata) and the task's manifest records in ``config``.
 TASK_PARAMETERS = ("chunk_words", "query_words", "chunking")
@@ -67,7 +67,7 @@ def check_made_on(runs: Mapping[str, pd.DataFrame], task: Any, manifest: Mapping
                   corpus: pd.DataFrame | None, fingerprints: dict | None = None) -> None:
     """Refuse a run made on another task: its fingerprint (what ``ragcov run`` records) against the task's,
     and, whatever it carries, chunk ids that cannot name this task's chunks
-    (:mod:`ragcov_data.run_fingerprint`). Runs before any pairing, so no cut is scored, intersected or
+    (:mod:`ragcov_data.runs.fingerprint`). Runs before any pairing, so no cut is scored, intersected or
     zero-filled against another's ids. ``fingerprints`` (a dict) keeps the task's fingerprint between calls
     on one task, so checking runs one at a time hashes the corpus once."""
     cache = {} if fingerprints is None else fingerprints

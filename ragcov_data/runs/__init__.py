@@ -51,14 +51,14 @@ import pandas as pd
 
 from ragcov_data._atomic import atomic_write
 from ragcov_data._json import to_jsonable
-from ragcov_data._runs_normal import _TREC_FIELDS, ORDERS, _check_order, _normalise, take_str  # noqa: F401
-from ragcov_data._runs_read import (_META_KEY, COLUMN_NAMES, COMPRESSION, FORMATS,  # noqa: F401
+from ragcov_data.runs._normal import _TREC_FIELDS, ORDERS, _check_order, _normalise, take_str  # noqa: F401
+from ragcov_data.runs._read import (_META_KEY, COLUMN_NAMES, COMPRESSION, FORMATS,  # noqa: F401
                                     PARQUET_SUFFIXES, RUN_COLUMNS, _column_map, _format_by_content, _format_by_suffix, _from_mapping,
                                     _pick_columns, _read_bytes, _read_delimited, _read_json, _read_parquet,
                                     _read_trec)
-from ragcov_data._runs_stream import _check_depth, _head, _keep_depth, _lines_of, _read_streamed
+from ragcov_data.runs._stream import _check_depth, _head, _keep_depth, _lines_of, _read_streamed
 from ragcov_data.errors import InputFileError, RagcovError
-from ragcov_data.run_fingerprint import tag_with_fingerprint
+from ragcov_data.runs.fingerprint import tag_with_fingerprint
 
 __all__ = ["load_run", "save_run", "validate_run", "OwnChunkWarning", "RUN_COLUMNS", "FORMATS", "COLUMN_NAMES", "ORDERS"]
 
@@ -212,7 +212,7 @@ def save_run(run: pd.DataFrame, path: str | os.PathLike, *, tag: str | None = No
     save/load cycle is exact and trec_eval reads the same doubles. Rows are written in trec_eval's
     order; ``tag`` defaults to the retriever's name (``run.attrs["retriever"]``) or ``"ragcov"``, and carries
     the task fingerprint of ``run.attrs["task_fingerprint"]`` (``|rc:<hash>@<task>``,
-    :mod:`ragcov_data.run_fingerprint`) so every reader can check the run against its task.
+    :mod:`ragcov_data.runs.fingerprint`) so every reader can check the run against its task.
     A ``.gz``/``.bz2``/``.xz`` suffix compresses the TREC file.
     """
     path = Path(path)

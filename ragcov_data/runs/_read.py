@@ -1,6 +1,6 @@
 """Run files as written: format detection (suffix, content, compression, byte-order marks), column choice
 and the whole-file readers (TREC, CSV/TSV, parquet, JSON). :func:`ragcov_data.runs.load_run` calls them;
-the bounded reader (:mod:`._runs_stream`) shares their checks."""
+the bounded reader (:mod:`._stream`) shares their checks."""
 from __future__ import annotations
 
 import bz2
@@ -14,7 +14,7 @@ from typing import Any, Callable, Mapping
 
 import pandas as pd
 
-from ragcov_data._runs_normal import _TREC_FIELDS, _normalise
+from ragcov_data.runs._normal import _TREC_FIELDS, _normalise
 from ragcov_data.errors import InputFileError, RagcovError
 
 RUN_COLUMNS = ["query-id", "corpus-id", "rank", "score"]

@@ -14,9 +14,9 @@ import pandas as pd
 
 from ragcov_data.errors import InputFileError, RagcovError
 
-from ragcov_data._runs_normal import (_TREC_FIELDS, _check_order, _normalise, _number_column,  # noqa: F401
+from ragcov_data.runs._normal import (_TREC_FIELDS, _check_order, _normalise, _number_column,  # noqa: F401
                                       _refuse_swapped)
-from ragcov_data._runs_read import (_BOM, COLUMN_NAMES, _check_bom, _check_magic, _choose, _clean_trec,  # noqa: F401
+from ragcov_data.runs._read import (_BOM, COLUMN_NAMES, _check_bom, _check_magic, _choose, _clean_trec,  # noqa: F401
                               _column_map, _line_labels, _read_error, _read_trec_lines, _refuse_delimiter)
 from ragcov_data.ties import TIE_TOL
 # ==================================================================================== bounded reading

@@ -249,5 +249,5 @@ def _refuse_coarser(doc: np.ndarray, idx: np.ndarray, n: np.ndarray, rows: np.nd
         f"highest id reached is 1/{ratio:.1f} of its chunks): the pattern of a run made at a coarser cut (a larger "
         "chunk size, or one chunk per artigo), whose ids name other chunks here. Evaluate it on the task it was "
         "made on, or make the run again on this task with `ragcov run` (its runs carry the fingerprint). If the "
-        "run was made on this very task, record it: ragcov_data.run_fingerprint.stamp_run(run, task), then "
+        "run was made on this very task, record it: ragcov_data.runs.fingerprint.stamp_run(run, task), then "
         "save_run.")

@@ -9,7 +9,7 @@ import pytest
 
 from ragcov_data.cli import main
 from ragcov_data.errors import QrelsRunMismatchError
-from ragcov_data.run_fingerprint import (FINGERPRINT_KEY, check_chunk_ids, run_fingerprint, stamp_run,
+from ragcov_data.runs.fingerprint import (FINGERPRINT_KEY, check_chunk_ids, run_fingerprint, stamp_run,
                                          task_fingerprint)
 from ragcov_data.runs import load_run, save_run
 
