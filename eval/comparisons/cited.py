@@ -82,6 +82,14 @@ def _frame(task: Any, split: str) -> pd.DataFrame:
     return obj if isinstance(obj, pd.DataFrame) else obj.to_pandas()
 
 
+def _documents(task: Any) -> pd.DataFrame | None:
+    """The task's ``documents`` split (the acts' text), or None when it has none (the budget says what to do)."""
+    try:
+        return _frame(task, "documents")
+    except RagcovError:
+        return None
+
+
 def _provisions(citations: pd.DataFrame, granularity: str) -> dict[str, list[tuple]]:
     """Per question: its distinct cited provisions at ``granularity`` (see :func:`cited_provisions`)."""
     return cited_provisions(citations, granularity)
@@ -145,8 +153,11 @@ def per_query_values(run: Any, task: Any, *, metrics: Sequence[str] = ("recall@1
                           f"{granularity!r} (first: {missing[:3]}); they cannot be scored.")
     run, notices = _staged_run(run, task, metrics[0], citations, granularity, qids, on_missing)
     plain = [m for m in metrics if parse_cited_metric(m).name != "ndcg"]
-    corpus = _frame(task, "corpus") if any(parse_cited_metric(m).budget for m in plain) else None
-    out = cited_values(run, citations, corpus, plain, query_ids=qids, granularity=granularity, provisions=prov)
+    budgeted = any(parse_cited_metric(m).budget for m in plain)
+    corpus = _frame(task, "corpus") if budgeted else None
+    documents = _documents(task) if budgeted else None
+    out = cited_values(run, citations, corpus, plain, query_ids=qids, granularity=granularity, provisions=prov,
+                       documents=documents)
     out = out.reindex(columns=list(dict.fromkeys(metrics)))
     for spec in (parse_cited_metric(m) for m in metrics):
         if spec.name == "ndcg":
