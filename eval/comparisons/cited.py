@@ -50,6 +50,7 @@ from ragcov_data.eval.outcomes.align import align
 from ragcov_data.eval.outcomes.budget import (CONTEXT_NOTE, cited_provisions, cited_values, context_size,
                                               parse_cited_metric)
 from ragcov_data.eval.outcomes.metrics import per_query
+from ragcov_data.eval.outcomes.passages import cited_passage_values
 from ragcov_data.eval.outcomes.prepare import prepare_task
 from ragcov_data.eval.outcomes.score import score_run
 from ragcov_data.runs import load_run
@@ -151,34 +152,47 @@ def per_query_values(run: Any, task: Any, *, metrics: Sequence[str] = ("recall@1
     if missing:
         raise RagcovError(f"`query_ids` holds {len(missing)} question(s) with no resolved provision at granularity "
                           f"{granularity!r} (first: {missing[:3]}); they cannot be scored.")
-    run, notices = _staged_run(run, task, metrics[0], citations, granularity, qids, on_missing)
-    plain = [m for m in metrics if parse_cited_metric(m).name != "ndcg"]
-    budgeted = any(parse_cited_metric(m).budget for m in plain)
-    corpus = _frame(task, "corpus") if budgeted else None
-    documents = _documents(task) if budgeted else None
-    out = cited_values(run, citations, corpus, plain, query_ids=qids, granularity=granularity, provisions=prov,
-                       documents=documents)
-    out = out.reindex(columns=list(dict.fromkeys(metrics)))
-    for spec in (parse_cited_metric(m) for m in metrics):
-        if spec.name == "ndcg":
-            out[str(spec)] = _chunk_ndcg(run, citations, granularity, spec.k, qids)
+    run, notices, located = _staged_run(run, task, metrics[0], citations, granularity, qids, on_missing)
+    if located is not None:  # a pipeline's passages: read by their located spans
+        out = cited_passage_values(located, citations, granularity, metrics, qids)
+    else:
+        out = _id_run_values(run, task, citations, granularity, metrics, qids, prov)
     out.attrs["excluded"] = [q for q in all_q if q not in set(qids)]
     out.attrs["granularity"] = granularity
     out.attrs["notices"] = notices
     return out
 
 
+def _id_run_values(run: pd.DataFrame, task: Any, citations: pd.DataFrame, granularity: str, metrics: Sequence[str],
+                   qids: Sequence[str], prov: Mapping[str, list[tuple]]) -> pd.DataFrame:
+    """Per-question values of a run of ragcov's chunk ids (provision-level, budgeted and chunk nDCG)."""
+    plain = [m for m in metrics if parse_cited_metric(m).name != "ndcg"]
+    budgeted = any(parse_cited_metric(m).budget for m in plain)
+    corpus = _frame(task, "corpus") if budgeted else None
+    documents = _documents(task) if budgeted else None
+    out = cited_values(run, citations, corpus, plain, query_ids=qids, granularity=granularity, provisions=prov,
+                       documents=documents)
+    attrs = dict(out.attrs)
+    out = out.reindex(columns=list(dict.fromkeys(metrics)))
+    for spec in (parse_cited_metric(m) for m in metrics):
+        if spec.name == "ndcg":
+            out[str(spec)] = _chunk_ndcg(run, citations, granularity, spec.k, qids)
+    out.attrs = attrs
+    return out
+
+
 def _staged_run(run: Any, task: Any, metric: str, citations: pd.DataFrame, granularity: str, qids: Sequence[str],
-                on_missing: str) -> tuple[pd.DataFrame, list[str]]:
+                on_missing: str) -> tuple[pd.DataFrame, list[str], Any]:
     """The run read once and put through the outcome stage on the questions ``qids`` at ``granularity``
     (qrels: :func:`granularity_qrels`): the checks of every run (recorded task parameters, fingerprint and
     chunk ids, documents outside the corpus, the document sample), then the missing-question policy.
-    Returns the run as scored and the stage's notices."""
+    Returns the run as scored, the stage's notices and, for a passage run, its located passages."""
     df = load_run(run)
     prepared = prepare_task(task, metric, single=True, runs={"run": df}, query_ids=qids,
                             qrels=granularity_qrels(citations, granularity), granularity=granularity)
-    table = align(prepared, [score_run(prepared, df, "run")], on_missing=on_missing).tables["run"]
-    return table.run, list(table.notices)
+    scored = score_run(prepared, df, "run")
+    table = align(prepared, [scored], on_missing=on_missing).tables["run"]
+    return table.run, list(table.notices), scored.located
 
 
 def _chunk_ndcg(run: pd.DataFrame, citations: pd.DataFrame, granularity: str, k: int,

@@ -117,7 +117,7 @@ def _on_kept(prepared: PreparedTask, s: ScoredRun, keep: np.ndarray) -> tuple[pd
         return s.scores, list(s.score_notices), s.top_tie_share, s.all_tied_share
     qids = prepared.query_ids[keep]
     own: list[str] = []
-    scores = scores_of(prepared, s.run, s.name, qids, own)
+    scores = scores_of(prepared, s.located or s.run, s.name, qids, own)
     return (scores, own, *tie_profile(s.run, len(qids)))
 
 
@@ -150,6 +150,10 @@ def _table(prepared: PreparedTask, s: ScoredRun, kept: _Kept, on_missing: str, s
         "n_unjudged_queries": int(prepared.n_task - len(prepared.queries)),
         "top_tie_share": top_share, "all_tied_share": all_share, **prepared.pop_info,
     }
+    if scores.attrs.get("context_words") is not None:  # budgeted measures: the words each context holds
+        info["mean_context_words"] = float(scores.attrs["context_words"])
+    if s.located is not None:  # a passage run: how its passages were located
+        info["passages"] = s.located.report
     return OutcomeTable(
         name=s.name, per_query=pq, missing=miss, metric=scores.attrs.get("metric", str(prepared.spec)),
         tie_policy=prepared.tie_policy, relevance_threshold=prepared.relevance_threshold, cluster=prepared.cluster,
