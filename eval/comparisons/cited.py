@@ -334,6 +334,9 @@ class CitedChunkingResult(_JsonMixin):
                 row[f"{m} rank"] = f"{r['rank']} [{r['rank_low']}, {r['rank_high']}]"
                 row[f"{m} tier"] = r["tier"]
                 row[f"{m} verified"] = r.get("verified")
+                spec = parse_cited_metric(m)
+                if spec.budget:  # the words each context holds, on average: less than B when a system returns less
+                    row[f"{m} words"] = (self.info.get("context_words") or {}).get(name, {}).get(spec.k)
         hb = self.headline_budget()
         first = f"recall@{hb}w" if hb is not None else next(iter(self.leaderboards))
         return pd.DataFrame(list(rows.values())).sort_values(first, ascending=False).reset_index(drop=True)
@@ -347,7 +350,7 @@ class CitedChunkingResult(_JsonMixin):
         for _, r in t.iterrows():
             cells = [f"{r['system']}"]
             for m in mets:
-                cells += [f"{r[m]:.3f} [{r[m + ' low']:.3f}, {r[m + ' high']:.3f}]", r[f"{m} rank"], r[f"{m} tier"]]
+                cells += [_cell(r, m), _or_dash(r.get(f"{m} rank")), _or_dash(r.get(f"{m} tier"))]
             lines.append("| " + " | ".join(cells) + " |")
         return "\n".join(lines)
 
@@ -376,15 +379,18 @@ class CitedChunkingResult(_JsonMixin):
 
     def table_text(self) -> str:
         t = self.table()
-        out = []
         width = max([22, *(len(str(x)) for x in t["system"])])  # chunker names can be long
+        cells = []
         for _, r in t.iterrows():
-            cells = [f"{r['system']:<{width}}"]
+            row = [f"{r['system']:<{width}}"]
             for m in self.leaderboards:
                 bad = r.get(f"{m} verified") is False or r.get(f"{m} verified") is np.False_
-                cells.append(f"{_label(m)} {r[m]:.3f} [{r[m + ' low']:.3f}, {r[m + ' high']:.3f}]{'*' if bad else ''} "
-                             f"rank {r[m + ' rank']:<9} {r[m + ' tier']:<4}")
-            out.append("  ".join(cells))
+                row.append(f"{_label(m)} {_cell(r, m)}{'*' if bad else ''}")
+                row.append(f"rank {_or_dash(r.get(m + ' rank')):<9} {_or_dash(r.get(m + ' tier')):<4}")
+            cells.append(row)
+        widths = [max(len(row[i]) for row in cells) for i in range(len(cells[0]))] if cells else []
+        out = ["  ".join(c.ljust(w) if i % 2 else c for i, (c, w) in enumerate(zip(row, widths))).rstrip()
+               for row in cells]
         if any(c.endswith(" verified") and t[c].map(lambda x: x is False or x is np.False_).any() for c in t):
             out.append("* NOT VERIFIED: the interval's method covers less than the nominal level at this design "
                        "(verified_coverage in the JSON).")
@@ -393,6 +399,24 @@ class CitedChunkingResult(_JsonMixin):
     def __repr__(self) -> str:
         return f"CitedChunkingResult(systems={len(self.info.get('systems', []))}, " \
                f"questions={len(self.values)})\n{self.summary()}"
+
+
+def _or_dash(x: Any) -> str:
+    return "—" if x is None or (isinstance(x, float) and np.isnan(x)) else str(x)
+
+
+def _cell(r: Mapping[str, Any], m: str) -> str:
+    """``estimate [low, high]`` of one system and metric (a dash where the metric does not apply to it, e.g. chunk
+    nDCG for a passage run), with the mean words of context at a budget when they fall short of it."""
+    x = r.get(m)
+    if x is None or (isinstance(x, float) and np.isnan(x)):
+        return "—"
+    out = f"{x:.3f} [{r[m + ' low']:.3f}, {r[m + ' high']:.3f}]"
+    words = r.get(f"{m} words")
+    spec = parse_cited_metric(m)
+    if spec.budget and words is not None and not np.isnan(words) and words < spec.k - 0.5:
+        out += f" ({words:,.0f} words)"
+    return out
 
 
 def _label(metric: str) -> str:
@@ -455,6 +479,7 @@ def cited_chunking_study(
     seed: int | None = 0,
     icc_threshold: float = 0.05,
     runner: Callable[..., pd.DataFrame] | None = None,
+    passages: Mapping[str, Any] | None = None,
 ) -> CitedChunkingResult:
     """Run every retriever on every chunking and rank the systems as one family, paired by question.
 
@@ -485,6 +510,11 @@ def cited_chunking_study(
         retriever's recall@k on the first chunking by topic exceeds ``icc_threshold``, else the question;
         ``"article"``: the question's first cited artigo (a sensitivity design: questions citing one
         provision share it).
+    passages : mapping name -> passage run, optional
+        Pipelines' runs of returned text (:mod:`ragcov_data.runs.passages`: a path or DataFrame, e.g. from
+        :func:`ragcov_data.run_pipeline`), ranked in the same families as the (chunking, retriever) systems,
+        paired by question: every budget and ``recall@k``/``hit@k`` read their located passages; ``ndcg@k``
+        grades ragcov's chunks, so its family leaves them out (said in its notices).
 
     Returns
     -------
@@ -494,28 +524,28 @@ def cited_chunking_study(
         raise RagcovError(f"`where` must be 'all' or 'full'; got {where!r}.")
     if cluster not in CLUSTERS:
         raise RagcovError(f"`cluster` must be one of {list(CLUSTERS)}; got {cluster!r}.")
-    if len(tasks) * len(retrievers) < 2:
-        raise RagcovError("need at least two systems (chunkings x retrievers).")
+    if len(tasks) * len(retrievers) + len(passages or {}) < 2:
+        raise RagcovError("need at least two systems (chunkings x retrievers, and passage runs).")
     budgets = _check_budgets(budgets)
     family, specs, kmax, all_metrics = _study_metrics(metrics, budgets)
     res_rows, order, queries0, notices = _common_questions(tasks, where, granularity)
     per_sys = _system_values(tasks, retrievers, runner, order, depth_of=lambda c: max(kmax, _budget_depth(
         c, max(budgets, default=0))), metrics=all_metrics, granularity=granularity)
+    per_sys.update(_passage_values(passages, tasks[next(iter(tasks))], order, all_metrics, granularity, per_sys))
+    words = {name: dict(v.attrs.get("context_words") or {}) for name, v in per_sys.items()}
     values = pd.concat(dict(per_sys), axis=1).swaplevel(0, 1, axis=1).sort_index(axis=1, level=0,
                                                                                 sort_remaining=False)
     rec_name = next((str(s) for s in specs if s.name == "recall" and not s.budget), all_metrics[0])
     icc, clusters, cname_ = _unit_of_inference(tasks, per_sys, queries0, order, rec_name, cluster, icc_threshold)
-    lbs = {}
-    for m in family:
-        lbs[m] = leaderboard_from_values(values[m], metric=m, clusters=clusters, cluster_name=cname_,
-                                         level=level, n_resamples=n_resamples, seed=seed)
-        lbs[m].info["notices"] += notices
+    lbs = {m: _family(values[m], m, clusters, cname_, notices, level=level, n_resamples=n_resamples, seed=seed)
+           for m in family}
     return CitedChunkingResult(leaderboards=lbs, values=values, resolution=pd.DataFrame(res_rows), icc=icc,
                                granularity=granularity, where=where,
                                cluster=cname_,
                                info={"n_resamples": int(n_resamples), "seed": seed, "notices": notices,
                                      "systems": list(per_sys), "level": level, "budgets": list(budgets),
-                                     "context": CONTEXT_NOTE})
+                                     "context": CONTEXT_NOTE, "context_words": words,
+                                     "passage_systems": list(passages or {})})
 
 
 def _study_metrics(metrics: Sequence[str], budgets: list[int]) -> tuple[list[str], list[Any], int, list[str]]:
@@ -577,6 +607,31 @@ def _system_values(tasks: Mapping[str, Any], retrievers: Mapping[str, Callable[[
             per_sys[f"{cname}/{rname}"] = per_query_values(run, task, metrics=metrics, granularity=granularity,
                                                            query_ids=order)
     return per_sys
+
+
+def _family(values: pd.DataFrame, metric: str, clusters: Any, cluster_name: str, notices: list[str],
+            **kw: Any) -> Any:
+    """One metric's family over the systems it applies to (a passage run has no chunk nDCG: left out, and said)."""
+    vm = values.dropna(axis=1, how="all")
+    left_out = [c for c in values.columns if c not in vm.columns]
+    lb = leaderboard_from_values(vm, metric=metric, clusters=clusters, cluster_name=cluster_name, **kw)
+    lb.info["notices"] += notices + ([f"{metric} grades ragcov's chunks: {', '.join(left_out)} (passage runs) left "
+                                      "out of this family"] if left_out else [])
+    return lb
+
+
+def _passage_values(passages: Mapping[str, Any] | None, task: Any, order: list[str], metrics: list[str],
+                    granularity: str, taken: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
+    """Per passage run the per-question values of every metric a passage run has (all but ``ndcg@k``), scored on
+    ``task`` (any chunking: a passage run's spans and the cited provisions are on the acts, not the chunks)."""
+    out: dict[str, pd.DataFrame] = {}
+    ok = [m for m in metrics if parse_cited_metric(m).name != "ndcg"]
+    for name, run in (passages or {}).items():
+        if name in taken or name in out:
+            raise RagcovError(f"the passage run {name!r} has the name of another system; name it otherwise.")
+        out[str(name)] = per_query_values(run, task, metrics=ok, granularity=granularity, query_ids=order,
+                                          on_missing="zero")
+    return out
 
 
 def _unit_of_inference(tasks: Mapping[str, Any], per_sys: Mapping[str, pd.DataFrame], queries0: pd.DataFrame,

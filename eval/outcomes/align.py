@@ -103,11 +103,12 @@ def _kept_queries(prepared: PreparedTask, scored: Mapping[str, ScoredRun], on_mi
 
 def _run_notices(prepared: PreparedTask, scored: Mapping[str, ScoredRun]) -> list[str]:
     """What the runs' documents give to say: each run's notice for one run, one notice naming every run
-    with rows outside a shipped subset corpus for several."""
+    with rows outside a shipped subset corpus for several, and where each passage run's passages were found."""
     if prepared.single:
         return [n for s in scored.values() for n in s.document_notices]
     outside = {name: s.n_unknown_document_rows for name, s in scored.items()}
-    return [outside_notice(outside, prepared.subset_note)] if any(outside.values()) else []
+    located = [n for s in scored.values() if s.located is not None for n in s.document_notices]  # passage runs
+    return ([outside_notice(outside, prepared.subset_note)] if any(outside.values()) else []) + located
 
 
 def _on_kept(prepared: PreparedTask, s: ScoredRun, keep: np.ndarray) -> tuple[pd.Series, list[str], float, float]:

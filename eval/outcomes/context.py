@@ -22,13 +22,13 @@ shared characters once.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
 from ragcov_data.runs.line import CharacterLine, flat_text
 
-__all__ = ["Items", "context_cut", "budget_values", "merge_spans", "CONTEXT_NOTE", "MEASURES"]
+__all__ = ["Items", "context_cut", "budget_values", "merge_spans", "context_line", "CONTEXT_NOTE", "MEASURES"]
 
 #: What a budgeted context is, in one sentence (printed with the numbers).
 CONTEXT_NOTE = ("context within B words = the ranked chunks or passages in rank order, cut after exactly B words "
@@ -151,3 +151,15 @@ def budget_values(items: Items, budgets: Sequence[int], ps: np.ndarray, pe: np.n
 def context_words(words: np.ndarray, budget: int) -> int:
     """Words of the context within ``budget``: ``min(budget, sum(words))``."""
     return int(min(int(budget), int(np.asarray(words, dtype=np.int64).sum())))
+
+
+def context_line(info: Mapping[str, Any]) -> str | None:
+    """The mean words of context a budgeted measure read (per run where there are several), or None."""
+    w = info.get("mean_context_words")
+    if w is None:
+        return None
+    if isinstance(w, Mapping):
+        shown = {k: v for k, v in w.items() if v is not None}
+        return ("mean words of context: " + ", ".join(f"{k} {v:,.0f}" for k, v in shown.items())) if shown else None
+    return (f"mean words of context: {w:,.0f} (less than the budget where the run returns less text, or a "
+            "question's list ends first)")

@@ -246,3 +246,23 @@ def test_irpf_budget_recall_is_the_rank_recall_of_its_context(irpf_runs):
     assert len(wide) == 174
     assert np.allclose(wide["recall@60"], wide["recall@100000w"], atol=1e-12)
     assert not np.allclose(wide["recall@60"], wide["recall@500w"])
+
+
+def test_one_chunk_per_act_no_longer_wins_within_a_budget(irpf_runs, data_dir):
+    """A chunker that returns each act whole (about 40,000 words a chunk) reads only the first 1,000 words of its
+    top act within 1,000 words: it falls behind whole artigos, where keeping the first chunk whole let it win."""
+    from ragcov_data.baselines import BM25
+    from ragcov_data.loaders.cited_questions import build_cited_task, irpf_dir
+
+    folder = irpf_dir(data_dir)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        whole = build_cited_task(folder / "laws.jsonl", folder / "questions.jsonl", chunker=lambda text: [text])
+    assert len(whole.corpus) == 7 and whole.corpus["text"].str.split().str.len().max() > 40_000
+    run = BM25(show_progress=False).index(whole.corpus).search(whole.queries[["_id", "text"]], k=7,
+                                                               show_progress=False)
+    acts = per_query_values(run, whole, metrics=["recall@1000w", "recall@10"])
+    task, art = irpf_runs["article"]
+    article = per_query_values(art, task, metrics=["recall@1000w"])
+    assert acts["recall@10"].mean() > 0.9  # ten whole acts hold almost every cited provision ...
+    assert acts["recall@1000w"].mean() < article["recall@1000w"].mean() - 0.1  # ... 1,000 of their words do not
