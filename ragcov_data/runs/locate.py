@@ -10,9 +10,10 @@ character line (:mod:`ragcov_data.runs.line`) in four steps, the first that succ
    **tolerant** (the passage differs in whitespace or Unicode normalisation only);
 2. **hints**: with several places, the one in the hinted document (``doc_id``) nearest the hinted
    ``start_char`` decides, else the first in document order; the passage is **ambiguous** either way;
-3. **fuzzy**: a passage found nowhere is matched approximately (``rapidfuzz``'s partial ratio on non-space
-   characters, ≥ :data:`FUZZY_THRESHOLD` of 100) in the region its seeds (16-character pieces found exactly)
-   point to;
+3. **fuzzy**: a passage found nowhere is matched approximately: eight 16-character pieces of it (seeds) found
+   exactly vote for a region, the seeds agreeing on it bound the span (from the first seed back to the passage's
+   start, from the last on to its end), and ``rapidfuzz``'s ratio (normalised Indel similarity, on non-space
+   characters) of passage and span must reach :data:`FUZZY_THRESHOLD` of 100;
 4. else it is **unlocated**: it keeps its words in a context budget and holds no document's characters.
 
 A hint (``doc_id`` with ``start_char``/``end_char``) whose offsets hold the passage exactly is used as given.
@@ -20,7 +21,7 @@ A hint (``doc_id`` with ``start_char``/``end_char``) whose offsets hold the pass
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
@@ -29,7 +30,8 @@ from ragcov_data.runs.line import CharacterLine, flat_text
 
 __all__ = ["Located", "locate_passages", "LOCATE_RULE", "FUZZY_THRESHOLD", "HOW", "PASSAGES_EXTRA"]
 
-#: rapidfuzz partial-ratio score (0-100, on non-space characters) at or above which a passage is located fuzzily.
+#: rapidfuzz ratio (0-100, normalised Indel similarity on non-space characters) at or above which a passage is
+#: located fuzzily.
 FUZZY_THRESHOLD = 90.0
 #: How a passage was located, best first.
 HOW = ("exact", "tolerant", "fuzzy", "unlocated")
@@ -44,8 +46,8 @@ LOCATE_RULE = (
     "each passage is located in the task's documents by its non-space characters in NFC: exact where the "
     "document's text equals the passage (outer whitespace aside), tolerant where only whitespace or Unicode "
     "normalisation differ; found in several places, the hinted document and start_char decide, else the first "
-    "place (the passage counts as ambiguous); found nowhere, a fuzzy match (rapidfuzz partial ratio >= "
-    f"{FUZZY_THRESHOLD:g} on non-space characters, in the region 16-character seeds point to); else unlocated "
+    "place (the passage counts as ambiguous); found nowhere, a fuzzy match (the span 16-character seeds found "
+    f"exactly bound, rapidfuzz ratio >= {FUZZY_THRESHOLD:g} on non-space characters); else unlocated "
     "(its words count in a context budget, it holds no document's characters); a hint whose offsets hold the "
     "passage exactly is used as given"
 )
@@ -58,7 +60,7 @@ class Located:
     ``doc`` is the document's index in the line (-1: unlocated); ``start``/``end`` its span on the line (-1);
     ``how`` one of :data:`HOW`; ``places`` how many places the passage occurs at (exact or tolerant search);
     ``hinted`` whether a hint decided (its offsets held the passage, or its document and start chose among
-    several places); ``score`` the match score (100 where found by search, the partial ratio where fuzzy, 0).
+    several places); ``score`` the match score (100 where found by search, the fuzzy ratio where fuzzy, else 0).
     """
 
     doc: np.ndarray
@@ -178,7 +180,7 @@ def _hint_holds(text: str, doc_hint: Any, s: Any, e: Any, line: CharacterLine) -
     return off + s + lead, off + e - trail
 
 
-def _fuzzy(todo: list[int], flats: Sequence[str], line: CharacterLine, threshold: float
+def _fuzzy(todo: list[int], flats: Mapping[int, str], line: CharacterLine, threshold: float
            ) -> dict[int, tuple[int, int, float]]:
     """``{i: (flat start, flat length, score)}`` of the passages ``todo`` matched approximately."""
     if not todo:
@@ -203,18 +205,21 @@ def _fuzzy(todo: list[int], flats: Sequence[str], line: CharacterLine, threshold
         seed = line.flat[end - _SEED + 1:end + 1]
         hits.setdefault(seed, []).append(end - _SEED + 1)
     votes: dict[int, dict[int, float]] = {}
+    marks: dict[int, dict[int, list[tuple[int, int]]]] = {}  # per passage and region: (seed offset, place)
     for seed, at in hits.items():  # a seed found in many places says little: its vote is split among them
         for i, off in seeds[seed]:
             width = max(len(flats[i]) // 4, 1)
-            v = votes.setdefault(i, {})
+            v, m = votes.setdefault(i, {}), marks.setdefault(i, {})
             for a in at[:_MAX_PLACES]:
-                v[(a - off) // width] = v.get((a - off) // width, 0.0) + 1.0 / len(at)
+                b = (a - off) // width
+                v[b] = v.get(b, 0.0) + 1.0 / len(at)
+                m.setdefault(b, []).append((off, a))
     seps = np.flatnonzero(np.frombuffer(line.flat.encode("utf-32-le"), dtype=np.uint32) == 0)
     out: dict[int, tuple[int, int, float]] = {}
     for i, v in votes.items():
         best: tuple[int, int, float] | None = None
         for bucket in sorted(v, key=lambda b: (-v[b], b))[:3]:  # the three regions most seeds point to
-            got = _align(flats[i], bucket * max(len(flats[i]) // 4, 1), line.flat, seps, fuzz, threshold)
+            got = _align(flats[i], marks[i][bucket], line.flat, seps, fuzz, threshold)
             if got is not None and (best is None or got[2] > best[2]):
                 best = got
         if best is not None:
@@ -222,24 +227,21 @@ def _fuzzy(todo: list[int], flats: Sequence[str], line: CharacterLine, threshold
     return out
 
 
-def _align(f: str, centre: int, hay: str, seps: np.ndarray, fuzz: Any, threshold: float
+def _align(f: str, marks: list[tuple[int, int]], hay: str, seps: np.ndarray, fuzz: Any, threshold: float
            ) -> tuple[int, int, float] | None:
-    """The best approximate match of ``f`` in the window of ``hay`` around ``centre`` (inside one document):
-    (flat start, flat length, score), or None below ``threshold``."""
-    slack = max(len(f) // 4, 1) + _SEED
-    lo, hi = max(centre - slack, 0), min(centre + len(f) + 2 * slack, len(hay))
-    k = int(np.searchsorted(seps, centre + len(f) // 2))  # keep the window inside one document
+    """The span the seeds ``marks`` (offset in ``f``, place on the line) bound — from the first seed's place back
+    to the passage's start, to the last seed's place on to its end, inside one document — and its similarity to
+    ``f`` (rapidfuzz's normalised Indel ratio): (flat start, flat length, score), or None below ``threshold``."""
+    first = min(marks)
+    last = max(marks)
+    lo, hi = first[1] - first[0], last[1] + (len(f) - last[0])
+    k = int(np.searchsorted(seps, first[1]))  # keep the span inside the seeds' document
     lo = max(lo, int(seps[k - 1]) + 1 if k > 0 else 0)
     hi = min(hi, int(seps[k]) if k < len(seps) else len(hay))
-    window = hay[lo:hi]
-    if len(window) < len(f) // 2:
+    if hi - lo < len(f) // 2:
         return None
-    a = fuzz.partial_ratio_alignment(f, window, score_cutoff=threshold)
-    if a is None or a.score < threshold:
-        return None
-    # the passage aligned inside the window; a window shorter than the passage (a document's end) is all of it
-    s, e = (a.dest_start, a.dest_end) if len(f) <= len(window) else (0, len(window))
-    return lo + int(s), max(int(e) - int(s), 1), float(a.score)
+    score = float(fuzz.ratio(f, hay[lo:hi], score_cutoff=threshold))
+    return (lo, hi - lo, score) if score >= threshold else None
 
 
 def locate_passages(texts: Sequence[str], line: CharacterLine, *, doc_hints: Sequence[Any] | None = None,
@@ -291,7 +293,7 @@ def locate_passages(texts: Sequence[str], line: CharacterLine, *, doc_hints: Seq
             continue
         out.doc[i], out.start[i], out.end[i] = line.doc_at(s), s, e
         out.how[i], out.score[i] = ("exact" if exact else "tolerant"), 100.0
-    got = _fuzzy(list(todo), [flat_text(k) for k in keys] if todo else [], line, fuzzy_threshold)
+    got = _fuzzy(list(todo), {u: flat_text(keys[u]) for u in todo}, line, fuzzy_threshold)
     for u, members in todo.items():
         if u in got:
             at, length, sc = got[u]
