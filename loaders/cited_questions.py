@@ -45,7 +45,9 @@ per (question, cited provision): ``query-id, citation, doc_id, article, paragrap
 caput, raw, status, chunks`` (the chunks overlapping the provision itself), ``article_chunks`` (those
 overlapping its artigo), ``start_char, end_char`` (the provision's character span in its act, missing unless
 resolved) and ``article_start_char, article_end_char`` (its artigo's) — what provision-level recall and the
-budgeted span measures (:mod:`ragcov_data.eval.outcomes.budget`) read.
+budgeted span measures (:mod:`ragcov_data.eval.outcomes.budget`) read. documents: ``doc_id, text`` and the acts'
+metadata: each act's text as chunked (the character line every span above is on), what a pipeline ingests
+(:func:`ragcov_data.documents.task_documents`) and where passages are located.
 """
 from __future__ import annotations
 
@@ -117,12 +119,15 @@ IRPF_FILES = {"acts": "laws.jsonl", "questions": "questions.jsonl"}
 @dataclass
 class CitedTask(Task):
     """A cited-questions task: :class:`ragcov_data.task.Task` plus ``citations`` (one row per question
-    and cited provision, see the module docstring)."""
+    and cited provision) and ``documents`` (the acts' text), see the module docstring."""
 
     citations: pd.DataFrame = field(default_factory=pd.DataFrame)
+    documents: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     def __getitem__(self, split: str) -> pd.DataFrame:
-        return self.citations if split == "citations" else super().__getitem__(split)
+        if split in ("citations", "documents"):
+            return getattr(self, split)
+        return super().__getitem__(split)
 
     def full(self) -> "CitedTask":
         """The questions whose cited acts are all in the corpus (``coverage == "full"``)."""
@@ -137,7 +142,7 @@ def _subset(task: CitedTask, keep: set, name: str) -> CitedTask:
     manifest = json.loads(json.dumps(task.manifest))
     manifest.setdefault("config", {})["coverage"] = name
     manifest.setdefault("counts", {}).update({"queries": int(len(q)), "qrels": int(len(r))})
-    return CitedTask(task.corpus, q, r, manifest, citations=c)
+    return CitedTask(task.corpus, q, r, manifest, citations=c, documents=task.documents)
 
 
 def _read_acts(acts: Any) -> Any:
@@ -217,7 +222,18 @@ def build_cited_task(
         if uncovered:
             warnings.warn(f"chunker {spec.name!r} left text out of every chunk: {uncovered} non-space characters "
                           "by act (manifest `chunker.uncovered_characters`).", stacklevel=2)
-    return CitedTask(corpus, queries, qr, manifest, citations=cits)
+    return CitedTask(corpus, queries, qr, manifest, citations=cits, documents=_documents(acervo))
+
+
+def _documents(acervo: Any) -> pd.DataFrame:
+    """The ``documents`` split: each act's id and text as chunked, then its metadata (as strings)."""
+    meta_cols = list(acervo.metadata_columns)
+    rows = [(d.doc_id, d.text, *(None if d.metadata.get(c) is None else str(d.metadata.get(c)) for c in meta_cols))
+            for d in acervo.documents]
+    out = pd.DataFrame(rows, columns=["doc_id", "text", *meta_cols])
+    out["doc_id"] = out["doc_id"].astype("str")
+    out["text"] = out["text"].astype("str")
+    return out
 
 
 def _chunker_options(chunker: Any, chunking: str, chunk_words: int, query_words: int, min_words: int | None,
@@ -547,6 +563,8 @@ def _features(meta_cols: Sequence[str], vig: bool = False) -> dict[str, datasets
                                         "chunks": datasets.List(V("string")),
                                         "article_chunks": datasets.List(V("string")),
                                         **{c: V("int64") for c in SPAN_COLUMNS}}),
+        "documents": datasets.Features({"doc_id": V("string"), "text": V("string"),
+                                        **{c: V("string") for c in meta_cols}}),
     }
 
 
@@ -562,9 +580,9 @@ def _cached(acts: tuple[str, ...], questions: str, fingerprint: str, cfg: tuple)
 
 class CitedQuestionsBuilder(TaskBuilder):
     """``cited_questions``: ``data_files={"acts": ..., "questions": ...}``; splits corpus, queries, qrels,
-    citations."""
+    citations, documents."""
 
-    VERSION = datasets.Version("1.1.0")  # 1.1: citations carry character spans
+    VERSION = datasets.Version("1.2.0")  # 1.1: citations carry character spans; 1.2: the documents split
     BUILDER_CONFIG_CLASS = CitedQuestionsConfig
     BUILDER_CONFIGS = _named_configs()
     DEFAULT_CONFIG_NAME = "article"
@@ -650,11 +668,10 @@ class CitedQuestionsBuilder(TaskBuilder):
 
     def _split_generators(self, dl_manager: Any) -> list[datasets.SplitGenerator]:
         return [datasets.SplitGenerator(name=s, gen_kwargs={"split": s})
-                for s in ("corpus", "queries", "qrels", "citations")]
+                for s in ("corpus", "queries", "qrels", "citations", "documents")]
 
     def _split_frame(self, split: str) -> pd.DataFrame:
-        t = self.task()
-        return t.citations if split == "citations" else t[split]
+        return self.task()[split]
 
 
 class IRPFBuilder(CitedQuestionsBuilder):

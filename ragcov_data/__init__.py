@@ -24,6 +24,7 @@ _LAZY = {
     "resolve_task": "ragcov_data.sources",
     "read_acervo": "ragcov_data.legal.acervo",
     "exclude_self": "ragcov_data.outside",
+    "task_documents": "ragcov_data.documents",
 }
 
 _moved.install()  # old module paths (before the stage folders) stay importable

@@ -213,7 +213,7 @@ STAGES = (
     ("core", ("ragcov_data.errors", "ragcov_data._", "ragcov_data.ties", "ragcov_data.paths", "ragcov_data.registry",
               "ragcov_data.legal", "ragcov_data.task", "ragcov_data.qrels", "ragcov_data.runs",
               "ragcov_data.sampling")),
-    ("loaders", ("ragcov_data.loaders", "ragcov_data.sources", "ragcov_data.api", "ragcov_data.publish",
+    ("loaders", ("ragcov_data.loaders", "ragcov_data.sources", "ragcov_data.api", "ragcov_data.publish", "ragcov_data.documents",
                  "ragcov_data.irds", "ragcov_data.outside")),
     ("baselines", ("ragcov_data.baselines",)),
     ("engine", ("ragcov_data.engine",)),

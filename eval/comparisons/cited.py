@@ -50,6 +50,7 @@ from ragcov_data.eval.outcomes.align import align
 from ragcov_data.eval.outcomes.budget import (CONTEXT_NOTE, cited_provisions, cited_values, context_size,
                                               parse_cited_metric)
 from ragcov_data.eval.outcomes.metrics import per_query
+from ragcov_data.eval.outcomes.passages import cited_passage_values
 from ragcov_data.eval.outcomes.prepare import prepare_task
 from ragcov_data.eval.outcomes.score import score_run
 from ragcov_data.runs import load_run
@@ -80,6 +81,14 @@ def _frame(task: Any, split: str) -> pd.DataFrame:
         raise RagcovError(f"the task has no {split!r} split; pass a cited-questions task "
                           "(ragcov_data.load_dataset('irpf', ...) or build_cited_task(...)).")
     return obj if isinstance(obj, pd.DataFrame) else obj.to_pandas()
+
+
+def _documents(task: Any) -> pd.DataFrame | None:
+    """The task's ``documents`` split (the acts' text), or None when it has none (the budget says what to do)."""
+    try:
+        return _frame(task, "documents")
+    except RagcovError:
+        return None
 
 
 def _provisions(citations: pd.DataFrame, granularity: str) -> dict[str, list[tuple]]:
@@ -143,31 +152,47 @@ def per_query_values(run: Any, task: Any, *, metrics: Sequence[str] = ("recall@1
     if missing:
         raise RagcovError(f"`query_ids` holds {len(missing)} question(s) with no resolved provision at granularity "
                           f"{granularity!r} (first: {missing[:3]}); they cannot be scored.")
-    run, notices = _staged_run(run, task, metrics[0], citations, granularity, qids, on_missing)
-    plain = [m for m in metrics if parse_cited_metric(m).name != "ndcg"]
-    corpus = _frame(task, "corpus") if any(parse_cited_metric(m).budget for m in plain) else None
-    out = cited_values(run, citations, corpus, plain, query_ids=qids, granularity=granularity, provisions=prov)
-    out = out.reindex(columns=list(dict.fromkeys(metrics)))
-    for spec in (parse_cited_metric(m) for m in metrics):
-        if spec.name == "ndcg":
-            out[str(spec)] = _chunk_ndcg(run, citations, granularity, spec.k, qids)
+    run, notices, located = _staged_run(run, task, metrics[0], citations, granularity, qids, on_missing)
+    if located is not None:  # a pipeline's passages: read by their located spans
+        out = cited_passage_values(located, citations, granularity, metrics, qids)
+    else:
+        out = _id_run_values(run, task, citations, granularity, metrics, qids, prov)
     out.attrs["excluded"] = [q for q in all_q if q not in set(qids)]
     out.attrs["granularity"] = granularity
     out.attrs["notices"] = notices
     return out
 
 
+def _id_run_values(run: pd.DataFrame, task: Any, citations: pd.DataFrame, granularity: str, metrics: Sequence[str],
+                   qids: Sequence[str], prov: Mapping[str, list[tuple]]) -> pd.DataFrame:
+    """Per-question values of a run of ragcov's chunk ids (provision-level, budgeted and chunk nDCG)."""
+    plain = [m for m in metrics if parse_cited_metric(m).name != "ndcg"]
+    budgeted = any(parse_cited_metric(m).budget for m in plain)
+    corpus = _frame(task, "corpus") if budgeted else None
+    documents = _documents(task) if budgeted else None
+    out = cited_values(run, citations, corpus, plain, query_ids=qids, granularity=granularity, provisions=prov,
+                       documents=documents)
+    attrs = dict(out.attrs)
+    out = out.reindex(columns=list(dict.fromkeys(metrics)))
+    for spec in (parse_cited_metric(m) for m in metrics):
+        if spec.name == "ndcg":
+            out[str(spec)] = _chunk_ndcg(run, citations, granularity, spec.k, qids)
+    out.attrs = attrs
+    return out
+
+
 def _staged_run(run: Any, task: Any, metric: str, citations: pd.DataFrame, granularity: str, qids: Sequence[str],
-                on_missing: str) -> tuple[pd.DataFrame, list[str]]:
+                on_missing: str) -> tuple[pd.DataFrame, list[str], Any]:
     """The run read once and put through the outcome stage on the questions ``qids`` at ``granularity``
     (qrels: :func:`granularity_qrels`): the checks of every run (recorded task parameters, fingerprint and
     chunk ids, documents outside the corpus, the document sample), then the missing-question policy.
-    Returns the run as scored and the stage's notices."""
+    Returns the run as scored, the stage's notices and, for a passage run, its located passages."""
     df = load_run(run)
     prepared = prepare_task(task, metric, single=True, runs={"run": df}, query_ids=qids,
                             qrels=granularity_qrels(citations, granularity), granularity=granularity)
-    table = align(prepared, [score_run(prepared, df, "run")], on_missing=on_missing).tables["run"]
-    return table.run, list(table.notices)
+    scored = score_run(prepared, df, "run")
+    table = align(prepared, [scored], on_missing=on_missing).tables["run"]
+    return table.run, list(table.notices), scored.located
 
 
 def _chunk_ndcg(run: pd.DataFrame, citations: pd.DataFrame, granularity: str, k: int,
@@ -309,6 +334,9 @@ class CitedChunkingResult(_JsonMixin):
                 row[f"{m} rank"] = f"{r['rank']} [{r['rank_low']}, {r['rank_high']}]"
                 row[f"{m} tier"] = r["tier"]
                 row[f"{m} verified"] = r.get("verified")
+                spec = parse_cited_metric(m)
+                if spec.budget:  # the words each context holds, on average: less than B when a system returns less
+                    row[f"{m} words"] = (self.info.get("context_words") or {}).get(name, {}).get(spec.k)
         hb = self.headline_budget()
         first = f"recall@{hb}w" if hb is not None else next(iter(self.leaderboards))
         return pd.DataFrame(list(rows.values())).sort_values(first, ascending=False).reset_index(drop=True)
@@ -322,7 +350,7 @@ class CitedChunkingResult(_JsonMixin):
         for _, r in t.iterrows():
             cells = [f"{r['system']}"]
             for m in mets:
-                cells += [f"{r[m]:.3f} [{r[m + ' low']:.3f}, {r[m + ' high']:.3f}]", r[f"{m} rank"], r[f"{m} tier"]]
+                cells += [_cell(r, m), _or_dash(r.get(f"{m} rank")), _or_dash(r.get(f"{m} tier"))]
             lines.append("| " + " | ".join(cells) + " |")
         return "\n".join(lines)
 
@@ -351,15 +379,18 @@ class CitedChunkingResult(_JsonMixin):
 
     def table_text(self) -> str:
         t = self.table()
-        out = []
         width = max([22, *(len(str(x)) for x in t["system"])])  # chunker names can be long
+        cells = []
         for _, r in t.iterrows():
-            cells = [f"{r['system']:<{width}}"]
+            row = [f"{r['system']:<{width}}"]
             for m in self.leaderboards:
                 bad = r.get(f"{m} verified") is False or r.get(f"{m} verified") is np.False_
-                cells.append(f"{_label(m)} {r[m]:.3f} [{r[m + ' low']:.3f}, {r[m + ' high']:.3f}]{'*' if bad else ''} "
-                             f"rank {r[m + ' rank']:<9} {r[m + ' tier']:<4}")
-            out.append("  ".join(cells))
+                row.append(f"{_label(m)} {_cell(r, m)}{'*' if bad else ''}")
+                row.append(f"rank {_or_dash(r.get(m + ' rank')):<9} {_or_dash(r.get(m + ' tier')):<4}")
+            cells.append(row)
+        widths = [max(len(row[i]) for row in cells) for i in range(len(cells[0]))] if cells else []
+        out = ["  ".join(c.ljust(w) if i % 2 else c for i, (c, w) in enumerate(zip(row, widths))).rstrip()
+               for row in cells]
         if any(c.endswith(" verified") and t[c].map(lambda x: x is False or x is np.False_).any() for c in t):
             out.append("* NOT VERIFIED: the interval's method covers less than the nominal level at this design "
                        "(verified_coverage in the JSON).")
@@ -368,6 +399,24 @@ class CitedChunkingResult(_JsonMixin):
     def __repr__(self) -> str:
         return f"CitedChunkingResult(systems={len(self.info.get('systems', []))}, " \
                f"questions={len(self.values)})\n{self.summary()}"
+
+
+def _or_dash(x: Any) -> str:
+    return "—" if x is None or (isinstance(x, float) and np.isnan(x)) else str(x)
+
+
+def _cell(r: Mapping[str, Any], m: str) -> str:
+    """``estimate [low, high]`` of one system and metric (a dash where the metric does not apply to it, e.g. chunk
+    nDCG for a passage run), with the mean words of context at a budget when they fall short of it."""
+    x = r.get(m)
+    if x is None or (isinstance(x, float) and np.isnan(x)):
+        return "—"
+    out = f"{x:.3f} [{r[m + ' low']:.3f}, {r[m + ' high']:.3f}]"
+    words = r.get(f"{m} words")
+    spec = parse_cited_metric(m)
+    if spec.budget and words is not None and not np.isnan(words) and words < spec.k - 0.5:
+        out += f" ({words:,.0f} words)"
+    return out
 
 
 def _label(metric: str) -> str:
@@ -430,6 +479,7 @@ def cited_chunking_study(
     seed: int | None = 0,
     icc_threshold: float = 0.05,
     runner: Callable[..., pd.DataFrame] | None = None,
+    passages: Mapping[str, Any] | None = None,
 ) -> CitedChunkingResult:
     """Run every retriever on every chunking and rank the systems as one family, paired by question.
 
@@ -460,6 +510,11 @@ def cited_chunking_study(
         retriever's recall@k on the first chunking by topic exceeds ``icc_threshold``, else the question;
         ``"article"``: the question's first cited artigo (a sensitivity design: questions citing one
         provision share it).
+    passages : mapping name -> passage run, optional
+        Pipelines' runs of returned text (:mod:`ragcov_data.runs.passages`: a path or DataFrame, e.g. from
+        :func:`ragcov_data.run_pipeline`), ranked in the same families as the (chunking, retriever) systems,
+        paired by question: every budget and ``recall@k``/``hit@k`` read their located passages; ``ndcg@k``
+        grades ragcov's chunks, so its family leaves them out (said in its notices).
 
     Returns
     -------
@@ -469,28 +524,28 @@ def cited_chunking_study(
         raise RagcovError(f"`where` must be 'all' or 'full'; got {where!r}.")
     if cluster not in CLUSTERS:
         raise RagcovError(f"`cluster` must be one of {list(CLUSTERS)}; got {cluster!r}.")
-    if len(tasks) * len(retrievers) < 2:
-        raise RagcovError("need at least two systems (chunkings x retrievers).")
+    if len(tasks) * len(retrievers) + len(passages or {}) < 2:
+        raise RagcovError("need at least two systems (chunkings x retrievers, and passage runs).")
     budgets = _check_budgets(budgets)
     family, specs, kmax, all_metrics = _study_metrics(metrics, budgets)
     res_rows, order, queries0, notices = _common_questions(tasks, where, granularity)
     per_sys = _system_values(tasks, retrievers, runner, order, depth_of=lambda c: max(kmax, _budget_depth(
         c, max(budgets, default=0))), metrics=all_metrics, granularity=granularity)
+    per_sys.update(_passage_values(passages, tasks[next(iter(tasks))], order, all_metrics, granularity, per_sys))
+    words = {name: dict(v.attrs.get("context_words") or {}) for name, v in per_sys.items()}
     values = pd.concat(dict(per_sys), axis=1).swaplevel(0, 1, axis=1).sort_index(axis=1, level=0,
                                                                                 sort_remaining=False)
     rec_name = next((str(s) for s in specs if s.name == "recall" and not s.budget), all_metrics[0])
     icc, clusters, cname_ = _unit_of_inference(tasks, per_sys, queries0, order, rec_name, cluster, icc_threshold)
-    lbs = {}
-    for m in family:
-        lbs[m] = leaderboard_from_values(values[m], metric=m, clusters=clusters, cluster_name=cname_,
-                                         level=level, n_resamples=n_resamples, seed=seed)
-        lbs[m].info["notices"] += notices
+    lbs = {m: _family(values[m], m, clusters, cname_, notices, level=level, n_resamples=n_resamples, seed=seed)
+           for m in family}
     return CitedChunkingResult(leaderboards=lbs, values=values, resolution=pd.DataFrame(res_rows), icc=icc,
                                granularity=granularity, where=where,
                                cluster=cname_,
                                info={"n_resamples": int(n_resamples), "seed": seed, "notices": notices,
                                      "systems": list(per_sys), "level": level, "budgets": list(budgets),
-                                     "context": CONTEXT_NOTE})
+                                     "context": CONTEXT_NOTE, "context_words": words,
+                                     "passage_systems": list(passages or {})})
 
 
 def _study_metrics(metrics: Sequence[str], budgets: list[int]) -> tuple[list[str], list[Any], int, list[str]]:
@@ -552,6 +607,31 @@ def _system_values(tasks: Mapping[str, Any], retrievers: Mapping[str, Callable[[
             per_sys[f"{cname}/{rname}"] = per_query_values(run, task, metrics=metrics, granularity=granularity,
                                                            query_ids=order)
     return per_sys
+
+
+def _family(values: pd.DataFrame, metric: str, clusters: Any, cluster_name: str, notices: list[str],
+            **kw: Any) -> Any:
+    """One metric's family over the systems it applies to (a passage run has no chunk nDCG: left out, and said)."""
+    vm = values.dropna(axis=1, how="all")
+    left_out = [c for c in values.columns if c not in vm.columns]
+    lb = leaderboard_from_values(vm, metric=metric, clusters=clusters, cluster_name=cluster_name, **kw)
+    lb.info["notices"] += notices + ([f"{metric} grades ragcov's chunks: {', '.join(left_out)} (passage runs) left "
+                                      "out of this family"] if left_out else [])
+    return lb
+
+
+def _passage_values(passages: Mapping[str, Any] | None, task: Any, order: list[str], metrics: list[str],
+                    granularity: str, taken: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
+    """Per passage run the per-question values of every metric a passage run has (all but ``ndcg@k``), scored on
+    ``task`` (any chunking: a passage run's spans and the cited provisions are on the acts, not the chunks)."""
+    out: dict[str, pd.DataFrame] = {}
+    ok = [m for m in metrics if parse_cited_metric(m).name != "ndcg"]
+    for name, run in (passages or {}).items():
+        if name in taken or name in out:
+            raise RagcovError(f"the passage run {name!r} has the name of another system; name it otherwise.")
+        out[str(name)] = per_query_values(run, task, metrics=ok, granularity=granularity, query_ids=order,
+                                          on_missing="zero")
+    return out
 
 
 def _unit_of_inference(tasks: Mapping[str, Any], per_sys: Mapping[str, pd.DataFrame], queries0: pd.DataFrame,

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ragcov_data._format import num
+from ragcov_data.eval.outcomes.context import context_line
 
 ALL = "__all__"
 
@@ -341,6 +342,9 @@ def text(res: Any) -> str:
                    f"{b.judged_threshold:g} (the score may owe much to the pool; see condensed and "
                    "unjudged_as_relevant); pooled = judged like a pooled engine (judged@k >= 0.99).")
     out.append("family: " + family_words(b) + " p = " + str((b.d.get("family") or {}).get("p", "")))
+    words = context_line(b.info)
+    if words:
+        out.append(words)
     out += [f"notice: {n}" for n in b.info.get("notices", [])]
     return "\n".join(out)
 

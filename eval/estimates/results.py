@@ -19,6 +19,7 @@ from ragcov_data._atomic import atomic_write
 from ragcov_data._json import to_jsonable
 from ragcov_data.errors import InputFileError, RagcovError
 from ragcov_data.eval.estimates._core import METHODS
+from ragcov_data.eval.outcomes.context import context_line
 
 
 #: The one signature of ``confidence_interval`` on every result that holds intervals: which row (estimator, method,
@@ -604,8 +605,11 @@ class EvaluationResult(_JsonMixin):
         if diag:
             lines.append(f"diagnostics (per {unit}): {diag}")
         share = (self.info or {}).get("top_tie_share")
-        if share is not None:
+        if share is not None and "passages" not in (self.info or {}):  # a passage run is ordered by its ranks
             lines.append(f"top score tied in {share:.1%} of queries (tie policy {self.tie_policy!r} decides them)")
+        words = context_line(self.info or {})
+        if words:
+            lines.append(words)
         lines += [f"notice: {n}" for n in (self.info or {}).get("notices", [])]
         if isinstance(d.get("quantiles"), dict):
             what = "rate" if unit == "document" else "value" if unit == "query" else "mean"
@@ -708,6 +712,7 @@ class ComparisonResult(_JsonMixin):
             _estimates_table(shown),
             *_notes(shown, self.estimates, unit, methods),
             counts,
+            *[x for x in [context_line(self.info or {})] if x],
             *[f"notice: {n}" for n in (self.info or {}).get("notices", [])],
         ])
 

@@ -103,11 +103,12 @@ def _kept_queries(prepared: PreparedTask, scored: Mapping[str, ScoredRun], on_mi
 
 def _run_notices(prepared: PreparedTask, scored: Mapping[str, ScoredRun]) -> list[str]:
     """What the runs' documents give to say: each run's notice for one run, one notice naming every run
-    with rows outside a shipped subset corpus for several."""
+    with rows outside a shipped subset corpus for several, and where each passage run's passages were found."""
     if prepared.single:
         return [n for s in scored.values() for n in s.document_notices]
     outside = {name: s.n_unknown_document_rows for name, s in scored.items()}
-    return [outside_notice(outside, prepared.subset_note)] if any(outside.values()) else []
+    located = [n for s in scored.values() if s.located is not None for n in s.document_notices]  # passage runs
+    return ([outside_notice(outside, prepared.subset_note)] if any(outside.values()) else []) + located
 
 
 def _on_kept(prepared: PreparedTask, s: ScoredRun, keep: np.ndarray) -> tuple[pd.Series, list[str], float, float]:
@@ -117,7 +118,7 @@ def _on_kept(prepared: PreparedTask, s: ScoredRun, keep: np.ndarray) -> tuple[pd
         return s.scores, list(s.score_notices), s.top_tie_share, s.all_tied_share
     qids = prepared.query_ids[keep]
     own: list[str] = []
-    scores = scores_of(prepared, s.run, s.name, qids, own)
+    scores = scores_of(prepared, s.located or s.run, s.name, qids, own)
     return (scores, own, *tie_profile(s.run, len(qids)))
 
 
@@ -150,6 +151,10 @@ def _table(prepared: PreparedTask, s: ScoredRun, kept: _Kept, on_missing: str, s
         "n_unjudged_queries": int(prepared.n_task - len(prepared.queries)),
         "top_tie_share": top_share, "all_tied_share": all_share, **prepared.pop_info,
     }
+    if scores.attrs.get("context_words") is not None:  # budgeted measures: the words each context holds
+        info["mean_context_words"] = float(scores.attrs["context_words"])
+    if s.located is not None:  # a passage run: how its passages were located
+        info["passages"] = s.located.report
     return OutcomeTable(
         name=s.name, per_query=pq, missing=miss, metric=scores.attrs.get("metric", str(prepared.spec)),
         tie_policy=prepared.tie_policy, relevance_threshold=prepared.relevance_threshold, cluster=prepared.cluster,

@@ -6,9 +6,9 @@ made. So besides ``recall@k`` (ten chunks: 500 words of 50-word windows, several
 artigos) the same questions are scored *at equal context*:
 
 - The **context** of a question within a budget of ``B`` words: its ranked chunks in trec_eval order
-  (score descending, then document id descending), each taken whole, while the running total of words
-  stays ``<= B``; the first chunk is always kept (its words counted even beyond ``B``). Words are the
-  whitespace tokens of the chunk text (``len(text.split())``), as the construction rules count them.
+  (score descending, then document id descending) read in order and cut after exactly ``B`` words, the chunk
+  that crosses the budget truncated at the ``B``-th word (:mod:`ragcov_data.eval.outcomes.context`). Words are
+  the whitespace tokens of the chunk text (``len(text.split())``), as the construction rules count them.
 - ``recall@Bw``: the share of the question's cited provisions that a context chunk overlaps (a chunk
   overlaps a provision when their character spans in the act share a character) — the same
   provision-level recall as ``recall@k``.
@@ -17,11 +17,12 @@ artigos) the same questions are scored *at equal context*:
 - ``precision@Bw``: the share of the context's characters that lie inside a cited provision.
 - ``iou@Bw``: characters in both over characters in either.
 
-Characters are counted on the act's character line: chunk spans (``start_char``, ``end_char`` of the
-corpus) and provision spans (``start_char``, ``end_char`` of the ``citations`` split; the artigo's at
-``granularity="article"``) are half-open intervals, and overlapping chunks (or provisions) count their
-shared characters once (the intervals are merged). Any chunking whose corpus records ``doc_id,
-start_char, end_char, text`` is scored alike.
+Characters are counted on the acts' character line (the task's ``documents`` split laid end to end:
+:mod:`ragcov_data.runs.line`): chunk spans (``start_char``, ``end_char`` of the corpus) and provision spans
+(``start_char``, ``end_char`` of the ``citations`` split; the artigo's at ``granularity="article"``) are half-open
+intervals, and overlapping chunks (or provisions) count their shared characters once (the intervals are merged).
+Any chunking whose corpus records ``doc_id, start_char, end_char, text`` is scored alike, and so is a pipeline's
+passage run once its passages are located (:mod:`ragcov_data.eval.outcomes.passages`).
 
 The cited provisions of a question at ``granularity="dispositivo"`` are its resolved cited dispositivos
 (an artigo cited alone is the whole artigo); at ``"article"`` the artigos of its resolved citations and
@@ -40,11 +41,13 @@ import pandas as pd
 
 from ragcov_data.errors import RagcovError
 from ragcov_data.runs import load_run
+from ragcov_data.runs.line import CharacterLine, character_line
 from ragcov_data.ties import DEFAULT_TIE_POLICY
+from ragcov_data.eval.outcomes.context import CONTEXT_NOTE, Items, budget_values, context_cut, context_words
 
 __all__ = ["CitedMetric", "parse_cited_metric", "cited_provisions", "ranked_ids", "ChunkSpans", "chunk_spans",
            "cited_values", "context_size", "cited_metric_of", "cited_series", "cited_scoring", "CitedScoring",
-           "GRANULARITIES", "RANK_NAMES", "BUDGET_NAMES", "CONTEXT_NOTE"]
+           "GRANULARITIES", "RANK_NAMES", "BUDGET_NAMES", "CONTEXT_NOTE", "document_line", "provision_spans"]
 
 GRANULARITIES = ("dispositivo", "article")
 #: Metrics at ``k`` chunks (``name@k``) and within a budget of words (``name@Bw``).
@@ -52,9 +55,6 @@ RANK_NAMES = ("recall", "hit", "ndcg")
 BUDGET_NAMES = ("recall", "hit", "span_recall", "precision", "iou")
 _ALIASES = {"r": "recall", "p": "precision", "success": "hit"}
 _PATTERN = re.compile(r"^\s*([A-Za-z_]+)\s*@\s*(\d+)\s*([wW]?)\s*$")
-#: What a budgeted context is, in one sentence (printed with the numbers).
-CONTEXT_NOTE = ("context within B words = the ranked chunks in trec_eval order, each whole, while the running word "
-                "count stays <= B (the first chunk always kept)")
 _SPAN_COLS = {"dispositivo": ("start_char", "end_char"), "article": ("article_start_char", "article_end_char")}
 
 
@@ -170,28 +170,48 @@ def _descending(ids: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class ChunkSpans:
-    """The corpus as a character line: each chunk's words and its span placed after every earlier act."""
+    """The corpus on the acts' character line: each chunk's words, text and span placed after every earlier act."""
 
     index: pd.Index  # corpus ids
     words: np.ndarray  # whitespace tokens of each chunk's text
     start: np.ndarray  # global start (act offset + start_char)
     end: np.ndarray
     offsets: Mapping[str, int]  # act -> offset on the line
+    text: np.ndarray  # each chunk's text (a cut chunk's words are read from it)
+    line: CharacterLine
 
 
-def chunk_spans(corpus: pd.DataFrame, citations: pd.DataFrame | None = None) -> ChunkSpans:
-    """Words and global character spans of every chunk (acts laid end to end, one character apart).
+def document_line(documents: pd.DataFrame | None) -> CharacterLine:
+    """The acts' character line from a task's ``documents`` split (``doc_id``, ``text``).
 
     Raises
     ------
     RagcovError
-        When the corpus lacks ``_id, doc_id, start_char, end_char, text``, or has a span with end < start.
+        When the task has no documents: a context cut at exactly B words must find where a chunk's B-th word
+        ends in its act.
+    """
+    if documents is None or not {"doc_id", "text"} <= set(documents.columns):
+        raise RagcovError("budgeted measures cut the context at exactly B words, which reads the acts' text: the task "
+                          "needs its `documents` split (doc_id, text); rebuild it with ragcov_data.load_dataset('irpf', "
+                          "...) / build_cited_task(...), or pass the acts as a `documents` table.")
+    return character_line(documents["doc_id"].astype(str).tolist(), documents["text"].astype(str).tolist())
+
+
+def chunk_spans(corpus: pd.DataFrame, documents: pd.DataFrame | None) -> ChunkSpans:
+    """Words, text and global character spans of every chunk on the acts' line (:func:`document_line`).
+
+    Raises
+    ------
+    RagcovError
+        When the corpus lacks ``_id, doc_id, start_char, end_char, text``, has a span with end < start, or names an
+        act the documents lack or a span beyond its act's end.
     """
     need = ["_id", "doc_id", "start_char", "end_char", "text"]
     miss = [c for c in need if c not in corpus.columns]
     if miss:
         raise RagcovError(f"the task's corpus lacks {miss}; budgeted measures need each chunk's {need} (every "
                           "cited-questions chunking records them).")
+    line = document_line(documents)
     docs = corpus["doc_id"].astype(str).to_numpy(dtype=object)
     s = corpus["start_char"].to_numpy(dtype=np.int64)
     e = corpus["end_char"].to_numpy(dtype=np.int64)
@@ -200,76 +220,28 @@ def chunk_spans(corpus: pd.DataFrame, citations: pd.DataFrame | None = None) -> 
         i = int(bad[0])
         raise RagcovError(f"corpus chunk {corpus['_id'].iloc[i]!r} has end_char {e[i]} < start_char {s[i]}; "
                           "fix its span.")
-    extent = pd.Series(e, index=docs).groupby(level=0, sort=True).max()
-    if citations is not None:
-        for col in ("end_char", "article_end_char"):
-            if col in citations.columns:
-                ok = citations[citations[col].notna()]
-                more = pd.Series(ok[col].to_numpy(dtype=np.int64), index=ok["doc_id"].astype(str).to_numpy())
-                extent = pd.concat([extent, more]).groupby(level=0, sort=True).max()
-    offsets = dict(zip(extent.index, np.concatenate([[0], np.cumsum(extent.to_numpy() + 1)[:-1]]).astype(np.int64)))
-    off = np.fromiter((offsets[d] for d in docs), np.int64, len(docs))
-    words = np.fromiter((len(t.split()) for t in corpus["text"].astype(str)), np.int64, len(corpus))
-    return ChunkSpans(pd.Index(corpus["_id"].astype(str)), words, s + off, e + off, offsets)
+    off = np.fromiter((line.offsets.get(d, -1) for d in docs), np.int64, len(docs))
+    lengths = np.fromiter((len(line.texts[line.index[d]]) if d in line.index else 0 for d in docs), np.int64,
+                          len(docs))
+    wrong = np.flatnonzero((off < 0) | (e > lengths))
+    if len(wrong):
+        i = int(wrong[0])
+        what = "an act the task's documents lack" if off[i] < 0 else f"a span beyond its act's end ({lengths[i]})"
+        raise RagcovError(f"corpus chunk {corpus['_id'].iloc[i]!r} names {what}; the corpus and the documents come "
+                          "from different builds: rebuild the task.")
+    text = corpus["text"].astype(str).to_numpy(dtype=object)
+    words = np.fromiter((len(t.split()) for t in text), np.int64, len(corpus))
+    return ChunkSpans(pd.Index(corpus["_id"].astype(str)), words, s + off, e + off, line.offsets, text, line)
 
 
 # --------------------------------------------------------------------------- the measures
 
 
 def context_size(words: np.ndarray, budget: int) -> int:
-    """How many ranked chunks (of ``words`` each, in rank order) the context within ``budget`` words holds:
-    those taken while the running total stays ``<= budget``, at least the first."""
-    if not len(words):
-        return 0
-    return max(1, int(np.searchsorted(np.cumsum(words), budget, side="right")))
-
-
-def _merge(s: np.ndarray, e: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Disjoint sorted intervals covering the union of ``[s, e)`` (empty intervals dropped)."""
-    keep = e > s
-    s, e = s[keep], e[keep]
-    if len(s) < 2:
-        return s, e
-    o = np.argsort(s, kind="stable")
-    s, e = s[o], e[o]
-    reach = np.maximum.accumulate(e)
-    new = np.empty(len(s), dtype=bool)
-    new[0] = True
-    new[1:] = s[1:] > reach[:-1]  # touching intervals ([0,5) and [5,9)) merge: no character is shared either way
-    grp = np.cumsum(new) - 1
-    ms = s[new]
-    me = np.zeros(len(ms), dtype=s.dtype)
-    np.maximum.at(me, grp, e)
-    return ms, me
-
-
-def _inter(xs: np.ndarray, xe: np.ndarray, cs: np.ndarray, ce: np.ndarray) -> int:
-    """Characters in both unions (each given as disjoint intervals)."""
-    if not len(xs) or not len(cs):
-        return 0
-    ov = np.minimum(xe[:, None], ce[None, :]) - np.maximum(xs[:, None], cs[None, :])
-    return int(np.clip(ov, 0, None).sum())
-
-
-def _budget_row(rows: np.ndarray, spans: ChunkSpans, budgets: Sequence[int], ps: np.ndarray, pe: np.ndarray,
-                c_len: int, cs: np.ndarray, ce: np.ndarray) -> dict[int, tuple[float, float, float, float, float]]:
-    """Per budget: (recall, hit, span_recall, precision, iou) of one question."""
-    out = {}
-    w = spans.words[rows]
-    for b in budgets:
-        n = context_size(w, b)
-        xs0, xe0 = spans.start[rows[:n]], spans.end[rows[:n]]
-        if n == 0 or not len(ps):
-            out[b] = (0.0, 0.0, 0.0, 0.0, 0.0)
-            continue
-        found = ((xs0[:, None] < pe[None, :]) & (xe0[:, None] > ps[None, :])).any(axis=0)
-        xs, xe = _merge(xs0, xe0)
-        x_len = int((xe - xs).sum())
-        both = _inter(xs, xe, cs, ce)
-        either = x_len + c_len - both
-        out[b] = (float(found.mean()), float(found.any()), both / c_len if c_len else 0.0,
-                  both / x_len if x_len else 0.0, both / either if either else 0.0)
-    return out
+    """How many ranked chunks (of ``words`` each, in rank order) the context within ``budget`` words reads: those
+    taken whole and the one cut at the ``budget``-th word (:func:`ragcov_data.eval.outcomes.context.context_cut`)."""
+    n, partial = context_cut(words, budget)
+    return n + (1 if partial else 0)
 
 
 _COLUMN = {"recall": 0, "hit": 1, "span_recall": 2, "precision": 3, "iou": 4}
@@ -278,26 +250,25 @@ _COLUMN = {"recall": 0, "hit": 1, "span_recall": 2, "precision": 3, "iou": 4}
 def cited_values(run: Any, citations: pd.DataFrame, corpus: pd.DataFrame | None, metrics: Iterable[Any], *,
                  query_ids: Sequence[str], granularity: str = "dispositivo",
                  provisions: Mapping[str, list[tuple]] | None = None,
-                 spans: ChunkSpans | None = None) -> pd.DataFrame:
+                 spans: ChunkSpans | None = None, documents: pd.DataFrame | None = None) -> pd.DataFrame:
     """Per-question values of the provision-level metrics (``recall@k``, ``hit@k``) and the budgeted ones.
 
     ``ndcg@k`` is not computed here (it reads the chunk qrels: :func:`ragcov_data.eval.outcomes.metrics.
-    per_query`). A question the run does not rank scores 0; a question with no provision raises.
+    per_query`). A question the run does not rank scores 0; a question with no provision raises. Budgeted
+    measures read the corpus (each chunk's text and span) and the task's ``documents`` (the acts' text).
 
     Returns
     -------
     DataFrame
-        Index ``query-id`` (``query_ids`` in order), one column per metric (``str`` of each spec).
+        Index ``query-id`` (``query_ids`` in order), one column per metric (``str`` of each spec); ``attrs``:
+        ``n_short_context`` and ``context_words`` (per budget: questions whose list ended before the budget,
+        mean words of context).
     """
     specs = [parse_cited_metric(m) for m in metrics]
     if any(s.name == "ndcg" for s in specs):
         raise RagcovError("cited_values computes provision-level metrics; score ndcg@k through per_query_values.")
     prov = cited_provisions(citations, granularity) if provisions is None else provisions
-    qids = [str(q) for q in query_ids]
-    missing = [q for q in qids if q not in prov]
-    if missing:
-        raise RagcovError(f"{len(missing)} question(s) have no resolved provision at granularity {granularity!r} "
-                          f"(first: {missing[:3]}); they cannot be scored.")
+    qids = _scored_questions(query_ids, prov, granularity)
     ranked = ranked_ids(run)
     out = pd.DataFrame(index=pd.Index(qids, name="query-id"))
     for spec in (s for s in specs if not s.budget):
@@ -308,26 +279,33 @@ def cited_values(run: Any, citations: pd.DataFrame, corpus: pd.DataFrame | None,
             vals[i] = float(np.mean(found)) if spec.name == "recall" else float(any(found))
         out[str(spec)] = vals
     budgets = sorted({s.k for s in specs if s.budget})
-    short: dict[int, int] = {}
     if budgets:
-        table = _budget_table(ranked, prov, qids, corpus, citations, budgets, spans, short)
+        if spans is None:
+            if corpus is None:
+                raise RagcovError("budgeted measures need the task's corpus split (each chunk's text and span).")
+            spans = chunk_spans(corpus, documents)
+        items = _chunk_items(ranked, qids, spans)
+        table = budget_table(items, prov, qids, budgets, spans.line, len(spans.index))
         for spec in (s for s in specs if s.budget):
             out[str(spec)] = table[spec.k][:, _COLUMN[spec.name]]
+        out.attrs.update(table.attrs)
     out = out[[str(s) for s in dict.fromkeys(specs)]]
-    out.attrs["n_short_context"] = short
+    out.attrs.setdefault("n_short_context", {})
+    out.attrs.setdefault("context_words", {})
     return out
 
 
-def _budget_table(ranked: Mapping[str, np.ndarray], prov: Mapping[str, list[tuple]], qids: Sequence[str],
-                  corpus: pd.DataFrame | None, citations: pd.DataFrame, budgets: Sequence[int],
-                  spans: ChunkSpans | None, short: dict[int, int]) -> dict[int, np.ndarray]:
-    """``{budget: (questions x 5) array}`` of recall, hit, span_recall, precision, iou; ``short`` gets, per
-    budget, the questions whose ranked list ended before the budget was filled (the corpus had more)."""
-    if spans is None:
-        if corpus is None:
-            raise RagcovError("budgeted measures need the task's corpus split (each chunk's text and span).")
-        spans = chunk_spans(corpus, citations)
-    out = {b: np.zeros((len(qids), 5)) for b in budgets}
+def _scored_questions(query_ids: Sequence[str], prov: Mapping[str, list[tuple]], granularity: str) -> list[str]:
+    qids = [str(q) for q in query_ids]
+    missing = [q for q in qids if q not in prov]
+    if missing:
+        raise RagcovError(f"{len(missing)} question(s) have no resolved provision at granularity {granularity!r} "
+                          f"(first: {missing[:3]}); they cannot be scored.")
+    return qids
+
+
+def _chunk_items(ranked: Mapping[str, np.ndarray], qids: Sequence[str], spans: ChunkSpans) -> list[Items]:
+    """Each question's ranked chunks as context items (words, span, text)."""
     lists = [ranked.get(q, np.empty(0, dtype=object)) for q in qids]
     flat = np.concatenate(lists) if lists else np.empty(0, dtype=object)
     all_rows = spans.index.get_indexer(flat)  # every retrieved id mapped to its corpus row at once
@@ -338,21 +316,43 @@ def _budget_table(ranked: Mapping[str, np.ndarray], prov: Mapping[str, list[tupl
                           "corpus; budgeted measures need each retrieved chunk's words and span (score the run "
                           "on the chunking it was made on).")
     per_q = np.split(all_rows, np.cumsum([len(x) for x in lists])[:-1]) if lists else []
-    for i, (q, rows) in enumerate(zip(qids, per_q)):
-        ps, pe = _provision_spans(prov[q], spans.offsets, q)
-        cs, ce = _merge(ps, pe)
-        if not len(rows):
+    return [Items(spans.words[r], spans.start[r], spans.end[r], spans.text[r], np.zeros(len(r), dtype=bool))
+            for r in per_q]
+
+
+def budget_table(items: Sequence[Items], prov: Mapping[str, list[tuple]], qids: Sequence[str],
+                 budgets: Sequence[int], line: CharacterLine, n_available: int | None = None) -> dict[int, np.ndarray]:
+    """``{budget: (questions x 5) array}`` of recall, hit, span_recall, precision, iou over each question's ranked
+    ``items`` (:mod:`ragcov_data.eval.outcomes.context`). ``attrs`` (on the returned dict's ``attrs`` key-less
+    twin, :class:`_Table`): ``n_short_context`` per budget, the questions whose list ended before the budget was
+    filled while more items existed (``n_available``), and ``context_words``, the mean words of context."""
+    out = _Table({b: np.zeros((len(qids), 5)) for b in budgets})
+    short: dict[int, int] = {}
+    words = {b: np.zeros(len(qids)) for b in budgets}
+    for i, (q, it) in enumerate(zip(qids, items)):
+        ps, pe = provision_spans(prov[q], line.offsets, q)
+        total = int(it.words.sum())
+        for b in budgets:
+            words[b][i] = context_words(it.words, b)
+            if total < b and (n_available is None or len(it) < n_available):
+                short[b] = short.get(b, 0) + 1
+        if not len(it):
             continue
-        row = _budget_row(rows, spans, budgets, ps, pe, int((ce - cs).sum()), cs, ce)
-        total = int(spans.words[rows].sum())
+        row = budget_values(it, budgets, ps, pe, line)
         for b in budgets:
             out[b][i] = row[b]
-            if total < b and len(rows) < len(spans.index):
-                short[b] = short.get(b, 0) + 1
+    out.attrs = {"n_short_context": short, "context_words": {b: float(w.mean()) if len(w) else 0.0
+                                                             for b, w in words.items()}}
     return out
 
 
-def _provision_spans(provs: list[tuple], offsets: Mapping[str, int], qid: str) -> tuple[np.ndarray, np.ndarray]:
+class _Table(dict):
+    """A dict of per-budget arrays with an ``attrs`` dict (what the budgets had to say)."""
+
+    attrs: dict[str, Any]
+
+
+def provision_spans(provs: list[tuple], offsets: Mapping[str, int], qid: str) -> tuple[np.ndarray, np.ndarray]:
     """Global spans of a question's provisions (one per provision, in order)."""
     if any(p[1] is None for p in provs):
         raise RagcovError(f"question {qid!r}: the task's citations split has no character spans (start_char, "
@@ -361,7 +361,7 @@ def _provision_spans(provs: list[tuple], offsets: Mapping[str, int], qid: str) -
     off = np.fromiter((offsets.get(p[0], -1) for p in provs), np.int64, len(provs))
     if (off < 0).any():
         doc = next(p[0] for p, o in zip(provs, off) if o < 0)
-        raise RagcovError(f"question {qid!r} cites a provision of {doc!r}, an act with no chunk in the corpus.")
+        raise RagcovError(f"question {qid!r} cites a provision of {doc!r}, an act the task's documents lack.")
     return (off + np.fromiter((p[1] for p in provs), np.int64, len(provs)),
             off + np.fromiter((p[2] for p in provs), np.int64, len(provs)))
 
@@ -390,16 +390,19 @@ def cited_metric_of(metric: Any, has_citations: bool) -> CitedMetric | None:
 
 
 def cited_series(run: pd.DataFrame, citations: pd.DataFrame, corpus: pd.DataFrame | None, spec: CitedMetric,
-                 query_ids: Sequence[str], granularity: str) -> pd.Series:
+                 query_ids: Sequence[str], granularity: str, documents: pd.DataFrame | None = None) -> pd.Series:
     """One metric of :func:`cited_values` as a Series over ``query_ids`` (each must cite a provision), with
     ``attrs``: ``metric``, ``description``, ``n_short_context`` (questions whose ranked list ran out before
-    filling the budget while the corpus had more chunks)."""
-    values = cited_values(run, citations, corpus, [spec], query_ids=query_ids, granularity=granularity)
+    filling the budget while the corpus had more chunks) and ``context_words`` (mean words of context)."""
+    values = cited_values(run, citations, corpus, [spec], query_ids=query_ids, granularity=granularity,
+                          documents=documents)
     out = pd.Series(values[str(spec)].to_numpy(dtype=float), index=pd.Index(list(query_ids), dtype=object,
                                                                              name="query-id"), name=str(spec))
     out.attrs.update(metric=str(spec), description=spec.describe(), n_no_relevant=0,
                      n_short_context=values.attrs.get("n_short_context", {}).get(spec.k, 0),
                      n_run_only=int(len(set(run["query-id"].astype(str)) - set(map(str, query_ids)))))
+    if spec.budget:
+        out.attrs["context_words"] = values.attrs.get("context_words", {}).get(spec.k)
     return out
 
 
@@ -411,6 +414,7 @@ class CitedScoring:
     citations: pd.DataFrame
     corpus: pd.DataFrame | None
     granularity: str
+    documents: pd.DataFrame | None = None
 
     def queries(self, queries: pd.DataFrame, notices: list[str]) -> pd.DataFrame:
         """The questions citing a provision located at the granularity (what the metric scores), with one
@@ -433,7 +437,7 @@ class CitedScoring:
     def scores(self, run: pd.DataFrame, qids: Sequence[str], name: str, notices: list[str]) -> pd.Series:
         """Per-question values of one run (:func:`cited_series`); a context cut short by the run is said."""
         spec = self.spec
-        out = cited_series(run, self.citations, self.corpus, spec, list(qids), self.granularity)
+        out = cited_series(run, self.citations, self.corpus, spec, list(qids), self.granularity, self.documents)
         if out.attrs["n_short_context"]:
             notices.append(f"{name}: the run ranks too few chunks to fill the {spec.k:,}-word context of "
                            f"{out.attrs['n_short_context']} of {len(qids)} questions (its list ends first), so "
@@ -458,5 +462,6 @@ def cited_scoring(task: Any, metric: Any, tie_policy: str, manifest: Mapping[str
                           f"descending); drop the tie policy {tie_policy!r}, or score trec_eval's chunk recall as "
                           f"chunk_recall@{spec.k}.")
     corpus = split(task, "corpus", ["_id", "doc_id", "start_char", "end_char", "text"]) if spec.budget else None
+    documents = split(task, "documents", ["doc_id", "text"]) if spec.budget else None
     granularity = granularity or (manifest.get("config") or {}).get("granularity") or "dispositivo"
-    return CitedScoring(spec, split(task, "citations"), corpus, granularity)
+    return CitedScoring(spec, split(task, "citations"), corpus, granularity, documents)

@@ -15,7 +15,9 @@ import numpy as np
 import pandas as pd
 
 from ragcov_data.errors import QrelsRunMismatchError, RagcovError
+from ragcov_data.runs.passages import is_passage_run
 from ragcov_data.eval.outcomes.metrics import per_query
+from ragcov_data.eval.outcomes.passages import LocatedRun, locate_run, location_notice, passage_scores
 from ragcov_data.eval.outcomes.prepare import PreparedTask
 from ragcov_data.eval.outcomes.run_checks import (_check_query_normalisation, _where, check_made_on,
                                                   check_run_documents, check_run_parameters)
@@ -34,6 +36,7 @@ class ScoredRun:
     run as scored (own chunks removed) and ``run_query_ids`` its query ids; ``document_notices`` and
     ``score_notices`` what its documents and its scoring gave to say; ``top_tie_share`` and
     ``all_tied_share`` are shares of the prepared queries (:func:`ragcov_data.eval.outcomes.table.tie_profile`).
+    A passage run (a pipeline's text) keeps its located passages in ``located`` and ``run`` is their table.
     """
 
     name: str
@@ -47,6 +50,7 @@ class ScoredRun:
     all_tied_share: float
     document_notices: list[str] = field(default_factory=list)
     score_notices: list[str] = field(default_factory=list)
+    located: LocatedRun | None = field(default=None, repr=False)
 
 
 def check_read_run(prepared_or_base: Any, run: pd.DataFrame, name: str, *, single: bool,
@@ -72,10 +76,13 @@ def _check_sample(prepared: PreparedTask, run: pd.DataFrame, name: str) -> None:
             "was not prepared for; pass the run to prepare_task(..., runs={...}) so its sample's queries are scored.")
 
 
-def scores_of(prepared: PreparedTask, run: pd.DataFrame, name: str, query_ids: Sequence[str],
+def scores_of(prepared: PreparedTask, run: pd.DataFrame | LocatedRun, name: str, query_ids: Sequence[str],
               notices: list[str]) -> pd.Series:
-    """Per-query values of ``run`` over ``query_ids``: the cited provisions' measure on a cited-questions
+    """Per-query values of ``run`` over ``query_ids``: a located passage run's
+    (:func:`ragcov_data.eval.outcomes.passages.passage_scores`), the cited provisions' measure on a cited-questions
     task, else the metric on the prepared qrels (:func:`ragcov_data.eval.outcomes.metrics.per_query`)."""
+    if isinstance(run, LocatedRun):
+        return passage_scores(prepared, run, query_ids)
     if prepared.cited is not None:
         return prepared.cited.scores(run, query_ids, name, notices)
     return per_query(run, prepared.prepared_qrels, prepared.spec, relevance_threshold=prepared.relevance_threshold,
@@ -93,6 +100,8 @@ def score_run(prepared: PreparedTask, run: pd.DataFrame, name: str = "run", *, c
     if not isinstance(run, pd.DataFrame):
         raise RagcovError(f"score_run takes a run already read (a DataFrame from ragcov_data.runs.load_run); got "
                           f"{type(run).__name__} for {name!r}: read it with load_run(path) first.")
+    if is_passage_run(run):
+        return _score_passages(prepared, run, name)
     if not checked:
         check_read_run(prepared, run, name, single=prepared.single, fingerprints=prepared.fingerprints)
         _check_sample(prepared, run, name)
@@ -108,3 +117,15 @@ def score_run(prepared: PreparedTask, run: pd.DataFrame, name: str = "run", *, c
     return ScoredRun(name=name, run=df, query_ids=qids, scores=scores, run_query_ids=ids, n_self_rows_removed=n_self,
                      n_unknown_document_rows=n_unknown, top_tie_share=top_share, all_tied_share=all_share,
                      document_notices=said, score_notices=own)
+
+
+def _score_passages(prepared: PreparedTask, run: pd.DataFrame, name: str) -> ScoredRun:
+    """A passage run located in the task's documents and scored (:mod:`ragcov_data.eval.outcomes.passages`)."""
+    located = locate_run(run, prepared.task, name)
+    ids = set(located.frame["query-id"]) | set(located.report["failures"])
+    _check_query_normalisation(ids, prepared.task_ids, name)
+    qids = prepared.query_ids
+    scores = passage_scores(prepared, located, qids)
+    return ScoredRun(name=name, run=located.frame, query_ids=qids, scores=scores, run_query_ids=ids,
+                     n_self_rows_removed=0, n_unknown_document_rows=0, top_tie_share=0.0, all_tied_share=0.0,
+                     document_notices=[location_notice(name, located.report)], located=located)

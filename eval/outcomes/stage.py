@@ -10,6 +10,7 @@ from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
+from ragcov_data.runs.passages import is_passage_run
 from ragcov_data.ties import DEFAULT_TIE_POLICY
 from ragcov_data.eval.outcomes.align import align
 from ragcov_data.eval.outcomes.args import check_outcome_args
@@ -78,10 +79,13 @@ def outcomes_many(
     fingerprints: dict[str, Any] = {}
     for name, run in runs.items():  # every run read and checked before any is paired with the task's queries
         loaded[name] = read_run(run)
+        if is_passage_run(loaded[name]):  # a pipeline's text: located in the task's documents when scored
+            continue
         check_run(loaded[name], "run" if single else f"runs[{name!r}]")
         check_run_parameters(loaded[name], base.manifest, name)
     for name, df in loaded.items():
-        check_made_on({name: df}, task, base.manifest, base.frames["corpus"], fingerprints=fingerprints)
+        if not is_passage_run(df):
+            check_made_on({name: df}, task, base.manifest, base.frames["corpus"], fingerprints=fingerprints)
     prepared = finish_task(task, base, loaded, tie_policy=tie_policy, relevance_threshold=relevance_threshold,
                            cluster=cluster, by=by, strata=strata, exclude_self=exclude_self, fpc=fpc,
                            population_sizes=population_sizes, single=single)

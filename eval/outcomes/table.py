@@ -63,6 +63,9 @@ RESULT_INFO_KEYS = ("n_missing_queries", "on_missing", "run_attrs", "n_no_releva
                     "all_tied_share", "missing_queries")
 #: The document sample's keys, present when the task or a run was drawn on a sample.
 POPULATION_INFO_KEYS = ("population_clusters", "sample")
+#: Keys present for some runs only: ``mean_context_words`` (a budgeted measure: the words each context holds, on
+#: average) and ``passages`` (a passage run: how its passages were located in the task's documents).
+RUN_KIND_INFO_KEYS = ("mean_context_words", "passages")
 #: A run whose candidates share one score in at least this share of its queries gets the all-tied notice.
 ALL_TIED_SHARE = 0.5
 
@@ -142,6 +145,7 @@ class OutcomeTable:
         out = {k: self.info[k] for k in RESULT_INFO_KEYS}
         out.update(notices=list(self.notices), run_name=self.name)
         out.update({k: self.info[k] for k in POPULATION_INFO_KEYS if k in self.info})
+        out.update({k: self.info[k] for k in RUN_KIND_INFO_KEYS if k in self.info})
         return out
 
     def __repr__(self) -> str:
@@ -200,6 +204,9 @@ class OutcomeSet:
                                "n_missing_queries": dict(self.n_missing)}
         for key in ("missing_queries", "top_tie_share", "all_tied_share"):
             out[key] = {k: t.info[key] for k, t in self.tables.items()}
+        for key in RUN_KIND_INFO_KEYS:  # per run, where any run has it (budgets, passage runs)
+            if any(key in t.info for t in self.tables.values()):
+                out[key] = {k: t.info.get(key) for k, t in self.tables.items()}
         out.update({k: self.info[k] for k in POPULATION_INFO_KEYS if k in self.info})
         return out
 

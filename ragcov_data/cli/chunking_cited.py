@@ -44,6 +44,9 @@ def extend_parser(p: argparse.ArgumentParser) -> None:
                    help="a chunker to compare (repeatable, beside --chunking): words-N, dispositivo[-N], article, "
                         "recursive-N (LangChain, N characters), chonkie-sentence-N, semchunk-N (N words; these need "
                         "pip install 'ragcov-data[chunkers]'), or module:attr of a chunker callable")
+    g.add_argument("--passages", action="append", metavar="FILE",
+                   help="a passage run (your pipeline's returned text: JSON Lines, CSV or parquet with query-id, rank, "
+                        "text; repeatable) ranked in the same families, named after its file; see docs/pipelines.md")
     g.add_argument("--granularity", choices=("dispositivo", "article"), default="dispositivo",
                    help="relevance of the cited dispositivo itself (graded) or of its whole artigo (default: "
                         "dispositivo)")
@@ -87,6 +90,9 @@ def dispatch(args: argparse.Namespace) -> int | None:
         if getattr(args, "budgets", None) is not None:
             raise RagcovError("--budgets applies to --dataset irpf / cited_questions (context budgets of cited "
                               "questions); drop it here.")
+        if getattr(args, "passages", None):
+            raise RagcovError("--passages applies to --dataset irpf / cited_questions; score a passage run on this "
+                              "task with ragcov eval / compare / leaderboard.")
         return None
     return run_cited(args, retrievers)
 
@@ -125,6 +131,19 @@ def _budgets(value: str | None) -> list[int]:
             raise RagcovError(f"--budgets entries must be positive whole numbers of words (e.g. 500,1000,2000); "
                               f"got {x!r}.")
         out.append(int(x))
+    return out
+
+
+def _passage_files(files: list[str] | None) -> dict[str, str]:
+    """``--passages`` files by system name (the file's name without its suffixes)."""
+    from pathlib import Path
+
+    out: dict[str, str] = {}
+    for f in files or []:
+        name = Path(f).name.split(".")[0] or Path(f).name
+        if name in out:
+            raise RagcovError(f"two --passages files are named {name!r} ({out[name]} and {f}); rename one.")
+        out[name] = f
     return out
 
 
@@ -183,7 +202,8 @@ def run_cited(args: argparse.Namespace, retrievers: list[str]) -> int:
 
     res = cited_study(tasks, {r: factory(r) for r in retrievers}, metrics=metrics, budgets=budgets,
                       granularity=args.granularity, where=args.where, cluster=args.cluster,
-                      level=args.level, n_resamples=args.n_resamples, seed=args.seed)
+                      level=args.level, n_resamples=args.n_resamples, seed=args.seed,
+                      passages=_passage_files(getattr(args, "passages", None)))
     print(res.summary())
     if args.json_out:
         res.to_json(args.json_out)

@@ -18,6 +18,9 @@ Formats read (``format=None`` detects: by suffix, else by content; errors say wh
 * **JSON**: the pytrec_eval / ranx layout ``{qid: {docid: score}}``; ``{qid: [docid, ...]}`` (ranked
   lists, rank-only); or a list of records / JSON Lines with the column names above.
 * In Python: a DataFrame (same column names) or a dict in the JSON layouts.
+* **Passage runs** (a pipeline's returned text: a ``text`` column instead of a document id, or a ragas-style
+  table) are read by :func:`ragcov_data.runs.passages.load_passage_run` and returned in its normal form
+  (``attrs["kind"] == "passages"``); the outcome stage locates them in the task's documents.
 * ``.gz``, ``.bz2``, ``.xz`` by suffix (compressed content under another name is refused with the suffix it
   needs). A UTF-8 byte-order mark is tolerated at the start of the file only: one further on (two files
   concatenated) is an error naming its line.
@@ -59,6 +62,7 @@ from ragcov_data.runs._read import (_META_KEY, COLUMN_NAMES, COMPRESSION, FORMAT
 from ragcov_data.runs._stream import _check_depth, _head, _keep_depth, _lines_of, _read_streamed
 from ragcov_data.errors import InputFileError, RagcovError
 from ragcov_data.runs.fingerprint import tag_with_fingerprint
+from ragcov_data.runs.passages import is_passage_columns, load_passage_run, sniff_passage_file, validate_passage_run
 
 __all__ = ["load_run", "save_run", "validate_run", "OwnChunkWarning", "RUN_COLUMNS", "FORMATS", "COLUMN_NAMES", "ORDERS"]
 
@@ -111,6 +115,9 @@ def load_run(
         the line and the expected layout, and the format detected.
     """
     # bounded reading (``depth=``) lives in its own module, which reads this one's format helpers
+    passages = _passage_run(source, format)
+    if passages is not None:
+        return passages
     colmap = _column_map(columns)
     depth = _check_depth(depth)
     if isinstance(source, pd.DataFrame):
@@ -139,6 +146,19 @@ def load_run(
             where = f"{path} (format {fmt}, {how})"
             return _read_streamed(path, opener, fmt, colmap, where, depth, order)
     return _keep_depth(_read_whole(path, opener, fmt, how, colmap, order), depth)
+
+
+def _passage_run(source: Any, format: str | None) -> pd.DataFrame | None:
+    """A passage run (a pipeline's text: :mod:`ragcov_data.runs.passages`) when ``source`` is one, else None."""
+    if isinstance(source, pd.DataFrame):
+        if source.attrs.get("kind") == "passages":
+            return source  # read before: already in normal form
+        return validate_passage_run(source, source="DataFrame") if is_passage_columns(source.columns) else None
+    if isinstance(source, (str, os.PathLike)) and Path(source).is_file() and format in (None, "jsonl", "json", "csv",
+                                                                                        "tsv", "parquet"):
+        fmt = sniff_passage_file(Path(source))
+        return load_passage_run(source, format=format or fmt) if fmt is not None else None
+    return None
 
 
 def _read_whole(path: Path, opener: Any, fmt: str | None, how: str, colmap: Mapping[str, str],

@@ -93,3 +93,43 @@ def test_irpf_with_data_files_is_refused_by_every_verb(data_dir, tmp_path, capsy
     assert main([*verb, "--dataset", "irpf", "--data-dir", str(data_dir), "--data-files",
                  str(tmp_path / "acts.jsonl")]) == 2
     assert "--dataset irpf reads its own files from --data-dir" in capsys.readouterr().err
+
+
+def test_chunking_budgets_of_five_and_one_hundred_words_differ(data_dir, tmp_path, capsys):
+    """--budgets 5 reads 5 words of context, not the first chunk whole (recall@1 under another name)."""
+    got = {}
+    for b in ("5", "100"):
+        out = tmp_path / f"b{b}.json"
+        assert main(["chunking", "--dataset", "irpf", "--data-dir", str(data_dir), "--chunking", "article",
+                     "--retriever", "bm25,tfidf", "--budgets", b, "--metrics", "recall@1", "--n-resamples", "999",
+                     "--quiet", "--json", str(out)]) == 0
+        got[b] = json.loads(out.read_text())
+    capsys.readouterr()
+    est = {b: {s["name"]: s["estimate"] for s in g["budgets"][b]["systems"]} for b, g in got.items()}
+    rec1 = {s["name"]: s["estimate"] for s in got["5"]["leaderboards"]["recall@1"]["systems"]}
+    assert est["5"] != est["100"]
+    assert all(est["5"][n] < rec1[n] for n in rec1)  # five words of the top artigo hold fewer provisions
+    words = got["5"]["info"]["context_words"]
+    assert all(w["5"] == pytest.approx(5.0) for w in words.values())  # every context holds exactly 5 words
+    passages = tmp_path / "top.jsonl"  # a pipeline returning one artigo's first words only: its context is short
+    ds = _irpf_article(data_dir)
+    rows = [{"query-id": q, "rank": 1, "text": " ".join(t.split()[:3])} for q, t in
+            zip(ds["queries"]["_id"], [ds["documents"]["text"][0]] * len(ds["queries"]))]
+    passages.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    out = tmp_path / "p.json"
+    assert main(["chunking", "--dataset", "irpf", "--data-dir", str(data_dir), "--chunking", "article",
+                 "--retriever", "bm25", "--budgets", "100", "--metrics", "recall@1", "--passages", str(passages),
+                 "--n-resamples", "999", "--json", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert json.loads(out.read_text())["info"]["context_words"]["top"]["100"] == pytest.approx(3.0)
+    assert re.search(r"top +recall@100w 0\.\d+ \[[^]]+\] \(3 words\)", printed)
+
+
+def _irpf_article(data_dir):
+    import warnings
+
+    import ragcov_data
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ragcov_data.load_dataset("irpf", "article", data_dir=str(data_dir))

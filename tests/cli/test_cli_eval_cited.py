@@ -27,7 +27,7 @@ def irpf(data_dir, tmp_path_factory):
     path = tmp_path_factory.mktemp("irpf") / "bm25.trec"
     save_run(run, path)
     task = {"corpus": corpus, "queries": queries, "qrels": ds["qrels"].to_pandas(),
-            "citations": ds["citations"].to_pandas()}
+            "citations": ds["citations"].to_pandas(), "documents": ds["documents"].to_pandas()}
     return ds, task, run, path
 
 

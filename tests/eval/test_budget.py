@@ -1,7 +1,8 @@
 """Budgeted, span-level measures of cited questions against a from-scratch implementation (character sets,
-plain loops), by hand and on the shared IRPF questions."""
+plain loops, the cut word found by a regular expression), by hand and on the shared IRPF questions."""
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
@@ -11,6 +12,7 @@ import pytest
 from ragcov_data.errors import RagcovError
 from ragcov_data.eval.cited import per_query_values
 from ragcov_data.eval.outcomes.budget import cited_values, context_size, parse_cited_metric
+from ragcov_data.eval.outcomes.context import context_cut
 
 BUDGET_METRICS = ("recall", "span_recall", "precision", "iou")
 
@@ -18,10 +20,30 @@ BUDGET_METRICS = ("recall", "span_recall", "precision", "iou")
 # --------------------------------------------------------------------------- the independent reference
 
 
+def scratch_context(rows, chunk, doc_text, budget):
+    """The context within ``budget`` words, written out: chunks read in order, the one crossing the budget cut
+    after the word that reaches it (its end found with a regular expression over the act's text)."""
+    ctx, left = [], budget
+    for c in rows:
+        if left <= 0:
+            break
+        d, s, e, text = chunk[c]
+        w = len(text.split())
+        if w <= left:
+            ctx.append((d, s, e))
+            left -= w
+        else:
+            m = [x for x in re.finditer(r"\S+", doc_text[d][s:e])][left - 1]
+            ctx.append((d, s, s + m.end()))
+            left = 0
+    return ctx
+
+
 def scratch(corpus: pd.DataFrame, citations: pd.DataFrame, run: pd.DataFrame, budget: int,
-            granularity: str = "dispositivo") -> dict[str, dict[str, float]]:
+            granularity: str = "dispositivo", documents: pd.DataFrame | None = None) -> dict[str, dict[str, float]]:
     """The definition, written out: plain loops and sets of (act, character)."""
-    chunk = {str(i): (str(d), int(s), int(e), len(str(t).split()))
+    doc_text = dict(zip(documents["doc_id"], documents["text"]))
+    chunk = {str(i): (str(d), int(s), int(e), str(t))
              for i, d, s, e, t in zip(corpus["_id"], corpus["doc_id"], corpus["start_char"], corpus["end_char"],
                                       corpus["text"])}
     by_query: dict[str, list] = {}
@@ -44,16 +66,10 @@ def scratch(corpus: pd.DataFrame, citations: pd.DataFrame, run: pd.DataFrame, bu
         rows = list(by_query.get(q, []))
         rows.sort(key=lambda x: x[0], reverse=True)  # id descending ...
         rows.sort(key=lambda x: -x[1])  # ... within score descending (stable)
-        ctx, total = [], 0
-        for c, _ in rows:
-            w = chunk[c][3]
-            if ctx and total + w > budget:
-                break
-            ctx.append(c)
-            total += w
-        X = {(chunk[c][0], i) for c in ctx for i in range(chunk[c][1], chunk[c][2])}
+        ctx = scratch_context([c for c, _ in rows], chunk, doc_text, budget)
+        X = {(d, i) for d, s, e in ctx for i in range(s, e)}
         C = {(d, i) for d, s, e in ps for i in range(s, e)}
-        found = [any(chunk[c][0] == d and chunk[c][1] < e and chunk[c][2] > s for c in ctx) for d, s, e in ps]
+        found = [any(cd == d and cs < e and ce > s for cd, cs, ce in ctx) for d, s, e in ps]
         both = len(X & C)
         out[q] = {"recall": sum(found) / len(found), "hit": float(any(found)),
                   "span_recall": both / len(C) if C else 0.0, "precision": both / len(X) if X else 0.0,
@@ -62,64 +78,99 @@ def scratch(corpus: pd.DataFrame, citations: pd.DataFrame, run: pd.DataFrame, bu
 
 
 # --------------------------------------------------------------------------- a hand-built task
+# Act A: 25 words "a00" .. "a24", act B: 20 words "b00" .. "b19"; word k spans [4k, 4k + 3).
 
 
-def _chunk(cid, doc, s, e, words):
-    return {"_id": cid, "doc_id": doc, "start_char": s, "end_char": e, "text": " ".join(["w"] * words)}
+def _act(prefix, n):
+    return " ".join(f"{prefix}{k:02d}" for k in range(n))
+
+
+def _chunk(cid, doc, first, last):
+    words = [f"{doc.lower()}{k:02d}" for k in range(first, last + 1)]
+    return {"_id": cid, "doc_id": doc, "start_char": 4 * first, "end_char": 4 * last + 3, "text": " ".join(words)}
 
 
 @pytest.fixture()
 def hand():
-    # act A: a0 and a1 overlap on [20, 30); act B: b0, b1 adjacent
-    corpus = pd.DataFrame([_chunk("a0", "A", 0, 30, 5), _chunk("a1", "A", 20, 60, 6), _chunk("a2", "A", 60, 100, 1),
-                           _chunk("b0", "B", 0, 50, 8), _chunk("b1", "B", 50, 80, 3)])
+    # a0 (words 0-7) and a1 (5-14) overlap on words 5-7; a2 (15-24); b0 (0-11), b1 (12-19)
+    corpus = pd.DataFrame([_chunk("a0", "A", 0, 7), _chunk("a1", "A", 5, 14), _chunk("a2", "A", 15, 24),
+                           _chunk("b0", "B", 0, 11), _chunk("b1", "B", 12, 19)])
+    documents = pd.DataFrame({"doc_id": ["A", "B"], "text": [_act("a", 25), _act("b", 20)]})
     citations = pd.DataFrame([
         {"query-id": "q1", "doc_id": "A", "status": "resolved", "chunks": ["a0", "a1"], "article_chunks": ["a0", "a1"],
          "start_char": 25, "end_char": 40, "article_start_char": 10, "article_end_char": 60},
         {"query-id": "q1", "doc_id": "B", "status": "resolved", "chunks": ["b1"], "article_chunks": ["b1"],
-         "start_char": 55, "end_char": 70, "article_start_char": 50, "article_end_char": 80},
+         "start_char": 55, "end_char": 70, "article_start_char": 48, "article_end_char": 79},
         {"query-id": "q1", "doc_id": "A", "status": "resolved", "chunks": ["a0", "a1"], "article_chunks": ["a0", "a1"],
          "start_char": 25, "end_char": 40, "article_start_char": 10, "article_end_char": 60},  # cited twice: once
         {"query-id": "q1", "doc_id": "A", "status": "dispositivo_not_found", "chunks": [], "article_chunks": ["a2"],
-         "start_char": None, "end_char": None, "article_start_char": 60, "article_end_char": 100},
+         "start_char": None, "end_char": None, "article_start_char": 60, "article_end_char": 99},
         {"query-id": "q2", "doc_id": "A", "status": "resolved", "chunks": ["a0"], "article_chunks": ["a0"],
          "start_char": 0, "end_char": 10, "article_start_char": 0, "article_end_char": 20},
     ])
     for c in ("start_char", "end_char", "article_start_char", "article_end_char"):
         citations[c] = citations[c].astype("Int64")
     queries = pd.DataFrame({"_id": ["q1", "q2"], "text": ["x", "y"]})
-    # q1 trec order: b0 (8 words), a1 (6; tie with a0, id descending), a0 (5), b1 (3), a2 (1)
+    # q1 trec order: b0 (12 words), a1 (10; tie with a0, id descending), a0 (8), b1 (8), a2 (10)
     run = pd.DataFrame({"query-id": ["q1"] * 5 + ["q2"], "corpus-id": ["a0", "a1", "b0", "b1", "a2", "a2"],
                         "score": [4.0, 4.0, 5.0, 3.0, 1.0, 2.0]})
-    return {"corpus": corpus, "queries": queries, "citations": citations}, run
+    return {"corpus": corpus, "queries": queries, "citations": citations, "documents": documents}, run
 
 
 def test_hand_built_values(hand):
+    """The context is cut after exactly B words: the chunk that crosses the budget is truncated at its B-th word,
+    the first chunk included (cited provisions: A [25, 40) and B [55, 70), 30 characters)."""
     task, run = hand
-    names = [f"{m}@{b}w" for b in (5, 14, 19, 21, 22, 23) for m in BUDGET_METRICS]
+    names = [f"{m}@{b}w" for b in (5, 12, 15, 22, 25, 30, 31, 38) for m in BUDGET_METRICS]
     v = per_query_values(run, task, metrics=names).loc["q1"]
-    # 5 words: b0 alone (8 words, kept though over budget); it touches no cited provision
-    assert [v[f"{m}@5w"] for m in BUDGET_METRICS] == [0.0, 0.0, 0.0, 0.0]
-    # 14 words: b0 + a1; a1 overlaps A[25,40) (15 of the 30 cited characters); context 50 + 40 characters
-    assert v["recall@14w"] == 0.5 and v["span_recall@14w"] == 0.5
-    assert v["precision@14w"] == pytest.approx(15 / 90, abs=1e-12) and v["iou@14w"] == pytest.approx(15 / 105)
-    # 19 words: + a0, whose [20, 30) it shares with a1 counts once: A [0, 60) + B [0, 50) = 110 characters
-    assert v["precision@19w"] == pytest.approx(15 / 110) and v["iou@19w"] == pytest.approx(15 / 125)
-    # 21 words: b1 (3 words) would make 22 > 21: the context stops there, a2 (1 word) is not taken instead
-    assert v["precision@21w"] == v["precision@19w"]
-    # 22 words: + b1 covers B [55, 70): every cited character; context A [0, 60) + B [0, 80)
-    assert v["recall@22w"] == 1.0 and v["span_recall@22w"] == 1.0 and v["precision@22w"] == pytest.approx(30 / 140)
-    # 23 words: + a2 (1 word): A [0, 100) + B [0, 80)
-    assert v["precision@23w"] == pytest.approx(30 / 180) and v["iou@23w"] == pytest.approx(30 / 180)
-    assert context_size(np.array([8, 6, 5, 3, 1]), 21) == 3 and context_size(np.array([8]), 1) == 1
-    assert context_size(np.array([], dtype=int), 100) == 0
+    # 5 words: b0 cut after its 5th word, B [0, 19): no cited character; 12 words: b0 whole, B [0, 47)
+    assert [v[f"{m}@5w"] for m in BUDGET_METRICS] == [0.0, 0.0, 0.0, 0.0] == [v[f"{m}@12w"] for m in BUDGET_METRICS]
+    # 15 words: b0 + a1 cut after 3 words, A [20, 31): 6 cited characters of 47 + 11
+    assert v["recall@15w"] == 0.5 and v["span_recall@15w"] == pytest.approx(6 / 30)
+    assert v["precision@15w"] == pytest.approx(6 / 58) and v["iou@15w"] == pytest.approx(6 / 82)
+    # 22 words: a1 whole, A [20, 59): 15 cited characters of 47 + 39
+    assert v["span_recall@22w"] == 0.5 and v["precision@22w"] == pytest.approx(15 / 86)
+    # 25 words: a0 cut after 3 words, A [0, 11) besides A [20, 59); 30 words: a0 whole, A [0, 59) counted once
+    assert v["precision@25w"] == pytest.approx(15 / 97) and v["precision@30w"] == pytest.approx(15 / 106)
+    # 31 words: b1 cut after 1 word, B [48, 51): no cited character; 38 words: b1 whole covers B [55, 70)
+    assert v["precision@31w"] == pytest.approx(15 / 109) and v["recall@31w"] == 0.5
+    assert v["recall@38w"] == 1.0 and v["span_recall@38w"] == 1.0 and v["precision@38w"] == pytest.approx(30 / 137)
+    assert context_cut(np.array([12, 10, 8, 8, 10]), 15) == (1, 3) and context_cut(np.array([8]), 1) == (0, 1)
+    assert context_cut(np.array([4, 6]), 10) == (2, 0) and context_cut(np.array([], dtype=int), 100) == (0, 0)
+    assert context_size(np.array([12, 10, 8]), 15) == 2 and context_size(np.array([40000]), 1000) == 1
+
+
+def test_first_chunk_longer_than_the_budget_is_cut():
+    """One chunk per act (as a chunker that returns each act whole) gives exactly B words of context, not the act."""
+    words = [f"w{k}" for k in range(3000)]
+    act = " ".join(words)
+    corpus = pd.DataFrame([{"_id": "A#0", "doc_id": "A", "start_char": 0, "end_char": len(act), "text": act}])
+    cited_at = act.index("w2500")
+    citations = pd.DataFrame([{"query-id": "q", "doc_id": "A", "status": "resolved", "chunks": ["A#0"],
+                               "article_chunks": ["A#0"], "start_char": cited_at, "end_char": cited_at + 5,
+                               "article_start_char": cited_at, "article_end_char": cited_at + 5}])
+    for c in ("start_char", "end_char", "article_start_char", "article_end_char"):
+        citations[c] = citations[c].astype("Int64")
+    task = {"corpus": corpus, "queries": pd.DataFrame({"_id": ["q"], "text": ["x"]}), "citations": citations,
+            "documents": pd.DataFrame({"doc_id": ["A"], "text": [act]})}
+    run = pd.DataFrame({"query-id": ["q"], "corpus-id": ["A#0"], "score": [1.0]})
+    v = per_query_values(run, task, metrics=["recall@1000w", "recall@2600w", "precision@5w", "precision@100w",
+                                             "recall@1"]).loc["q"]
+    assert v["recall@1000w"] == 0.0 and v["recall@2600w"] == 1.0 and v["recall@1"] == 1.0
+    assert v["precision@5w"] == 0.0 == v["precision@100w"]
+
+
+def test_budget_needs_the_documents(hand):
+    task, run = hand
+    with pytest.raises(RagcovError, match="needs its `documents` split"):
+        per_query_values(run, {k: v for k, v in task.items() if k != "documents"}, metrics=["recall@15w"])
 
 
 @pytest.mark.parametrize("granularity", ["dispositivo", "article"])
 def test_hand_built_equals_scratch(hand, granularity):
     task, run = hand
-    for budget in (1, 5, 8, 14, 19, 21, 22, 23, 100):
-        ref = scratch(task["corpus"], task["citations"], run, budget, granularity)
+    for budget in (1, 5, 8, 12, 14, 15, 19, 21, 22, 23, 25, 30, 31, 38, 100):
+        ref = scratch(task["corpus"], task["citations"], run, budget, granularity, task["documents"])
         ours = per_query_values(run, task, metrics=[f"{m}@{budget}w" for m in (*BUDGET_METRICS, "hit")],
                                 granularity=granularity)
         assert set(ours.index) == set(ref)
@@ -138,7 +189,8 @@ def test_unscored_question_and_bad_input(hand):
         per_query_values(bad, task, metrics=["recall@100w"])
     # ... and the budgeted measures, given such a run directly, name the row
     with pytest.raises(RagcovError, match="'zz' for question 'q1', which is not a chunk"):
-        cited_values(bad, task["citations"], task["corpus"], ["recall@100w"], query_ids=["q1", "q2"])
+        cited_values(bad, task["citations"], task["corpus"], ["recall@100w"], query_ids=["q1", "q2"],
+                     documents=task["documents"])
     no_span = {**task, "citations": task["citations"].drop(columns=["start_char", "end_char"])}
     with pytest.raises(RagcovError, match="no character spans"):
         per_query_values(run, no_span, metrics=["recall@100w"])
@@ -178,7 +230,7 @@ def test_irpf_equals_scratch(irpf_runs):
     to 1e-9."""
     for name, (task, run) in irpf_runs.items():
         for budget in (500, 1000, 2000):
-            ref = scratch(task.corpus, task.citations, run, budget)
+            ref = scratch(task.corpus, task.citations, run, budget, documents=task.documents)
             ours = per_query_values(run, task, metrics=[f"{m}@{budget}w" for m in BUDGET_METRICS])
             assert len(ours) == len(ref) == 174
             for q, row in ref.items():
@@ -194,3 +246,23 @@ def test_irpf_budget_recall_is_the_rank_recall_of_its_context(irpf_runs):
     assert len(wide) == 174
     assert np.allclose(wide["recall@60"], wide["recall@100000w"], atol=1e-12)
     assert not np.allclose(wide["recall@60"], wide["recall@500w"])
+
+
+def test_one_chunk_per_act_no_longer_wins_within_a_budget(irpf_runs, data_dir):
+    """A chunker that returns each act whole (about 40,000 words a chunk) reads only the first 1,000 words of its
+    top act within 1,000 words: it falls behind whole artigos, where keeping the first chunk whole let it win."""
+    from ragcov_data.baselines import BM25
+    from ragcov_data.loaders.cited_questions import build_cited_task, irpf_dir
+
+    folder = irpf_dir(data_dir)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        whole = build_cited_task(folder / "laws.jsonl", folder / "questions.jsonl", chunker=lambda text: [text])
+    assert len(whole.corpus) == 7 and whole.corpus["text"].str.split().str.len().max() > 40_000
+    run = BM25(show_progress=False).index(whole.corpus).search(whole.queries[["_id", "text"]], k=7,
+                                                               show_progress=False)
+    acts = per_query_values(run, whole, metrics=["recall@1000w", "recall@10"])
+    task, art = irpf_runs["article"]
+    article = per_query_values(art, task, metrics=["recall@1000w"])
+    assert acts["recall@10"].mean() > 0.9  # ten whole acts hold almost every cited provision ...
+    assert acts["recall@1000w"].mean() < article["recall@1000w"].mean() - 0.1  # ... 1,000 of their words do not

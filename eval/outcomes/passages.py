@@ -1,0 +1,267 @@
+"""Passage runs in the outcome stage: a pipeline's returned text, located in the task's documents and scored.
+
+A passage run (:mod:`ragcov_data.runs.passages`) names no chunk of ragcov's. Each passage is located in the task's
+documents (:func:`ragcov_data.documents.task_documents`, :mod:`ragcov_data.runs.locate`), then read by the task's
+measures (:data:`MEASURE_RULES`):
+
+- **cited questions** (``irpf``): by character spans, as ragcov's own chunks are. ``recall@k`` / ``hit@k``: the
+  cited provisions a located passage among the first ``k`` overlaps; ``recall@Bw``, ``span_recall@Bw``,
+  ``precision@Bw``, ``iou@Bw``, ``hit@Bw``: the passages in rank order cut after exactly B words
+  (:mod:`ragcov_data.eval.outcomes.context`). ``ndcg@k`` grades chunks, which a passage run has none of.
+- **JurisTCU** and other tasks whose corpus rows are documents: by document. The run's *document list* is each
+  document at the rank of its first located passage (an unlocated passage names none, a later passage of the
+  same document adds nothing); ``hit@k``, ``r@k``, ``ndcg@k``, ``p@k``, ``mrr@k`` read the first ``k``
+  documents of that list against the task's qrels, as trec_eval would read it as a run.
+- **self-retrieval**: the same, with the query's document as its one relevant document, after dropping every
+  passage that overlaps the query's own chunk (as ``exclude_self`` drops the own chunk's row).
+
+A passage's words count in a budget whether located or not; an unlocated passage holds no document's characters.
+A run whose unlocated share exceeds :data:`MAX_UNLOCATED` is refused: it was probably made on other text.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ragcov_data.documents import chunk_spans_in_documents, task_documents, task_kind
+from ragcov_data.errors import QrelsRunMismatchError, RagcovError
+from ragcov_data.runs.line import CharacterLine, character_line, flat_text
+from ragcov_data.runs.locate import FUZZY_THRESHOLD, HOW, LOCATE_RULE, locate_passages
+from ragcov_data.eval.outcomes.budget import (_COLUMN, CitedMetric, budget_table, cited_provisions,
+                                              parse_cited_metric, provision_spans)
+from ragcov_data.eval.outcomes.context import Items
+from ragcov_data.eval.outcomes.metrics import _lists, per_query
+from ragcov_data.eval.outcomes.table import _split_frame
+
+__all__ = ["MAX_UNLOCATED", "MEASURE_RULES", "LocatedRun", "locate_run", "passage_scores", "is_located",
+           "document_run", "location_notice", "cited_passage_values"]
+
+#: Share of a run's passages found in no document above which the run is refused.
+MAX_UNLOCATED = 0.20
+#: How each kind of task's measures read a passage run (recorded with the numbers).
+MEASURE_RULES = {
+    "cited": "passages are read by their character spans: recall@k/hit@k count the cited provisions a located passage "
+             "among the first k overlaps; name@Bw read the passages in rank order cut after exactly B words",
+    "documents": "each document counts at the rank of its first located passage (unlocated passages and repeats "
+                 "name no new document); @k reads the first k documents of that list against the qrels",
+    "self_retrieval": "passages overlapping the query's own chunk are dropped; each document then counts at the "
+                      "rank of its first located passage; the query's document is its one relevant document",
+}
+_KIND = "located_passages"
+
+
+@dataclass
+class LocatedRun:
+    """A passage run located in a task's documents: ``frame`` (one row a passage: ``query-id``, ``rank``, ``text``,
+    ``words``, ``doc_id``, ``start``/``end`` on the line, ``how``, ``places``), the ``line``, the task ``kind``
+    and the location ``report`` (shares, counts, rule)."""
+
+    frame: pd.DataFrame
+    line: CharacterLine
+    kind: str
+    report: dict[str, Any]
+
+
+def is_located(run: Any) -> bool:
+    """Whether ``run`` is a located passage run (what :func:`locate_run` returns in a scored run)."""
+    return isinstance(run, pd.DataFrame) and run.attrs.get("kind") == _KIND
+
+
+def _by_question_text(run: pd.DataFrame, task: Any) -> pd.DataFrame:
+    """A ragas-style run names questions by their text: map each to the task query of the same text (NFC,
+    whitespace aside); a question the task does not hold is an error naming it."""
+    queries = _split_frame(task, "queries", ["_id", "text"])
+    key = {flat_text(t): str(q) for q, t in zip(queries["_id"], queries["text"])}
+    mapped = run["query-id"].map(lambda t: key.get(flat_text(str(t))))
+    if mapped.isna().any():
+        bad = run.loc[mapped.isna(), "query-id"].iloc[0]
+        raise QrelsRunMismatchError(f"{run.attrs.get('source', 'passage run')}: the question {str(bad)[:80]!r} is not "
+                                    "a question of the task (a ragas-style table is matched to the task by question "
+                                    "text); add a query id column, or score it on the task it was made on.")
+    out = run.assign(**{"query-id": mapped.to_numpy(dtype=object)})
+    out.attrs = dict(run.attrs)
+    return out
+
+
+def locate_run(run: pd.DataFrame, task: Any, name: str = "run") -> LocatedRun:
+    """Locate every passage of ``run`` (normal form of :func:`ragcov_data.runs.passages.load_passage_run`) in
+    ``task``'s documents.
+
+    Raises
+    ------
+    RagcovError
+        More than :data:`MAX_UNLOCATED` of the passages found in no document (the run was probably made on other
+        text), or a ragas-style question the task lacks.
+    """
+    if run.attrs.get("by_question_text"):
+        run = _by_question_text(run, task)
+    docs = task_documents(task)
+    line = character_line(docs["doc_id"].tolist(), docs["text"].tolist())
+    loc = locate_passages(run["text"].tolist(), line, doc_hints=run["doc_id"].tolist(),
+                          start_hints=run["start_char"].tolist(), end_hints=run["end_char"].tolist())
+    shares = loc.shares()
+    n = len(run)
+    report = {"n_passages": int(n), "shares": shares,
+              "counts": {h: int((loc.how == h).sum()) for h in HOW} | {"ambiguous": int((loc.places >= 2).sum())},
+              "rule": LOCATE_RULE, "fuzzy_threshold": FUZZY_THRESHOLD, "documents": docs.attrs.get("rule"),
+              "failures": dict(run.attrs.get("failures") or {})}
+    if n and shares["unlocated"] > MAX_UNLOCATED:
+        first = run["text"].iat[int(np.flatnonzero(loc.how == "unlocated")[0])]
+        raise QrelsRunMismatchError(
+            f"passage run {name!r}: {shares['unlocated']:.0%} of its {n:,} passages are found in none of the task's "
+            f"{len(docs):,} documents (more than {MAX_UNLOCATED:.0%}; first: {' '.join(str(first).split())[:80]!r}): it "
+            "was probably made on other text (another corpus, another version of the acts, or rewritten passages). "
+            "Score it on the task its pipeline indexed (ragcov_data.task_documents(task) gives the documents to ingest).")
+    frame = pd.DataFrame({
+        "query-id": run["query-id"].astype(str).to_numpy(dtype=object), "rank": run["rank"].to_numpy(dtype=np.int64),
+        "corpus-id": [f"passage:{r}" for r in run["rank"]], "score": -run["rank"].to_numpy(dtype=float),
+        "text": run["text"].to_numpy(dtype=object),
+        "words": np.fromiter((len(str(t).split()) for t in run["text"]), np.int64, n),
+        "doc_id": [line.doc_ids[d] if d >= 0 else None for d in loc.doc], "start": loc.start, "end": loc.end,
+        "how": loc.how, "places": loc.places})
+    frame.attrs = {**{k: v for k, v in run.attrs.items() if k != "kind"}, "kind": _KIND, "score_from": "rank"}
+    return LocatedRun(frame, line, task_kind(task), report)
+
+
+# --------------------------------------------------------------------------- scoring
+
+
+def passage_scores(prepared: Any, located: LocatedRun, query_ids: Sequence[str]) -> pd.Series:
+    """Per-query values of a located passage run on a prepared task (see the module docstring)."""
+    qids = [str(q) for q in query_ids]
+    if located.kind == "cited":
+        return _cited_scores(prepared, located, qids)
+    return _document_scores(prepared, located, qids)
+
+
+def _cited_scores(prepared: Any, located: LocatedRun, qids: list[str]) -> pd.Series:
+    spec = prepared.spec
+    if not isinstance(spec, CitedMetric):
+        raise RagcovError(f"{spec} grades ragcov's chunks, which a passage run has none of; score a passage run on a "
+                          "cited-questions task with recall@k, hit@k or a budget (recall@1000w, span_recall@1000w, "
+                          "precision@1000w, iou@1000w, hit@1000w).")
+    values = cited_passage_values(located, prepared.cited.citations, prepared.cited.granularity, [spec], qids)
+    out = values[str(spec)].rename(str(spec))
+    out.index = pd.Index(qids, dtype=object, name="query-id")
+    out.attrs.update(metric=str(spec), description=spec.describe().replace("a chunk", "a passage"), n_no_relevant=0,
+                     n_run_only=_run_only(located, qids),
+                     n_short_context=values.attrs["n_short_context"].get(spec.k, 0) if spec.budget else 0)
+    if spec.budget:
+        out.attrs["context_words"] = values.attrs["context_words"].get(spec.k)
+    return out
+
+
+def cited_passage_values(located: LocatedRun, citations: pd.DataFrame, granularity: str, metrics: Sequence[Any],
+                         query_ids: Sequence[str]) -> pd.DataFrame:
+    """Per-question values of a located passage run on a cited-questions task (``recall@k``, ``hit@k`` and the
+    budgeted measures; see the module docstring), one column per metric; ``attrs`` as
+    :func:`ragcov_data.eval.outcomes.budget.cited_values`'s."""
+    specs = [parse_cited_metric(m) for m in metrics]
+    if any(s.name == "ndcg" for s in specs):
+        raise RagcovError("ndcg@k grades ragcov's chunks, which a passage run has none of; score it with recall@k, "
+                          "hit@k or a budget (recall@1000w, ...).")
+    qids = [str(q) for q in query_ids]
+    prov = cited_provisions(citations, granularity)
+    items = _items(located, qids)
+    out = pd.DataFrame(index=pd.Index(qids, name="query-id"))
+    for spec in (s for s in specs if not s.budget):
+        vals = np.empty(len(qids))
+        for i, (q, it) in enumerate(zip(qids, items)):
+            ps, pe = provision_spans(prov[q], located.line.offsets, q)
+            s, e = it.start[:spec.k], it.end[:spec.k]
+            s, e = s[s >= 0], e[s >= 0]
+            found = ((s[:, None] < pe[None, :]) & (e[:, None] > ps[None, :])).any(axis=0)
+            vals[i] = float(found.mean()) if spec.name == "recall" else float(found.any())
+        out[str(spec)] = vals
+    budgets = sorted({s.k for s in specs if s.budget})
+    attrs: dict[str, Any] = {"n_short_context": {}, "context_words": {}}
+    if budgets:
+        table = budget_table(items, prov, qids, budgets, located.line)
+        for spec in (s for s in specs if s.budget):
+            out[str(spec)] = table[spec.k][:, _COLUMN[spec.name]]
+        attrs = dict(table.attrs)
+    out = out[[str(s) for s in dict.fromkeys(specs)]]
+    out.attrs = attrs
+    return out
+
+
+def _items(located: LocatedRun, qids: list[str]) -> list[Items]:
+    """Each question's passages in rank order as context items."""
+    f = located.frame
+    groups = {q: g for q, g in f.groupby("query-id", sort=False)}
+    out = []
+    empty = np.empty(0, dtype=np.int64)
+    for q in qids:
+        g = groups.get(q)
+        if g is None:
+            out.append(Items(empty, empty, empty, [], np.empty(0, dtype=bool)))
+            continue
+        out.append(Items(g["words"].to_numpy(dtype=np.int64), g["start"].to_numpy(dtype=np.int64),
+                         g["end"].to_numpy(dtype=np.int64), g["text"].tolist(), (g["how"] == "fuzzy").to_numpy()))
+    return out
+
+
+def _run_only(located: LocatedRun, qids: list[str]) -> int:
+    return int(len(set(located.frame["query-id"]) - set(qids)))
+
+
+def document_run(located: LocatedRun, own: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The run's document list (see the module docstring) as an id run: ``query-id, corpus-id, rank, score``
+    (``score = -rank``). ``own``: per query its own chunk's span on the line (self-retrieval), whose overlapping
+    passages are dropped."""
+    f = located.frame[located.frame["start"] >= 0]
+    if own is not None and len(f):
+        o = own.reindex(f["query-id"])
+        overlap = (f["start"].to_numpy() < o["end"].to_numpy()) & (f["end"].to_numpy() > o["start"].to_numpy())
+        f = f[~np.nan_to_num(overlap, nan=False).astype(bool)]
+    f = f.drop_duplicates(["query-id", "doc_id"], keep="first")
+    out = pd.DataFrame({"query-id": f["query-id"].to_numpy(dtype=object), "corpus-id": f["doc_id"].to_numpy(dtype=object)})
+    out["rank"] = out.groupby("query-id", sort=False).cumcount().to_numpy(dtype=np.int64) + 1
+    out["score"] = -out["rank"].to_numpy(dtype=float)
+    out.attrs = {"score_from": "rank", "kind": "document_list", "source": located.frame.attrs.get("source")}
+    return out
+
+
+def _document_scores(prepared: Any, located: LocatedRun, qids: list[str]) -> pd.Series:
+    if isinstance(prepared.spec, CitedMetric) or getattr(prepared.spec, "name", None) is None:
+        raise RagcovError(f"{prepared.spec} is not a measure of this task; on it a passage run is scored by document "
+                          "(hit@k, r@k, ndcg@k, p@k, mrr@k).")
+    if located.kind == "self_retrieval":
+        own, qrels = _self_retrieval(prepared, located.line)
+        run = document_run(located, own)
+    else:
+        run, qrels = document_run(located), prepared.prepared_qrels
+    out = per_query(run, qrels, prepared.spec, relevance_threshold=prepared.relevance_threshold,
+                    tie_policy=prepared.tie_policy, query_ids=qids)
+    out.attrs["document_list"] = True
+    return out
+
+
+def _self_retrieval(prepared: Any, line: CharacterLine) -> tuple[pd.DataFrame, Any]:
+    """Per query its own chunk's span on the line, and qrels naming its document (grade 1)."""
+    corpus = _split_frame(prepared.task, "corpus", ["_id", "doc_id", "chunk_index", "text"])
+    spans = chunk_spans_in_documents(corpus)
+    q = _split_frame(prepared.task, "queries", ["_id", "doc_id", "chunk_id"])
+    own_span = spans.reindex(q["chunk_id"].astype(str))
+    off = own_span["doc_id"].map(line.offsets).to_numpy(dtype=float)
+    own = pd.DataFrame({"start": own_span["start_char"].to_numpy(dtype=float) + off,
+                        "end": own_span["end_char"].to_numpy(dtype=float) + off},
+                       index=pd.Index(q["_id"].astype(str), name="query-id"))
+    qrels = pd.DataFrame({"query-id": q["_id"].astype(str), "corpus-id": q["doc_id"].astype(str), "score": 1})
+    return own, _lists.prepare_qrels(qrels)
+
+
+def location_notice(name: str, report: dict[str, Any]) -> str:
+    """One line saying how the run's passages were located (the shares the output states)."""
+    s, n = report["shares"], report["n_passages"]
+    line = (f"{name}: {n:,} passages located in the task's documents: exact {s['exact']:.1%}, tolerant "
+            f"{s['tolerant']:.1%}, fuzzy {s['fuzzy']:.1%}, not found {s['unlocated']:.1%}; ambiguous (found in 2+ "
+            f"places) {s['ambiguous']:.1%}, placed by the hint where given, else at the first place")
+    if report.get("failures"):
+        first = next(iter(report["failures"].items()))
+        line += (f"; {len(report['failures'])} question(s) failed in the pipeline and are scored with no context "
+                 f"(first: {first[0]!r}: {first[1][:80]})")
+    return line + "."
