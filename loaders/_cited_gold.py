@@ -18,7 +18,7 @@ from ragcov_data.legal import citations as cit
 #: Status of a cited provision after resolution.
 STATUSES = ("resolved", "dispositivo_not_found", "article_not_found", "act_only", "act_not_in_corpus", "unparsed",
             "year_mismatch", "year_out_of_range", "number_out_of_range", "relative_without_context", "act_unknown",
-            "not_located")
+            "not_located", "invalid_numeral")
 #: What each status other than ``resolved`` means (the warning and the manifest's ``unresolved`` use it).
 STATUS_TEXT = {
     "dispositivo_not_found": "cited dispositivo(s) resolved to their artigo only",
@@ -32,6 +32,7 @@ STATUS_TEXT = {
     "relative_without_context": "relative citation(s) (deste artigo ...) with no act to read them against",
     "act_unknown": "citation(s) naming no act",
     "not_located": "citation(s) of an annex (annexes are not located)",
+    "invalid_numeral": "citation(s) of an inciso written with no valid Roman numeral",
 }
 
 
