@@ -69,7 +69,7 @@ from ragcov_data.legal import citations as cit
 from ragcov_data.legal.acervo import Acervo, read_acervo, sha256_file
 from ragcov_data.legal.vigencia import annotate_task
 from ragcov_data.loaders._cited_gold import (STATUS_TEXT, STATUSES, Gold, _parse_raw, _raw_context, _s,  # noqa: F401
-                                             _table, act_of, gold_citations)
+                                             _table, act_of, gold_citations, no_qrels_error)
 from ragcov_data.errors import InputFileError, RagcovError
 from ragcov_data.loaders import chunkers, chunking as ch
 from ragcov_data.loaders._cited_corpus import _located, chunk_act, chunk_corpus  # noqa: F401
@@ -650,6 +650,9 @@ class CitedQuestionsBuilder(TaskBuilder):
                                     license="Official acts: not protected by copyright (Lei 9.610/98, art. 8, IV).")
 
     def _split_generators(self, dl_manager: Any) -> list[datasets.SplitGenerator]:
+        task = self.task()
+        if not len(task.qrels):  # else `datasets` ends in "Instruction 'qrels' corresponds to no data!"
+            raise no_qrels_error(self.DATASET, task.manifest, list(dict.fromkeys(task.corpus["doc_id"])))
         return [datasets.SplitGenerator(name=s, gen_kwargs={"split": s})
                 for s in ("corpus", "queries", "qrels", "citations")]
 
