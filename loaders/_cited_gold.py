@@ -33,7 +33,7 @@ STATUS_TEXT = {
     "relative_without_context": "relative citation(s) (deste artigo ...) with no act to read them against",
     "act_unknown": "citation(s) naming no act",
     "not_located": "citation(s) of an annex (annexes are not located)",
-    "invalid_numeral": "citation(s) of an inciso written with no valid Roman numeral",
+    "invalid_numeral": "citation(s) of an inciso with no valid Roman numeral or an alínea with no letter",
 }
 
 

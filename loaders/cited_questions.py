@@ -27,13 +27,13 @@ A chunk relevant to several citations keeps its highest grade. Every citation th
 chunk — its act is not in the corpus (``act_not_in_corpus``, expected where ``coverage`` is
 ``partial``), its artigo is not found (``article_not_found``), a raw string yields no citation
 (``unparsed``), its year contradicts the act it names (``year_mismatch``), a number no real act has
-(``number_out_of_range``), an inciso that is no Roman numeral (``invalid_numeral``), a relative reference
-with nothing to read it against (``relative_without_context``), no act named (``act_unknown``), an annex
-(``not_located``) — is counted
-per reason and listed in the manifest (``unresolved``) and in a warning, never dropped in silence; so is
-every dispositivo resolved only to its artigo (``dispositivo_not_found``) and every question left with
-no relevant chunk (``queries_without_relevant_chunk``). A raw string is parsed with the act (and artigo)
-its structured references agree on as ``context``, so ``§ 2º deste artigo`` is read inside it.
+(``number_out_of_range``), an inciso or alínea written with no valid numeral or letter (``invalid_numeral``),
+a relative reference with nothing to read it against (``relative_without_context``), no act named
+(``act_unknown``), an annex (``not_located``) — is counted per reason and listed in the manifest
+(``unresolved``) and in a warning, never dropped in silence; so is every dispositivo resolved only to its
+artigo (``dispositivo_not_found``) and every question left with no relevant chunk
+(``queries_without_relevant_chunk``). A raw string is parsed with the act (and artigo) its structured
+references agree on as ``context``, so ``§ 2º deste artigo`` is read inside it.
 
 Splits
 ------

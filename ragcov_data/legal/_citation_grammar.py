@@ -21,6 +21,8 @@ _ROMAN = re.compile(r"(?P<r>[IVXLC]{1,7})(?:[-–](?P<rsuf>[A-Z]))?(?![a-zA-Z0-9
 _BAD_ROMAN = re.compile(r"(?P<r>[IVXLCDM]+|[ivx]+|\d+)(?:[-–](?P<rsuf>[A-Z]))?(?![a-zA-Z0-9])")
 #: After a list separator only a token of I, V and X is a bad numeral (``incisos I e IIII``); ``CC``, ``LC`` are acts.
 _BAD_ROMAN_NEXT = re.compile(r"(?P<r>[IVX]+)(?:[-–](?P<rsuf>[A-Z]))?(?![a-zA-Z0-9])")
+#: A number written where an alínea's letter belongs (``alínea 1``): read, and refused with ``invalid_numeral``.
+_BAD_LETTER = re.compile(r"(?P<b>\d+)(?![a-zA-Z0-9º°])")
 _ROMAN_OK = re.compile(r"^(?=[IVXLC])(XC|XL|L?X{0,3})(IX|IV|V?I{0,3})$|^C{1,3}(XC|XL|L?X{0,3})(IX|IV|V?I{0,3})$")
 _LETTER = re.compile(r"[“\"‘'«]\s*(?P<q>[a-zA-Z])\s*(?:[”\"’'»]|(?=[,;.\s)]))|(?P<b>[a-z])(?:\)|(?=[\s,;.]|$))")
 #: After an explicit ``alínea`` marker an unquoted capital letter is a value too (``ALÍNEA B``).
@@ -33,7 +35,7 @@ MARKER_RE = re.compile(
     r"|(?P<par>§§?)"
     r"|(?P<uni>\bpar[áa]?grafo\s+[úu]?nico\b)"  # an accent lost in decoding (U+FFFD, removed) still reads
     r"|(?P<pars>\bpar[áa]?grafos?(?=\s+\d))"
-    r"|(?P<inc>\b(?:incisos?|inc\.)(?=\s+(?-i:[IVXLC]|[ivxlc]+\b|\d)))"
+    r"|(?P<inc>\b(?:incisos?|inc\.)(?=\s+(?-i:[IVXLCDM]|[ivxlc]+\b|\d)))"
     r"|(?P<ali>\bal[íi]?neas?\b)"
     r"|(?P<item>\b(?:itens|item)(?=\s+\d))"
     r"|(?P<caput>\bcaput\b)"
@@ -200,13 +202,15 @@ def _values(text: str, pos: int, kind: str, multi: bool = True,
     ``([(value, from_range)], end)``; ranges expanded. ``multi=False`` (a singular ``§``, ``inciso``,
     ``alínea``) reads one value or one range. ``marker``: the values follow an explicit marker (``alínea``,
     ``inciso``): unquoted letters of a plural list or range count (``alíneas a a d``), and a token that is
-    not a Roman numeral (``inciso IIII``, ``incisos I e VV``) is read as written, to be refused by the caller."""
+    not a Roman numeral (``inciso IIII``, ``incisos I e VV``) or a letter (``alínea 1``) is read as written, to
+    be refused by the caller."""
     out: list[tuple[str, bool]] = []
     rx = {"arab": _ARAB, "roman": _ROMAN, "letter": _LETTER_AFTER_MARKER if marker else _LETTER}[kind]
     p = _WS.match(text, pos).end()
     m = rx.match(text, p)
     if m is None or (kind == "roman" and not _roman_ok(m.group("r"))):
-        bad = _BAD_ROMAN.match(text, p) if kind == "roman" and marker else None
+        bad = {"roman": _BAD_ROMAN, "letter": _BAD_LETTER}.get(kind) if marker else None
+        bad = bad.match(text, p) if bad is not None else None
         if bad is None:
             return out, pos
         m = bad
@@ -258,7 +262,7 @@ def _val(m: re.Match, kind: str) -> str:
     if kind == "roman":
         return m.group("r") + (f"-{m.group('rsuf')}" if m.group("rsuf") else "")
     g = m.groupdict()
-    return (g["q"] or g["b"] or g.get("u")).lower()
+    return (g.get("q") or g["b"] or g.get("u")).lower()
 
 
 _roman_int = roman_value  # the one reader of Roman numerals (ragcov_data.legal.roman)

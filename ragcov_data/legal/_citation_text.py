@@ -27,7 +27,11 @@ _REMOVED_RANGES = ((0x00, 0x08), (0x0E, 0x1B), (0x7F, 0x84), (0x86, 0x9F), (0xAD
 REMOVED = frozenset(chr(k) for a, b in _REMOVED_RANGES for k in range(a, b + 1)) - set(_CP1252)
 #: Characters read as a plain space: no-break, figure, narrow, thin and other fixed-width spaces.
 _SPACES = "\u00a0\u2007\u202f\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2008\u2009\u200a\u3000"
-_ODD = re.compile("[" + "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in _REMOVED_RANGES) + _SPACES + "]")  # CP1252: in C1
+#: What sends a text to the slow path: a removed or odd-space character of the Basic Multilingual Plane (CP1252
+#: punctuation is in its C1 range), or any character beyond it (one range: many astral ranges make the search of
+#: every text several times slower; the slow path keeps what is not in :data:`REMOVED`).
+_ODD = re.compile("[" + "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in _REMOVED_RANGES if b <= 0xFFFF)
+                  + _SPACES + "\U00010000-\U0010FFFF]")
 _SPACE_MAP = {**{ord(c): " " for c in _SPACES}, **{ord(k): v for k, v in _CP1252.items()}}
 
 

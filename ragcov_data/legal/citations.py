@@ -119,8 +119,8 @@ class Citation(NamedTuple):
         Why the citation names no usable provision: ``year_mismatch`` (the year contradicts the act the
         table names), ``number_out_of_range`` (an act, artigo, parágrafo or item number no real act
         has, or ``0``; a number too long to be one), ``year_out_of_range``, ``invalid_numeral`` (an inciso
-        written with no valid Roman numeral: ``inciso IIII``, ``inciso 0``, ``inciso 5``; the value is kept as
-        written), ``relative_without_context`` (``§ 2º deste artigo`` parsed with no ``context``). None: usable.
+        written with no valid Roman numeral, ``inciso IIII``, ``inciso 0``, ``inciso 5``, or an alínea with no
+        letter, ``alínea 1``; the value is kept as written), ``relative_without_context`` (``§ 2º deste artigo`` parsed with no ``context``). None: usable.
     cleaned : bool
         Characters that are not text (NUL and other control characters, bidi controls, zero-width
         characters, U+FFFD) were removed from the citation (between its act and its chain, either order)
@@ -180,10 +180,10 @@ MAX_NUMBER = {1: 2046, 2: 99, 5: 999}
 def _level_reason(c: dict) -> str | None:
     """Why a level read from the text cannot be looked up: ``number_out_of_range`` (an artigo, parágrafo or
     item number of 0 or above :data:`MAX_NUMBER`, any length), ``invalid_numeral`` (an inciso that is no
-    Roman numeral); None when every level is usable."""
+    Roman numeral, an alínea that is no letter); None when every level is usable."""
     for lv, (v, _) in c.items():
         head = v.split("-")[0]
-        if lv == 3 and not _roman_ok(head):
+        if (lv == 3 and not _roman_ok(head)) or (lv == 4 and not (len(head) == 1 and head.isalpha())):
             return "invalid_numeral"
         if lv in MAX_NUMBER and head.isdigit() and (len(head) > 6 or not 0 < int(head) <= MAX_NUMBER[lv]):
             return "number_out_of_range"
