@@ -13,12 +13,13 @@ from typing import Any, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
+from ragcov_data.errors import InputFileError
 from ragcov_data.legal import citations as cit
 
 #: Status of a cited provision after resolution.
 STATUSES = ("resolved", "dispositivo_not_found", "article_not_found", "act_only", "act_not_in_corpus", "unparsed",
             "year_mismatch", "year_out_of_range", "number_out_of_range", "relative_without_context", "act_unknown",
-            "not_located")
+            "not_located", "invalid_numeral")
 #: What each status other than ``resolved`` means (the warning and the manifest's ``unresolved`` use it).
 STATUS_TEXT = {
     "dispositivo_not_found": "cited dispositivo(s) resolved to their artigo only",
@@ -32,7 +33,25 @@ STATUS_TEXT = {
     "relative_without_context": "relative citation(s) (deste artigo ...) with no act to read them against",
     "act_unknown": "citation(s) naming no act",
     "not_located": "citation(s) of an annex (annexes are not located)",
+    "invalid_numeral": "citation(s) of an inciso with no valid Roman numeral or an alínea with no letter",
 }
+
+
+def no_qrels_error(dataset: str, manifest: Mapping[str, Any], doc_ids: Sequence[str]) -> InputFileError:
+    """The error for a task none of whose citations resolved to a chunk (it has no qrels to grade by): the
+    counts by reason, a few of the citations, the acts that were read, and what to check."""
+    counts = manifest.get("counts", {})
+    by = {s: n for s, n in counts.get("citations_by_status", {}).items() if n and s != "resolved"}
+    why = "; ".join(f"{n} {STATUS_TEXT.get(s, s)}" for s, n in by.items()) or "none located in a chunk"
+    shown = "; ".join(f"{u.get('raw') or u.get('citation')!r} ({u.get('status')})"
+                      for u in manifest.get("unresolved", [])[:3])
+    acts = ", ".join(list(doc_ids)[:5]) + (" ..." if len(doc_ids) > 5 else "")
+    return InputFileError(
+        f"{dataset}: no citation of the {counts.get('queries', 0)} question(s) resolved in the acts "
+        f"({counts.get('citations', 0)} citation(s): {why}{'; e.g. ' + shown if shown else ''}), so the task has "
+        f"no qrels. Check that the questions cite the acts read ({len(doc_ids)} document(s): {acts}) by their "
+        "number and year, and that each citation string parses (`ragcov_data.citations.parse(raw)`); "
+        "`build_cited_task(acts, questions).manifest['unresolved']` lists every citation with its reason.")
 
 
 class Gold(NamedTuple):

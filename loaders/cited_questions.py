@@ -27,12 +27,13 @@ A chunk relevant to several citations keeps its highest grade. Every citation th
 chunk — its act is not in the corpus (``act_not_in_corpus``, expected where ``coverage`` is
 ``partial``), its artigo is not found (``article_not_found``), a raw string yields no citation
 (``unparsed``), its year contradicts the act it names (``year_mismatch``), a number no real act has
-(``number_out_of_range``), a relative reference with nothing to read it against
-(``relative_without_context``), no act named (``act_unknown``), an annex (``not_located``) — is counted
-per reason and listed in the manifest (``unresolved``) and in a warning, never dropped in silence; so is
-every dispositivo resolved only to its artigo (``dispositivo_not_found``) and every question left with
-no relevant chunk (``queries_without_relevant_chunk``). A raw string is parsed with the act (and artigo)
-its structured references agree on as ``context``, so ``§ 2º deste artigo`` is read inside it.
+(``number_out_of_range``), an inciso or alínea written with no valid numeral or letter (``invalid_numeral``),
+a relative reference with nothing to read it against (``relative_without_context``), no act named
+(``act_unknown``), an annex (``not_located``) — is counted per reason and listed in the manifest
+(``unresolved``) and in a warning, never dropped in silence; so is every dispositivo resolved only to its
+artigo (``dispositivo_not_found``) and every question left with no relevant chunk
+(``queries_without_relevant_chunk``). A raw string is parsed with the act (and artigo) its structured
+references agree on as ``context``, so ``§ 2º deste artigo`` is read inside it.
 
 Splits
 ------
@@ -70,7 +71,7 @@ from ragcov_data.legal import citations as cit
 from ragcov_data.legal.acervo import Acervo, read_acervo, sha256_file
 from ragcov_data.legal.vigencia import annotate_task
 from ragcov_data.loaders._cited_gold import (STATUS_TEXT, STATUSES, Gold, _parse_raw, _raw_context, _s,  # noqa: F401
-                                             _table, act_of, gold_citations)
+                                             _table, act_of, gold_citations, no_qrels_error)
 from ragcov_data.errors import InputFileError, RagcovError
 from ragcov_data.loaders import chunkers, chunking as ch
 from ragcov_data.loaders._cited_corpus import _located, chunk_act, chunk_corpus  # noqa: F401
@@ -667,6 +668,9 @@ class CitedQuestionsBuilder(TaskBuilder):
                                     license="Official acts: not protected by copyright (Lei 9.610/98, art. 8, IV).")
 
     def _split_generators(self, dl_manager: Any) -> list[datasets.SplitGenerator]:
+        task = self.task()
+        if not len(task.qrels):  # else `datasets` ends in "Instruction 'qrels' corresponds to no data!"
+            raise no_qrels_error(self.DATASET, task.manifest, list(dict.fromkeys(task.corpus["doc_id"])))
         return [datasets.SplitGenerator(name=s, gen_kwargs={"split": s})
                 for s in ("corpus", "queries", "qrels", "citations", "documents")]
 

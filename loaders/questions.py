@@ -31,21 +31,22 @@ def read_questions(path: str | os.PathLike) -> list[dict]:
     Raises
     ------
     InputFileError
-        Missing file, bad JSON, a question without id, text or citations, duplicate ids; the message
-        names the file, the line and the fix.
+        Missing file, a file that is not UTF-8 (a BOM is allowed), bad JSON, a question without id, text or
+        citations, duplicate ids; the message names the file, the line and the fix.
     """
     p = Path(path)
     if not p.is_file():
         raise InputFileError(f"questions file {str(p)!r} does not exist; pass a JSONL file of questions.")
+    from ragcov_data.legal.acervo import _decode  # the acts' strict UTF-8 reader: file, line, byte and the fix
+
     records: list[tuple[str, Any]] = []
-    with open(p, encoding="utf-8") as fh:
-        for n, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                records.append((f"{p}: line {n}", json.loads(line)))
-            except ValueError as exc:
-                raise InputFileError(f"{p}: line {n} is not valid JSON ({exc}); write one JSON object a line.") from None
+    for n, line in enumerate(_decode(p.read_bytes(), str(p)).split("\n"), 1):
+        if not line.strip():
+            continue
+        try:
+            records.append((f"{p}: line {n}", json.loads(line)))
+        except ValueError as exc:
+            raise InputFileError(f"{p}: line {n} is not valid JSON ({exc}); write one JSON object a line.") from None
     if not records:
         raise InputFileError(f"{p}: no questions; the file is empty.")
     return validate_questions(records)

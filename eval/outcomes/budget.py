@@ -32,6 +32,7 @@ found when any of them is retrieved). Provisions overlapping no chunk of the cor
 """
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, Sequence
@@ -40,6 +41,7 @@ import numpy as np
 import pandas as pd
 
 from ragcov_data.errors import RagcovError
+from ragcov_data.eval.outcomes.metrics import parse_metric
 from ragcov_data.runs import load_run
 from ragcov_data.runs.line import CharacterLine, character_line
 from ragcov_data.ties import DEFAULT_TIE_POLICY
@@ -54,7 +56,12 @@ GRANULARITIES = ("dispositivo", "article")
 RANK_NAMES = ("recall", "hit", "ndcg")
 BUDGET_NAMES = ("recall", "hit", "span_recall", "precision", "iou")
 _ALIASES = {"r": "recall", "p": "precision", "success": "hit"}
-_PATTERN = re.compile(r"^\s*([A-Za-z_]+)\s*@\s*(\d+)\s*([wW]?)\s*$")
+_PATTERN = re.compile(r"^\s*([A-Za-z_]+)\s*@\s*([+-]?\d+)\s*([wW]?)\s*$")
+#: The valid forms, as every message about a metric of cited questions lists them.
+_VALID = ("'recall@k', 'hit@k', 'ndcg@k' (k chunks) or 'recall@Bw', 'span_recall@Bw', 'precision@Bw', 'iou@Bw', "
+          "'hit@Bw' (B words of context)")
+#: The chunk-level metrics a cited-questions task also scores on its qrels (eval, compare, leaderboard).
+_CHUNK_LEVEL = ("chunk_recall", "chunk_hit", "ndcg_exp", "p", "mrr")
 _SPAN_COLS = {"dispositivo": ("start_char", "end_char"), "article": ("article_start_char", "article_end_char")}
 
 
@@ -94,15 +101,46 @@ def parse_cited_metric(metric: str | CitedMetric) -> CitedMetric:
     if isinstance(metric, CitedMetric):
         return metric
     m = _PATTERN.match(str(metric))
-    valid = ("'recall@k', 'hit@k', 'ndcg@k' (k chunks) or 'recall@Bw', 'span_recall@Bw', 'precision@Bw', "
-             "'iou@Bw', 'hit@Bw' (B words of context)")
     if m is None or int(m.group(2)) < 1:
-        raise RagcovError(f"cited-questions metrics must be {valid} with k, B >= 1; got {metric!r}.")
+        raise cited_metric_error(metric)
     name = _ALIASES.get(m.group(1).lower(), m.group(1).lower())
     budget = bool(m.group(3))
     if name not in (BUDGET_NAMES if budget else RANK_NAMES):
-        raise RagcovError(f"cited-questions metrics must be {valid}; got {metric!r}.")
+        raise cited_metric_error(metric)
     return CitedMetric(name, int(m.group(2)), budget)
+
+
+def cited_metric_error(metric: Any, chunk_level: bool = False) -> RagcovError:
+    """The error for a metric a cited-questions task cannot score: every valid form (budgeted ones included;
+    with ``chunk_level``, the chunk-level metrics of its qrels too) and, for a misspelling or a wrong form, the
+    metric most likely meant."""
+    valid = _VALID + (", or on its chunk qrels " + ", ".join(f"'{n}@k'" for n in _CHUNK_LEVEL) if chunk_level else "")
+    m = _PATTERN.match(str(metric))
+    guess = _meant(m, chunk_level) if m is not None else None
+    hint = f" Did you mean {guess!r}?" if guess and guess != str(metric).strip() else ""
+    return RagcovError(f"cited-questions metrics must be {valid}, with k, B >= 1; got {metric!r}.{hint}")
+
+
+def _meant(m: re.Match, chunk_level: bool) -> str | None:
+    """The metric a ``name@k[w]`` most likely meant: the name made valid (a close spelling, or the valid name it
+    ends with: ``span_iou`` -> ``iou``), in the form it belongs to (``span_recall@10`` -> ``span_recall@10w``),
+    with a cutoff of at least 1 (``recall@0w`` -> ``recall@1000w``)."""
+    given = m.group(1).lower()
+    budget = bool(m.group(3))
+    rank = list(RANK_NAMES) + (list(_CHUNK_LEVEL) if chunk_level else [])
+    name = _ALIASES.get(given, given)
+    if name not in (BUDGET_NAMES if budget else rank) and name in (rank if budget else BUDGET_NAMES):
+        budget = not budget  # a valid name in the other form
+    elif name not in (BUDGET_NAMES if budget else rank):
+        own = list(BUDGET_NAMES if budget else rank)
+        ends = [n for n in own if given.endswith("_" + n)]
+        close = ends or difflib.get_close_matches(given, own + [a for a, n in _ALIASES.items() if n in own], n=1)
+        if not close:
+            return None
+        name = _ALIASES.get(close[0], close[0])
+    k = int(m.group(2))
+    k = k if k >= 1 else (1000 if budget else 10)
+    return f"{name}@{k}{'w' if budget else ''}"
 
 
 # --------------------------------------------------------------------------- inputs
@@ -375,7 +413,8 @@ def cited_metric_of(metric: Any, has_citations: bool) -> CitedMetric | None:
     On a cited-questions task ``recall@k`` (``r@k``) is the share of cited provisions and ``hit@k`` whether
     one is overlapped, as everywhere else in ragcov, and every ``name@Bw`` is a budgeted measure;
     ``chunk_recall@k`` (trec_eval's share of relevant chunks), ``chunk_hit@k``, ``ndcg@k``, ``p@k``,
-    ``mrr@k`` stay chunk-level metrics of the qrels.
+    ``mrr@k`` stay chunk-level metrics of the qrels. A metric that is neither raises
+    :func:`cited_metric_error` (every valid name of the task, and the one most likely meant).
     """
     if not has_citations:
         return None
@@ -385,6 +424,10 @@ def cited_metric_of(metric: Any, has_citations: bool) -> CitedMetric | None:
     try:
         spec = parse_cited_metric(str(metric))
     except RagcovError:
+        try:  # a chunk-level metric of the qrels (chunk_recall@10, p@5, mrr@10)
+            parse_metric(metric)
+        except RagcovError:  # neither: the valid names of this task, budgeted ones included
+            raise cited_metric_error(metric, chunk_level=True) from None
         return None
     return spec if spec.budget or spec.name in ("recall", "hit") else None
 

@@ -4,6 +4,8 @@ Each verb module in this package defines ``add_parser(subparsers)`` (registering
 ``set_defaults(func=run)``) and ``run(args) -> int``. Every error ends in one line on stderr and a
 non-zero exit, never a traceback: ragcov's own errors (bad input) and OS errors exit 2, an interrupt
 exits 130, anything else is reported as a bug (exit 1) with how to see its traceback (``RAGCOV_DEBUG=1``).
+A warning raised while a verb runs (the cited questions' unresolved citations, say) is one line on stderr,
+``ragcov <verb>: <message>``, not Python's warning with its source line; the library keeps its warnings.
 """
 from __future__ import annotations
 
@@ -11,6 +13,8 @@ import argparse
 import importlib
 import os
 import sys
+import warnings
+from typing import Any, Callable
 
 from ragcov_data import __version__, engine
 from ragcov_data.cli._common import check_args_outputs
@@ -48,6 +52,15 @@ def _os_message(exc: OSError) -> str:
     return f"{reason}: {' -> '.join(repr(str(n)) for n in names)}" if names else reason
 
 
+def _notice(verb: str) -> Callable[..., None]:
+    """A ``warnings.showwarning`` printing ``<verb>: <message>`` (a :class:`UserWarning`, ragcov's notices) or
+    ``<verb>: <Category>: <message>`` (any other) as one line on stderr, without the source line."""
+    def show(message: Any, category: type, filename: str, lineno: int, file: Any = None, line: Any = None) -> None:
+        kind = "" if category is UserWarning else f"{category.__name__}: "
+        print(f"{verb}: {kind}{message}", file=sys.stderr)
+    return show
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``ragcov`` console script: run one verb, turn every failure into one line."""
     verb = "ragcov"
@@ -56,7 +69,9 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
         verb = f"ragcov {args.verb}"
         check_args_outputs(args)  # every verb: outputs that overwrite an input or each other, before any work
-        return int(args.func(args) or 0)
+        with warnings.catch_warnings():  # restores Python's own display on the way out
+            warnings.showwarning = _notice(verb)
+            return int(args.func(args) or 0)
     except KeyboardInterrupt:
         print(f"{verb}: interrupted", file=sys.stderr)
         return 130

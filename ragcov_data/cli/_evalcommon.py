@@ -80,7 +80,8 @@ def read_run_arg(path: str, args: argparse.Namespace, depth: int | None = None) 
 
 def metric_depth(metric: str | None) -> int | None:
     """Rows a query that scoring ``metric`` needs: its cutoff k, plus one for a self-retrieval query's own chunk
-    (removed before scoring). None when no metric is named (the verb then chooses the task's own)."""
+    (removed before scoring). None when no metric is named (the verb then chooses the task's own), and for a
+    metric no parser reads: which names are valid depends on the task, so the scoring, which knows it, says."""
     # local: keeps `ragcov --help` from importing scipy.stats (the evaluator)
     from ragcov_data.eval.outcomes.budget import parse_cited_metric
     from ragcov_data.eval.outcomes.metrics import parse_metric
@@ -92,7 +93,10 @@ def metric_depth(metric: str | None) -> int | None:
             return None
     except RagcovError:
         pass
-    return parse_metric(metric).k + 1
+    try:
+        return parse_metric(metric).k + 1
+    except RagcovError:
+        return None
 
 
 def read_population_arg(path: str | None, twin: bool = False, seed: int = 0) -> Any:

@@ -36,8 +36,8 @@ ACT_RE = re.compile(
     r"(?P<issuer>(?:\s+" + _ISSUERS + r")*)"
     r"(?:\s*\((?-i:[A-Z][A-Za-z]{1,7})\))?"  # an acronym in parentheses: "Resolução Normativa (REN) 273/2007"
     r"\s*(?:n\.?\s*[º°o]\.?|n[º°o]\.?|n\.|[º°]|número)?\s*"
-    r"(?P<num>\d{1,3}(?:\.\s?\d{3})+(?:-\s?\d{1,3}|-(?-i:[A-Z])\b)?|\d{1,5}(?:-\s?\d{1,3}|-(?-i:[A-Z])\b)?)"
-    r"(?![\d.,]\d)"  # "9.250", "9. 249" (a stray space), "2.158-35", "3.890-A"
+    r"(?P<num>\d{1,3}(?:\.\s?\d{3})+(?:-\s?\d{1,3}|-(?-i:[A-Z])\b)?|\d+(?:-\s?\d{1,3}|-(?-i:[A-Z])\b)?)"
+    r"(?![\d.,]\d)"  # "9.250", "9. 249" (a stray space), "2.158-35", "3.890-A"; any length (refused by range)
     r"(?P<date>,?\s+de\s+(?:\d{1,2}[º°o]?\s+(?:de\s+)?" + _MONTHS + r"\s+de\s+)?(?P<y1>\d{4})\b"
     r"|\s*/\s*(?P<y2>\d{4}|\d{2})\b"
     r"|,?\s+de\s+\d{1,2}\.\d{1,2}\.(?P<y3>\d{4}|\d{2})\b)?",
@@ -117,10 +117,9 @@ MAX_ACT_NUMBER = {"lei": 16000, "lei_complementar": 250, "decreto_lei": 2500, "m
 
 def act_reason(act: Act) -> str | None:
     """Why ``act`` names no real act (``number_out_of_range``, ``year_out_of_range``), or None."""
-    if act.number and act.type in MAX_ACT_NUMBER:
-        head = act.number.split("-")[0]
-        if head.isdigit() and int(head) > MAX_ACT_NUMBER[act.type]:
-            return "number_out_of_range"
+    head = (act.number or "").split("-")[0]
+    if head.isdigit() and (len(head) > 6 or (act.type in MAX_ACT_NUMBER and int(head) > MAX_ACT_NUMBER[act.type])):
+        return "number_out_of_range"  # a number of seven digits or more is no act's, whatever its series
     if act.year is not None and not 1800 <= act.year <= 2100:
         return "year_out_of_range"
     return None

@@ -9,12 +9,20 @@ from ragcov_data.legal.roman import roman_value
 
 # --------------------------------------------------------------------------- dispositivo markers
 
-_NUM = r"\d{1,3}(?:\.\d{3})+|\d{1,4}"
+_NUM = r"(?:\d{1,3}(?:\.\d{3}){1,2}|\d{1,4})(?![\d.]?\d)"  # a heading's number, never cut from a longer one
 _ORD = r"(?:\s?[º°ª](?![a-zA-Z])|o(?![a-zA-Z])|\.[º°])?"
 _SUF = r"(?:[-–](?P<suf>[A-Z])(?![a-zA-Z]))?"
 #: A number of a citation: any length (``art. 99999`` is read whole, then rejected by range, never cut).
 _ARAB = re.compile(r"(?P<n>\d{1,3}(?:\.\d{3})+(?!\d)|\d+)" + _ORD + _SUF)
 _ROMAN = re.compile(r"(?P<r>[IVXLC]{1,7})(?:[-–](?P<rsuf>[A-Z]))?(?![a-zA-Z0-9])")
+#: A token written where an inciso's Roman numeral belongs that is not one (``IIII``, ``VV``, ``0``, ``5``): read,
+#: so the chain goes on to its act, and refused with ``invalid_numeral``. Upper case (lower case only ``i``/``v``/``x``:
+#: ``inciso civil`` is a word).
+_BAD_ROMAN = re.compile(r"(?P<r>[IVXLCDM]+|[ivx]+|\d+)(?:[-–](?P<rsuf>[A-Z]))?(?![a-zA-Z0-9])")
+#: After a list separator only a token of I, V and X is a bad numeral (``incisos I e IIII``); ``CC``, ``LC`` are acts.
+_BAD_ROMAN_NEXT = re.compile(r"(?P<r>[IVX]+)(?:[-–](?P<rsuf>[A-Z]))?(?![a-zA-Z0-9])")
+#: A number written where an alínea's letter belongs (``alínea 1``): read, and refused with ``invalid_numeral``.
+_BAD_LETTER = re.compile(r"(?P<b>\d+)(?![a-zA-Z0-9º°])")
 _ROMAN_OK = re.compile(r"^(?=[IVXLC])(XC|XL|L?X{0,3})(IX|IV|V?I{0,3})$|^C{1,3}(XC|XL|L?X{0,3})(IX|IV|V?I{0,3})$")
 _LETTER = re.compile(r"[“\"‘'«]\s*(?P<q>[a-zA-Z])\s*(?:[”\"’'»]|(?=[,;.\s)]))|(?P<b>[a-z])(?:\)|(?=[\s,;.]|$))")
 #: After an explicit ``alínea`` marker an unquoted capital letter is a value too (``ALÍNEA B``).
@@ -25,10 +33,10 @@ _QLETTER = re.compile(r"[“\"‘'«]\s*(?P<q>[a-zA-Z])\s*(?:[”\"’'»]|(?=[,
 MARKER_RE = re.compile(
     r"(?P<art>\b(?:arts?\.?|artigos?)(?=\s*\d))"
     r"|(?P<par>§§?)"
-    r"|(?P<uni>\bpar[áa]grafo\s+[úu]nico\b)"
-    r"|(?P<pars>\bpar[áa]grafos?(?=\s+\d))"
-    r"|(?P<inc>\b(?:incisos?|inc\.)(?=\s+(?-i:[IVXLC]|[ivxlc]+\b)))"
-    r"|(?P<ali>\bal[íi]neas?\b)"
+    r"|(?P<uni>\bpar[áa]?grafo\s+[úu]?nico\b)"  # an accent lost in decoding (U+FFFD, removed) still reads
+    r"|(?P<pars>\bpar[áa]?grafos?(?=\s+\d))"
+    r"|(?P<inc>\b(?:incisos?|inc\.)(?=\s+(?-i:[IVXLCDM]|[ivxlc]+\b|\d)))"
+    r"|(?P<ali>\bal[íi]?neas?\b)"
     r"|(?P<item>\b(?:itens|item)(?=\s+\d))"
     r"|(?P<caput>\bcaput\b)"
     r"|(?P<anx>\banexos?(?=\s+(?:(?-i:[IVXLC]+)\b|\d|[úu]nico\b)))",
@@ -41,7 +49,7 @@ _LIST_SEP = re.compile(r"\s*(?:,\s*(?:e|ou)\s+|,\s*|\s+e/ou\s+|\s+e\s+|\s+ou\s+)
 #: A range: "2º a 4º", "art. 2º ao art. 4º", "§ 2º ao § 6º", "inciso I ao inciso V".
 _RANGE_SEP = re.compile(r"\s+(?:a|até|ao)\s+(?:(?:o\s+)?(?:art\.|artigo|§|inciso|al[íi]nea)\s*)?", re.I)
 _DOWN = re.compile(r"\s*,?\s*(?:d[oa]s?|n[oa]s?|de\s+(?:seu|sua)s?)\s+(?:mesmo\s+|referido\s+)?", re.I)
-_UNICO = re.compile(r"\s*[úu]nico\b", re.I)
+_UNICO = re.compile(r"\s*[úu]?nico\b", re.I)
 _COMMA = re.compile(r"\s*,\s*")
 _LOWER_ROMAN = re.compile(r"\s*(?P<r>[ivxlc]{1,7})(?![a-zA-Z0-9])")
 _BARE_CAPUT = re.compile(r"[ \t]+(?=caput\b|§)", re.I)  # "art. 1º caput, incisos IV a VIII", "Art. 16 § 1º"
@@ -86,9 +94,9 @@ class Heading(NamedTuple):
 
 
 _HEAD_ART = re.compile(r"\s*[“\"]?\s*(?:Art(?:igo)?|ART(?:IGO)?|rt)s?\s?\.?\s*(?P<n>" + _NUM + r")" + _ORD + _SUF
-                       + r"(?P<more>(?:\s*(?:,|e|a)\s*\d{1,4}" + _ORD + r")*)\s*\.?")
-_HEAD_PAR = re.compile(r"\s*[“\"]?\s*§\s*(?P<n>\d{1,3})" + _ORD + _SUF + r"\s*\.?")
-_HEAD_PARS = re.compile(r"\s*§§\s*(?P<n>\d{1,3})" + _ORD + r"(?P<more>(?:\s*(?:,|e|a)\s*\d{1,3}" + _ORD + r")+)\s*\.?")
+                       + r"(?P<more>(?:\s*(?:,|e|a)\s*\d{1,4}(?!\d)" + _ORD + r")*)\s*\.?")
+_HEAD_PAR = re.compile(r"\s*[“\"]?\s*§\s*(?P<n>\d{1,3})(?!\d)" + _ORD + _SUF + r"\s*\.?")
+_HEAD_PARS = re.compile(r"\s*§§\s*(?P<n>\d{1,3})(?!\d)" + _ORD + r"(?P<more>(?:\s*(?:,|e|a)\s*\d{1,3}(?!\d)" + _ORD + r")+)\s*\.?")
 _HEAD_UNI = re.compile(r"\s*[“\"]?\s*(?:Par[áa]grafo|PAR[ÁA]GRAFO)\s+(?:[úu]nico|ÚNICO)\s*[.:\-–—]?")
 _HEAD_INC = re.compile(r"\s*[“\"]?\s*(?P<r>[IVXLC]{1,7})(?:\s?-\s?(?P<suf>[A-Z])(?=\s*[-–—]))?\s*[-–—]+")
 _HEAD_ALI = re.compile(r"\s*[“\"]?\s*(?P<l>[a-z])(?:-(?P<suf>[A-Z]))?\)")
@@ -192,32 +200,48 @@ def _values(text: str, pos: int, kind: str, multi: bool = True,
             marker: bool = False) -> tuple[list[tuple[str, bool]], int]:
     """The value list after a marker of ``kind`` (``arab``, ``roman``, ``letter``) from ``pos``:
     ``([(value, from_range)], end)``; ranges expanded. ``multi=False`` (a singular ``§``, ``inciso``,
-    ``alínea``) reads one value or one range."""
+    ``alínea``) reads one value or one range. ``marker``: the values follow an explicit marker (``alínea``,
+    ``inciso``): unquoted letters of a plural list or range count (``alíneas a a d``), and a token that is
+    not a Roman numeral (``inciso IIII``, ``incisos I e VV``) or a letter (``alínea 1``) is read as written, to
+    be refused by the caller."""
     out: list[tuple[str, bool]] = []
     rx = {"arab": _ARAB, "roman": _ROMAN, "letter": _LETTER_AFTER_MARKER if marker else _LETTER}[kind]
     p = _WS.match(text, pos).end()
     m = rx.match(text, p)
     if m is None or (kind == "roman" and not _roman_ok(m.group("r"))):
-        return out, pos
+        bad = {"roman": _BAD_ROMAN, "letter": _BAD_LETTER}.get(kind) if marker else None
+        bad = bad.match(text, p) if bad is not None else None
+        if bad is None:
+            return out, pos
+        m = bad
     out.append((_val(m, kind), False))
     end = m.end()
     while True:
         r = _RANGE_SEP.match(text, end)
         if r:
-            m2 = rx.match(text, r.end())
-            if m2 and not (kind == "roman" and not _roman_ok(m2.group("r"))) and _same_list(text, m2, kind):
+            m2 = _next_value(text, r.end(), rx, kind, marker)
+            if m2 and _same_list(text, m2, kind, plural=marker and multi):
                 out.extend(_expand(out[-1][0], _val(m2, kind), kind))
                 end = m2.end()
                 continue
         s = _LIST_SEP.match(text, end) if multi else None
         if s:
-            m2 = rx.match(text, s.end())
-            if m2 and not (kind == "roman" and not _roman_ok(m2.group("r"))) and _same_list(text, m2, kind, plural=marker):
+            m2 = _next_value(text, s.end(), rx, kind, marker)
+            if m2 and _same_list(text, m2, kind, plural=marker):
                 out.append((_val(m2, kind), False))
                 end = m2.end()
                 continue
         break
     return out, end
+
+
+def _next_value(text: str, pos: int, rx: re.Pattern, kind: str, marker: bool) -> re.Match | None:
+    """The next value of a list or range at ``pos``: a valid Roman numeral only, unless after an explicit
+    ``incisos`` marker, where a token of I, V and X that is not one is read too (and refused later)."""
+    m = rx.match(text, pos)
+    if kind != "roman" or (m and _roman_ok(m.group("r"))):
+        return m
+    return _BAD_ROMAN_NEXT.match(text, pos) if marker else None
 
 
 def _same_list(text: str, m: re.Match, kind: str, plural: bool = False) -> bool:
@@ -238,7 +262,7 @@ def _val(m: re.Match, kind: str) -> str:
     if kind == "roman":
         return m.group("r") + (f"-{m.group('rsuf')}" if m.group("rsuf") else "")
     g = m.groupdict()
-    return (g["q"] or g["b"] or g.get("u")).lower()
+    return (g.get("q") or g["b"] or g.get("u")).lower()
 
 
 _roman_int = roman_value  # the one reader of Roman numerals (ragcov_data.legal.roman)
@@ -253,16 +277,21 @@ def _int_roman(n: int) -> str:
     return out
 
 
+def _short(s: str) -> bool:
+    """``s`` is a number of at most 6 digits: one ``int()`` may read (a longer one is out of range anyway)."""
+    return s.isdigit() and len(s) <= 6
+
+
 def _expand(a: str, b: str, kind: str) -> list[tuple[str, bool]]:
     """Values after ``a`` up to ``b`` of a range (``a`` already listed): ``[(v, True)]``; a range to a
     lettered artigo (``1º a 47-A``) runs to its number and adds it; one from a lettered artigo (``3º-A a
     3º-C``) keeps its end only."""
-    if kind == "arab" and a.isdigit() and b.isdigit() and 0 < int(b) - int(a) <= 500:
+    if kind == "arab" and _short(a) and _short(b) and 0 < int(b) - int(a) <= 500:
         return [(str(k), True) for k in range(int(a) + 1, int(b) + 1)]
     head = b.split("-")[0]
-    if kind == "arab" and a.isdigit() and head.isdigit() and 0 < int(head) - int(a) <= 500:  # "1º a 47-A"
+    if kind == "arab" and _short(a) and _short(head) and 0 < int(head) - int(a) <= 500:  # "1º a 47-A"
         return [(str(k), True) for k in range(int(a) + 1, int(head) + 1)] + [(b, True)]
-    if kind == "roman" and "-" not in a + b:
+    if kind == "roman" and "-" not in a + b and _roman_ok(a) and _roman_ok(b):
         x, y = _roman_int(a), _roman_int(b)
         if 0 < y - x <= 100:
             return [(_int_roman(k), True) for k in range(x + 1, y + 1)]
@@ -296,7 +325,7 @@ def _component(text: str, pos: int, prev: _Comp | None, list_level: int) -> _Com
         word = m.group(0).lower().rstrip(".")
         plural = word in ("§§", "arts", "artigos", "parágrafos", "paragrafos", "incisos", "alíneas", "alineas", "itens",
                           "anexos")
-        vals, end = _values(text, m.end(), vk, multi=plural or kind == "art", marker=kind == "ali")
+        vals, end = _values(text, m.end(), vk, multi=plural or kind == "art", marker=kind in ("ali", "inc"))
         if not vals:
             return None
         return _Comp(level, vals, plural or len(vals) > 1, p, end)

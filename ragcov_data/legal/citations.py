@@ -85,8 +85,8 @@ from typing import Any, Iterable, Mapping, NamedTuple
 from ragcov_data.legal._citation_acts import (ACT_RE, ALIASES, DOC_IDS, MAX_ACT_NUMBER, RIR_EDITIONS,  # noqa: F401
                                               Act, _acts, _type_of, act_key, canonical_id, doc_id, resolve_act)
 from ragcov_data.legal._citation_grammar import (MARKER_RE, _FORWARD, _ACT_BEFORE_GAP, _CHAIN_JOIN, _LOOSE_JOIN,  # noqa: F401
-                                                 _POSSESSIVE, _SELF_ARTICLE, Heading, _chain, _resolve, heading_match, is_citation,
-                                                 normalize_article)
+                                                 _POSSESSIVE, _SELF_ARTICLE, Heading, _chain, _resolve, _roman_ok, heading_match,
+                                                 is_citation, normalize_article)
 from ragcov_data.legal._citation_text import clean, original_span
 
 __all__ = ["Act", "Citation", "Heading", "parse", "agreement", "doc_id", "resolve_act", "act_key", "canonical_id",
@@ -118,8 +118,13 @@ class Citation(NamedTuple):
     reason : str or None
         Why the citation names no usable provision: ``year_mismatch`` (the year contradicts the act the
         table names), ``number_out_of_range`` (an act, artigo, parágrafo or item number no real act
-        has), ``year_out_of_range``, ``relative_without_context`` (``§ 2º deste artigo`` parsed with no
-        ``context``). None: usable.
+        has, or ``0``; a number too long to be one), ``year_out_of_range``, ``invalid_numeral`` (an inciso
+        written with no valid Roman numeral, ``inciso IIII``, ``inciso 0``, ``inciso 5``, or an alínea with no
+        letter, ``alínea 1``; the value is kept as written), ``relative_without_context`` (``§ 2º deste artigo`` parsed with no ``context``). None: usable.
+    cleaned : bool
+        Characters that are not text (NUL and other control characters, bidi controls, zero-width
+        characters, U+FFFD) were removed from the citation (between its act and its chain, either order)
+        before it was read.
     """
 
     act: Act | None
@@ -135,6 +140,7 @@ class Citation(NamedTuple):
     doc_id: str | None = None
     annex: str | None = None
     reason: str | None = None
+    cleaned: bool = False
 
     @property
     def level(self) -> str:
@@ -159,16 +165,29 @@ class Citation(NamedTuple):
 
     def to_dict(self) -> dict:
         """The fields of a structured reference (``doc_id, article, paragraph, inciso, alinea``, plus
-        ``item``, ``caput``, ``from_range``, ``annex``, ``reason`` and the act)."""
+        ``item``, ``caput``, ``from_range``, ``annex``, ``reason``, ``cleaned`` and the act)."""
         return {"doc_id": self.doc_id, "article": self.article, "paragraph": self.paragraph,
                 "inciso": self.inciso, "alinea": self.alinea, "item": self.item, "caput": self.caput,
                 "from_range": self.from_range, "level": self.level, "annex": self.annex, "reason": self.reason,
-                "act": None if self.act is None else self.act._asdict()}
+                "cleaned": self.cleaned, "act": None if self.act is None else self.act._asdict()}
 
 
 #: Largest number of a level in any real act: artigo (Código Civil, Lei 10.406/2002, ends at art. 2.046),
-#: parágrafo, item. A larger one is a typo or garbage: the citation is kept with ``number_out_of_range``.
+#: parágrafo, item. A larger one (or ``0``) is a typo or garbage: the citation is kept with ``number_out_of_range``.
 MAX_NUMBER = {1: 2046, 2: 99, 5: 999}
+
+
+def _level_reason(c: dict) -> str | None:
+    """Why a level read from the text cannot be looked up: ``number_out_of_range`` (an artigo, parágrafo or
+    item number of 0 or above :data:`MAX_NUMBER`, any length), ``invalid_numeral`` (an inciso that is no
+    Roman numeral, an alínea that is no letter); None when every level is usable."""
+    for lv, (v, _) in c.items():
+        head = v.split("-")[0]
+        if (lv == 3 and not _roman_ok(head)) or (lv == 4 and not (len(head) == 1 and head.isalpha())):
+            return "invalid_numeral"
+        if lv in MAX_NUMBER and head.isdigit() and (len(head) > 6 or not 0 < int(head) <= MAX_NUMBER[lv]):
+            return "number_out_of_range"
+    return None
 _LEVEL_KEYS = {1: ("article", "artigo"), 2: ("paragraph", "parágrafo", "paragrafo"), 3: ("inciso",),
                4: ("alinea", "alínea"), 5: ("item",)}
 
@@ -340,9 +359,10 @@ def _bind(text: str, chains: list, act_spans: list) -> tuple[list[Act | None], s
 
 
 def _citation(c: dict, act: Act | None, did: str | None, reason: str | None, ctx: _Context | None,
-              a: int, b: int) -> Citation | None:
+              a: int, b: int, cleaned: bool = False) -> Citation | None:
     """One chain's levels as a :class:`Citation`: a relative one (no artigo, inside the enclosing act)
     completed from ``ctx``; None for a chain of a named act with neither artigo nor annex."""
+    reason = reason or _level_reason(c)
     relative = act is None or act.type == "self"
     if relative and ctx is not None:
         act, did = ctx.act if ctx.act is not None else act, ctx.doc_id
@@ -355,17 +375,13 @@ def _citation(c: dict, act: Act | None, did: str | None, reason: str | None, ctx
         if not relative:
             return None  # "item 4" of an act: the act is cited as a whole
         reason = reason or "relative_without_context"
-    for lv, top in MAX_NUMBER.items():
-        v = c.get(lv)
-        if v is not None and v[0].split("-")[0].isdigit() and int(v[0].split("-")[0]) > top:
-            reason = reason or "number_out_of_range"
     par = c.get(2)
     caput = par is not None and par[0] == "caput"
     art, vals = c.get(1), [c.get(lv) for lv in (3, 4, 5)]
     rng = any(v[1] for v in c.values())
     return Citation(act, None if art is None else art[0], None if par is None or caput else par[0],
                     *(None if v is None else v[0] for v in vals), caput=caput, from_range=rng, start=a, end=b,
-                    doc_id=None if reason else did, annex=c[0][0] if 0 in c else None, reason=reason)
+                    doc_id=None if reason else did, annex=c[0][0] if 0 in c else None, reason=reason, cleaned=cleaned)
 
 
 def parse(text: str, *, table: dict | None = None, acts: bool = True,
@@ -398,16 +414,19 @@ def parse(text: str, *, table: dict | None = None, acts: bool = True,
     if not isinstance(text, str):
         raise TypeError(f"`text` must be a string; got {type(text).__name__}.")
     ctx = _context(context, table)
-    text, offsets = clean(text)
+    text, offsets, removed = clean(text)
     act_spans = _acts(text)
     chains = _share_article(text, _chains(text))
     bound, used = _bind(text, chains, act_spans)
+    act_at = {id(act): (x, y) for x, y, act, _ in act_spans}
     out: list[Citation] = []
     for (a, b, cits), act in zip(chains, bound):
         did, reason = resolve_act(act, table)
+        x, y = act_at.get(id(act), (a, b))  # the citation reaches from its act to its chain, either order
+        cleaned = _removed_within(removed, offsets, min(a, x), max(b, y))
         a, b = original_span(offsets, a, b)
         for c in cits:
-            x = _citation(c, act, did, reason, ctx, a, b)
+            x = _citation(c, act, did, reason, ctx, a, b, cleaned)
             if x is not None:
                 out.append(x)
     if acts:
@@ -417,10 +436,20 @@ def parse(text: str, *, table: dict | None = None, acts: bool = True,
             if any(x <= a < y for x, y, _ in chains):
                 continue
             did, reason = resolve_act(act, table)
+            cleaned = _removed_within(removed, offsets, a, b)
             a, b = original_span(offsets, a, b)
-            out.append(Citation(act, None, start=a, end=b, doc_id=did, reason=reason))
+            out.append(Citation(act, None, start=a, end=b, doc_id=did, reason=reason, cleaned=cleaned))
         out.sort(key=lambda c: (c.start, c.end))
     return out
+
+
+def _removed_within(removed: list[int], offsets: list[int] | None, a: int, b: int) -> bool:
+    """Was a character removed (see :func:`clean`) inside the clean text's ``[a, b)``?"""
+    if not removed:
+        return False
+    lo, hi = original_span(offsets, a, b)
+    k = bisect.bisect_left(removed, lo)
+    return k < len(removed) and removed[k] < hi
 
 
 def agreement(questions: Iterable[dict], *, known: Iterable[str] | None = None, table: dict | None = None) -> dict:

@@ -133,7 +133,8 @@ def test_unresolved_are_listed_and_warned(files):
     assert m["counts"]["citations_by_status"] == {"resolved": 4, "dispositivo_not_found": 1, "article_not_found": 1,
                                                   "act_only": 0, "act_not_in_corpus": 1, "unparsed": 0,
                                                   "year_mismatch": 0, "year_out_of_range": 0, "number_out_of_range": 0,
-                                                  "relative_without_context": 0, "act_unknown": 0, "not_located": 0}
+                                                  "relative_without_context": 0, "act_unknown": 0, "not_located": 0,
+                                                  "invalid_numeral": 0}
     # q4's § 5 is not in the text: its artigo is grade 1, no grade-2 chunk
     q4 = task.qrels[task.qrels["query-id"] == "q4"]
     assert set(q4["score"]) == {1} and len(q4)

@@ -110,3 +110,16 @@ def test_constitution_in_the_corpus_is_cited_by_any_of_its_names(tmp_path):
         warnings.simplefilter("ignore")
         t = build_cited_task(acts, qs, chunking="dispositivo")
     assert list(t.citations["status"]) == ["resolved"] * 4 and set(t.citations["doc_id"]) == {"cf-1988"}
+
+
+def test_invalid_numeral_and_control_characters_in_a_question(tmp_path):
+    acts = tmp_path / "acts.jsonl"
+    acts.write_text(json.dumps({"doc_id": "lei-1234-2000", "title": "Lei nº 1.234, de 10 de janeiro de 2000",
+                                "text": ACT}, ensure_ascii=False) + "\n", encoding="utf-8")
+    qs = [{"qid": "q1", "question": "Isento?", "references": [{"raw": "Lei nº 1.234, de 2000, art. 1º, § 2º, inciso IIII"}]},
+          {"qid": "q2", "question": "Isento?", "references": [{"raw": "Lei nº 1.234, de 2000, art. 1º, § 2º, inc\x00iso \u202eII"}]}]
+    with pytest.warns(UserWarning, match=r"1 citation\(s\) of an inciso with no valid Roman numeral or an alínea with no letter \(q1: "):
+        t = build_cited_task(acts, qs, chunking="dispositivo")
+    got = t.citations.set_index("query-id")[["paragraph", "inciso", "status"]].to_dict("index")
+    assert got == {"q1": {"paragraph": "2", "inciso": "IIII", "status": "invalid_numeral"},
+                   "q2": {"paragraph": "2", "inciso": "II", "status": "resolved"}}

@@ -79,7 +79,7 @@ ALIASES: dict[str, str] = {
 __all__ = ["METRICS", "MetricSpec", "parse_metric", "per_query", "RankedLists", "UNJUDGED_POLICIES"]
 
 _PATTERN = re.compile(r"^\s*([A-Za-z_]+)\s*@\s*([+-]?\d+)\s*$")
-_BUDGETED = re.compile(r"^\s*([A-Za-z_]+)\s*@\s*(\d+)\s*[wW]\s*$")
+_BUDGETED = re.compile(r"^\s*([A-Za-z_]+)\s*@\s*([+-]?\d+)\s*[wW]\s*$")
 
 
 class MetricSpec(NamedTuple):
