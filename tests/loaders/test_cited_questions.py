@@ -204,7 +204,8 @@ def test_load_dataset_cited_questions(files, tmp_path):
         ds = ragcov_data.load_dataset("cited_questions", data_files={"acts": str(acts), "questions": str(questions)},
                                       chunking="words", chunk_words=20, cache_dir=tmp_path / "cache",
                                       show_progress=False)
-    assert set(ds) == {"corpus", "queries", "qrels", "citations"}
+    assert set(ds) == {"corpus", "queries", "qrels", "citations", "documents"}
+    assert ds["documents"]["doc_id"] == sorted(set(ds["corpus"]["doc_id"]), key=ds["corpus"]["doc_id"].index)
     assert ds["queries"].num_rows == 5 and ds["queries"].features["partial"].dtype == "bool"
     with pytest.raises(RagcovError, match="'acts'"):
         ragcov_data.load_dataset("cited_questions", data_files=str(acts), cache_dir=tmp_path / "cache")
