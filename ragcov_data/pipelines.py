@@ -45,7 +45,23 @@ from ragcov_data.documents import task_documents
 from ragcov_data.errors import InputFileError, RagcovError
 from ragcov_data.runs.passages import META_KEY, PASSAGE_NAMES, validate_passage_run
 
-__all__ = ["run_pipeline", "passages_of", "pipeline_name", "import_object", "META_KEY"]
+__all__ = ["run_pipeline", "passages_of", "pipeline_name", "import_object", "pipeline_or_factory", "META_KEY"]
+
+
+def pipeline_or_factory(obj: Any) -> tuple[Any, Callable[[pd.DataFrame], Any] | None]:
+    """``(pipeline, ingest)`` of an object named on the command line: a function whose first parameter is named
+    ``documents`` is a factory (called with the task's documents, it returns the pipeline), anything else the
+    pipeline itself."""
+    import inspect
+
+    if callable(obj) and not hasattr(obj, "invoke") and not hasattr(obj, "retrieve"):
+        try:
+            params = list(inspect.signature(obj).parameters)
+        except (TypeError, ValueError):
+            params = []
+        if params[:1] == ["documents"]:
+            return None, obj
+    return obj, None
 
 
 def import_object(spec: str, what: str = "pipeline") -> Any:

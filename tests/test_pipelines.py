@@ -204,3 +204,21 @@ def test_command_line_pipeline_from_the_current_folder(tmp_path, monkeypatch, da
     assert main(["run", "--pipeline", "nowhere:thing", "--dataset", "irpf", "--data-dir", str(data_dir),
                  "--out", "x.jsonl"]) == 2
     assert "cannot import module 'nowhere'" in capsys.readouterr().err
+
+
+def test_chunking_asks_pipelines_and_ranks_them_with_ragcovs_cuts(tmp_path, monkeypatch, data_dir, capsys):
+    (tmp_path / "rag.py").write_text(
+        "def build(documents):\n"
+        "    texts = list(documents['text'])\n"
+        "    return lambda question: [t[:2000] for t in texts]\n"
+        "def fixed(question):\n"
+        "    return ['Art. 1º']\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert main(["chunking", "--dataset", "irpf", "--data-dir", str(data_dir), "--chunking", "article",
+                 "--retriever", "bm25", "--pipeline", "rag:build", "--pipeline", "rag:fixed", "--budgets", "300",
+                 "--metrics", "recall@5", "--n-resamples", "999", "--quiet", "--json", "f.json"]) == 0
+    got = json.loads((tmp_path / "f.json").read_text())
+    assert {s["name"] for s in got["budgets"]["300"]["systems"]} == {"article/bm25", "rag:build", "rag:fixed"}
+    words = got["info"]["context_words"]
+    assert words["rag:build"]["300"] == pytest.approx(300.0) and words["rag:fixed"]["300"] == pytest.approx(2.0)
+    assert "(2 words)" in capsys.readouterr().out  # a pipeline returning less than the budget is visible

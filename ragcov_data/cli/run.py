@@ -44,9 +44,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     who.add_argument("--retriever", choices=RETRIEVERS, metavar="NAME",
                      help="baseline by name: " + ", ".join(RETRIEVERS))
     who.add_argument("--pipeline", metavar="MODULE:ATTR",
-                     help="your own pipeline (a callable question -> passages, a LangChain or LlamaIndex retriever), "
-                          "imported from the current folder; writes a passage run (--out run.jsonl). See "
-                          "docs/pipelines.md")
+                     help="your own pipeline (a callable question -> passages, a LangChain or LlamaIndex retriever, "
+                          "or a function build(documents) returning one), imported from the current folder; writes "
+                          "a passage run (--out run.jsonl). See docs/pipelines.md")
     p.add_argument("--ingest", metavar="MODULE:ATTR",
                    help="--pipeline: a callable given the task's documents (doc_id, text, metadata) first; with "
                         "--pipeline -, what it returns is the pipeline")
@@ -156,15 +156,15 @@ def run(args: argparse.Namespace) -> int:
 
 def run_pipeline_verb(args: argparse.Namespace) -> int:
     """``ragcov run --pipeline``: ask the pipeline every question of the task, write the passage run."""
-    from ragcov_data.pipelines import import_object, run_pipeline
+    from ragcov_data.pipelines import import_object, pipeline_or_factory, run_pipeline
 
     if not args.pipeline:
         raise RagcovError("--ingest applies to --pipeline; give --pipeline MODULE:ATTR (or --pipeline - to use what "
                           "--ingest returns).")
     if Path(args.out).suffix.lower() != ".jsonl":
         raise RagcovError(f"--pipeline writes a passage run as JSON Lines: give --out a .jsonl path; got {args.out}.")
-    pipe = None if args.pipeline == "-" else import_object(args.pipeline, "pipeline")
-    ingest = import_object(args.ingest, "ingest") if args.ingest else None
+    pipe, ingest = (None, None) if args.pipeline == "-" else pipeline_or_factory(import_object(args.pipeline))
+    ingest = import_object(args.ingest, "ingest") if args.ingest else ingest
     t0 = time.perf_counter()
     ds = load_task_source(args, show_progress=not args.quiet).task
     name = args.pipeline if args.pipeline != "-" else args.ingest
