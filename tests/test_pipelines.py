@@ -17,6 +17,7 @@ from ragcov_data.eval.cited import per_query_values
 from ragcov_data.runs import load_run
 from ragcov_data.runs.line import character_line
 from ragcov_data.runs.locate import locate_passages
+from ragcov_data.pipeline_examples import langchain_bm25, llamaindex_bm25
 from _span_scratch import MEASURES, scratch_values, windows
 
 
@@ -66,22 +67,9 @@ def test_callable_over_windows_scores_the_definition(irpf):
     assert got["recall@900w"].mean() > 0.1
 
 
-def _langchain_bm25(documents):
-    with warnings.catch_warnings():  # langchain-community announces its sunset on import
-        warnings.simplefilter("ignore", DeprecationWarning)
-        from langchain_community.retrievers import BM25Retriever
-    from langchain_core.documents import Document
-    from langchain_text_splitters import RecursiveCharacterTextSplitter
-
-    splitter = RecursiveCharacterTextSplitter(chunk_size=1000, chunk_overlap=100, add_start_index=True)
-    chunks = splitter.split_documents([Document(page_content=t, metadata={"source": d})
-                                       for d, t in zip(documents["doc_id"], documents["text"])])
-    return BM25Retriever.from_documents(chunks, k=20)
-
-
 def test_langchain_retriever_with_its_offsets_as_hints(irpf, tmp_path):
     out = tmp_path / "lc.jsonl"
-    run = ragcov_data.run_pipeline(None, irpf, ingest=_langchain_bm25, out=out, show_progress=False, name="lc-bm25")
+    run = ragcov_data.run_pipeline(None, irpf, ingest=langchain_bm25, out=out, show_progress=False, name="lc-bm25")
     assert run["query-id"].nunique() == len(irpf["queries"]) and (run.groupby("query-id").size() == 20).all()
     assert run["doc_id"].notna().all() and run["start_char"].notna().all()  # LangChain's source and start_index
     docs = ragcov_data.task_documents(irpf)
@@ -99,7 +87,7 @@ def test_langchain_retriever_with_its_offsets_as_hints(irpf, tmp_path):
 
 def test_langchain_pipeline_in_one_family_with_ragcovs_cuts(irpf, tmp_path, data_dir, capsys):
     out = tmp_path / "lc.jsonl"
-    ragcov_data.run_pipeline(None, irpf, ingest=_langchain_bm25, out=out, show_progress=False)
+    ragcov_data.run_pipeline(None, irpf, ingest=langchain_bm25, out=out, show_progress=False)
     js = tmp_path / "family.json"
     assert main(["chunking", "--dataset", "irpf", "--data-dir", str(data_dir), "--chunking", "words-100,article",
                  "--retriever", "bm25", "--passages", str(out), "--budgets", "1000", "--metrics", "recall@10",
@@ -114,27 +102,7 @@ def test_langchain_pipeline_in_one_family_with_ragcovs_cuts(irpf, tmp_path, data
 
 
 def test_llamaindex_retriever(irpf):
-    core = pytest.importorskip("llama_index.core", reason="the [llamaindex] extra is in [test]; install it")
-    from llama_index.core.node_parser import SentenceSplitter
-    from llama_index.core.retrievers import BaseRetriever
-    from llama_index.core.schema import NodeWithScore
-    from rank_bm25 import BM25Okapi
-
-    class BM25(BaseRetriever):
-        def __init__(self, nodes):
-            super().__init__()
-            self.nodes = nodes
-            self.bm25 = BM25Okapi([n.get_content().lower().split() for n in nodes])
-
-        def _retrieve(self, query_bundle):
-            s = self.bm25.get_scores(query_bundle.query_str.lower().split())
-            return [NodeWithScore(node=self.nodes[i], score=float(s[i])) for i in np.argsort(-s, kind="stable")[:10]]
-
-    def ingest(documents):
-        splitter = SentenceSplitter(chunk_size=200, chunk_overlap=20, tokenizer=str.split)  # no download
-        return BM25(splitter.get_nodes_from_documents([core.Document(text=t, id_=d) for d, t in
-                                                       zip(documents["doc_id"], documents["text"])]))
-
+    ingest = llamaindex_bm25
     run = ragcov_data.run_pipeline(None, irpf, ingest=ingest, k=5, show_progress=False)
     assert run["rank"].max() == 5 and run["start_char"].notna().all() and run["end_char"].notna().all()
     docs = ragcov_data.task_documents(irpf)
