@@ -25,6 +25,7 @@ _LAZY = {
     "read_acervo": "ragcov_data.legal.acervo",
     "exclude_self": "ragcov_data.outside",
     "task_documents": "ragcov_data.documents",
+    "run_pipeline": "ragcov_data.pipelines",
 }
 
 _moved.install()  # old module paths (before the stage folders) stay importable

@@ -216,7 +216,7 @@ STAGES = (
     ("loaders", ("ragcov_data.loaders", "ragcov_data.sources", "ragcov_data.api", "ragcov_data.publish", "ragcov_data.documents",
                  "ragcov_data.irds", "ragcov_data.outside")),
     ("baselines", ("ragcov_data.baselines",)),
-    ("engine", ("ragcov_data.engine",)),
+    ("engine", ("ragcov_data.engine", "ragcov_data.pipelines", "ragcov_data.pipeline_examples")),
     ("outcomes", ("ragcov_data.eval.outcomes",)),
     ("estimates", ("ragcov_data.eval.estimates",)),
     ("comparisons", ("ragcov_data.eval.comparisons",)),

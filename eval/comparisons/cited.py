@@ -520,19 +520,14 @@ def cited_chunking_study(
     -------
     CitedChunkingResult
     """
-    if where not in ("all", "full"):
-        raise RagcovError(f"`where` must be 'all' or 'full'; got {where!r}.")
-    if cluster not in CLUSTERS:
-        raise RagcovError(f"`cluster` must be one of {list(CLUSTERS)}; got {cluster!r}.")
-    if len(tasks) * len(retrievers) + len(passages or {}) < 2:
-        raise RagcovError("need at least two systems (chunkings x retrievers, and passage runs).")
+    _check_study(where, cluster, len(tasks) * len(retrievers) + len(passages or {}))
     budgets = _check_budgets(budgets)
     family, specs, kmax, all_metrics = _study_metrics(metrics, budgets)
     res_rows, order, queries0, notices = _common_questions(tasks, where, granularity)
     per_sys = _system_values(tasks, retrievers, runner, order, depth_of=lambda c: max(kmax, _budget_depth(
         c, max(budgets, default=0))), metrics=all_metrics, granularity=granularity)
     per_sys.update(_passage_values(passages, tasks[next(iter(tasks))], order, all_metrics, granularity, per_sys))
-    words = {name: dict(v.attrs.get("context_words") or {}) for name, v in per_sys.items()}
+    words = {name: dict(v.attrs.get("context_words") or {}) for name, v in per_sys.items()}  # mean words a budget
     values = pd.concat(dict(per_sys), axis=1).swaplevel(0, 1, axis=1).sort_index(axis=1, level=0,
                                                                                 sort_remaining=False)
     rec_name = next((str(s) for s in specs if s.name == "recall" and not s.budget), all_metrics[0])
@@ -607,6 +602,15 @@ def _system_values(tasks: Mapping[str, Any], retrievers: Mapping[str, Callable[[
             per_sys[f"{cname}/{rname}"] = per_query_values(run, task, metrics=metrics, granularity=granularity,
                                                            query_ids=order)
     return per_sys
+
+
+def _check_study(where: str, cluster: str, n_systems: int) -> None:
+    if where not in ("all", "full"):
+        raise RagcovError(f"`where` must be 'all' or 'full'; got {where!r}.")
+    if cluster not in CLUSTERS:
+        raise RagcovError(f"`cluster` must be one of {list(CLUSTERS)}; got {cluster!r}.")
+    if n_systems < 2:
+        raise RagcovError("need at least two systems (chunkings x retrievers, and passage runs).")
 
 
 def _family(values: pd.DataFrame, metric: str, clusters: Any, cluster_name: str, notices: list[str],

@@ -44,6 +44,8 @@ def _is_json(path: Path, head: bytes) -> bool:
 def _is_run(path: Path, head: bytes) -> bool:
     if head.startswith(b"PAR1"):
         return True  # parquet: the run writer's format
+    if head.startswith(b'{"ragcov_passage_run":'):
+        return True  # a passage run ragcov_data.run_pipeline wrote (resumed, not overwritten)
     name = path.name.lower()
     if name.endswith((".gz", ".bz2", ".xz")):
         return head[:2] == b"\x1f\x8b" or head[:3] == b"BZh" or head[:6] == b"\xfd7zXZ\x00"

@@ -47,6 +47,10 @@ def extend_parser(p: argparse.ArgumentParser) -> None:
     g.add_argument("--passages", action="append", metavar="FILE",
                    help="a passage run (your pipeline's returned text: JSON Lines, CSV or parquet with query-id, rank, "
                         "text; repeatable) ranked in the same families, named after its file; see docs/pipelines.md")
+    g.add_argument("--pipeline", action="append", metavar="MODULE:ATTR",
+                   help="your pipeline (repeatable), imported from the current folder and asked every question, ranked "
+                        "in the same families: a callable question -> passages, a LangChain or LlamaIndex retriever, "
+                        "or a function build(documents) returning one; see docs/pipelines.md")
     g.add_argument("--granularity", choices=("dispositivo", "article"), default="dispositivo",
                    help="relevance of the cited dispositivo itself (graded) or of its whole artigo (default: "
                         "dispositivo)")
@@ -90,9 +94,10 @@ def dispatch(args: argparse.Namespace) -> int | None:
         if getattr(args, "budgets", None) is not None:
             raise RagcovError("--budgets applies to --dataset irpf / cited_questions (context budgets of cited "
                               "questions); drop it here.")
-        if getattr(args, "passages", None):
-            raise RagcovError("--passages applies to --dataset irpf / cited_questions; score a passage run on this "
-                              "task with ragcov eval / compare / leaderboard.")
+        if getattr(args, "passages", None) or getattr(args, "pipeline", None):
+            raise RagcovError("--passages and --pipeline apply to --dataset irpf / cited_questions; here write a "
+                              "passage run with ragcov run --pipeline and score it with ragcov eval / compare / "
+                              "leaderboard.")
         return None
     return run_cited(args, retrievers)
 
@@ -144,6 +149,19 @@ def _passage_files(files: list[str] | None) -> dict[str, str]:
         if name in out:
             raise RagcovError(f"two --passages files are named {name!r} ({out[name]} and {f}); rename one.")
         out[name] = f
+    return out
+
+
+def _pipeline_runs(specs: list[str] | None, tasks: dict[str, Any], quiet: bool) -> dict[str, Any]:
+    """Each ``--pipeline``'s passage run on the questions (asked on the first chunking's task: a pipeline reads
+    the acts, not ragcov's chunks), named by its ``module:attr``."""
+    from ragcov_data.pipelines import import_object, pipeline_or_factory, run_pipeline
+
+    out: dict[str, Any] = {}
+    for spec in specs or []:
+        pipe, ingest = pipeline_or_factory(import_object(spec, "pipeline"))
+        out[spec] = run_pipeline(pipe, next(iter(tasks.values())), ingest=ingest, name=spec,
+                                 show_progress=False if quiet else None)
     return out
 
 
@@ -203,7 +221,8 @@ def run_cited(args: argparse.Namespace, retrievers: list[str]) -> int:
     res = cited_study(tasks, {r: factory(r) for r in retrievers}, metrics=metrics, budgets=budgets,
                       granularity=args.granularity, where=args.where, cluster=args.cluster,
                       level=args.level, n_resamples=args.n_resamples, seed=args.seed,
-                      passages=_passage_files(getattr(args, "passages", None)))
+                      passages={**_passage_files(getattr(args, "passages", None)),
+                                **_pipeline_runs(getattr(args, "pipeline", None), tasks, args.quiet)})
     print(res.summary())
     if args.json_out:
         res.to_json(args.json_out)

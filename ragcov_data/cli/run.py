@@ -40,13 +40,24 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
                     "suffix). On the self-retrieval task (queries with a chunk_id) each query's own chunk is "
                     "excluded.",
     )
-    p.add_argument("--retriever", required=True, choices=RETRIEVERS, metavar="NAME",
-                   help="baseline by name: " + ", ".join(RETRIEVERS))
+    who = p.add_mutually_exclusive_group(required=True)
+    who.add_argument("--retriever", choices=RETRIEVERS, metavar="NAME",
+                     help="baseline by name: " + ", ".join(RETRIEVERS))
+    who.add_argument("--pipeline", metavar="MODULE:ATTR",
+                     help="your own pipeline (a callable question -> passages, a LangChain or LlamaIndex retriever, "
+                          "or a function build(documents) returning one), imported from the current folder; writes "
+                          "a passage run (--out run.jsonl). See docs/pipelines.md")
+    p.add_argument("--ingest", metavar="MODULE:ATTR",
+                   help="--pipeline: a callable given the task's documents (doc_id, text, metadata) first; with "
+                        "--pipeline -, what it returns is the pipeline")
     p.add_argument("--model", help="dense only: sentence-transformers name or path, or a packaged encoder")
     add_task_source(p)
-    p.add_argument("--k", type=int, default=10, help="rows a query, plus ties with the top (default: 10)")
+    p.add_argument("--k", type=int, default=None,
+                   help="rows a query, plus ties with the top (default: 10); --pipeline: passages kept a question "
+                        "(default: all it returns)")
     p.add_argument("--variant", default="okapi", help="bm25 family only: okapi, robertson, lucene, bm25l, bm25+")
-    p.add_argument("--out", required=True, metavar="PATH", help="run file: .parquet, else TREC format")
+    p.add_argument("--out", required=True, metavar="PATH",
+                   help="run file: .parquet, else TREC format; --pipeline: a .jsonl passage run, resumed if it exists")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     add_sample_options(p)
     add_engine_options(p)
@@ -115,8 +126,11 @@ def run(args: argparse.Namespace) -> int:
     # local: keeps `ragcov --help` from importing datasets and scipy.stats (the studies)
     from ragcov_data.studies import make_run
 
-    if args.k < 1:
+    if args.k is not None and args.k < 1:
         raise RagcovError(f"`--k` must be a positive integer; got {args.k}.")
+    if args.pipeline or args.ingest:
+        return run_pipeline_verb(args)
+    args.k = args.k or 10
     check_writable(args.out)
     eng = engine_kwargs(args)
     retriever = make_retriever(args)
@@ -137,6 +151,28 @@ def run(args: argparse.Namespace) -> int:
     line = sample_line({"sample": source.attrs.get("sample")})
     if line:
         print(line, file=sys.stdout)
+    return 0
+
+
+def run_pipeline_verb(args: argparse.Namespace) -> int:
+    """``ragcov run --pipeline``: ask the pipeline every question of the task, write the passage run."""
+    from ragcov_data.pipelines import import_object, pipeline_or_factory, run_pipeline
+
+    if not args.pipeline:
+        raise RagcovError("--ingest applies to --pipeline; give --pipeline MODULE:ATTR (or --pipeline - to use what "
+                          "--ingest returns).")
+    if Path(args.out).suffix.lower() != ".jsonl":
+        raise RagcovError(f"--pipeline writes a passage run as JSON Lines: give --out a .jsonl path; got {args.out}.")
+    pipe, ingest = (None, None) if args.pipeline == "-" else pipeline_or_factory(import_object(args.pipeline))
+    ingest = import_object(args.ingest, "ingest") if args.ingest else ingest
+    t0 = time.perf_counter()
+    ds = load_task_source(args, show_progress=not args.quiet).task
+    name = args.pipeline if args.pipeline != "-" else args.ingest
+    run_df = run_pipeline(pipe, ds, k=args.k, ingest=ingest, out=args.out, show_progress=False if args.quiet else None,
+                          name=name)
+    fails = run_df.attrs.get("failures") or {}
+    print(f"{name}: {run_df['query-id'].nunique():,} questions answered ({len(fails)} failed), {len(run_df):,} "
+          f"passages in {time.perf_counter() - t0:.1f} s -> {args.out}")
     return 0
 
 

@@ -16,7 +16,8 @@ character line (:mod:`ragcov_data.runs.line`) in four steps, the first that succ
    characters) of passage and span must reach :data:`FUZZY_THRESHOLD` of 100;
 4. else it is **unlocated**: it keeps its words in a context budget and holds no document's characters.
 
-A hint (``doc_id`` with ``start_char``/``end_char``) whose offsets hold the passage exactly is used as given.
+A hint (``doc_id`` with ``start_char`` and, optionally, ``end_char``) whose offsets hold the passage exactly is used
+as given.
 """
 from __future__ import annotations
 
@@ -166,13 +167,15 @@ def _choose(places: _Places, doc_hint: str | None, start_hint: int | None, line:
 def _hint_holds(text: str, doc_hint: Any, s: Any, e: Any, line: CharacterLine) -> tuple[int, int] | None:
     """The hinted span on the line when the document's text over it equals ``text`` (a stripped passage; the
     document's outer whitespace over the span aside)."""
-    if doc_hint is None or s is None or e is None or str(doc_hint) not in line.offsets:
+    if doc_hint is None or s is None or str(doc_hint) not in line.offsets:
         return None
     doc_hint = str(doc_hint)
     d = line.index[doc_hint]
     body = line.texts[d]
     s, e = _int_or_none(s), _int_or_none(e)
-    if s is None or e is None or not (0 <= s < e <= len(body)) or body[s:e].strip() != text:
+    if s is not None and e is None:  # a start offset only (LangChain's start_index): the passage runs from it
+        e = s + len(text)
+    if s is None or not (0 <= s < e <= len(body)) or body[s:e].strip() != text:
         return None
     lead = len(body[s:e]) - len(body[s:e].lstrip())
     trail = len(body[s:e]) - len(body[s:e].rstrip())

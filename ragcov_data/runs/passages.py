@@ -29,10 +29,12 @@ import pandas as pd
 
 from ragcov_data.errors import InputFileError, RagcovError
 
-__all__ = ["PASSAGE_COLUMNS", "PASSAGE_NAMES", "RAGAS_COLUMNS", "is_passage_columns", "load_passage_run",
+__all__ = ["META_KEY", "PASSAGE_COLUMNS", "PASSAGE_NAMES", "RAGAS_COLUMNS", "is_passage_columns", "load_passage_run",
            "validate_passage_run", "is_passage_run", "sniff_passage_file"]
 
 PASSAGE_COLUMNS = ["query-id", "rank", "text", "score", "doc_id", "start_char", "end_char"]
+#: Key of the first line of a passage run ragcov wrote (``run_pipeline``): what made it; kept in ``attrs["meta"]``.
+META_KEY = "ragcov_passage_run"
 #: Recognised column names (lower-cased), by passage-run column, in order of preference.
 PASSAGE_NAMES: dict[str, tuple[str, ...]] = {
     "query-id": ("query-id", "query_id", "qid", "queryid", "topic_id", "question_id"),
@@ -90,7 +92,8 @@ def sniff_passage_file(path: Path) -> str | None:
             return fmt if is_passage_columns(head.columns) else None
         if fmt in ("jsonl", "json"):
             first = _first_record(path, fmt, comp)
-            return fmt if isinstance(first, Mapping) and is_passage_columns(first.keys()) else None
+            ok = isinstance(first, Mapping) and (META_KEY in first or is_passage_columns(first.keys()))
+            return fmt if ok else None
     except Exception:  # noqa: BLE001 - not readable as a passage run: the id-run reader says why
         return None
     return None
@@ -170,7 +173,10 @@ def load_passage_run(source: str | os.PathLike | pd.DataFrame, *, format: str | 
         raise InputFileError(f"{path}: cannot read it as a {fmt} passage run ({type(exc).__name__}: {exc}); a passage "
                              "run has one row per passage: query-id, rank, text (optional score, doc_id, "
                              "start_char, end_char).") from None
-    return validate_passage_run(frame, source=str(path), fmt=fmt, row_label=line_of)
+    out = validate_passage_run(frame, source=str(path), fmt=fmt, row_label=line_of)
+    if frame.attrs.get("meta") is not None:
+        out.attrs["meta"] = frame.attrs["meta"]
+    return out
 
 
 def _text(path: Path, comp: str | None) -> str:
@@ -189,7 +195,7 @@ def _text(path: Path, comp: str | None) -> str:
 
 
 def _read_jsonl(path: Path, comp: str | None) -> tuple[pd.DataFrame, Any]:
-    records, lines = [], []
+    records, lines, meta = [], [], None
     for no, line in enumerate(_text(path, comp).splitlines(), start=1):
         if not line.strip():
             continue
@@ -201,9 +207,14 @@ def _read_jsonl(path: Path, comp: str | None) -> tuple[pd.DataFrame, Any]:
         if not isinstance(rec, Mapping):
             raise InputFileError(f"{path}, line {no}: a JSON {type(rec).__name__}, not an object; each line is one "
                                  "passage.")
+        if META_KEY in rec and len(records) == 0 and meta is None:  # the first line of a run ragcov wrote
+            meta = rec[META_KEY]
+            continue
         records.append(rec)
         lines.append(no)
-    return pd.DataFrame(records), (lambda i: f"line {lines[i]}")
+    frame = pd.DataFrame(records)
+    frame.attrs["meta"] = meta
+    return frame, (lambda i: f"line {lines[i]}")
 
 
 def _pick(columns: Any, source: str) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from ragcov_data.eval import evaluate
 from ragcov_data.eval.cited import per_query_values
 from ragcov_data.runs import load_run
 from ragcov_data.eval.outcomes.passages import locate_run
+from _span_scratch import MEASURES, scratch_values, windows
 
 BUDGETED = [f"{m}@{b}w" for b in (500, 1000, 2000) for m in ("recall", "span_recall", "precision", "iou", "hit")]
 
@@ -80,23 +81,12 @@ def test_text_only_run_gives_the_same_interval(irpf):
         assert a.info["mean_context_words"] > 400
 
 
-def _windows(acts: pd.DataFrame, size: int, step: int) -> list[tuple[str, int, int, str]]:
-    """Overlapping word windows of every act (not ragcov's chunks): (act, start, end, text as in the act)."""
-    out = []
-    for doc, text in zip(acts["doc_id"], acts["text"]):
-        toks = [m.span() for m in re.finditer(r"\S+", text)]
-        for a in range(0, max(len(toks) - size, 1), step):
-            b = min(a + size, len(toks)) - 1
-            out.append((doc, toks[a][0], toks[b][1], text[toks[a][0]:toks[b][1]]))
-    return out
-
-
 def test_windows_that_are_not_ragcovs_chunks_score_the_definition(irpf):
     """A pipeline returning 37-word windows with an 11-word overlap, ranked by a toy overlap score: every budgeted
     value equals the definition computed from scratch (character sets, the cut word found by a regex)."""
     ds, _, _ = irpf["article"]
     acts = ds["documents"].to_pandas()
-    wins = _windows(acts, 37, 26)
+    wins = windows(acts, 37, 26)
     queries = ds["queries"].to_pandas().head(40)
     vocab = [set(w[3].lower().split()) for w in wins]
     rows = []
@@ -107,40 +97,10 @@ def test_windows_that_are_not_ragcovs_chunks_score_the_definition(irpf):
         rows += [(qid, r + 1, wins[i][3]) for r, i in enumerate(top)]
     prun = pd.DataFrame(rows, columns=["query-id", "rank", "text"])
     cits = ds["citations"].to_pandas()
-    text_of = dict(zip(acts["doc_id"], acts["text"]))
     qids = [q for q in queries["_id"] if q in set(cits.loc[cits["status"] == "resolved", "query-id"])]
-    got = per_query_values(prun, ds, metrics=[f"{m}@{b}w" for b in (100, 700) for m in
-                                              ("recall", "span_recall", "precision", "iou")], query_ids=qids)
-    where = {}
-    for t in set(prun["text"]):  # the first place of each text in the acts, in document order (str.find)
-        d = next(d for d in acts["doc_id"] if text_of[d].find(t) >= 0)
-        where[t] = (d, text_of[d].find(t), text_of[d].find(t) + len(t))
-    ok = cits[cits["status"] == "resolved"]
-    for q in qids:
-        provs = {(d, int(s), int(e)) for d, s, e in zip(ok.loc[ok["query-id"] == q, "doc_id"],
-                                                         ok.loc[ok["query-id"] == q, "start_char"],
-                                                         ok.loc[ok["query-id"] == q, "end_char"])}
-        C = {(d, i) for d, s, e in provs for i in range(s, e)}
-        for b in (100, 700):
-            ctx, left = [], b
-            for t in prun.loc[prun["query-id"] == q, "text"]:
-                if left <= 0:
-                    break
-                d, s, e = where[t]
-                n = len(t.split())
-                if n <= left:
-                    ctx.append((d, s, e))
-                    left -= n
-                else:
-                    m = list(re.finditer(r"\S+", text_of[d][s:e]))[left - 1]
-                    ctx.append((d, s, s + m.end()))
-                    left = 0
-            X = {(d, i) for d, s, e in ctx for i in range(s, e)}
-            found = [any(cd == d and cs < e and ce > s for cd, cs, ce in ctx) for d, s, e in provs]
-            ref = {"recall": sum(found) / len(found), "span_recall": len(X & C) / len(C),
-                   "precision": len(X & C) / len(X), "iou": len(X & C) / len(X | C)}
-            for m, x in ref.items():
-                assert got.loc[q, f"{m}@{b}w"] == pytest.approx(x, abs=1e-9), (q, b, m)
+    got = per_query_values(prun, ds, metrics=[f"{m}@{b}w" for b in (100, 700) for m in MEASURES], query_ids=qids)
+    for (q, name), x in scratch_values(prun, acts, cits, qids, (100, 700)).items():
+        assert got.loc[q, name] == pytest.approx(x, abs=1e-9), (q, name)
 
 
 def test_a_budget_of_five_words_is_not_a_budget_of_one_hundred(irpf):
