@@ -67,6 +67,7 @@ from ragcov_data.eval.estimates.verify import design_of, verify_design
 from ragcov_data.eval.outcomes.args import check_outcome_args
 from ragcov_data.eval.outcomes.metrics._lists import _order
 from ragcov_data.eval.outcomes.stage import outcomes
+from ragcov_data.runs.passages import is_passage_run
 from ragcov_data.eval.outcomes.table import DEFAULT_CLUSTERS, _split_frame, load_task_frames
 from ragcov_data.ties import DEFAULT_TIE_POLICY, check_tie_policy
 
@@ -365,6 +366,10 @@ def misses(run: Any, task: Any, *, tie_policy: str = DEFAULT_TIE_POLICY, cluster
     if not (isinstance(boilerplate_min_docs, (int, np.integer)) and boilerplate_min_docs >= 1):
         raise RagcovError(f"`boilerplate_min_docs` must be an integer >= 1; got {boilerplate_min_docs!r}.")
     check_outcome_args(on_missing, tie_policy, single=True)  # the outcome stage's one check of on_missing
+    if is_passage_run(run):
+        raise RagcovError("the miss analysis reads which chunk each query's top hit is; a passage run (a pipeline's "
+                          "text) names no chunk of the task: score it with ragcov eval / compare / leaderboard, which "
+                          "read it by document.")
 
     _, _, corpus = _frames(task, cluster)  # the chunk texts and metadata; checks the task is self-retrieval
     # the outcome stage, as evaluate scores hit@1: sample, unjudged queries, own chunk, missing queries, ties
