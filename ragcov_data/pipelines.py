@@ -24,9 +24,12 @@ and indexes the documents, and returns its retriever).
 **Writing and resuming.** With ``out`` (a ``.jsonl`` path) each question's passages are appended as it finishes,
 after a first line recording what made the run (``{"ragcov_passage_run": {...}}``: the task, its question ids'
 hash, the pipeline's name, ``k``). A re-run with the same ``out`` skips the questions already answered and asks
-again those that failed; a file made on another task or with another ``k`` is refused. A question whose call
-raises is recorded as ``{"query-id": ..., "error": "TypeName: message"}``, the run completes, and the failures are
-named (``attrs["failures"]``, and a line on standard error).
+again those that failed and a last question whose lines were cut by an interruption (each line records how many
+passages its answer has, ``of``); a file made on
+another task, by another pipeline or with another ``k`` is refused, before anything is ingested. A question whose
+call raises is recorded as ``{"query-id": ..., "error": "TypeName: message"}``, the run completes, and the failures
+are named (``attrs["failures"]``, and a line on standard error). A question answered with no passage is recorded
+as ``{"query-id": ..., "empty": true}``: answered, scored with no context.
 """
 from __future__ import annotations
 
@@ -36,8 +39,9 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
+import numpy as np
 import pandas as pd
 
 from ragcov_data._atomic import atomic_write
@@ -120,6 +124,9 @@ def _passage(item: Any) -> dict[str, Any] | None:
         return {"text": item}
     if isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str):
         return {"text": item[0], "score": item[1]}
+    if isinstance(item, tuple) and len(item) == 2 and not isinstance(item[0], (str, bytes)):
+        inner = _passage(item[0])  # LangChain's (Document, score), as similarity_search_with_score returns
+        return None if inner is None else {**inner, "score": item[1]}
     if isinstance(item, Mapping):
         d = {str(k).lower(): v for k, v in item.items()}
         text = _first(d, PASSAGE_NAMES["text"])
@@ -160,8 +167,22 @@ def passages_of(returned: Any, question_id: str, k: int | None = None) -> list[d
             raise RagcovError(f"the pipeline's passage {rank} for question {question_id!r} is a {type(item).__name__} "
                               "with no text; return strings, (text, score) pairs, dicts with `text`, LangChain "
                               "Documents or LlamaIndex nodes.")
+        if not p["text"].strip():
+            raise RagcovError(f"the pipeline's passage {rank} for question {question_id!r} has empty text; return "
+                              "only passages with text (drop empty ones before returning).")
+        score = p.get("score")
+        if score is not None:
+            try:
+                ok = bool(np.isfinite(float(score)))
+            except (TypeError, ValueError):
+                ok = False
+            if not ok:
+                raise RagcovError(f"the pipeline's passage {rank} for question {question_id!r} has score {score!r}, "
+                                  "not a finite number; return a number or no score.")
         rows.append({"query-id": question_id, "rank": rank, **{c: v for c, v in p.items() if v is not None}})
-    return rows
+    for r in rows:
+        r["of"] = len(rows)  # how many lines the answer has: a resumed file sees an answer cut short
+    return rows or [{"query-id": question_id, "empty": True}]
 
 
 # --------------------------------------------------------------------------- the output file
@@ -179,36 +200,59 @@ def _meta(task: Any, qids: Sequence[str], name: str, k: int | None) -> dict[str,
             "questions": len(qids), "questions_sha256": _questions_hash(qids), "pipeline": name, "k": k}
 
 
-def _resume(path: Path, meta: dict[str, Any]) -> set[str]:
+class _Resumed(NamedTuple):
+    done: set[str]  # question ids answered in the file
+    meta: dict[str, Any] | None  # what made the file
+    rewrite: str | None  # the file's text without its last question (written only once every check passed)
+
+
+def _resume(path: Path, meta: dict[str, Any]) -> _Resumed:
     """The question ids answered in ``path`` already (failures are asked again); the file must have been made
-    on the same task and ``k``. A last line cut by an interruption is removed with the rest of its question's
-    lines (the file rewritten atomically), and that question is asked again."""
+    on the same task, with the same ``k`` (and by the same pipeline, where ``meta`` names it already).
+
+    Each passage line records how many passages its answer has (``of``), so an answer cut by an interruption,
+    even between two whole lines, is seen: the last question is asked again, with its lines removed, unless its
+    lines are all there. A last line with no newline is a cut line, whether or not it parses.
+    """
     if not path.exists() or path.stat().st_size == 0:
-        return set()
-    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+        return _Resumed(set(), None, None)
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise InputFileError(f"{path} is not a passage run ragcov_data.run_pipeline wrote (not UTF-8 text); choose "
+                             "another --out.") from None
+    lines = raw.splitlines(keepends=True)
+    cut = bool(lines) and not lines[-1].endswith("\n")
+    whole = lines[:-1] if cut else lines
     recs: list[Any] = []
-    for no, line in enumerate(lines, start=1):
+    for no, line in enumerate(whole, start=1):
         try:
             recs.append(json.loads(line) if line.strip() else None)
         except json.JSONDecodeError:
-            if no != len(lines):
-                raise InputFileError(f"{path}, line {no}: not a JSON line; remove the line to resume, or choose "
-                                     "another --out.") from None
-            recs.append("cut")
-    old = recs[0].get(META_KEY) if isinstance(recs[0], dict) else None
+            raise InputFileError(f"{path}, line {no}: not a JSON line; remove the line to resume, or choose another "
+                                 "--out.") from None
+    old = recs[0].get(META_KEY) if recs and isinstance(recs[0], dict) else None
     if old is None:
         raise InputFileError(f"{path} is not a passage run ragcov_data.run_pipeline wrote (no first line {META_KEY!r}); "
                              "choose another --out.")
-    for key in ("task", "config", "questions_sha256", "k"):
-        if old.get(key) != meta.get(key):
-            raise InputFileError(f"{path} was made with {key}={old.get(key)!r}, this run has {meta.get(key)!r}: it "
-                                 "cannot be resumed here; choose another --out.")
-    if recs[-1] == "cut":  # an interrupted write: drop that question's lines, ask it again
-        last = next((r.get("query-id") for r in reversed(recs[:-1]) if isinstance(r, dict) and "query-id" in r), None)
-        keep = [ln for ln, r in zip(lines[:-1], recs[:-1]) if not (isinstance(r, dict) and r.get("query-id") == last)]
-        atomic_write(path, "".join(keep))
-        recs = [json.loads(ln) if ln.strip() else None for ln in keep]
-    return {str(r.get("query-id")) for r in recs[1:] if isinstance(r, dict) and "text" in r}
+    for key in ("task", "config", "questions_sha256", "k", "pipeline"):
+        if meta.get(key) is not None or key != "pipeline":
+            _same(path, key, old.get(key), meta.get(key))
+    last = next((r.get("query-id") for r in reversed(recs[1:]) if isinstance(r, dict) and "query-id" in r), None)
+    mine = [r for r in recs[1:] if isinstance(r, dict) and r.get("query-id") == last]
+    passages = [r for r in mine if "text" in r]  # an earlier failure of the same question has no text
+    whole_answer = not cut and bool(mine) and (
+        "error" in mine[-1] or mine[-1].get("empty") is True or mine[-1].get("of") == len(passages))
+    keep = [(ln, r) for ln, r in zip(whole, recs) if whole_answer or not (
+        isinstance(r, dict) and "query-id" in r and r.get("query-id") == last)]
+    done = {str(r.get("query-id")) for _, r in keep[1:] if isinstance(r, dict) and ("text" in r or r.get("empty"))}
+    return _Resumed(done, old, "".join(ln for ln, _ in keep) if cut or len(keep) != len(whole) else None)
+
+
+def _same(path: Path, key: str, old: Any, new: Any) -> None:
+    if old != new:
+        raise InputFileError(f"{path} was made with {key}={old!r}, this run has {new!r}: it cannot be resumed here; "
+                             "choose another --out.")
 
 
 def _write(fh: Any, rows: list[dict[str, Any]]) -> None:
@@ -227,57 +271,101 @@ def run_pipeline(pipeline: Any, task: Any, k: int | None = None, ingest: Callabl
     Parameters
     ----------
     pipeline : callable, LangChain retriever or LlamaIndex retriever, or None
-        See the module docstring. None: the pipeline is what ``ingest`` returns.
+        See the module docstring. None: the pipeline is what ``ingest`` returns. A function whose first parameter
+        is named ``documents`` is taken as ``ingest`` (a factory), as on the command line.
     task : DatasetDict, Task or dict of DataFrames
         Any ragcov task (``ragcov_data.load_dataset(...)``); its ``queries`` (``_id``, ``text``) are asked.
     k : int, optional
         Passages kept a question (default: all the pipeline returns).
     ingest : callable, optional
-        ``ingest(documents)`` with the task's documents (:func:`ragcov_data.task_documents`), called first.
+        ``ingest(documents)`` with the task's documents (:func:`ragcov_data.task_documents`), called first (not at
+        all when resuming a file in which every question is answered).
     out : path, optional
         A ``.jsonl`` file written as questions finish, and resumed (see the module docstring).
     show_progress : bool, optional
         A progress bar (default: when standard error is a terminal).
     name : str, optional
-        The run's name (default: the pipeline's, :func:`pipeline_name`).
+        The run's name (default: the pipeline's, :func:`pipeline_name`; with only ``ingest``, its name).
 
     Returns
     -------
     DataFrame
         The passage run in normal form (:func:`ragcov_data.runs.passages.validate_passage_run`); ``attrs``:
-        ``failures`` (question id -> error), ``pipeline``, ``k``.
+        ``failures`` (question id -> error), ``empty`` (questions answered with no passage), ``pipeline``, ``k``,
+        ``asked`` and ``resumed`` (questions asked in this call, and found answered in ``out``).
     """
     if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
         raise RagcovError(f"`k` must be a positive integer; got {k!r}.")
-    if ingest is not None:
-        built = ingest(task_documents(task))
-        pipeline = built if pipeline is None else pipeline
-    if pipeline is None:
+    if pipeline is not None and ingest is None:
+        pipeline, ingest = pipeline_or_factory(pipeline)
+    if pipeline is None and ingest is None:
         raise RagcovError("no pipeline: pass `pipeline`, or an `ingest` that returns one.")
-    ask = _ask(pipeline)
-    name = name or pipeline_name(pipeline)
+    name = name or (pipeline_name(pipeline) if pipeline is not None else None)
     queries = _queries(task)
     qids = [str(q) for q in queries["_id"]]
     meta = _meta(task, qids, name, k)
-    path = Path(out) if out is not None else None
-    if path is not None and path.suffix.lower() != ".jsonl":
-        raise RagcovError(f"`out` must be a .jsonl file (one JSON object a line); got {path}.")
-    done = _resume(path, meta) if path is not None else set()
+    path = _out_path(out)
+    resumed = _resume(path, meta) if path is not None else _Resumed(set(), None, None)  # before any costly ingest
+    done = resumed.done
+    todo = [q for q in qids if q not in done]
+    if todo and ingest is not None:
+        built = ingest(task_documents(task))
+        pipeline = built if pipeline is None else pipeline
+        if pipeline is None:
+            raise RagcovError(f"the ingest step {pipeline_name(ingest)!r} returned None and no pipeline was given; "
+                              "return the retriever from it, or pass `pipeline`.")
+    if name is None:  # named by what the ingest step built (or, with nothing to ask, by the file)
+        name = pipeline_name(pipeline) if pipeline is not None else (resumed.meta or {}).get("pipeline") or "pipeline"
+        meta["pipeline"] = name
+        if resumed.meta is not None:
+            _same(path, "pipeline", resumed.meta.get("pipeline"), name)  # type: ignore[arg-type]
+    if resumed.rewrite is not None and todo:
+        atomic_write(path, resumed.rewrite)  # type: ignore[arg-type]
+    ask = _ask(pipeline) if todo else None
     rows, failures = _ask_all(ask, queries, done, k, path, meta, show_progress)
     if path is not None:
-        return _finish(validate_passage_run_file(path), failures, name, k)
-    if not rows:
-        raise RagcovError(f"the pipeline {name!r} answered no question (failures: {len(failures)}; first: "
-                          f"{next(iter(failures.items()), None)}).")
-    frame = pd.DataFrame(rows + [{"query-id": q, "error": e} for q, e in failures.items()])
-    return _finish(validate_passage_run(frame, source=f"pipeline {name}", fmt="pipeline"), failures, name, k)
+        run = _read_back(path, name)
+        failures = dict(run.attrs.get("failures") or {})
+    else:
+        if not any("text" in r for r in rows):
+            raise RagcovError(f"the pipeline {name!r} returned no passage for any question (failures: {len(failures)}; "
+                              f"first: {next(iter(failures.items()), None)}).")
+        frame = pd.DataFrame(rows)
+        run = validate_passage_run(frame, source=f"pipeline {name}", fmt="pipeline")
+    run.attrs.update(asked=len(todo), resumed=len(done))
+    return _finish(run, failures, name, k)
 
 
-def validate_passage_run_file(path: Path) -> pd.DataFrame:
-    """The passage run written at ``path``, read back through the one reader."""
+def _out_path(out: str | os.PathLike | None) -> Path | None:
+    """The checked ``out`` path (a writable ``.jsonl`` file; its missing folders are created)."""
+    if out is None:
+        return None
+    from ragcov_data.paths import check_writable
+
+    path = Path(out)
+    if path.suffix.lower() != ".jsonl":
+        raise RagcovError(f"`out` must be a .jsonl file (one JSON object a line); got {path}.")
+    check_writable(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _read_back(path: Path, name: str) -> pd.DataFrame:
+    """The passage run written at ``path``, read back through the one reader; a file holding only failures is
+    refused naming the first."""
     from ragcov_data.runs.passages import load_passage_run
 
-    return load_passage_run(path)
+    try:
+        return load_passage_run(path)
+    except InputFileError:
+        text = path.read_text(encoding="utf-8").splitlines()[1:]
+        recs = [json.loads(t) for t in text if t.strip()]
+        errors = [r for r in recs if isinstance(r, dict) and r.get("error")]
+        if recs and len(errors) == len(recs):
+            raise RagcovError(f"the pipeline {name!r} failed on every question ({len(errors)}; first: "
+                              f"{errors[0].get('query-id')!r}: {str(errors[0]['error'])[:160]}); the failures are "
+                              f"recorded in {path}, and a re-run asks them again.") from None
+        raise
 
 
 def _finish(run: pd.DataFrame, failures: dict[str, str], name: str, k: int | None) -> pd.DataFrame:
@@ -297,8 +385,10 @@ def _queries(task: Any) -> pd.DataFrame:
     return q[["_id", "text"]]
 
 
-def _ask_all(ask: Callable[[str], Any], queries: pd.DataFrame, done: set[str], k: int | None, path: Path | None,
-             meta: dict[str, Any], show_progress: bool | None) -> tuple[list[dict[str, Any]], dict[str, str]]:
+def _ask_all(ask: Callable[[str], Any] | None, queries: pd.DataFrame, done: set[str], k: int | None,
+             path: Path | None, meta: dict[str, Any], show_progress: bool | None
+             ) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    """Ask every question not in ``done``; the rows (passages, empty answers, failures) and the failures."""
     from tqdm.auto import tqdm
 
     show = bool(getattr(sys.stderr, "isatty", lambda: False)()) if show_progress is None else bool(show_progress)
@@ -306,7 +396,7 @@ def _ask_all(ask: Callable[[str], Any], queries: pd.DataFrame, done: set[str], k
     rows: list[dict[str, Any]] = []
     failures: dict[str, str] = {}
     fh = None
-    if path is not None:
+    if path is not None and todo:
         new = not path.exists() or path.stat().st_size == 0
         fh = open(path, "a", encoding="utf-8")
         if new:
@@ -314,15 +404,15 @@ def _ask_all(ask: Callable[[str], Any], queries: pd.DataFrame, done: set[str], k
     try:
         for qid, text in tqdm(todo, desc="pipeline", unit="question", disable=not show):
             try:
-                got = passages_of(ask(text), qid, k)
-            except RagcovError:
-                raise
+                returned = ask(text)  # type: ignore[misc]
             except Exception as exc:  # noqa: BLE001 - one question's failure is recorded, the run goes on
                 failures[qid] = f"{type(exc).__name__}: {exc}"
                 got = [{"query-id": qid, "error": failures[qid]}]
+            else:
+                got = passages_of(returned, qid, k)  # a malformed answer is the pipeline's contract broken: refused
             if fh is not None:
                 _write(fh, got)
-            rows += [r for r in got if "text" in r]
+            rows += got
     finally:
         if fh is not None:
             fh.close()

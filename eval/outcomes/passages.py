@@ -107,7 +107,7 @@ def locate_run(run: pd.DataFrame, task: Any, name: str = "run") -> LocatedRun:
     report = {"n_passages": int(n), "shares": shares,
               "counts": {h: int((loc.how == h).sum()) for h in HOW} | {"ambiguous": int((loc.places >= 2).sum())},
               "rule": LOCATE_RULE, "fuzzy_threshold": FUZZY_THRESHOLD, "documents": docs.attrs.get("rule"),
-              "failures": dict(run.attrs.get("failures") or {})}
+              "failures": dict(run.attrs.get("failures") or {}), "empty": list(run.attrs.get("empty") or [])}
     if n and shares["unlocated"] > MAX_UNLOCATED:
         first = run["text"].iat[int(np.flatnonzero(loc.how == "unlocated")[0])]
         raise QrelsRunMismatchError(
@@ -264,4 +264,6 @@ def location_notice(name: str, report: dict[str, Any]) -> str:
         first = next(iter(report["failures"].items()))
         line += (f"; {len(report['failures'])} question(s) failed in the pipeline and are scored with no context "
                  f"(first: {first[0]!r}: {first[1][:80]})")
+    if report.get("empty"):
+        line += f"; {len(report['empty'])} question(s) answered with no passage are scored with no context"
     return line + "."

@@ -122,7 +122,7 @@ def score_run(prepared: PreparedTask, run: pd.DataFrame, name: str = "run", *, c
 def _score_passages(prepared: PreparedTask, run: pd.DataFrame, name: str) -> ScoredRun:
     """A passage run located in the task's documents and scored (:mod:`ragcov_data.eval.outcomes.passages`)."""
     located = locate_run(run, prepared.task, name)
-    ids = set(located.frame["query-id"]) | set(located.report["failures"])
+    ids = set(located.frame["query-id"]) | set(located.report["failures"]) | set(located.report["empty"])
     _check_query_normalisation(ids, prepared.task_ids, name)
     qids = prepared.query_ids
     scores = passage_scores(prepared, located, qids)

@@ -158,11 +158,7 @@ def run_pipeline_verb(args: argparse.Namespace) -> int:
     """``ragcov run --pipeline``: ask the pipeline every question of the task, write the passage run."""
     from ragcov_data.pipelines import import_object, pipeline_or_factory, run_pipeline
 
-    if not args.pipeline:
-        raise RagcovError("--ingest applies to --pipeline; give --pipeline MODULE:ATTR (or --pipeline - to use what "
-                          "--ingest returns).")
-    if Path(args.out).suffix.lower() != ".jsonl":
-        raise RagcovError(f"--pipeline writes a passage run as JSON Lines: give --out a .jsonl path; got {args.out}.")
+    _refuse_retriever_options(args)
     pipe, ingest = (None, None) if args.pipeline == "-" else pipeline_or_factory(import_object(args.pipeline))
     ingest = import_object(args.ingest, "ingest") if args.ingest else ingest
     t0 = time.perf_counter()
@@ -170,10 +166,31 @@ def run_pipeline_verb(args: argparse.Namespace) -> int:
     name = args.pipeline if args.pipeline != "-" else args.ingest
     run_df = run_pipeline(pipe, ds, k=args.k, ingest=ingest, out=args.out, show_progress=False if args.quiet else None,
                           name=name)
-    fails = run_df.attrs.get("failures") or {}
-    print(f"{name}: {run_df['query-id'].nunique():,} questions answered ({len(fails)} failed), {len(run_df):,} "
-          f"passages in {time.perf_counter() - t0:.1f} s -> {args.out}")
+    a = run_df.attrs
+    fails, empty = a.get("failures") or {}, a.get("empty") or []
+    answered = run_df["query-id"].nunique() + len(empty)
+    done = (f"{a.get('asked', 0):,} asked now, {a.get('resumed', 0):,} found answered in the file" if a.get("resumed")
+            else f"{a.get('asked', 0):,} asked")
+    print(f"{name}: {answered:,} questions answered ({done}; {len(fails)} failed"
+          + (f", {len(empty)} with no passage" if empty else "")
+          + f"), {len(run_df):,} passages in {time.perf_counter() - t0:.1f} s -> {args.out}")
     return 0
+
+
+def _refuse_retriever_options(args: argparse.Namespace) -> None:
+    """--pipeline runs the team's own code: the baseline and engine options would be silently ignored."""
+    if not args.pipeline:
+        raise RagcovError("--ingest applies to --pipeline; give --pipeline MODULE:ATTR (or --pipeline - to use what "
+                          "--ingest returns).")
+    if Path(args.out).suffix.lower() != ".jsonl":
+        raise RagcovError(f"--pipeline writes a passage run as JSON Lines: give --out a .jsonl path; got {args.out}.")
+    given = [f"--{o}" for o, default in (("model", None), ("variant", "okapi"), ("engine", "local"),
+                                          ("workers", None), ("address", None), ("connect_timeout", None))
+             if getattr(args, o, default) != default]
+    if given:
+        raise RagcovError(f"{', '.join(given).replace('_', '-')} appl{'ies' if len(given) == 1 else 'y'} to "
+                          "--retriever (ragcov's baselines); your pipeline runs as your code defines it: drop "
+                          f"{'it' if len(given) == 1 else 'them'}.")
 
 
 def _sample_tag(name: str, attrs: dict[str, Any]) -> str | None:

@@ -5,7 +5,9 @@ A *passage run* has one row per returned passage: ``query-id``, ``rank`` (1 = fi
 ``end_char`` (the passage's offsets in that document). It is read from JSON Lines, JSON (a list of records),
 CSV/TSV, parquet, a DataFrame, or a ragas-style table (``user_input``: the question; ``retrieved_contexts``: the
 list of passages, in rank order). A question whose pipeline call failed is a row ``{"query-id": q, "error":
-"..."}`` with no passage: it is kept in ``attrs["failures"]`` and scored as a question with no context.
+"..."}`` with no passage: it is kept in ``attrs["failures"]`` and scored as a question with no context. A question
+the pipeline answered with no passage at all is a row ``{"query-id": q, "empty": true}`` (or an empty
+``retrieved_contexts`` list): it is kept in ``attrs["empty"]`` and scored as answered, with no context.
 
 The normal form is a DataFrame with columns :data:`PASSAGE_COLUMNS` (``doc_id`` None and ``start_char``/``end_char``
 <NA> where not given), rows grouped by query (first appearance) in rank order, ``attrs["kind"] == "passages"``.
@@ -45,6 +47,7 @@ PASSAGE_NAMES: dict[str, tuple[str, ...]] = {
     "start_char": ("start_char", "start_index", "start_char_idx"),
     "end_char": ("end_char", "end_char_idx"),
     "error": ("error",),
+    "empty": ("empty",),
 }
 #: A ragas-style evaluation table: the question and its retrieved passages (a list, in rank order).
 RAGAS_COLUMNS = ("user_input", "retrieved_contexts")
@@ -244,9 +247,12 @@ def _from_ragas(frame: pd.DataFrame) -> pd.DataFrame:
         qid = frame[qcol].iat[i] if qcol is not None else q
         if isinstance(ctx, str):
             ctx = [ctx]
-        for r, t in enumerate(list(ctx) if ctx is not None else [], start=1):
-            rows.append({"query-id": qid, "rank": r, "text": t, "_row": i})
-    out = pd.DataFrame(rows, columns=["query-id", "rank", "text", "_row"])
+        ctx = list(ctx) if ctx is not None and not (isinstance(ctx, float) and np.isnan(ctx)) else []
+        for r, t in enumerate(ctx, start=1):
+            rows.append({"query-id": qid, "rank": r, "text": t, "_row": i, "empty": False})
+        if not ctx:  # answered with no passage: scored as answered, with no context
+            rows.append({"query-id": qid, "rank": None, "text": None, "_row": i, "empty": True})
+    out = pd.DataFrame(rows, columns=["query-id", "rank", "text", "_row", "empty"])
     out.attrs["by_question_text"] = qcol is None
     return out
 
@@ -277,7 +283,8 @@ def validate_passage_run(frame: pd.DataFrame, *, source: str = "passage run", fm
         raise InputFileError(f"{source}, {label(i)}: no query id; every passage names its question.")
     qid = qid.map(_as_id)
     failures = {str(q): str(e) for q, e, f in zip(qid, err, failed) if f}
-    keep = ~failed
+    empty = _empty_answers(frame, chosen, failed)
+    keep = ~failed & ~empty
     text = frame[chosen["text"]]
     out = pd.DataFrame({"query-id": qid.to_numpy(dtype=object)})
     out["text"] = text.to_numpy(dtype=object)
@@ -304,10 +311,20 @@ def validate_passage_run(frame: pd.DataFrame, *, source: str = "passage run", fm
     rows = rows[PASSAGE_COLUMNS]
     rows.attrs = {"kind": "passages", "format": fmt, "source": source, "layout": layout,
                   "failures": {q: e for q, e in failures.items() if q not in set(rows["query-id"])},
+                  "empty": sorted({str(q) for q in qid[empty]} - set(rows["query-id"])),
                   "by_question_text": by_text}
-    if rows.empty and not rows.attrs["failures"]:
+    if rows.empty and not rows.attrs["failures"] and not rows.attrs["empty"]:
         raise InputFileError(f"{source}: the passage run has no passage; nothing to evaluate.")
     return rows
+
+
+def _empty_answers(frame: pd.DataFrame, chosen: dict[str, Any], failed: np.ndarray) -> np.ndarray:
+    """Rows that say a question was answered with no passage (``empty`` true and no text)."""
+    if "empty" not in chosen:
+        return np.zeros(len(frame), dtype=bool)
+    flag = frame[chosen["empty"]].map(lambda v: v is True or (isinstance(v, (int, np.integer, np.bool_)) and bool(v)))
+    no_text = frame[chosen["text"]].map(lambda t: not isinstance(t, str) or not t.strip())
+    return flag.to_numpy(dtype=bool) & no_text.to_numpy(dtype=bool) & ~failed
 
 
 def _as_id(v: Any) -> str:

@@ -208,6 +208,12 @@ def test_passage_run_formats_read_alike(small, tmp_path):
         got = per_query_values(src if isinstance(src, pd.DataFrame) else str(src), ds, metrics=["recall@500w"],
                                query_ids=list(base.index))
         assert np.allclose(got["recall@500w"], base["recall@500w"], atol=1e-12), src if not isinstance(src, pd.DataFrame) else "ragas"
+    ragas.at[0, "retrieved_contexts"] = []  # a question answered with nothing is answered, scored with no context
+    first = ragas["user_input"].iat[0]
+    qid0 = next(q for q, t in qtext.items() if t == first)
+    got = per_query_values(ragas, ds, metrics=["recall@500w"], query_ids=list(base.index))
+    assert got.loc[qid0, "recall@500w"] == 0.0
+    assert np.allclose(got["recall@500w"].drop(qid0), base["recall@500w"].drop(qid0), atol=1e-12)
 
 
 def test_failed_questions_are_kept_and_named(small, tmp_path):
