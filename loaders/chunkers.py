@@ -19,10 +19,11 @@ A chunker spec (:func:`resolve`) is one of:
 whitespace-tolerant, in order; spans are used as given (bounds checked). A chunker that rewrites or drops text
 fails with a :class:`~ragcov_data.errors.RagcovError` naming the act and the first chunk not found.
 
-Names. A task built with a callable or object is named by :attr:`Chunker.name`: the ``name=`` given, else one
-derived from the chunker (its function or class name and its ``chunk_size``/``chunk_overlap`` when it has
-them). The name keys the ``datasets`` cache: **two different callables with the same name share a cache entry
-unless a distinct name is given.**
+Names and cache keys. A task built with a callable or object is named by :attr:`Chunker.name`: the ``name=``
+given, else one derived from the chunker (its function or class name and its ``chunk_size``/``chunk_overlap``
+when it has them). The name is for people; the ``datasets`` cache is keyed by what the chunker does
+(:func:`with_behaviour`: a sha256 of the spans it returns on the task's acts), so two callables with the same
+name, or a chunker changed under its old name, never share a cache entry.
 """
 from __future__ import annotations
 
@@ -30,14 +31,16 @@ import hashlib
 import importlib
 import inspect
 import re
-from dataclasses import dataclass, field
+import types
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from ragcov_data.errors import RagcovError
 
-__all__ = ["Chunker", "resolve", "spans", "locate", "register", "registered", "uncovered_characters",
+__all__ = ["Chunker", "resolve", "spans", "locate", "register", "registered", "by_key", "with_behaviour",
+           "uncovered_characters",
            "EXTERNAL", "LOCATE_RULE", "PIP"]
 
 PIP = "pip install 'ragcov-data[chunkers]'"
@@ -71,6 +74,8 @@ class Chunker:
     split: Callable[[str], Any] | None = field(default=None, repr=False)
     rule: str = ""
     version: str = ""  # library version of an external chunker (a cache key part)
+    behaviour: str = ""  # sha256 of the spans it returns on a task's acts (:func:`with_behaviour`)
+    memo: dict = field(default_factory=dict, repr=False)  # (act, text) -> spans: each act is cut once
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Chunker) and other.name == self.name
@@ -80,8 +85,9 @@ class Chunker:
 
     @property
     def key(self) -> str:
-        """Cache key: name, rule and library version (an upgraded library rebuilds the task)."""
-        return hashlib.sha256(f"{self.name}|{self.rule}|{self.version}".encode()).hexdigest()[:16]
+        """Cache key: name, rule, library version and behaviour (an upgraded library, or a chunker whose spans
+        on the acts changed, rebuilds the task)."""
+        return hashlib.sha256(f"{self.name}|{self.rule}|{self.version}|{self.behaviour}".encode()).hexdigest()[:16]
 
 
 # --------------------------------------------------------------------------- resolving a spec
@@ -99,7 +105,7 @@ def resolve(spec: Any, name: str | None = None) -> Chunker:
     if name is not None and (not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9_.+-]+", name)):
         raise RagcovError(f"a chunker name must be letters, digits and . _ + - only; got {name!r}.")
     if isinstance(spec, Chunker):
-        return spec if name is None else Chunker(name, spec.builtin, spec.split, spec.rule, spec.version)
+        return spec if name is None else replace(spec, name=name)
     if isinstance(spec, str):
         return _by_name(spec.strip(), name)
     return _of_object(spec, name)
@@ -213,13 +219,38 @@ def _derived_name(obj: Any) -> str:
 # --------------------------------------------------------------------------- registry (names -> chunkers)
 
 _REGISTRY: dict[str, Chunker] = {}
+_BY_KEY: dict[str, Chunker] = {}
 
 
 def register(chunker: Chunker) -> str:
-    """Keep ``chunker`` under its name for builders that carry only the name in their config; the last one
-    registered under a name wins (see the module docstring on names)."""
+    """Keep ``chunker`` under its name for builders that carry only the name in their config (the last one
+    registered under a name wins) and under its :attr:`Chunker.key` (:func:`by_key`, what builds a task)."""
     _REGISTRY[chunker.name] = chunker
+    _BY_KEY[chunker.key] = chunker
     return chunker.name
+
+
+def by_key(key: str, name: str) -> Chunker:
+    """The chunker registered with cache key ``key`` (its behaviour), else the one registered as ``name``."""
+    return _BY_KEY.get(key) or registered(name)
+
+
+def with_behaviour(chunker: Chunker, documents: Sequence[Any]) -> Chunker:
+    """``chunker`` keyed by what it does: :attr:`Chunker.behaviour` is a sha256 of the spans it returns on
+    each of ``documents`` (objects with ``doc_id`` and ``text``), so its :attr:`Chunker.key` changes when its
+    output does, whatever its name. The spans are kept (``memo``): building the task does not cut again.
+
+    Raises
+    ------
+    RagcovError
+        As :func:`spans`, for the first act the chunker cannot cut.
+    """
+    h = hashlib.sha256()
+    for doc in documents:
+        h.update(f"{doc.doc_id}\0".encode())
+        h.update(np.asarray(spans(chunker, doc.text, doc.doc_id), dtype=np.int64).tobytes())
+        h.update(b"\1")
+    return replace(chunker, behaviour=h.hexdigest()[:16])
 
 
 def registered(name: str) -> Chunker:
@@ -243,13 +274,32 @@ def spans(chunker: Chunker, text: str, act: str) -> list[tuple[int, int]]:
     """
     if chunker.split is None:
         raise RagcovError(f"chunker {chunker.name!r} is a built-in cut; build it with the task's chunking.")
+    if (act, text) not in chunker.memo:
+        chunker.memo[(act, text)] = _spans(chunker, text, act)
+    return list(chunker.memo[(act, text)])
+
+
+def _returned(chunker: Chunker, out: Any, act: str) -> list:
+    """The chunks a chunker returned, as a list: a list or tuple (or None: no chunk); any other return,
+    a ``str`` above all (whose items would be its characters), is refused naming its type."""
+    if out is None:
+        return []
+    if isinstance(out, (list, tuple, types.GeneratorType)):
+        return list(out)
+    raise RagcovError(f"chunker {chunker.name!r} returned a {type(out).__name__} for act {act!r}, not a list of "
+                      "chunks: a chunker must return a list of strings (pieces of the act's text) or of integer "
+                      f"(start, end) character spans, e.g. [text[0:500], text[500:1000]] or [(0, 500), (500, 1000)]"
+                      f"{'; a str return would make every character a chunk' if isinstance(out, str) else ''}.")
+
+
+def _spans(chunker: Chunker, text: str, act: str) -> list[tuple[int, int]]:
     try:
         out = chunker.split(text)
     except RagcovError:
         raise
     except Exception as exc:
         raise RagcovError(f"chunker {chunker.name!r} failed on act {act!r}: {type(exc).__name__}: {exc}") from exc
-    items = list(out or [])
+    items = _returned(chunker, out, act)
     if not items:
         if text.strip():
             raise RagcovError(f"chunker {chunker.name!r} returned no chunk for act {act!r} ({len(text)} characters).")

@@ -68,7 +68,7 @@ import pandas as pd
 from ragcov_data import __version__
 from ragcov_data.api import _content_hash
 from ragcov_data.legal import citations as cit
-from ragcov_data.legal.acervo import Acervo, read_acervo, sha256_file
+from ragcov_data.legal.acervo import Acervo, as_nfc, read_acervo, sha256_file
 from ragcov_data.legal.vigencia import annotate_task
 from ragcov_data.loaders._cited_gold import (STATUS_TEXT, STATUSES, Gold, _parse_raw, _raw_context, _s,  # noqa: F401
                                              _table, act_of, gold_citations, no_qrels_error)
@@ -147,7 +147,8 @@ def _subset(task: CitedTask, keep: set, name: str) -> CitedTask:
 
 
 def _read_acts(acts: Any) -> Any:
-    return acts if isinstance(acts, Acervo) else read_acervo(acts)
+    """The acts, their text in Unicode NFC (acts saved in NFD are the same acts: their provisions are found)."""
+    return as_nfc(acts if isinstance(acts, Acervo) else read_acervo(acts))
 
 
 def build_cited_task(
@@ -252,6 +253,12 @@ def _chunker_options(chunker: Any, chunking: str, chunk_words: int, query_words:
         raise RagcovError(f"`min_words`/`max_words` apply to chunking='dispositivo'; drop them for the chunker "
                           f"{spec.name!r}.")
     _check(chunking, granularity, gold, coverage)
+    if chunking == "words" and all(isinstance(v, int) and v >= 1 for v in (chunk_words, query_words)) \
+            and chunk_words < query_words:  # the questions are the queries here: say what query_words does
+        raise RagcovError(f"words-{chunk_words}: a word window must hold at least query_words ({query_words}) words "
+                          "(a last window shorter than that joins the one before it); use words-"
+                          f"{query_words} or more, or give query_words={chunk_words} to load_dataset / "
+                          "build_cited_task (the questions are the queries; query_words only sets that minimum).")
     ch.validate_sizes(chunk_words, query_words)
     if chunking == "dispositivo" and spec is None:
         settings("dispositivo", min_words, max_words, query_words)
@@ -505,8 +512,8 @@ class CitedQuestionsConfig(datasets.BuilderConfig):
     Named configs: ``words-50``, ``words-100``, ``words-200``, ``dispositivo``, ``article`` (default); any
     other through ``chunking=``, ``chunk_words=``, ``granularity=``, ``coverage=``, ``gold=``, or any chunker
     through ``chunker=`` (:mod:`ragcov_data.loaders.chunkers`; the config holds its name, ``chunker_name=``
-    names a callable or object: two different callables with the same name share a cache entry unless
-    given distinct names).
+    names a callable or object; the cache is keyed by the spans it returns on the acts, so two callables
+    with the same name never share a cache entry).
     """
 
     chunking: str = "article"
@@ -572,7 +579,7 @@ def _features(meta_cols: Sequence[str], vig: bool = False) -> dict[str, datasets
 @functools.lru_cache(maxsize=8)
 def _cached(acts: tuple[str, ...], questions: str, fingerprint: str, cfg: tuple) -> CitedTask:
     chunking, chunk_words, query_words, min_words, max_words, granularity, gold, coverage, dataset, name = cfg[:10]
-    chunker = chunkers.registered(cfg[10]) if cfg[10] else None
+    chunker = chunkers.by_key(cfg[11], cfg[10]) if cfg[10] else None
     return build_cited_task(list(acts), questions, chunking=chunking, chunk_words=chunk_words,
                             query_words=query_words, min_words=min_words, max_words=max_words,
                             granularity=granularity, gold=gold, coverage=coverage, dataset=dataset,
@@ -598,7 +605,10 @@ class CitedQuestionsBuilder(TaskBuilder):
             spec = chunkers.resolve(kwargs["chunker"], kwargs.get("chunker_name"))
             if spec.builtin is not None:
                 kwargs.update({k: v for k, v in spec.builtin.items() if v is not None}, chunker=None)
-            else:
+            else:  # keyed by its spans on the acts (its behaviour), not by its name
+                if kwargs.get("acts_files"):
+                    spec = chunkers.with_behaviour(spec, _read_acts(list(kwargs["acts_files"])).documents)
+                self._spec = spec
                 kwargs["chunker"] = chunkers.register(spec)
             kwargs["chunker_name"] = None  # folded into `chunker`
         kwargs.setdefault("dataset_name", self.DATASET)
@@ -645,9 +655,12 @@ class CitedQuestionsBuilder(TaskBuilder):
         return _content_hash([*acts, questions])
 
     def _cfg(self, c: CitedQuestionsConfig) -> tuple:
+        spec = getattr(self, "_spec", None)
+        if c.chunker and (spec is None or spec.name != c.chunker):
+            spec = chunkers.registered(c.chunker)
         return (c.chunking, c.chunk_words, c.query_words, c.min_words, c.max_words, c.granularity, c.gold,
                 c.coverage, self.DATASET, c.name, c.chunker,
-                chunkers.registered(c.chunker).key if c.chunker else None)  # rule + library version
+                spec.key if c.chunker else None)  # rule, library version and behaviour (spans on the acts)
 
     def source_files(self) -> list[str]:
         acts, q = self._sources(self.config)

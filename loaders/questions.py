@@ -52,6 +52,9 @@ def read_questions(path: str | os.PathLike) -> list[dict]:
     return validate_questions(records)
 
 
+_LEVELS = ("article", "paragraph", "inciso", "alinea", "item")
+
+
 def validate_questions(records: Sequence[tuple[str, Any]]) -> list[dict]:
     """Check and normalise question records given as ``(where, record)`` pairs (``where`` names the file
     and line, or the list index, in error messages); see :func:`read_questions` for the fields."""
@@ -82,5 +85,12 @@ def validate_questions(records: Sequence[tuple[str, Any]]) -> list[dict]:
             if not isinstance(r, Mapping) or not (r.get("raw") or r.get("doc_id")):
                 raise InputFileError(f"{where} (qid {qid!r}): a reference needs `raw` (a citation string) or "
                                      f"`doc_id` (+ `article` ...); got {r!r}.")
+            for level in _LEVELS:
+                v = r.get(level)
+                if v is not None and (isinstance(v, bool) or not isinstance(v, (str, int, float))):
+                    raise InputFileError(
+                        f"{where} (qid {qid!r}): `{level}` of a reference must be one string or number (e.g. "
+                        f"\"3º\"); got a {type(v).__name__} {v!r}. Cite several with one reference each "
+                        f"({{\"doc_id\": ..., \"{level}\": ...}} per item).")
         out.append({**rec, "qid": qid, "question": text, "references": refs})
     return out

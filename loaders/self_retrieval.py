@@ -25,7 +25,7 @@ from typing import Any, Sequence
 
 import datasets
 
-from ragcov_data.errors import InputFileError
+from ragcov_data.errors import InputFileError, RagcovError
 from ragcov_data.legal.acervo import sha256_file
 from ragcov_data.loaders import chunking, dispositivos
 from ragcov_data.loaders.base import TaskBuilder
@@ -112,6 +112,36 @@ def _fingerprint(paths: Sequence[str]) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
+def _named(config_name: str, config_kwargs: dict[str, Any]) -> str:
+    """The named config a config name builds on, with the values its name states set in ``config_kwargs``
+    (``chunks-200`` -> ``chunk_words=200``, ``chunks-200-q30``, ``dispositivo-200`` -> ``max_words=200``).
+
+    Raises
+    ------
+    RagcovError
+        A value given beside the name that contradicts it (``"chunks-400", chunk_words=100``): one of the two
+        would be ignored.
+    """
+    m = re.fullmatch(r"chunks-(\d+)(?:-q(\d+))?", config_name)
+    d = re.fullmatch(r"dispositivo(?:-(\d+))?", config_name)
+    if m:
+        stated = {"chunking": "words", "chunk_words": int(m.group(1)), "query_words": int(m.group(2) or 20)}
+        base = config_name if m.group(2) is None and config_name in _NAMED_WORDS else "chunks-100"
+    elif d:
+        stated = {"chunking": "dispositivo", **({"max_words": int(d.group(1))} if d.group(1) else {})}
+        base = "dispositivo"
+    else:
+        return config_name  # unknown: `datasets` lists the configs
+    for key, value in stated.items():
+        if key in config_kwargs and config_kwargs[key] != value:
+            raise RagcovError(
+                f"load_dataset('aneel_taesa', {config_name!r}, {key}={config_kwargs[key]!r}): the config "
+                f"{config_name!r} means {key}={value!r}, so one of the two would be ignored; give one: the config "
+                f"name alone, or no config name and {key}={config_kwargs[key]!r} (any chunks-N names a size).")
+        config_kwargs[key] = value
+    return base
+
+
 @functools.lru_cache(maxsize=4)
 def _cached_task(paths: tuple[str, ...], fingerprint: tuple, chunk_words: int, query_words: int,
                  id_column: str, text_column: str, name: str, sample: tuple = (None, 0, None),
@@ -126,6 +156,9 @@ def _cached_task(paths: tuple[str, ...], fingerprint: tuple, chunk_words: int, q
                       chunking=cut[0], min_words=cut[1], max_words=cut[2], keep_superseded=keep_superseded)
 
 
+_NAMED_WORDS = tuple(chunking.config_name(n, 20) for n in (50, 100, 400))
+
+
 class SelfRetrievalBuilder(TaskBuilder):
     """Chunked self-retrieval over an acervo (``aneel_taesa``): corpus, queries and qrels splits."""
 
@@ -135,7 +168,7 @@ class SelfRetrievalBuilder(TaskBuilder):
         SelfRetrievalConfig(name=chunking.config_name(n, 20), chunk_words=n, query_words=20,
                             version=datasets.Version("1.0.0"),
                             description=f"{n}-word chunks, 20-word queries")
-        for n in (50, 100, 400)
+        for n in (50, 100, 400)  # _NAMED_WORDS
     ] + [
         SelfRetrievalConfig(name="dispositivo", chunking="dispositivo", version=datasets.Version("1.0.0"),
                             description=f"chunks cut at the act's dispositivos (units of 20 to "
@@ -153,11 +186,8 @@ class SelfRetrievalBuilder(TaskBuilder):
         super().__init__(*args, **kwargs)
 
     def _create_builder_config(self, config_name=None, custom_features=None, config_id=None, **config_kwargs):
-        if isinstance(config_name, str) and config_name not in self.builder_configs:
-            m = re.fullmatch(r"dispositivo-(\d+)", config_name)  # a derived name: dispositivo-200 -> max_words=200
-            if m:
-                config_kwargs.setdefault("max_words", int(m.group(1)))
-                config_name = "dispositivo"
+        if isinstance(config_name, str):
+            config_name = _named(config_name, config_kwargs)
         config, cid = super()._create_builder_config(config_name=config_name, custom_features=custom_features,
                                                      config_id=config_id, **config_kwargs)
         config.name = config.derived_name()

@@ -10,7 +10,8 @@ import numpy as np
 import pandas as pd
 
 from ragcov_data.errors import QrelsRunMismatchError
-from ragcov_data.runs.fingerprint import check_chunk_ids, check_fingerprint, run_fingerprint, task_fingerprint
+from ragcov_data.runs.fingerprint import (check_chunk_ids, check_fingerprint, check_query_cut, run_fingerprint,
+                                         task_fingerprint)
 
 #: Task parameters a ragcov run records (parquet metadata) and the task's manifest records in ``config``.
 TASK_PARAMETERS = ("chunk_words", "query_words", "chunking")
@@ -80,6 +81,7 @@ def check_made_on(runs: Mapping[str, pd.DataFrame], task: Any, manifest: Mapping
         where = _where(df, name)
         fits = check_fingerprint(df, task_fp, where)
         check_chunk_ids(df, corpus, where, has_fingerprint=fits)
+        check_query_cut(df, task, manifest, corpus, where)
 
 
 def check_run_documents(run: pd.DataFrame, corpus: pd.DataFrame | None, subset_note: str | None,

@@ -28,6 +28,7 @@ nothing is dropped silently: files of other types in a folder (PDF, DOCX, hidden
 from __future__ import annotations
 
 import csv
+import dataclasses
 import datetime as _dt
 import hashlib
 import io
@@ -35,6 +36,7 @@ import json
 import math
 import os
 import re
+import unicodedata
 import warnings
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
@@ -308,6 +310,29 @@ class _Collector:
                 raise InputFileError(f"{where}: metadata field {key!r} holds bytes that are not UTF-8.") from None
             self.metadata_columns.setdefault(key, None)
         self.documents.append(Document(doc_id, text, metadata, where, superseded))
+
+
+def as_nfc(acervo: "Acervo") -> "Acervo":
+    """``acervo`` with every text in Unicode NFC, so an act saved decomposed (NFD) reads as the same act
+    (its ``Parágrafo único`` is found); superseded spans move with the text. Documents already in NFC, and
+    an acervo whose texts all are, are returned as they are."""
+    if all(unicodedata.is_normalized("NFC", d.text) for d in acervo.documents):
+        return acervo
+    docs = [d if unicodedata.is_normalized("NFC", d.text) else d._replace(**dict(zip(
+        ("text", "superseded"), _nfc(d.text, tuple(d.superseded))))) for d in acervo.documents]
+    return dataclasses.replace(acervo, documents=docs)
+
+
+def _nfc(text: str, spans: tuple[tuple[int, int], ...]) -> tuple[str, tuple[tuple[int, int], ...]]:
+    """``text`` in NFC and ``spans`` moved with it (each piece between span bounds normalised alone)."""
+    bounds = sorted({0, len(text), *(x for s in spans for x in s)})
+    where, out, at = {0: 0}, [], 0
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        piece = unicodedata.normalize("NFC", text[a:b])
+        out.append(piece)
+        at += len(piece)
+        where[b] = at
+    return "".join(out), tuple((where[a], where[b]) for a, b in spans)
 
 
 def jsonl_lines(text: str) -> Iterable[tuple[int, str]]:

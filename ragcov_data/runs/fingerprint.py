@@ -17,7 +17,9 @@ differs from the task's, naming the task the run was made on.
 A run with no fingerprint (made elsewhere) is checked by its ids (:func:`check_chunk_ids`): chunk ids past
 their document's last chunk, or rows that almost never reach a document's second half (the pattern of a
 coarser cut, :data:`PATTERN_RULES`), are refused; a run known to be made on the task can be recorded as such
-with :func:`stamp_run`.
+with :func:`stamp_run`. A run carrying a fingerprint is checked by its ids as well (a tag copied from another
+run proves nothing), and on a word-window task a run whose query ids are exactly another window size's chunks
+is refused naming that size (:func:`check_query_cut`).
 """
 from __future__ import annotations
 
@@ -44,7 +46,7 @@ _CHUNK_ID = re.compile(r"^(?P<doc>.+)#(?P<idx>\d+)$")
 PATTERN_RULES = ((50, 5, 0.0), (200, 3, 0.10))
 
 __all__ = ["FINGERPRINT_KEY", "task_fingerprint", "fingerprint_tag", "run_fingerprint", "check_fingerprint",
-           "check_chunk_ids", "label_of", "stamp_run", "tag_with_fingerprint", "corpus_hash"]
+           "check_chunk_ids", "check_query_cut", "label_of", "stamp_run", "tag_with_fingerprint", "corpus_hash"]
 
 
 def _frame(task: Any, split: str, columns: list[str]) -> pd.DataFrame | None:
@@ -165,6 +167,14 @@ def check_fingerprint(run: pd.DataFrame, task_fp: Mapping[str, Any] | None, wher
     made = fp["label"] or "another task, not named in the run,"
     extra = f"{fp['chunks']:,} chunks, " if fp.get("chunks") else ""
     here = label_of(task_fp) or "this task"
+    if fp["label"] and fp["label"] == label_of(task_fp):  # the same cut of other text: another corpus version
+        raise QrelsRunMismatchError(
+            f"{where}: the run was made on {here}, this task's own cut, but of other text ({extra}corpus hash "
+            f"{fp['short']}; this task: {int(task_fp.get('chunks', 0)):,} chunks, corpus hash "
+            f"{str(task_fp['corpus_sha256'])[:SHORT]}): the sources changed between the run and this task "
+            "(another version of the acts, or edited text), so chunks its ids name may hold other text here and "
+            "its score would not be the run's. Make the run again on these sources (`ragcov run` with this task's "
+            "options), or evaluate it on the sources it was made on (--data-dir / --data-files of that version).")
     raise QrelsRunMismatchError(
         f"{where}: the run was made on {made} ({extra}corpus hash {fp['short']}); this task is {here} "
         f"({int(task_fp.get('chunks', 0)):,} chunks, corpus hash {str(task_fp['corpus_sha256'])[:SHORT]}). Its "
@@ -177,8 +187,7 @@ def _how(fp: Mapping[str, Any]) -> str:
     label = str(fp.get("label") or "")
     dataset, _, cut = label.partition("/")
     if dataset in ("irpf", "cited_questions"):
-        words = re.fullmatch(r"words-(\d+)", cut or "")
-        call = (f"chunking='words', chunk_words={words.group(1)}" if words else f"name={cut!r}") if cut else ""
+        call = _cited_call(cut) if cut else ""
         return f"the {cut or 'same'} cut of --dataset {dataset}" + (
             f": ragcov_data.load_dataset({dataset!r}, {call})" if call else "")
     m = re.fullmatch(r"(words|chunks|dispositivo)(?:-(\d+))?", cut)
@@ -187,6 +196,28 @@ def _how(fp: Mapping[str, Any]) -> str:
     if m and m.group(1) == "dispositivo":
         return "--chunking dispositivo"
     return f"the task {label}" if label else "the same corpus and chunking"
+
+
+def _cited_call(cut: str) -> str:
+    """The ``load_dataset`` keywords of a cited-questions config name (``words-400``, ``dispositivo-200-min30``,
+    ``article-artqrels-full``, an external chunker's name)."""
+    kw = []
+    if cut.endswith("-full"):
+        cut, kw = cut[:-len("-full")], ["coverage='full'"]
+    if cut.endswith("-artqrels"):
+        cut, kw = cut[:-len("-artqrels")], ["granularity='article'", *kw]
+    words = re.fullmatch(r"words-(\d+)", cut)
+    disp = re.fullmatch(r"dispositivo(?:-(\d+))?(?:-min(\d+))?", cut)
+    if words:
+        head = [f"chunking='words', chunk_words={words.group(1)}"]
+    elif disp:
+        head = ["chunking='dispositivo'", *([f"max_words={disp.group(1)}"] if disp.group(1) else []),
+                *([f"min_words={disp.group(2)}"] if disp.group(2) else [])]
+    elif cut == "article":
+        head = ["chunking='article'"]
+    else:
+        head = [f"chunker={cut!r}"]
+    return ", ".join(head + kw)
 
 
 def check_chunk_ids(run: pd.DataFrame, corpus: pd.DataFrame | None, where: str, *, has_fingerprint: bool) -> None:
@@ -214,10 +245,71 @@ def check_chunk_ids(run: pd.DataFrame, corpus: pd.DataFrame | None, where: str, 
                 f"{first}; {bad_docs} document(s)): the run was made on a finer cut (a smaller chunk size or "
                 "another chunking) of this acervo. Evaluate it on the task it was made on, or make the run again "
                 "on this task.")
-        if has_fingerprint or col != "corpus-id":
+        if col != "corpus-id":
             continue
         rows = np.bincount(codes, minlength=len(uniq))[np.flatnonzero(ok.to_numpy())]
-        _refuse_coarser(doc.to_numpy(), idx.to_numpy(), n, rows, where)
+        _refuse_coarser(doc.to_numpy(), idx.to_numpy(), n, rows, where, has_fingerprint)
+
+
+def check_query_cut(run: pd.DataFrame, task: Any, manifest: Mapping[str, Any], corpus: pd.DataFrame | None,
+                    where: str) -> None:
+    """Refuse a run on a word-window task whose query ids are exactly the chunks of another window size.
+
+    On a self-retrieval task a query id is a chunk id, so a run made at 120 words lacks this 100-word task's
+    later queries while its other ids all exist: scored with ``on_missing`` zero or intersect it would pass
+    for a run of this cut. When the run's queries per document are not the task's, the window sizes whose
+    chunks per document (:func:`ragcov_data.loaders.chunking.chunk_spans`, from each document's words) are
+    the run's in every document are sought; if some fit and the task's own size does not, the run is refused
+    naming them."""
+    config = (manifest or {}).get("config") or {}
+    size, qw = config.get("chunk_words"), int(config.get("query_words") or 20)
+    if (config.get("chunking") or "words") != "words" or not size or corpus is None or run.empty \
+            or not {"doc_id", "chunk_index"} <= set(corpus.columns):
+        return
+    n_task = corpus.groupby(corpus["doc_id"].astype(str), sort=False)["chunk_index"].max() + 1
+    parsed = pd.Series(pd.unique(run["query-id"].astype(str)), dtype=object).str.extract(_CHUNK_ID.pattern)
+    parsed = parsed[parsed["doc"].isin(n_task.index)]
+    if parsed.empty:
+        return
+    got = parsed["idx"].astype(np.int64).groupby(parsed["doc"]).agg(["count", "max"])
+    if (got["count"] != got["max"] + 1).any():  # gaps: queries a run lacks, not another cut
+        return
+    m = got["count"].reindex(n_task.index, fill_value=0).to_numpy()
+    if (m == n_task.to_numpy()).all():
+        return
+    words = _doc_words(task, n_task.index)
+    if words is None:
+        return
+    fits = [c for c in range(qw, int(words.max()) + 1) if (_n_chunks(words, c, qw) == m).all()]
+    if not fits or int(size) in fits:
+        return
+    lo, hi = fits[0], fits[-1]
+    pick = next((c for c in fits if c % 10 == 0), next((c for c in fits if c % 5 == 0), fits[len(fits) // 2]))
+    span = f"{lo} words" if lo == hi else f"{lo} to {hi} words"
+    raise QrelsRunMismatchError(
+        f"{where}: the run's query ids are exactly the chunks of a cut at {span} a chunk (its queries per document "
+        f"are that cut's in all {len(m)} documents; {int(n_task.sum() - m.sum()):,} of this task's "
+        f"{int(n_task.sum()):,} queries are absent), not of this task's chunk_words={size}: its ids name other "
+        f"chunks here, so no --on-missing setting gives its score. Evaluate it on the task it was made on "
+        f"(--chunk-words {pick}), or make the run again on this task with `ragcov run`.")
+
+
+def _n_chunks(words: np.ndarray, size: int, query_words: int) -> np.ndarray:
+    """Chunks per document of ``words`` words under ``size``-word windows (a last window shorter than
+    ``query_words`` joins the one before; a document of one chunk is left out: 0)."""
+    full, rest = np.divmod(words, size)
+    n = full + (rest > 0)
+    n = n - ((n >= 2) & (rest > 0) & (rest < query_words))
+    return np.where(n >= 2, n, 0)
+
+
+def _doc_words(task: Any, docs: pd.Index) -> np.ndarray | None:
+    """Words of each document of ``docs``: the words of its chunks (word windows join to the document)."""
+    corpus = _frame(task, "corpus", ["doc_id", "text"])
+    if corpus is None or not {"doc_id", "text"} <= set(corpus.columns):
+        return None
+    per = corpus["text"].fillna("").astype(str).str.split().str.len()
+    return per.groupby(corpus["doc_id"].astype(str)).sum().reindex(docs, fill_value=0).to_numpy(dtype=np.int64)
 
 
 def tag_with_fingerprint(tag: str, attrs: Mapping[str, Any]) -> str:
@@ -230,9 +322,11 @@ def tag_with_fingerprint(tag: str, attrs: Mapping[str, Any]) -> str:
     return f"{head}{mark}{sep}{spec}"
 
 
-def _refuse_coarser(doc: np.ndarray, idx: np.ndarray, n: np.ndarray, rows: np.ndarray, where: str) -> None:
+def _refuse_coarser(doc: np.ndarray, idx: np.ndarray, n: np.ndarray, rows: np.ndarray, where: str,
+                    has_fingerprint: bool = False) -> None:
     """Refuse ids (distinct, with their row counts) that keep to the first half of their documents
-    (:data:`PATTERN_RULES`): the pattern of a run made at a coarser cut, whose ids name other chunks here."""
+    (:data:`PATTERN_RULES`): the pattern of a run made at a coarser cut, whose ids name other chunks here.
+    A run whose fingerprint names this task is checked too: a tag copied onto another cut's rows is no proof."""
     big = n >= 4  # documents whose second half holds at least two chunks
     if not big.any():
         return
@@ -243,11 +337,15 @@ def _refuse_coarser(doc: np.ndarray, idx: np.ndarray, n: np.ndarray, rows: np.nd
     reach = pd.DataFrame({"doc": doc[big], "n": n[big], "top": idx[big] + 1}).groupby("doc").agg(
         n=("n", "first"), top=("top", "max"))
     ratio = float(np.median(reach["n"] / reach["top"]))
+    said = ("the run's fingerprint names this task, yet" if has_fingerprint else
+            "the run carries no task fingerprint and")
+    tail = (" A fingerprint copied from another run (or a tag edited by hand) does not make the ids this task's."
+            if has_fingerprint else
+            " If the run was made on this very task, record it: ragcov_data.runs.fingerprint.stamp_run(run, task), "
+            "then save_run.")
     raise QrelsRunMismatchError(
-        f"{where}: the run carries no task fingerprint and only {upper:.0%} of its {total:,} rows on {docs} "
+        f"{where}: {said} only {upper:.0%} of its {total:,} rows on {docs} "
         f"documents of 4+ chunks name a chunk in the second half of a document (in the median document the "
         f"highest id reached is 1/{ratio:.1f} of its chunks): the pattern of a run made at a coarser cut (a larger "
         "chunk size, or one chunk per artigo), whose ids name other chunks here. Evaluate it on the task it was "
-        "made on, or make the run again on this task with `ragcov run` (its runs carry the fingerprint). If the "
-        "run was made on this very task, record it: ragcov_data.runs.fingerprint.stamp_run(run, task), then "
-        "save_run.")
+        "made on, or make the run again on this task with `ragcov run` (its runs carry the fingerprint)." + tail)

@@ -84,8 +84,10 @@ def test_load_dataset_iv(data_dir, tmp_path):
         load_dataset("aneel_taesa", data_dir=data_dir, chunk_words=10, cache_dir=tmp_path)
     with pytest.raises(RagcovError, match="has no aneel/aneel_fulltext.jsonl"):
         load_dataset("aneel_taesa", data_dir=tmp_path, cache_dir=tmp_path)
-    with pytest.raises(RagcovError, match=r"BuilderConfig 'chunks-7' not found"):
-        load_dataset("aneel_taesa", "chunks-7", data_dir=data_dir, cache_dir=tmp_path)
+    with pytest.raises(RagcovError, match=r"`chunk_words` \(7\) must be >= `query_words` \(20\)"):
+        load_dataset("aneel_taesa", "chunks-7", data_dir=data_dir, cache_dir=tmp_path)  # any chunks-N names a size
+    with pytest.raises(RagcovError, match=r"BuilderConfig 'chunk-400' not found"):
+        load_dataset("aneel_taesa", "chunk-400", data_dir=data_dir, cache_dir=tmp_path)
 
 
 def test_no_data_folder(monkeypatch, tmp_path):
