@@ -27,6 +27,7 @@ from ragcov_data.errors import RagcovError
 from ragcov_data.registry import builder_class
 from ragcov_data.task import SPLITS, Task, manifest_of, write_json, write_parquet
 from ragcov_data._atomic import atomic_write
+from ragcov_data.outputs import PUBLISH, mark_folder
 
 _FRONT_MATTER = re.compile(r"\A---\n(.*?)\n---\n?", re.S)
 _SPLIT_NAME = re.compile(r"^\w+(\.\w+)*$")
@@ -139,7 +140,7 @@ def publish(
     dataset = manifest.get("dataset") or (info.dataset_name if info is not None else None)
 
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    mark_folder(out, PUBLISH)  # the folder reads back as ragcov's: publishing more configs into it is not refused
     for name in SPLITS:
         write_parquet(task[name], out / name / f"{config_name}.parquet")
 

@@ -211,7 +211,7 @@ def test_task_record_and_sampler_import_nothing_from_the_loaders():
 #: The installed package's stages in flow order: a module may import from its own stage or an earlier one.
 STAGES = (
     ("core", ("ragcov_data.errors", "ragcov_data._", "ragcov_data.ties", "ragcov_data.paths", "ragcov_data.registry",
-              "ragcov_data.legal", "ragcov_data.task", "ragcov_data.qrels", "ragcov_data.runs",
+              "ragcov_data.legal", "ragcov_data.task", "ragcov_data.qrels", "ragcov_data.runs", "ragcov_data.outputs",
               "ragcov_data.sampling")),
     ("loaders", ("ragcov_data.loaders", "ragcov_data.sources", "ragcov_data.api", "ragcov_data.publish", "ragcov_data.documents",
                  "ragcov_data.irds", "ragcov_data.outside")),

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ragcov_data._format import num
+from ragcov_data.outputs import HTML_MARK, MARKDOWN_MARK
 from ragcov_data.eval.outcomes.context import context_line
 
 ALL = "__all__"
@@ -392,7 +393,7 @@ def markdown_panels(res: Any, level: int = 2, pairs: bool = True) -> list[str]:
 def markdown(res: Any) -> str:
     """Systems and pairs tables per group, with the one-sentence verdict."""
     b = _b(res)
-    out = [f"# Leaderboard: {b.metric}", "",
+    out = [MARKDOWN_MARK, f"# Leaderboard: {b.metric}", "",
            f"{b.d.get('n_queries')} queries, {b.d.get('n_clusters')} clusters "
            f"({_UNITS.get(b.cluster, b.cluster)}); metric {metric_line(b)}; level {b.level:g}; tie policy "
            f"{b.d.get('tie_policy')}; {family_words(b)}", ""]
@@ -616,7 +617,7 @@ def html(res: Any) -> str:
     b = _b(res)
     notes = "".join(f"<li>{_e(n)}</li>" for n in b.info.get("notices", []))
     pool = "".join(f'<p class="pool">{_e(w)}</p>' for w in pool_words(b))
-    return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Leaderboard {_e(b.metric)}</title>'
+    return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">{HTML_MARK}<title>Leaderboard {_e(b.metric)}</title>'
             f"<style>{_PAGE_CSS}{CSS}</style></head><body><h1>Leaderboard: {_e(metric_line(b))}</h1>"
             f'<p class="note">{b.d.get("n_queries")} queries, {b.d.get("n_clusters")} clusters '
             f"({_e(_UNITS.get(b.cluster, b.cluster))}); level {b.level:g}; tie policy {_e(b.d.get('tie_policy'))}.</p>"

@@ -38,6 +38,10 @@ def build_parser() -> argparse.ArgumentParser:
     sub.required = True
     for verb in VERBS:
         importlib.import_module(f"ragcov_data.cli.{verb}").add_parser(sub)
+        sub.choices[verb].add_argument(
+            "--force", action="store_true",
+            help="replace an existing output file or folder that ragcov did not write (an input of the command is "
+                 "never replaced)")
     return parser
 
 

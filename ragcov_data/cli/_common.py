@@ -9,7 +9,8 @@ from typing import Any, Iterable
 
 import pandas as pd
 
-from ragcov_data.cli._outputs import DATA_FILE_NAMES, VERB_KINDS, is_own_output, refuse_foreign
+from ragcov_data import outputs as marks
+from ragcov_data.cli._outputs import DATA_FILE_NAMES, output_kind
 from ragcov_data.errors import RagcovError
 from ragcov_data.paths import DEFAULT_SOURCES, check_writable
 from ragcov_data.runs import FORMATS
@@ -48,14 +49,16 @@ FOLDER_OUTPUT_VERBS = {"build": "--out", "benchmark": "--out", "report": "--out"
 #: Input options: argparse dest -> the option (or positional) the user typed.
 INPUT_OPTIONS = {"run": "RUN", "run_a": "RUN_A", "run_b": "RUN_B", "runs": "RUN", "population": "POPULATION",
                  "results": "RESULTS", "data_files": "--data-files", "data_dir": "--data-dir", "task": "--task",
-                 "stratum_sizes": "--stratum-sizes", "card": "--card", "questions": "--questions"}
+                 "stratum_sizes": "--stratum-sizes", "card": "--card", "questions": "--questions",
+                 "passages": "--passages"}
 #: Files of an input folder a verb reads: task tables and manifest, acervo documents (by name and suffix).
 _TASK_FILES = ("manifest.json", "corpus", "queries", "qrels")
 _READ_SUFFIXES = (".parquet", ".jsonl", ".csv", ".tsv", ".txt", ".md", ".html", ".htm")
 
 
 def check_outputs(inputs: Iterable[tuple[str, Any]], outputs: Iterable[tuple[str, Any]], *,
-                  folder_outputs: Iterable[tuple[str, Any]] = (), kinds: dict[str, str] | None = None) -> None:
+                  folder_outputs: Iterable[tuple[str, Any]] = (), kinds: dict[str, str] | None = None,
+                  force: bool = False, verb: str | None = None) -> None:
     """Refuse, before any work starts, outputs that would overwrite an input or each other.
 
     Paths are compared as the files they name (resolved, so ``./a``, ``dir/../a`` and a symbolic link to
@@ -64,8 +67,10 @@ def check_outputs(inputs: Iterable[tuple[str, Any]], outputs: Iterable[tuple[str
     manifest and tables, the data folder's sources — JurisTCU ``query/qrel/doc.csv``, IRPF
     ``laws/questions.jsonl`` —, the documents of a ``--data-files`` folder); two outputs may not be one file;
     an output folder may not be an input folder; and an existing output file must be ragcov's own output of
-    that option's kind (:func:`ragcov_data.cli._outputs.refuse_foreign`: ``--html run.trec`` is refused,
-    writing ragcov's HTML again is not). Every output must also be writable
+    that option's kind, read back from its mark (:func:`ragcov_data.outputs.check_output`: ``--html run.trec``
+    is refused, writing ragcov's HTML again is not; ``force`` replaces such a file, never an input), and a
+    report option may not have another kind's suffix (:func:`ragcov_data.outputs.check_suffix`: ``leaderboard
+    --latex x.trec a.trec`` is refused). Every output must also be writable
     (:func:`ragcov_data.paths.check_writable`).
 
     Parameters
@@ -75,7 +80,9 @@ def check_outputs(inputs: Iterable[tuple[str, Any]], outputs: Iterable[tuple[str
     folder_outputs : iterable of (option, path)
         Folders the command writes into.
     kinds : dict, optional
-        Option -> the kind of file it writes, where the verb decides it (``coverage --out``: a table).
+        Option -> the kind of output it writes (:mod:`ragcov_data.outputs`); default: by option and ``verb``.
+    force, verb
+        ``--force`` (existing outputs ragcov did not write are replaced) and the verb.
 
     Raises
     ------
@@ -98,7 +105,8 @@ def check_outputs(inputs: Iterable[tuple[str, Any]], outputs: Iterable[tuple[str
             if inp.is_dir() and out.is_file() and _inside(out, inp) and _read_from_folder(out, in_opt, opt):
                 raise RagcovError(f"{opt} {str(out)!r} is a file inside {in_opt} {str(inp)!r}: the output would "
                                   "overwrite an input file; choose a path outside the input folder.")
-        refuse_foreign(opt, out, (kinds or {}).get(opt))
+        marks.check_suffix(opt, out, runs_option=verb in ("leaderboard", "compare", "eval", "misses"))
+        marks.check_output(opt, out, (kinds or {}).get(opt) or output_kind(verb, opt, out), force=force)
         for prev_opt, prev in seen:
             if _same_path(out, prev):
                 raise RagcovError(f"{prev_opt} and {opt} name the same file {str(out)!r}: one output would overwrite "
@@ -109,6 +117,7 @@ def check_outputs(inputs: Iterable[tuple[str, Any]], outputs: Iterable[tuple[str
             if inp.is_dir() and _same_path(out, inp):
                 raise RagcovError(f"{opt} and {in_opt} name the same folder {str(out)!r}: the output would overwrite "
                                   "the input's files; choose another output folder.")
+        marks.check_output(opt, out, (kinds or {}).get(opt) or output_kind(verb, opt, folder=True), force=force)
 
 
 def check_args_outputs(args: argparse.Namespace) -> None:
@@ -142,8 +151,7 @@ def check_args_outputs(args: argparse.Namespace) -> None:
             outputs.append((opt, value))
     if folders:  # a folder output only clashes with the task source's folders
         inputs = [(o, p) for o, p in inputs if o in ("--data-dir", "--task", "--data-files", "$RAGCOV_DATA_DIR")]
-    kinds = {o: k for (v, o), k in VERB_KINDS.items() if v == verb}
-    check_outputs(inputs, outputs, folder_outputs=folders, kinds=kinds)
+    check_outputs(inputs, outputs, folder_outputs=folders, force=bool(getattr(args, "force", False)), verb=verb)
 
 
 def _same_path(a: Path, b: Path) -> bool:
@@ -169,7 +177,7 @@ def _read_from_folder(path: Path, opt: str, out_opt: str = "") -> bool:
     if path.suffix.lower() not in _READ_SUFFIXES:
         return False
     # a data or task folder's tables and documents (e.g. IRPF's html/): inputs, unless ragcov wrote that file
-    return opt == "--data-files" or not (out_opt and is_own_output(out_opt, path))
+    return opt == "--data-files" or marks.kind_of(path) is None
 
 
 def _inside(path: Path, folder: Path) -> bool:

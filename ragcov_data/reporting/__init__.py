@@ -15,6 +15,7 @@ from typing import Any, Mapping
 
 from ragcov_data.errors import InputFileError
 from ragcov_data._atomic import atomic_write
+from ragcov_data.outputs import REPORT, mark_folder
 from ragcov_data._json import to_jsonable  # the one JSON cleaning (re-exported for readers of reports)
 
 __all__ = ["write_report", "load_results", "to_jsonable"]
@@ -36,6 +37,7 @@ def write_report(results: Mapping[str, Any], out_dir: str | os.PathLike) -> dict
     from ragcov_data.reporting.render import figures, render_html, render_markdown
 
     out = Path(out_dir)
+    mark_folder(out, REPORT)  # the folder reads back as a ragcov report: writing it again is not refused
     tables = results.get("_tables") or {}
     clean = to_jsonable({k: v for k, v in results.items() if k != "_tables"})
     figs = figures(clean)

@@ -60,7 +60,7 @@ def test_leaderboard_output_over_another_run_is_refused(data, tmp_path, capsys, 
     bystander = tmp_path / "kept.trec"
     shutil.copy(data / "run.trec", bystander)
     _refused(["leaderboard", data / "run.trec", data / "other.trec", "--dataset", "juristcu", "--data-dir", data,
-              "--cache-dir", data / "cache", out_opt, bystander], bystander, capsys, "names an existing file that is not")
+              "--cache-dir", data / "cache", out_opt, bystander], bystander, capsys, "has the suffix .trec of a run")
 
 
 def test_eval_json_over_another_run_is_refused_and_own_outputs_are_rewritten(data, tmp_path, capsys):
@@ -68,7 +68,7 @@ def test_eval_json_over_another_run_is_refused_and_own_outputs_are_rewritten(dat
     shutil.copy(data / "other.trec", bystander)
     common = ["--dataset", "juristcu", "--data-dir", str(data), "--cache-dir", str(data / "cache")]
     _refused(["eval", data / "run.trec", *common, "--json", bystander], bystander, capsys,
-             "is not a ragcov JSON output")
+             "has the suffix .trec of a run")
     out, html = tmp_path / "e.json", tmp_path / "b.html"
     for _ in range(2):  # ragcov's own outputs: written again
         assert main(["eval", str(data / "run.trec"), *common, "--json", str(out)]) == 0
@@ -81,7 +81,7 @@ def test_run_out_over_a_table_is_refused(data, tmp_path, capsys):
     table = tmp_path / "notes.csv"
     table.write_text("a,b\n1,2\n")
     _refused(["run", "--retriever", "bm25", "--dataset", "juristcu", "--data-dir", data, "--cache-dir",
-              data / "cache", "--out", table], table, capsys, "is not a run file")
+              data / "cache", "--out", table], table, capsys, "is not a run ragcov wrote")
 
 
 def test_coverage_table_is_written_again_but_not_over_a_run(tmp_path, capsys):
@@ -96,5 +96,5 @@ def test_coverage_table_is_written_again_but_not_over_a_run(tmp_path, capsys):
     args = build_parser().parse_args(["coverage", "pop.csv", "--out", str(table)])
     check_args_outputs(args)  # ragcov's own table: may be written again
     args = build_parser().parse_args(["coverage", "pop.csv", "--out", str(run)])
-    with pytest.raises(RagcovError, match="is not a ragcov table"):
+    with pytest.raises(RagcovError, match="is not a ragcov coverage table"):
         check_args_outputs(args)

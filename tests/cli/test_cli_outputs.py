@@ -98,7 +98,7 @@ def test_a_previous_report_inside_the_data_folder_may_be_rewritten(tmp_path):
     """Only files the verb reads from an input folder are protected: rerunning a command is not refused."""
     task = tmp_path / "task"
     task.mkdir()
-    (task / "report.json").write_text("{}")
+    (task / "report.json").write_text('{"result_type": "EvaluationResult"}')  # ragcov's own JSON
     check_outputs([("--data-dir", task)], [("--json", task / "report.json")])
     docs = tmp_path / "acervo"
     docs.mkdir()

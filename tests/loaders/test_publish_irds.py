@@ -24,9 +24,10 @@ def published(aneel_ds, data_dir, hf_cache, tmp_path_factory):
 def test_layout_card_and_manifest(published, aneel_ds, aneel_fulltext):
     out, _ = published
     names = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
-    assert names == ["README.md", "corpus/chunks-100.parquet", "corpus/chunks-400.parquet", "manifest.json",
-                     "qrels/chunks-100.parquet", "qrels/chunks-400.parquet", "queries/chunks-100.parquet",
-                     "queries/chunks-400.parquet"]
+    # .ragcov: the mark that the folder is ragcov publish's (publishing more configs into it is not refused)
+    assert names == [".ragcov", "README.md", "corpus/chunks-100.parquet", "corpus/chunks-400.parquet",
+                     "manifest.json", "qrels/chunks-100.parquet", "qrels/chunks-400.parquet",
+                     "queries/chunks-100.parquet", "queries/chunks-400.parquet"]
     readme = (out / "README.md").read_text(encoding="utf-8")
     assert readme.startswith("---\n") and "config_name: queries" in readme and "path: queries/chunks-400.parquet" in readme
     assert "Lei 9.610/98" in readme and "identical passage in another edition" in readme
