@@ -93,7 +93,8 @@ def _split(ds: Any, *, query_text: str = "text") -> dict[str, Any]:
 _PYTREC = {"ndcg": "ndcg_cut", "recall": "recall", "precision": "P", "map": "map_cut"}
 
 
-def _make_task(metadata: Any, load: Any, *, ignore_identical_ids: bool = False, cluster: str | None = None) -> Any:
+def _make_task(metadata: Any, load: Any, *, ignore_identical_ids: bool = False, cluster: str | None = None,
+               metric: str | None = None) -> Any:
     """An instance of a fresh AbsTaskRetrieval subclass named after the task (MTEB reads ``metadata`` and
     ``ignore_identical_ids`` from the class): data from ragcov's loaders, clustered intervals in
     ``task_specific_scores``."""
@@ -109,7 +110,7 @@ def _make_task(metadata: Any, load: Any, *, ignore_identical_ids: bool = False, 
 
     def task_specific_scores(self: Any, scores: Any, qrels: Any, results: Any, hf_split: str,
                              hf_subset: str) -> dict[str, float]:
-        out = interval_scores(results, self.ragcov_task, metadata.main_score, cluster=cluster)
+        out = interval_scores(results, self.ragcov_task, metadata.main_score, cluster=cluster, metric=metric)
         key = _PYTREC.get(metadata.main_score.split("_at_")[0], "") + "_" + metadata.main_score.split("_at_")[-1]
         values = [float(v[key]) for v in scores.values() if key in v]
         if values:  # MTEB's own main score before it rounds it to 5 decimals
@@ -124,21 +125,22 @@ def _make_task(metadata: Any, load: Any, *, ignore_identical_ids: bool = False, 
 
 
 def interval_scores(results: dict[str, dict[str, float]], task: Any, main_score: str = "ndcg_at_10", *,
-                    cluster: str | None = None, level: float = _LEVEL) -> dict[str, float]:
+                    cluster: str | None = None, level: float = _LEVEL, metric: str | None = None) -> dict[str, float]:
     """ragcov's estimate and recommended interval of ``main_score`` (``ndcg_at_K``, ``recall_at_K``,
     ``precision_at_K``, ``mrr_at_K``) for MTEB's ``results`` on ``task``: the numbers the result JSON gains.
 
-    The interval is clustered by the task's sampled unit (JurisTCU: the source summary; self-retrieval: the
+    ``metric`` overrides the ragcov metric (e.g. ``chunk_recall@10`` on a cited-questions task, where ragcov's
+    ``r@10`` is provision-level). The interval is clustered by the task's sampled unit (JurisTCU: the source summary; self-retrieval: the
     document); ``ragcov_level`` records its confidence level."""
     from ragcov_data.eval import evaluate
 
     kind, _, k = main_score.partition("_at_")
-    metric = {"ndcg": "ndcg", "recall": "r", "precision": "p", "mrr": "mrr"}.get(kind)
-    if metric is None or not k.isdigit():
+    name = {"ndcg": "ndcg", "recall": "r", "precision": "p", "mrr": "mrr"}.get(kind)
+    if metric is None and (name is None or not k.isdigit()):
         raise RagcovError(f"no ragcov metric for MTEB score {main_score!r}; use ndcg_at_K, recall_at_K, "
                           "precision_at_K or mrr_at_K.")
     run = {q: docs for q, docs in results.items() if docs}
-    res = evaluate(run, task, f"{metric}@{k}", cluster=cluster, on_missing="zero", methods=None)
+    res = evaluate(run, task, metric or f"{name}@{k}", cluster=cluster, on_missing="zero", methods=None)
     iv = res.interval()  # the mean over queries (micro), its recommended method
     return {"ragcov_estimate": float(res.per_query["value"].mean()), "ragcov_ci_low": float(iv.low), "ragcov_ci_high": float(iv.high),
             "ragcov_level": float(level), "ragcov_n_clusters": float(len(res.per_document)),
@@ -170,7 +172,8 @@ def _irpf(root: Path, cut: int) -> Any:
         reference="https://www.gov.br/receitafederal/pt-br/centrais-de-conteudo/publicacoes/perguntas-e-respostas",
         license="not specified", domains=["Legal", "Government"], bibtex=_RAGCOV_BIBTEX, main_score="recall_at_10",
         annotations="expert-annotated", creation="found")
-    return _make_task(meta, lambda: load_dataset("irpf", data_dir=str(root / "irpf"), chunk_words=cut))
+    return _make_task(meta, lambda: load_dataset("irpf", data_dir=str(root / "irpf"), chunk_words=cut),
+                      metric="chunk_recall@10")
 
 
 def _aneel(root: Path, cut: int = 400) -> Any:
@@ -183,7 +186,7 @@ def _aneel(root: Path, cut: int = 400) -> Any:
         "by act.",
         reference="https://www.aneel.gov.br/", license="not specified", domains=["Legal", "Government"],
         bibtex=_RAGCOV_BIBTEX, main_score="ndcg_at_10", annotations="derived", creation="created")
-    return _make_task(meta, lambda: load_dataset("aneel_taesa", data_dir=str(root / "aneel"), chunk_words=cut),
+    return _make_task(meta, lambda: load_dataset("aneel_taesa", data_dir=str(root), chunk_words=cut),
                          ignore_identical_ids=True)
 
 

@@ -141,3 +141,20 @@ def test_bad_prediction_files(tmp_path: Path) -> None:
         load_run(_write(tmp_path / "empty.json", {"mteb_model_meta": {"model_name": "m"}}))
     with pytest.raises(InputFileError, match="split 'test' must be"):
         load_run(_write(tmp_path / "list.json", {"mteb_model_meta": {"model_name": "m"}, "default": {"test": [1]}}))
+
+
+@pytest.mark.parametrize("name", ["RagcovANEELSelfRetrieval", "RagcovIRPF-400"])
+def test_other_tasks_run_and_their_interval_is_ragcovs(name: str, data_dir: Path, tmp_path: Path) -> None:
+    """ANEEL: the query's own chunk is ignored by MTEB and by ragcov alike; IRPF: chunk-level recall@10."""
+    task = rm.tasks(data_dir, names=[name])
+    res = mteb.evaluate(rm.model("bm25"), tasks=task, prediction_folder=tmp_path, cache=None,
+                        overwrite_strategy="always", show_progress_bar=False)
+    scores = res.task_results[0].scores["test"][0]
+    main_score = task[0].metadata.main_score
+    assert scores["ragcov_estimate"] == pytest.approx(scores["ragcov_mteb_main_score_unrounded"], abs=1e-9)
+    assert scores["ragcov_estimate"] == pytest.approx(scores[main_score], abs=5e-6)
+    assert scores["ragcov_ci_low"] < scores["ragcov_estimate"] < scores["ragcov_ci_high"]
+    if name == "RagcovANEELSelfRetrieval":  # chunks of one act move together; each IRPF question is its own unit
+        assert scores["ragcov_n_clusters"] < scores["ragcov_n_queries"]
+    else:
+        assert scores["ragcov_n_clusters"] == scores["ragcov_n_queries"]
