@@ -158,3 +158,20 @@ def test_other_tasks_run_and_their_interval_is_ragcovs(name: str, data_dir: Path
         assert scores["ragcov_n_clusters"] < scores["ragcov_n_queries"]
     else:
         assert scores["ragcov_n_clusters"] == scores["ragcov_n_queries"]
+
+
+def test_cli_split_picks_one_of_several(evaluated: dict, data_dir: Path, tmp_path: Path,
+                                        capsys: pytest.CaptureFixture) -> None:
+    folder = evaluated["bm25"][0]
+    obj = json.loads((folder / PRED).read_text())
+    run = obj["default"]["test"]
+    obj["default"]["dev"] = {q: dict(list(docs.items())[1:]) for q, docs in run.items()}  # another list
+    both = _write(tmp_path / PRED, obj)
+    base = ["eval", str(both), "--dataset", "juristcu", "--data-dir", str(data_dir / "juristcu"), "--metric", "ndcg@10"]
+    assert main(base) == 2
+    assert "--split" in capsys.readouterr().err
+    test = _eval(both, data_dir, tmp_path / "t.json", "--split", "test")
+    dev = _eval(both, data_dir, tmp_path / "d.json", "--split", "dev")
+    assert test["estimates"][0]["estimate"] == pytest.approx(_trec_ndcg10(folder / PRED, _qrels(evaluated["bm25"][2])),
+                                                             abs=1e-9)
+    assert dev["estimates"][0]["estimate"] != test["estimates"][0]["estimate"]
