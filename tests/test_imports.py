@@ -224,7 +224,7 @@ STAGES = (
     ("planning", ("ragcov_data.eval.planning",)),
     ("eval", ("ragcov_data.eval",)),
     ("reporting", ("ragcov_data.reporting",)),
-    ("pipeline", ("ragcov_data.pipeline", "ragcov_data.studies")),
+    ("pipeline", ("ragcov_data.pipeline", "ragcov_data.studies", "ragcov_data.mteb")),
     ("cli", ("ragcov_data.cli", "ragcov_data.__main__")),
 )
 

@@ -234,7 +234,7 @@ def test_every_run_reading_verb_takes_order(verb):
             "misses": ["misses", "r"], "plan": ["plan", "--difference", "0.1", "--runs", "a", "b"]}[verb]
     args = build_parser().parse_args([*argv, "--order", "rank"])
     assert args.order == "rank"
-    assert run_options(args) == {"columns": None, "format": None, "order": "rank"}
+    assert run_options(args) == {"columns": None, "format": None, "order": "rank", "subset": None, "split": None}
 
 
 # ---------------------------------------------------------------- bounded reading (depth)

@@ -202,9 +202,15 @@ def add_run_options(p: Any, *, note: str = "") -> None:
                    help=f"{note}for runs with both ranks and scores: score = by score, higher is better "
                         "(trec_eval's rule, the default), rank = by the file's ranks (e.g. scores that are "
                         "distances); unset, a run whose scores rise with rank in most queries is refused")
+    p.add_argument("--subset", default=None, metavar="NAME",
+                   help=f"{note}of an MTEB prediction file ({{task}}_predictions.json) holding several subsets, "
+                        "the one to read")
+    p.add_argument("--split", default=None, metavar="NAME",
+                   help=f"{note}of an MTEB prediction file holding several splits, the one to read")
 
 
 def run_options(args: argparse.Namespace) -> dict[str, Any]:
     """``columns=``, ``format=``, ``order=`` for :func:`ragcov_data.runs.load_run` from the options above."""
     return {"columns": getattr(args, "columns", None), "format": getattr(args, "run_format", None),
-            "order": getattr(args, "order", None)}
+            "order": getattr(args, "order", None), "subset": getattr(args, "subset", None),
+            "split": getattr(args, "split", None)}

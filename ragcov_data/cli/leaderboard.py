@@ -8,6 +8,7 @@ from ragcov_data.cli._common import add_run_options
 from ragcov_data.cli._evalcommon import metric_depth, read_run_arg
 from ragcov_data.cli._task import add_task_source, load_task_source
 from ragcov_data.errors import RagcovError
+from ragcov_data.runs._mteb import mteb_model_name
 from ragcov_data.paths import check_writable
 from ragcov_data.ties import DEFAULT_TIE_POLICY, TIE_POLICIES, TIE_POLICY_ALIASES
 
@@ -56,7 +57,10 @@ def add_parser(sub) -> None:
 
 
 def run_name(path: str) -> str:
-    """The file stem: ``runs/bm25.trec.gz`` -> ``bm25``."""
+    """The file stem: ``runs/bm25.trec.gz`` -> ``bm25``; an MTEB prediction file's model name."""
+    model = mteb_model_name(path)
+    if model:
+        return model
     p = Path(path)
     if p.suffix.lower() in _COMPRESSED:
         p = p.with_suffix("")

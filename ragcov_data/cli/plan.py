@@ -81,7 +81,7 @@ def _add_difference(p: argparse.ArgumentParser) -> None:
 _HALFWIDTH_ONLY = {"--halfwidth": "halfwidth", "--k": "k", "--twin": "twin"}
 _TASK_SOURCE = {"--data-dir": "data_dir", "--dataset": "dataset", "--data-files": "data_files", "--task": "task",
                 "--metric": "metric", "--cluster": "cluster", "--tie-policy": "tie_policy", "--columns": "columns",
-                "--run-format": "run_format", "--order": "order"}
+                "--run-format": "run_format", "--order": "order", "--subset": "subset", "--split": "split"}
 
 
 def run(args: argparse.Namespace) -> int:

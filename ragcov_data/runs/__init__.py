@@ -61,6 +61,7 @@ from ragcov_data.runs._read import (_META_KEY, COLUMN_NAMES, COMPRESSION, FORMAT
                                     _read_trec)
 from ragcov_data.runs._stream import _check_depth, _head, _keep_depth, _lines_of, _read_streamed
 from ragcov_data.errors import InputFileError, RagcovError
+from ragcov_data.runs._mteb import is_mteb_predictions, mteb_predictions
 from ragcov_data.runs.fingerprint import tag_with_fingerprint
 from ragcov_data.runs.passages import is_passage_columns, load_passage_run, sniff_passage_file, validate_passage_run
 
@@ -75,6 +76,8 @@ def load_run(
     format: str | None = None,
     order: str | None = None,
     depth: int | None = None,
+    subset: str | None = None,
+    split: str | None = None,
 ) -> pd.DataFrame:
     """Read a run from a file (TREC, CSV, TSV, parquet, JSON; optionally compressed), a DataFrame or a dict.
 
@@ -100,6 +103,9 @@ def load_run(
         memory follows the rows kept rather than the file; every row is still checked (ids, numbers,
         repeated pairs, byte-order marks). ``attrs["depth"]`` and ``attrs["rows_read"]`` record it.
         Default: every row.
+    subset, split : str, optional
+        Of an MTEB prediction file (``{task}_predictions.json``, recognised by its ``mteb_model_meta``), the
+        subset and split to read; needed only where it holds several. The run's ``tag`` is the model name.
 
     Returns
     -------
@@ -125,7 +131,11 @@ def load_run(
                          attrs=dict(source.attrs), order=order)
         return _keep_depth(_kept_provenance(out, source.attrs), depth)
     if isinstance(source, Mapping):
-        return _keep_depth(_normalise(_from_mapping(source, "run"), source="run", fmt="dict", order=order), depth)
+        attrs: dict[str, Any] = {}
+        if is_mteb_predictions(source):
+            source, attrs = mteb_predictions(source, "run", subset, split)
+        return _keep_depth(_normalise(_from_mapping(source, "run"), source="run", fmt="dict", attrs=attrs,
+                                      order=order), depth)
     if not isinstance(source, (str, os.PathLike)):
         raise RagcovError(f"`run` must be a path, a DataFrame or a dict; got {type(source).__name__}.")
     path = Path(source)
@@ -145,7 +155,7 @@ def load_run(
         if fmt in ("trec", "csv", "tsv"):
             where = f"{path} (format {fmt}, {how})"
             return _read_streamed(path, opener, fmt, colmap, where, depth, order)
-    return _keep_depth(_read_whole(path, opener, fmt, how, colmap, order), depth)
+    return _keep_depth(_read_whole(path, opener, fmt, how, colmap, order, (subset, split)), depth)
 
 
 def _passage_run(source: Any, format: str | None) -> pd.DataFrame | None:
@@ -162,7 +172,7 @@ def _passage_run(source: Any, format: str | None) -> pd.DataFrame | None:
 
 
 def _read_whole(path: Path, opener: Any, fmt: str | None, how: str, colmap: Mapping[str, str],
-                order: str | None) -> pd.DataFrame:
+                order: str | None, pick: tuple[str | None, str | None] = (None, None)) -> pd.DataFrame:
     """A TREC, CSV, TSV or JSON run file read at once (its format found from its content when ``fmt`` is
     None), in normal form."""
     data = _read_bytes(path, opener)
@@ -175,7 +185,8 @@ def _read_whole(path: Path, opener: Any, fmt: str | None, how: str, colmap: Mapp
     elif fmt in ("csv", "tsv"):
         frame, attrs = _read_delimited(data, "," if fmt == "csv" else "\t", colmap, where), {}
     else:
-        frame, attrs = _read_json(data, fmt, colmap, where), {}
+        frame = _read_json(data, fmt, colmap, where, pick)
+        attrs = frame.attrs.pop("_mteb", {})
     if fmt in ("trec", "csv", "tsv"):  # name lines by reading the file again, only if an error needs it,
         header = 0 if fmt == "trec" else _first_line(data)  # so the file's bytes are freed before the checks
         frame.attrs["_row_label"] = _file_labels(path, opener, header)

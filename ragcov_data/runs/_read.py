@@ -14,6 +14,7 @@ from typing import Any, Callable, Mapping
 
 import pandas as pd
 
+from ragcov_data.runs._mteb import is_mteb_predictions, mteb_predictions
 from ragcov_data.runs._normal import _TREC_FIELDS, _normalise
 from ragcov_data.errors import InputFileError, RagcovError
 
@@ -360,7 +361,10 @@ def _refuse_delimiter(first: str, sep: str, where: str) -> None:
                 "TREC run.")
 
 
-def _read_json(data: bytes, fmt: str, colmap: Mapping[str, str], where: str) -> pd.DataFrame:
+def _read_json(data: bytes, fmt: str, colmap: Mapping[str, str], where: str,
+               pick: tuple[str | None, str | None] = (None, None)) -> pd.DataFrame:
+    """A JSON or JSON Lines run; an MTEB prediction file gives its (subset, split) ``pick``, its attrs in
+    ``attrs["_mteb"]``."""
     text = data.decode("utf-8")
     if fmt == "json":
         try:
@@ -369,6 +373,11 @@ def _read_json(data: bytes, fmt: str, colmap: Mapping[str, str], where: str) -> 
             if exc.msg == "Extra data":  # one object a line: JSON Lines
                 return _read_json(data, "jsonl", colmap, where.replace("format json", "format jsonl"))
             raise InputFileError(f"{where}, line {exc.lineno}: not valid JSON ({exc.msg}, column {exc.colno}).") from None
+        if is_mteb_predictions(obj):
+            run, attrs = mteb_predictions(obj, where, *pick)
+            frame = _from_mapping(run, where)
+            frame.attrs["_mteb"] = attrs
+            return frame
         if isinstance(obj, Mapping):
             return _from_mapping(obj, where)
         if isinstance(obj, list) and all(isinstance(r, Mapping) for r in obj):
