@@ -272,3 +272,58 @@ class _SearchModel:
         for q, d, s in zip(run["query-id"], run["corpus-id"], run["score"]):
             out[str(q)][str(d)] = float(s)
         return out
+
+
+# ==================================================================================== encoders
+def encoder(name: str = "use-multilingual", **kwargs: Any) -> Any:
+    """A packaged ragcov encoder (``minilm``, ``use-multilingual``, ``e5-small``, ``wordllama``: the models ship
+    inside PyPI packages, loaded offline) as an MTEB *encoder* (``encode``/``similarity``), so MTEB's own dense
+    search runs it: ``mteb.evaluate(encoder("minilm"), tasks=tasks())``. Queries are encoded as queries and
+    documents as passages (e5's prompts); embeddings are L2-normalised and compared by cosine."""
+    _mteb()
+    from ragcov_data.baselines.encoders import load_encoder
+
+    return _Encoder(name, load_encoder(name, **kwargs))
+
+
+class _Encoder:
+    """MTEB's EncoderProtocol over a ragcov :class:`~ragcov_data.baselines.encoders.Encoder`."""
+
+    def __init__(self, name: str, inner: Any) -> None:
+        self.name = name
+        self.inner = inner
+
+    def encode(self, inputs: Any, *, task_metadata: Any = None, hf_split: str = "test", hf_subset: str = "default",
+               prompt_type: Any = None, **kwargs: Any) -> Any:
+        import numpy as np
+
+        texts = [t for batch in inputs for t in batch["text"]]
+        query = prompt_type is not None and str(getattr(prompt_type, "value", prompt_type)) == "query"
+        if not texts:
+            return np.zeros((0, 1), dtype=np.float32)
+        return self.inner.encode_queries(texts) if query else self.inner.encode_passages(texts)
+
+    def similarity(self, embeddings1: Any, embeddings2: Any) -> Any:
+        import numpy as np
+        import torch
+
+        a, b = np.atleast_2d(np.asarray(embeddings1)), np.atleast_2d(np.asarray(embeddings2))
+        return torch.from_numpy((a @ b.T).astype(np.float32))  # both L2-normalised: the cosine
+
+    def similarity_pairwise(self, embeddings1: Any, embeddings2: Any) -> Any:
+        import numpy as np
+        import torch
+
+        a, b = np.atleast_2d(np.asarray(embeddings1)), np.atleast_2d(np.asarray(embeddings2))
+        return torch.from_numpy((a * b).sum(axis=1).astype(np.float32))
+
+    @property
+    def mteb_model_meta(self) -> Any:
+        from mteb.models.model_meta import ModelMeta
+
+        return ModelMeta(
+            loader=None, name=f"ragcov/{self.name}", revision=_REVISION, release_date=None, languages=["por-Latn"],
+            n_parameters=None, memory_usage_mb=None, max_tokens=None, embed_dim=None, license="apache-2.0",
+            open_weights=True, public_training_code=None, public_training_data=None, framework=["NumPy"],
+            reference=None, similarity_fn_name="cosine", use_instructions=False, training_datasets=set(),
+            model_type=["dense"])

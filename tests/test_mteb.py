@@ -175,3 +175,21 @@ def test_cli_split_picks_one_of_several(evaluated: dict, data_dir: Path, tmp_pat
     assert test["estimates"][0]["estimate"] == pytest.approx(_trec_ndcg10(folder / PRED, _qrels(evaluated["bm25"][2])),
                                                              abs=1e-9)
     assert dev["estimates"][0]["estimate"] != test["estimates"][0]["estimate"]
+
+
+def test_a_packaged_encoder_runs_as_an_mteb_encoder(data_dir: Path, tmp_path: Path) -> None:
+    """MTEB's own dense search over a packaged encoder (WordLlama: the fastest on a CPU) ranks as ragcov's dense
+    retriever with that model."""
+    task = rm.tasks(data_dir, names=["RagcovIRPF-400"])
+    enc = rm.encoder("wordllama")
+    assert enc.mteb_model_meta.name == "ragcov/wordllama" and enc.mteb_model_meta.similarity_fn_name == "cosine"
+    theirs = mteb.evaluate(enc, tasks=task, prediction_folder=tmp_path / "enc", cache=None,
+                           overwrite_strategy="always", show_progress_bar=False).task_results[0].scores["test"][0]
+    ours = mteb.evaluate(rm.model("dense", model="wordllama"), tasks=task, prediction_folder=tmp_path / "ours",
+                         cache=None, overwrite_strategy="always",
+                         show_progress_bar=False).task_results[0].scores["test"][0]
+    assert theirs["recall_at_10"] > 0.05  # a real ranking, not noise
+    for key in ("recall_at_10", "ndcg_at_10", "ragcov_estimate"):
+        assert theirs[key] == pytest.approx(ours[key], abs=1e-4), key
+    with pytest.raises(RagcovError):
+        rm.encoder("no-such-model")
