@@ -225,28 +225,31 @@ def sentence(res: Any, group: str = ALL) -> str:
         for letter in str(tier).replace("–", ""):
             tiers.setdefault(letter, []).append(name)
     tier_text = " · ".join(f"{k} = {', '.join(v)}" for k, v in sorted(tiers.items()))
-    out = (f"{len(sig)} of {len(pr)} pairs of {len(sy)} systems are separable at the family-wise {_alpha(b)} "
-           f"level (their simultaneous {b.level:.0%} intervals exclude 0)")
     ps = pool_sentence(b, group)
-    if ps:
-        pg = b.pool_group(group)
-        out += f", {pg['n_robust']} robust to the pool"
+    dep = [f"{a}–{c}" for a, c in (b.pool_group(group).get("depends") or [])] if ps else []
+    # on pooled judgments a pair counts as separable only when it is separable under every reading
+    n_sep = len(sig) - len(dep)
+    out = (f"{n_sep} of {len(pr)} pairs of {len(sy)} systems are separable at the family-wise {_alpha(b)} "
+           f"level (their simultaneous {b.level:.0%} intervals exclude 0"
+           + (" under every reading of unjudged documents)" if ps else ")"))
+    if dep:
+        more = f" and {len(dep) - 6} more" if len(dep) > 6 else ""
+        out += (f"; separable under the estimate but the order depends on the pool, so not counted: "
+                f"{', '.join(dep[:6])}{more}")
     if sig.empty:
         out += "; no system is separable from any other"
     else:
         ns = pr[~pr["significant"].astype(bool)]
-        if ns.empty:
+        if ns.empty and not dep:
             out += f"; every pair is separable (tiers: {tier_text})"
+        elif ns.empty:
+            out += f" (tiers under the estimate: {tier_text})"
         else:
             shown = [f"{a}–{c}" for a, c in zip(ns["a"], ns["b"])]
             more = f" and {len(shown) - 6} more" if len(shown) > 6 else ""
             best = getattr(res, "best_set", None)
             could = f"; could be best: {', '.join(best(group))}" if callable(best) else ""
             out += f"; not separable: {', '.join(shown[:6])}{more} (tiers: {tier_text}{could})"
-    if ps and b.pool_group(group).get("depends"):
-        dep = [f"{a}–{c}" for a, c in b.pool_group(group)["depends"]]
-        more = f" and {len(dep) - 6} more" if len(dep) > 6 else ""
-        out += f"; but the order depends on the pool: {', '.join(dep[:6])}{more}"
     return out + "."
 
 
