@@ -562,7 +562,7 @@ def pair_matrix_html(res: Any, g: str, table_class: str = "pairs") -> str:
 def systems_table_html(res: Any, g: str, cls: str = "systems") -> str:
     b = _b(res)
     cols, rows = _rows(b, g)
-    words_ = {"bound_high": "bound_high", "condensed": "condensed", "estimate": "estimate"}
+    words_ = {"bound_high": "unjudged_as_relevant", "condensed": "condensed", "estimate": "estimate"}
     th = "".join(f'<th class="name">{c}</th>' if c == "system" else f"<th>{_e(words_.get(c, c))}</th>" for c in cols)
     body = []
     for row in rows:

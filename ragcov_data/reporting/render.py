@@ -103,8 +103,9 @@ GLOSSARY = {
     "judged@10": "the share of a system's top 10 documents that carry a judgment; below 0.9 its score may owe "
                  "much to the judgment pool.",
     "condensed": "the score with unjudged documents removed from each list (judged-only evaluation).",
-    "bound_high": "the score with unjudged documents read as relevant at the lowest positive grade; the "
-                  "estimate (unjudged read as non-relevant) is the low bound.",
+    "unjudged_as_relevant": "the score with unjudged documents read as relevant at the lowest positive grade "
+                            "(bound_high in the JSON); a reading beside the estimate (unjudged read as "
+                            "non-relevant), not a bound.",
     "robust": "a separation that holds, in the same order, whether unjudged documents are read as "
               "non-relevant, removed or relevant.",
     "coverage": "how often an interval method's 95% interval contained the census value over repeated samples "
