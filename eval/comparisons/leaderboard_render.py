@@ -262,7 +262,8 @@ def family_words(b: Any) -> str:
             "studentized t where a difference sits in fewer than 30 documents); a pair is separable "
             "exactly when its interval excludes 0, and rank intervals, tiers (a shared letter = not separable) and "
             "the could-be-best set all follow those decisions; p is the p-value of that test and p_adj its "
-            "adjusted p-value (below 1 - level exactly when the interval excludes 0).")
+            "adjusted p-value (below 1 - level exactly when the interval excludes 0). A pair's simultaneous "
+            "interval holds for all pairs together, so it is wider than `ragcov compare`'s for that pair alone.")
 
 
 def pool_words(b: Any) -> list[str]:

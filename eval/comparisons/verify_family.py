@@ -223,14 +223,16 @@ def check_notices(systems: pd.DataFrame, checks: Mapping[str, Mapping[str, Any]]
     """One line per group on what its checks found (the leaderboard prints its notices in every format):
     the family-wise error measured, and the systems whose interval method is not verified at this design."""
     out = []
+    said = False  # how the check works is said once, on its first line; the groups' lines give their numbers
     for label, c in checks.items():
         where = "" if label == "__all__" else f" (group {label})"
         if c.get("fwer") is not None:
             ok = (1 - c["fwer"]) + 2 * c["mc_se"] >= level
-            out.append(f"family check{where}: on {c['n_families']} simulated null families of this design (no true "
-                       f"difference; B = {c['n_resamples']} bootstrap resamples each) the simultaneous intervals "
-                       f"separated some pair {c['fwer']:.1%} ± {2 * c['mc_se']:.1%} of the time (nominal at most "
-                       f"{1 - level:.0%})"
+            how = ("" if said else f"on {c['n_families']} simulated null families of this design (no true "
+                   f"difference; B = {c['n_resamples']} bootstrap resamples each) ")
+            said = True
+            out.append(f"family check{where}: {how}the simultaneous intervals separated some pair "
+                       f"{c['fwer']:.1%} ± {2 * c['mc_se']:.1%} of the time (nominal at most {1 - level:.0%})"
                        + _fwer_verdict(c["fwer"], ok, level))
         sub = systems[(systems["group"] == label)]
         bad = sub[sub["verified"].map(lambda x: x is False or x is np.False_)]

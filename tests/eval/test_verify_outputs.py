@@ -300,6 +300,12 @@ def test_leaderboard_notices_say_what_the_checks_found():
                                                                       "n_families": 200, "n_resamples": 499}}, 0.95)
     assert "8.0% ± 3.8%" in above[0] and "nothing to do" not in above[0] and "NOT VERIFIED" not in above[0]
     assert "above nominal" in above[0] and "Monte Carlo error" in above[0]
+    # how the check works is said once; each group's line gives its own numbers
+    two = check_notices(pd.DataFrame({"group": ["__all__", "G1"], "verified": True}),
+                        {"__all__": {"fwer": 0.04, "mc_se": 0.014, "n_families": 200, "n_resamples": 499},
+                         "G1": {"fwer": 0.05, "mc_se": 0.015, "n_families": 200, "n_resamples": 499}}, 0.95)
+    assert len(two) == 2 and sum("simulated null families" in x for x in two) == 1
+    assert two[1].startswith("family check (group G1): the simultaneous intervals separated some pair 5.0% ± 3.0%")
 
 
 def test_chunking_own_rows_are_evaluates_recommended_rows():
