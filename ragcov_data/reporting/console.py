@@ -145,7 +145,7 @@ def _study_line(results: Mapping[str, Any]) -> str | None:
                  f"{num(d['high'], 3, True)}] per-document hit@1 over {d['n_documents']} documents")
     if m:
         text += f"{'; ' if d is not None else ''}{m.get('n_misses', 0):,} hit@1 misses on {m.get('chunking', '')}"
-    return _fit(text + " (report: where they go).")
+    return _fit(text + " (report: Chunking and misses).")
 
 
 def _answer_line(a: Mapping[str, Any]) -> str:
@@ -168,7 +168,7 @@ def _unverified_line(board: Mapping[str, Any], unverified: list[tuple[str, Any]]
     else:
         who = ", ".join(f"{name} covers {pct(c)}" for name, c in unverified)
     return (f"  * NOT VERIFIED: {who} at this design, short of {lvl}; read those intervals as too narrow "
-            "(report: verified methods).")
+            "(report: Coverage study).")
 
 
 def _pool_lines(board: Mapping[str, Any]) -> list[str]:
@@ -177,7 +177,7 @@ def _pool_lines(board: Mapping[str, Any]) -> list[str]:
     if not pool:
         return []
     out = ["  Pooled judgments: three readings of unjudged documents, no reading a bound on the others; ~ = the "
-           "system's order against another flips under another reading (report: the readings)."]
+           "system's order against another flips under another reading (report: JurisTCU)."]
     if pool.get("pooled_like"):
         out.append(_fit("  " + pool["pooled_like"].split(" — ")[0] + "."))
     return [_fit(x) for x in out]

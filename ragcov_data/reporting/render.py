@@ -636,7 +636,7 @@ def _md_coverage(cov: Mapping[str, Any], naive: set[str]) -> list[str]:
     """The coverage study: one row per estimator x method x K, and the recommended method."""
     if not cov.get("rows"):
         return []
-    lines = [f"## Coverage (population: {cov.get('population')}, {cov.get('reps')} replicates)", ""]
+    lines = [f"## Coverage study (population: {cov.get('population')}, {cov.get('reps')} replicates)", ""]
     lines.append(_md_table(cov["rows"], ["estimator", "method", "k", "coverage", "mc_margin", "mean_width"],
                            {"method": lambda m: m + (" (naive)" if m in naive else ""), "estimator": str,
                             "k": str, "coverage": _pct, "mc_margin": lambda x: "±" + num(100 * x, 1)}))

@@ -46,6 +46,22 @@ def census(bench, tmp_path_factory):
     return path
 
 
+def test_console_pointers_name_sections_of_the_report(bench):
+    """Every "(report: X)" the console can print names a section heading of report.html and of summary.md."""
+    import re
+    from pathlib import Path
+
+    import ragcov_data.reporting.console as console
+
+    pointers = set(re.findall(r"\(report: ([^)]+)\)", Path(console.__file__).read_text(encoding="utf-8")))
+    assert {"Chunking and misses", "Coverage study", "JurisTCU"} <= pointers
+    heads = set(re.findall(r"<h2>([^<]+)</h2>", (bench / "report.html").read_text(encoding="utf-8")))
+    md = (bench / "summary.md").read_text(encoding="utf-8")
+    for p in pointers:
+        assert p in heads, (p, heads)
+        assert re.search(rf"^## {re.escape(p)}\b", md, flags=re.M), p
+
+
 def test_benchmark_log_lines_fit_200_characters(bench_run):
     log = [line for line in bench_run[2].splitlines() if line.startswith("[ragcov]")]
     assert len(log) >= 5
