@@ -185,17 +185,29 @@ def short_sentence(res: Any, group: str = ALL, limit: int = 200) -> str:
     if pg:
         out += f", {pg['n_robust']} robust to the pool"
     best = list((b.groups.get(group) or {}).get("best_set") or [])
+    end = _pooled_leader(b, group)
     if n_sig == 0:
-        return out + "; no system is separable from any other."
+        return out + "; no system is separable from any other" + end + "."
     lead = "; best: " if len(best) == 1 else "; could be best: "
     shown: list[str] = []
     for k, name in enumerate(best):
         rest = len(best) - k - 1
-        tail = f" and {rest} more." if rest else "."
-        if len(out + lead + ", ".join(shown + [name]) + tail) > limit:
-            return out + lead + ", ".join(shown) + f" and {len(best) - len(shown)} more."
+        tail = f" and {rest} more" if rest else ""
+        if len(out + lead + ", ".join(shown + [name]) + tail + end + ".") > limit:
+            return out + lead + ", ".join(shown) + f" and {len(best) - len(shown)} more" + end + "."
         shown.append(name)
-    return out + lead + ", ".join(shown) + "."
+    return out + lead + ", ".join(shown) + end + "."
+
+
+def _pooled_leader(b: Board, group: str) -> str:
+    """`` (X is judged like a pooled engine, judged@10 = 1.00)`` when the group's first system is judged like an
+    engine of the pool (``pooled_like``): its lead may owe to the pool; else ``""``."""
+    sy = b.sy(group)
+    if not len(sy) or "pooled_like" not in sy.columns or not _is_true(sy["pooled_like"].iloc[0]):
+        return ""
+    top = sy.iloc[0]
+    jk = f"judged@{b.judged_k} = {float(top['judged']):.2f}" if b.judged_k and _fin(top.get("judged")) else ""
+    return f" ({top['name']} is judged like a pooled engine{', ' + jk if jk else ''}: its lead may owe to the pool)"
 
 
 def pool_sentence(b: Any, g: str) -> str | None:
@@ -250,7 +262,7 @@ def sentence(res: Any, group: str = ALL) -> str:
             best = getattr(res, "best_set", None)
             could = f"; could be best: {', '.join(best(group))}" if callable(best) else ""
             out += f"; not separable: {', '.join(shown[:6])}{more} (tiers: {tier_text}{could})"
-    return out + "."
+    return out + _pooled_leader(b, group) + "."
 
 
 def family_words(b: Any) -> str:

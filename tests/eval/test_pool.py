@@ -250,3 +250,14 @@ def test_a_run_lacking_most_of_a_group_is_shown_but_not_tiered(runs):
     # without the zero policy nothing is left untiered
     full = leaderboard(runs, task, metric="ndcg@10", by="group", n_resamples=199)
     assert full.systems["tiered"].all() and "–" not in set(full.systems["tier"])
+
+
+def test_headline_says_the_winner_is_judged_like_a_pooled_engine(board):
+    sy = board.systems[board.systems["group"] == "__all__"]
+    top = sy.iloc[0]
+    assert top["name"] == "A" and bool(top["pooled_like"]) and top["judged"] == 1.0
+    from ragcov_data.eval.comparisons.leaderboard_render import sentence, short_sentence
+
+    for s in (short_sentence(board), sentence(board)):
+        assert "A is judged like a pooled engine, judged@10 = 1.00: its lead may owe to the pool" in s
+    assert len(short_sentence(board)) <= 200
