@@ -12,7 +12,7 @@ import re
 from typing import Any, Sequence
 
 from ragcov_data._format import num
-from ragcov_data.eval.comparisons.leaderboard_render import _b, _is_false, group_label, head, tier_text
+from ragcov_data.eval.comparisons.leaderboard_render import _b, _is_false, group_label, head, rank_text, tier_text
 
 __all__ = ["escape", "tabular", "latex", "board_tables"]
 
@@ -59,7 +59,7 @@ def board_tables(res: Any, title: str = "", key: str = "leaderboard", pairs: boo
         rows = []
         for r in b.sy(g).to_dict(orient="records"):
             star = _is_false(r.get("verified"))
-            rows.append([f"{r['rank']} [{r['rank_low']}, {r['rank_high']}]", escape(r["name"]), _n(r["estimate"]),
+            rows.append([escape(rank_text(r)), escape(r["name"]), _n(r["estimate"]),
                          f"[{_n(r['low'])}, {_n(r['high'])}]" + ("$^*$" if star else ""),
                          escape(tier_text(b, g, r))])
         cap = (f"{where}: {escape(head(b, g))}. Tier: systems sharing a letter are not separable at the "

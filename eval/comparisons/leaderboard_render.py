@@ -172,15 +172,37 @@ def tier_text(b: Any, g: str, row: Mapping[str, Any]) -> str:
     return tier + ("~" if _is_true(row.get("tier_flip")) and tier != "–" else "")
 
 
+def rank_text(row: Mapping[str, Any]) -> str:
+    """``rank [low, high]``; ``–`` for a run not tiered (it lacks most of the group's queries), which has no
+    rank interval: it enters no other system's ranks, tier or could-be-best set."""
+    if _is_false(row.get("tiered")):
+        return "–"
+    return f"{row['rank']} [{row['rank_low']}, {row['rank_high']}]"
+
+
+def _tiered_pairs(pr: pd.DataFrame) -> pd.DataFrame:
+    """The pairs between tiered runs: the only ones a count of separable pairs counts."""
+    if "tiered" not in pr.columns:
+        return pr
+    return pr[[not _is_false(t) for t in pr["tiered"]]]
+
+
+def _untiered_words(pr: pd.DataFrame, kept: pd.DataFrame) -> str:
+    n = len(pr) - len(kept)
+    return f" ({n} pair{'s' if n != 1 else ''} with a run not tiered left out)" if n else ""
+
+
 def short_sentence(res: Any, group: str = ALL, limit: int = 200) -> str:
     """The verdict in at most ``limit`` characters: how many pairs are separable at the family-wise level
     (robust to the pool, where judgments are pooled) and which systems could be best."""
     b = _b(res)
-    pr, sy = b.pr(group), b.sy(group)
-    if pr.empty:
+    all_pr, sy = b.pr(group), b.sy(group)
+    if all_pr.empty:
         return f"{group_label(group)}: no pairs."
+    pr = _tiered_pairs(all_pr)
     n_sig = int(pr["significant"].astype(bool).sum())
-    out = f"{n_sig} of {len(pr)} pairs separable at the family-wise {_alpha(b)} level"
+    out = (f"{n_sig} of {len(pr)} pairs separable at the family-wise {_alpha(b)} level"
+           + _untiered_words(all_pr, pr))
     pg = b.pool_group(group)
     if pg:
         out += f", {pg['n_robust']} robust to the pool"
@@ -228,9 +250,10 @@ def sentence(res: Any, group: str = ALL) -> str:
     """Which systems are separable at the family-wise level, and which are not, in one sentence; on pooled
     judgments, how many separations are robust to the pool and which pairs' order depends on it."""
     b = _b(res)
-    pr, sy = b.pr(group), b.sy(group)
-    if pr.empty:
+    all_pr, sy = b.pr(group), b.sy(group)
+    if all_pr.empty:
         return f"{group_label(group)}: no pairs."
+    pr = _tiered_pairs(all_pr)
     sig = pr[pr["significant"].astype(bool)]
     tiers: dict[str, list[str]] = {}
     for name, tier in zip(sy["name"], sy["tier"]):
@@ -243,7 +266,7 @@ def sentence(res: Any, group: str = ALL) -> str:
     n_sep = len(sig) - len(dep)
     out = (f"{n_sep} of {len(pr)} pairs of {len(sy)} systems are separable at the family-wise {_alpha(b)} "
            f"level (their simultaneous {b.level:.0%} intervals exclude 0"
-           + (" under every reading of unjudged documents)" if ps else ")"))
+           + (" under every reading of unjudged documents)" if ps else ")") + _untiered_words(all_pr, pr))
     if dep:
         more = f" and {len(dep) - 6} more" if len(dep) > 6 else ""
         out += (f"; separable under the estimate but the order depends on the pool, so not counted: "
@@ -321,7 +344,7 @@ def _rows(b: Board, g: str, html: bool = False) -> tuple[list[str], list[list[st
         cols.append("unjudged_as_relevant")
     rows = []
     for r in sy.itertuples(index=False):
-        row = [f"{r.rank} [{r.rank_low}, {r.rank_high}]", str(r.name), _num(r.estimate),
+        row = [rank_text(r._asdict()), str(r.name), _num(r.estimate),
                f"[{_num(r.low)}, {_num(r.high)}]", tier_text(b, g, r._asdict())]
         if jk:
             row.append("–" if not _fin(r.judged) else f"{r.judged:.2f}" + (" !" if r.judged_flag else "")

@@ -12,7 +12,7 @@ from typing import Any, Mapping, Sequence
 
 from ragcov_data._format import num, pct
 from ragcov_data.eval.comparisons.leaderboard_latex import board_tables
-from ragcov_data.eval.comparisons.leaderboard_render import Board, head, short_sentence, tier_text
+from ragcov_data.eval.comparisons.leaderboard_render import Board, head, rank_text, short_sentence, tier_text
 from ragcov_data.reporting.studies import flip_difference
 
 __all__ = ["summary", "latex_summary", "task_boards", "board_table", "MAX_LINE"]
@@ -72,7 +72,7 @@ def board_table(board: Mapping[str, Any], group: str = ALL) -> tuple[list[str], 
             unverified.append((str(r["name"]), r.get("verified_coverage")))
         rows.append([str(r["name"]), num(r["estimate"]),
                      f"[{num(r['low'])}, {num(r['high'])}]" + (" *" if star else ""), tier_text(b, group, r),
-                     f"{r['rank']} [{r['rank_low']}, {r['rank_high']}]"])
+                     rank_text(r)])
     cols = ["system", "score", f"{lvl} interval", "tier", "rank [interval]"]
     width = [max(len(c), *(len(row[i]) for row in rows)) for i, c in enumerate(cols)]
     fmt = lambda row: "  " + "  ".join(v.ljust(w) for v, w in zip(row, width)).rstrip()  # noqa: E731

@@ -237,7 +237,7 @@ def answer_rows(results: Mapping[str, Any]) -> list[dict[str, Any]]:
                     rows.append({"task": task, "metric": lb.get("metric", metric), "system": s["name"],
                                  "estimate": s["estimate"], "low": s["low"], "high": s["high"],
                                  "tier": LB.tier_text(lb, LB.ALL, s),  # ~: its order flips under the pool
-                                 "rank": f"{s['rank']} [{s['rank_low']}, {s['rank_high']}]",
+                                 "rank": LB.rank_text(s),
                                  "judged": s.get("judged"), "bound_high": s.get("bound_high"),
                                  "verified": s.get("verified"), "verified_coverage": s.get("verified_coverage")})
         elif task.startswith("ANEEL"):

@@ -247,6 +247,20 @@ def test_a_run_lacking_most_of_a_group_is_shown_but_not_tiered(runs):
     assert pool["n_separable"] == int(g1[g1["tiered"].astype(bool)]["significant"].sum())
     text = b.summary()
     assert "B lacks most of them: shown, not tiered here" in text
+    # no rank interval for the untiered run, and its pairs are not counted as separable or not
+    from ragcov_data.eval.comparisons.leaderboard_latex import latex
+    from ragcov_data.eval.comparisons.leaderboard_render import rank_text, sentence, short_sentence
+
+    assert rank_text(sy.loc[("G1", "B")].to_dict()) == "–"
+    assert rank_text(sy.loc[("G2", "B")].to_dict()).startswith(str(sy.loc[("G2", "B"), "rank"]) + " [")
+    row_b = next(ln for ln in text.split("group G1")[1].splitlines() if " B " in f" {ln} ")
+    assert "[" not in row_b.split("B")[0]  # the rank cell before the name shows no interval
+    n_tiered = len(g1) - 2
+    n_sig = int(g1[g1["tiered"].astype(bool)]["significant"].sum())
+    assert short_sentence(b, "G1").startswith(f"{n_sig} of {n_tiered} pairs separable")
+    assert "(2 pairs with a run not tiered left out)" in sentence(b, "G1")
+    g1_rows = [ln for ln in latex(b).split("tab:leaderboard-g1")[0].splitlines() if " & B & " in ln]
+    assert g1_rows and not g1_rows[-1].split(" & B & ")[0].strip().endswith("]")  # no rank interval in LaTeX
     # without the zero policy nothing is left untiered
     full = leaderboard(runs, task, metric="ndcg@10", by="group", n_resamples=199)
     assert full.systems["tiered"].all() and "–" not in set(full.systems["tier"])
