@@ -275,3 +275,18 @@ def test_headline_says_the_winner_is_judged_like_a_pooled_engine(board):
     for s in (short_sentence(board), sentence(board)):
         assert "A is judged like a pooled engine, judged@10 = 1.00: its lead may owe to the pool" in s
     assert len(short_sentence(board)) <= 200
+
+
+def test_latex_carries_judged_the_readings_robustness_and_the_missing_note(board, runs):
+    from ragcov_data.eval.comparisons.leaderboard_latex import latex
+
+    tex = latex(board)
+    assert "judged@10 & condensed & unjudged\\_as\\_relevant \\\\" in tex
+    assert "1.00 pooled" in tex and "0.50 !" in tex
+    assert "Unjudged documents read three ways" in tex and "Judgments pooled from 2 engines" in tex
+    assert "robust to the pool \\\\" in tex and "& yes & no \\\\" in tex
+    task = _task()
+    r = dict(runs)
+    r["B"] = r["B"][~r["B"]["query-id"].isin(["q0", "q1"])]
+    zero = leaderboard(r, task, metric="ndcg@10", on_missing="zero", n_resamples=199)
+    assert "lack" in latex(zero) and "scored 0" in latex(zero)
