@@ -467,6 +467,13 @@ def _resolution_table(rows: list[Mapping[str, Any]]) -> str:
                           "unresolved one is listed in the task's manifest and was printed on the console.")
 
 
+def _budget_family(ir: Mapping[str, Any]) -> tuple[int, Mapping[str, Any]] | None:
+    """The budgeted family behind the IRPF answer ("within N words"): its budget and leaderboard block."""
+    bud = ir.get("budgets") or {}
+    fam = (bud.get("families") or {}).get(str(bud.get("budget")))
+    return (int(bud["budget"]), fam) if fam and fam.get("pairs") is not None else None
+
+
 def _irpf_html(ir: Mapping[str, Any], figs: Mapping[str, tuple[bytes, str]] | None = None) -> str:
     """Real questions: the chunking x retriever answer (sentence, recall against budget, forest plot, pair
     matrix), then every retriever on the article chunks; the resolution table folded."""
@@ -476,6 +483,12 @@ def _irpf_html(ir: Mapping[str, Any], figs: Mapping[str, tuple[bytes, str]] | No
     if figs and "irpf_budget" in figs:
         parts.append(_img(figs["irpf_budget"][0], "recall against context budget", figs["irpf_budget"][1],
                           "fig-irpf_budget"))
+    fam = _budget_family(ir)
+    if fam:
+        parts.append(f'<h3>Chunking × retriever within {int(fam[0]):,} words of context ({_e(fam[1].get("metric") or "")}): '
+                     "the family the answer above comes from</h3>")
+        parts.append(LB.panels_html(fam[1], heading=4, systems_class="irpf-budget", matrix_class="pair-matrix",
+                                    fold_pairs=True))
     ch = ir.get("chunkings")
     if ch:
         parts.append(f'<h3>Chunking × retriever on {_e(ch.get("metric", "recall@10"))}: unequal contexts, k chunks of '
@@ -679,6 +692,10 @@ def _md_irpf(ir: Mapping[str, Any]) -> list[str]:
     lines = ["## Real questions (IRPF)", ""]
     if ir.get("sentence"):
         lines += [ir["sentence"], ""]
+    fam = _budget_family(ir)
+    if fam:
+        lines += [f"### Chunking × retriever within {fam[0]:,} words of context (the family the answer comes from)",
+                  ""] + LB.markdown_panels(fam[1], level=4)
     if ir.get("chunkings"):
         lines += [f"### Chunking × retriever on {ir['chunkings'].get('metric', 'recall@10')} (unequal contexts)",
                   ""] + LB.markdown_panels(ir["chunkings"], level=4)
