@@ -182,3 +182,13 @@ def test_report_shows_the_budgeted_family_behind_the_answer(irpf, page):
     assert head in md and md.index(head) < md.index("(unequal contexts)")
     for s in _overall(fam).values():
         assert f"{s['estimate']:.4f}" in md and f"[{s['low']:.4f}, {s['high']:.4f}]" in md
+
+
+def test_main_job_ranks_the_cuts_with_the_retriever_the_readme_quotes():
+    """The README's IRPF answer is the Portuguese BM25's (bm25-pt); the main job's study ranks the cuts with it,
+    so the README, the main job and its report give one number for one answer."""
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    assert "50-word windows with the Portuguese BM25" in readme
+    assert "bm25-pt" in pipeline.IRPF_STUDY_RETRIEVERS
