@@ -136,3 +136,13 @@ def _irpf_article(data_dir):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return ragcov_data.load_dataset("irpf", "article", data_dir=str(data_dir))
+
+
+def test_chunking_on_cited_questions_defaults_to_the_portuguese_bm25(cited_files, capsys):
+    """Without --retriever, real questions are ranked with bm25-pt, the retriever the README's answer and the
+    main job use, so the three give one number for one answer."""
+    acts, qs = cited_files
+    assert main(["chunking", "--dataset", "cited_questions", "--data-files", str(acts), "--questions", str(qs),
+                 "--chunking", "words-20,article", "--n-resamples", "199", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "article/bm25-pt" in out and "article/bm25 " not in out
