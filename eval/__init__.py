@@ -61,6 +61,7 @@ from ragcov_data.eval.misses.analysis import MissesResult, misses  # noqa: E402
 
 __all__ += ["misses", "MissesResult"]
 from ragcov_data.eval.outcomes.table import OutcomeSet, OutcomeTable  # noqa: E402
-from ragcov_data.eval.outcomes.stage import outcomes, outcomes_many  # noqa: E402
+from ragcov_data.eval.outcomes.stage import outcomes_many  # noqa: E402
+import ragcov_data.eval.outcomes as outcomes  # noqa: E402  (the stage's module, callable as its function)
 
 __all__ += ["outcomes", "outcomes_many", "OutcomeTable", "OutcomeSet"]

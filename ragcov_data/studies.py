@@ -138,13 +138,20 @@ def cited_tasks(acts: Any, questions: Any, chunkings: Sequence[tuple[str, Mappin
                 dataset: str, note: Callable[[str, str], Any], **kw: Any) -> dict[str, Any]:
     """One cited-questions task per ``(name, build_cited_task keywords)`` of ``chunkings``, the same questions
     under each; every warning of a build (unresolved citations) goes to ``note(name, message)``, never silent."""
-    tasks = {}
+    tasks: dict[str, Any] = {}
+    said: dict[str, str] = {}  # a message's body (without the chunking's name) -> the chunking it was said for
     for name, opts in chunkings:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             tasks[name] = build_cited_task(acts, questions, dataset=dataset, config_name=name, **kw, **opts)
         for w in caught:
-            note(name, str(w.message))
+            msg = str(w.message)
+            body = msg.replace(f"({name})", "(…)", 1)
+            if body in said:  # the same citations under another chunking: said once, then pointed to
+                note(name, f"cited questions ({name}): the same as for {said[body]} (in its manifest too).")
+            else:
+                said[body] = name
+                note(name, msg)
     return tasks
 
 

@@ -124,6 +124,15 @@ def test_readme_first_screen() -> None:
     assert len((REPO / "README.md").read_text(encoding="utf-8").splitlines()) <= 250
 
 
+def test_readme_torch_note_says_where_the_cpu_build_comes_from() -> None:
+    """Installing torch first avoids a CUDA build only where pip finds a CPU wheel: the README keeps the
+    command and says how to get the CPU build elsewhere, never that pip cannot pull a CUDA build."""
+    head = "\n".join((REPO / "README.md").read_text(encoding="utf-8").splitlines()[:40])
+    assert "pip install torch==2.13.0 &&" in head
+    assert "--index-url https://download.pytorch.org/whl/cpu" in head
+    assert "never pulls" not in head and "only where pip finds a CPU wheel" in head
+
+
 def test_parser_reads_marks_and_continuations(tmp_path: Path) -> None:
     page = tmp_path / "p.md"
     page.write_text("x\n<!-- not-run: installs packages -->\n```bash\npip install x\n```\n\n```bash\n"

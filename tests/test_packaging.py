@@ -13,6 +13,41 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 
 
+def _build_requires() -> list[str]:
+    """``build-system.requires`` of the project's pyproject.toml."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+    with open(REPO / "pyproject.toml", "rb") as fh:
+        return list(tomllib.load(fh)["build-system"]["requires"])
+
+
+def _backend_is_new_enough() -> bool:
+    """Whether this environment's setuptools satisfies the project's ``build-system.requires``."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    from packaging.requirements import Requirement
+
+    for line in _build_requires():
+        req = Requirement(line)
+        try:
+            if version(req.name) not in req.specifier:
+                return False
+        except PackageNotFoundError:
+            return False
+    return True
+
+
+def test_build_system_asks_for_a_setuptools_that_reads_the_license():
+    """The SPDX ``license`` string needs setuptools 77 (PEP 639): an older one refuses the pyproject.toml, so
+    the build-system must not let it be used."""
+    from packaging.requirements import Requirement
+
+    req = next(Requirement(r) for r in _build_requires() if Requirement(r).name == "setuptools")
+    assert "76.9" not in req.specifier and "77.0" in req.specifier
+
+
 def test_wheel_imports_subpackages_outside_the_repo(tmp_path):
     # build from a clean copy of the sources, so stale build/ folders can neither help nor leak
     src = tmp_path / "src"
@@ -25,8 +60,13 @@ def test_wheel_imports_subpackages_outside_the_repo(tmp_path):
 
     shutil.copytree(REPO, src, symlinks=True, ignore=ignore)
     wheel_dir = tmp_path / "wheel"
-    res = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-                          "-w", str(wheel_dir), str(src)], capture_output=True, text=True, cwd=tmp_path)
+    # the project's build backend at the version its build-system asks for: the environment's own setuptools
+    # where it is new enough, else pip's isolated build (which installs what build-system.requires names); an
+    # old setuptools bundled with the venv then cannot fail the build
+    isolation = [] if _backend_is_new_enough() else ["--use-pep517"]
+    res = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", *isolation,
+                          *([] if isolation else ["--no-build-isolation"]), "-w", str(wheel_dir), str(src)],
+                         capture_output=True, text=True, cwd=tmp_path)
     assert res.returncode == 0, res.stderr[-3000:]
     wheel = next(wheel_dir.glob("ragcov_data-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()

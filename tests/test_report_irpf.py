@@ -167,3 +167,28 @@ def test_console_compares_chunkings_at_the_answers_budget():
     fallback = {"irpf": {"chunkings": {"metric": "recall@10"}}}
     (_, title2, _), = [b for b in task_boards(fallback) if b[0] == "irpf-chunking"]
     assert "unequal contexts" in title2
+
+
+def test_report_shows_the_budgeted_family_behind_the_answer(irpf, page):
+    """The family the answer ("within N words") comes from is in report.html and summary.md, before
+    recall@10's (the unequal-context one), with every system's interval."""
+    html, md = page
+    ir = irpf[0]
+    b = ir["budgets"]["budget"]
+    fam = ir["budgets"]["families"][str(b)]
+    sec = html[html.index('<section id="irpf">'):]
+    head = f"within {b:,} words of context"
+    assert head in sec and sec.index(head) < sec.index("unequal contexts, k chunks of each chunking")
+    assert head in md and md.index(head) < md.index("(unequal contexts)")
+    for s in _overall(fam).values():
+        assert f"{s['estimate']:.4f}" in md and f"[{s['low']:.4f}, {s['high']:.4f}]" in md
+
+
+def test_main_job_ranks_the_cuts_with_the_retriever_the_readme_quotes():
+    """The README's IRPF answer is the Portuguese BM25's (bm25-pt); the main job's study ranks the cuts with it,
+    so the README, the main job and its report give one number for one answer."""
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    assert "50-word windows with the Portuguese BM25" in readme
+    assert "bm25-pt" in pipeline.IRPF_STUDY_RETRIEVERS

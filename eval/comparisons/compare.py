@@ -16,7 +16,7 @@ from ragcov_data.eval.estimates.evaluator import _grouped_estimates, _methods_iv
 from ragcov_data.eval.outcomes.align import ON_MISMATCH
 from ragcov_data.eval.outcomes.args import check_outcome_args
 from ragcov_data.eval.outcomes.stage import outcomes_many
-from ragcov_data.eval.outcomes.table import OutcomeSet
+from ragcov_data.eval.outcomes.table import OutcomeSet, run_name
 from ragcov_data.eval.estimates.results import ComparisonResult, mark_recommended
 
 __all__ = ["compare", "finish_difference"]
@@ -103,8 +103,11 @@ def compare(
                        relevance_threshold=relevance_threshold, on_missing=on_missing, on_mismatch=on_mismatch,
                        cluster=cluster, by=by, exclude_self=exclude_self)
     methods_t = with_size_methods(methods_t, methods, oc.population_sizes)
-    return _comparison(oc, methods_t, metric=metric, tie_policy=tie_policy, on_mismatch=on_mismatch, level=level,
-                       seed=seed, n_resamples=int(n_resamples))
+    res = _comparison(oc, methods_t, metric=metric, tie_policy=tie_policy, on_mismatch=on_mismatch, level=level,
+                      seed=seed, n_resamples=int(n_resamples))
+    names = [run_name(run_a), run_name(run_b)]
+    res.info["name_a"], res.info["name_b"] = names if names[0] != names[1] else ("run_a", "run_b")
+    return res
 
 
 def _comparison(oc: OutcomeSet, methods_t: tuple[str, ...], *, metric: str, tie_policy: str, on_mismatch: str,

@@ -12,7 +12,8 @@ import re
 from typing import Any, Sequence
 
 from ragcov_data._format import num
-from ragcov_data.eval.comparisons.leaderboard_render import _b, _is_false, group_label, head, tier_text
+from ragcov_data.eval.comparisons.leaderboard_render import (_b, _is_false, _rows, group_label, head, missing_line,
+                                                              pool_words)
 
 __all__ = ["escape", "tabular", "latex", "board_tables"]
 
@@ -56,28 +57,37 @@ def board_tables(res: Any, title: str = "", key: str = "leaderboard", pairs: boo
     lvl = f"{b.level:.0%}"
     for g in (b.group_names() if groups is None else [g for g in b.group_names() if g in groups]):
         where = escape(f"{title + ', ' if title else ''}{group_label(g)}")
-        rows = []
-        for r in b.sy(g).to_dict(orient="records"):
-            star = _is_false(r.get("verified"))
-            rows.append([f"{r['rank']} [{r['rank_low']}, {r['rank_high']}]", escape(r["name"]), _n(r["estimate"]),
-                         f"[{_n(r['low'])}, {_n(r['high'])}]" + ("$^*$" if star else ""),
-                         escape(tier_text(b, g, r))])
+        cols, rows = _rows(b, g)  # the text's columns: judged@k and the pool's readings where judgments are pooled
+        for row, r in zip(rows, b.sy(g).to_dict(orient="records")):
+            row[:] = [escape(v) for v in row]
+            row[2], row[3] = _n(r["estimate"]), row[3] + ("$^*$" if _is_false(r.get("verified")) else "")
         cap = (f"{where}: {escape(head(b, g))}. Tier: systems sharing a letter are not separable at the "
                f"family-wise {escape(f'{1 - b.level:.0%}')} level.")
+        ml = missing_line(b, g)
+        if ml:
+            cap += " " + escape(ml)
         if any(_is_false(r.get("verified")) for r in b.sy(g).to_dict(orient="records")):
             cap += " $^*$ NOT VERIFIED: the interval covers less than the level at this design."
-        out.append(tabular(["rank", "system", b.metric, f"{lvl} interval", "tier"], rows, "rlrlc", cap,
+        if b.pool and g == b.group_names()[0]:
+            cap += " " + escape(" ".join(pool_words(b)))
+        cols = ["rank", "system", b.metric, f"{lvl} interval", *cols[4:]]
+        out.append(tabular(cols, rows, "rlrlc" + "r" * (len(cols) - 5), cap,
                            _label(key, g if g != "__all__" else "all", "systems")))
         pr = b.pr(g)
         if pairs and len(pr):
             prow = [[escape(f"{r.a} − {r.b}"), _n(r.diff, sign=True),
                      f"[{_n(r.low, sign=True)}, {_n(r.high, sign=True)}]",
                      escape("< 0.0001") if r.p_adj < 1e-4 else _n(r.p_adj), "yes" if r.significant else "no"]
+                    + ([("yes" if r.robust is True else "no") if r.significant else "--"] if b.pool else [])
                     for r in pr.itertuples(index=False)]
             cap = (f"{where}: each pair's difference with its simultaneous {escape(lvl)} interval over the "
-                   f"family's {len(pr)} pairs; separable when the interval excludes 0 (adjusted p from the same test as the interval).")
-            out.append(tabular(["pair", "difference", f"simultaneous {lvl} interval", "adjusted p", "separable"],
-                               prow, "lrlrc", cap, _label(key, g if g != "__all__" else "all", "pairs")))
+                   f"family's {len(pr)} pairs; separable when the interval excludes 0 (adjusted p from the same test as the interval)."
+                   + (" Robust to the pool: the separation holds, in the same order, under all three readings of "
+                      "unjudged documents." if b.pool else ""))
+            out.append(tabular(["pair", "difference", f"simultaneous {lvl} interval", "adjusted p", "separable"]
+                               + (["robust to the pool"] if b.pool else []),
+                               prow, "lrlrc" + ("c" if b.pool else ""), cap,
+                               _label(key, g if g != "__all__" else "all", "pairs")))
     return out
 
 

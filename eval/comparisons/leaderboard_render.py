@@ -173,30 +173,64 @@ def tier_text(b: Any, g: str, row: Mapping[str, Any]) -> str:
     return tier + ("~" if _is_true(row.get("tier_flip")) and tier != "–" else "")
 
 
+def rank_text(row: Mapping[str, Any]) -> str:
+    """``rank [low, high]``; ``–`` for a run not tiered (it lacks most of the group's queries), which has no
+    rank interval: it enters no other system's ranks, tier or could-be-best set."""
+    if _is_false(row.get("tiered")):
+        return "–"
+    return f"{row['rank']} [{row['rank_low']}, {row['rank_high']}]"
+
+
+def _tiered_pairs(pr: pd.DataFrame) -> pd.DataFrame:
+    """The pairs between tiered runs: the only ones a count of separable pairs counts."""
+    if "tiered" not in pr.columns:
+        return pr
+    return pr[[not _is_false(t) for t in pr["tiered"]]]
+
+
+def _untiered_words(pr: pd.DataFrame, kept: pd.DataFrame) -> str:
+    n = len(pr) - len(kept)
+    return f" ({n} pair{'s' if n != 1 else ''} with a run not tiered left out)" if n else ""
+
+
 def short_sentence(res: Any, group: str = ALL, limit: int = 200) -> str:
     """The verdict in at most ``limit`` characters: how many pairs are separable at the family-wise level
     (robust to the pool, where judgments are pooled) and which systems could be best."""
     b = _b(res)
-    pr, sy = b.pr(group), b.sy(group)
-    if pr.empty:
+    all_pr, sy = b.pr(group), b.sy(group)
+    if all_pr.empty:
         return f"{group_label(group)}: no pairs."
+    pr = _tiered_pairs(all_pr)
     n_sig = int(pr["significant"].astype(bool).sum())
-    out = f"{n_sig} of {len(pr)} pairs separable at the family-wise {_alpha(b)} level"
+    out = (f"{n_sig} of {len(pr)} pairs separable at the family-wise {_alpha(b)} level"
+           + _untiered_words(all_pr, pr))
     pg = b.pool_group(group)
     if pg:
         out += f", {pg['n_robust']} robust to the pool"
     best = list((b.groups.get(group) or {}).get("best_set") or [])
+    end = _pooled_leader(b, group)
     if n_sig == 0:
-        return out + "; no system is separable from any other."
+        return out + "; no system is separable from any other" + end + "."
     lead = "; best: " if len(best) == 1 else "; could be best: "
     shown: list[str] = []
     for k, name in enumerate(best):
         rest = len(best) - k - 1
-        tail = f" and {rest} more." if rest else "."
-        if len(out + lead + ", ".join(shown + [name]) + tail) > limit:
-            return out + lead + ", ".join(shown) + f" and {len(best) - len(shown)} more."
+        tail = f" and {rest} more" if rest else ""
+        if len(out + lead + ", ".join(shown + [name]) + tail + end + ".") > limit:
+            return out + lead + ", ".join(shown) + f" and {len(best) - len(shown)} more" + end + "."
         shown.append(name)
-    return out + lead + ", ".join(shown) + "."
+    return out + lead + ", ".join(shown) + end + "."
+
+
+def _pooled_leader(b: Board, group: str) -> str:
+    """`` (X is judged like a pooled engine, judged@10 = 1.00)`` when the group's first system is judged like an
+    engine of the pool (``pooled_like``): its lead may owe to the pool; else ``""``."""
+    sy = b.sy(group)
+    if not len(sy) or "pooled_like" not in sy.columns or not _is_true(sy["pooled_like"].iloc[0]):
+        return ""
+    top = sy.iloc[0]
+    jk = f"judged@{b.judged_k} = {float(top['judged']):.2f}" if b.judged_k and _fin(top.get("judged")) else ""
+    return f" ({top['name']} is judged like a pooled engine{', ' + jk if jk else ''}: its lead may owe to the pool)"
 
 
 def pool_sentence(b: Any, g: str) -> str | None:
@@ -217,38 +251,42 @@ def sentence(res: Any, group: str = ALL) -> str:
     """Which systems are separable at the family-wise level, and which are not, in one sentence; on pooled
     judgments, how many separations are robust to the pool and which pairs' order depends on it."""
     b = _b(res)
-    pr, sy = b.pr(group), b.sy(group)
-    if pr.empty:
+    all_pr, sy = b.pr(group), b.sy(group)
+    if all_pr.empty:
         return f"{group_label(group)}: no pairs."
+    pr = _tiered_pairs(all_pr)
     sig = pr[pr["significant"].astype(bool)]
     tiers: dict[str, list[str]] = {}
     for name, tier in zip(sy["name"], sy["tier"]):
         for letter in str(tier).replace("–", ""):
             tiers.setdefault(letter, []).append(name)
     tier_text = " · ".join(f"{k} = {', '.join(v)}" for k, v in sorted(tiers.items()))
-    out = (f"{len(sig)} of {len(pr)} pairs of {len(sy)} systems are separable at the family-wise {_alpha(b)} "
-           f"level (their simultaneous {b.level:.0%} intervals exclude 0)")
     ps = pool_sentence(b, group)
-    if ps:
-        pg = b.pool_group(group)
-        out += f", {pg['n_robust']} robust to the pool"
+    dep = [f"{a}–{c}" for a, c in (b.pool_group(group).get("depends") or [])] if ps else []
+    # on pooled judgments a pair counts as separable only when it is separable under every reading
+    n_sep = len(sig) - len(dep)
+    out = (f"{n_sep} of {len(pr)} pairs of {len(sy)} systems are separable at the family-wise {_alpha(b)} "
+           f"level (their simultaneous {b.level:.0%} intervals exclude 0"
+           + (" under every reading of unjudged documents)" if ps else ")") + _untiered_words(all_pr, pr))
+    if dep:
+        more = f" and {len(dep) - 6} more" if len(dep) > 6 else ""
+        out += (f"; separable under the estimate but the order depends on the pool, so not counted: "
+                f"{', '.join(dep[:6])}{more}")
     if sig.empty:
         out += "; no system is separable from any other"
     else:
         ns = pr[~pr["significant"].astype(bool)]
-        if ns.empty:
+        if ns.empty and not dep:
             out += f"; every pair is separable (tiers: {tier_text})"
+        elif ns.empty:
+            out += f" (tiers under the estimate: {tier_text})"
         else:
             shown = [f"{a}–{c}" for a, c in zip(ns["a"], ns["b"])]
             more = f" and {len(shown) - 6} more" if len(shown) > 6 else ""
             best = getattr(res, "best_set", None)
             could = f"; could be best: {', '.join(best(group))}" if callable(best) else ""
             out += f"; not separable: {', '.join(shown[:6])}{more} (tiers: {tier_text}{could})"
-    if ps and b.pool_group(group).get("depends"):
-        dep = [f"{a}–{c}" for a, c in b.pool_group(group)["depends"]]
-        more = f" and {len(dep) - 6} more" if len(dep) > 6 else ""
-        out += f"; but the order depends on the pool: {', '.join(dep[:6])}{more}"
-    return out + "."
+    return out + _pooled_leader(b, group) + "."
 
 
 def family_words(b: Any) -> str:
@@ -260,7 +298,8 @@ def family_words(b: Any) -> str:
             "studentized t where a difference sits in fewer than 30 documents); a pair is separable "
             "exactly when its interval excludes 0, and rank intervals, tiers (a shared letter = not separable) and "
             "the could-be-best set all follow those decisions; p is the p-value of that test and p_adj its "
-            "adjusted p-value (below 1 - level exactly when the interval excludes 0).")
+            "adjusted p-value (below 1 - level exactly when the interval excludes 0). A pair's simultaneous "
+            "interval holds for all pairs together, so it is wider than `ragcov compare`'s for that pair alone.")
 
 
 def pool_words(b: Any) -> list[str]:
@@ -306,7 +345,7 @@ def _rows(b: Board, g: str, html: bool = False) -> tuple[list[str], list[list[st
         cols.append("unjudged_as_relevant")
     rows = []
     for r in sy.itertuples(index=False):
-        row = [f"{r.rank} [{r.rank_low}, {r.rank_high}]", str(r.name), _num(r.estimate),
+        row = [rank_text(r._asdict()), str(r.name), _num(r.estimate),
                f"[{_num(r.low)}, {_num(r.high)}]", tier_text(b, g, r._asdict())]
         if jk:
             row.append("–" if not _fin(r.judged) else f"{r.judged:.2f}" + (" !" if r.judged_flag else "")
@@ -560,7 +599,7 @@ def pair_matrix_html(res: Any, g: str, table_class: str = "pairs") -> str:
 def systems_table_html(res: Any, g: str, cls: str = "systems") -> str:
     b = _b(res)
     cols, rows = _rows(b, g)
-    words_ = {"bound_high": "bound_high", "condensed": "condensed", "estimate": "estimate"}
+    words_ = {"bound_high": "unjudged_as_relevant", "condensed": "condensed", "estimate": "estimate"}
     th = "".join(f'<th class="name">{c}</th>' if c == "system" else f"<th>{_e(words_.get(c, c))}</th>" for c in cols)
     body = []
     for row in rows:

@@ -373,6 +373,11 @@ def unit_of(cluster: str, singleton: bool = False) -> str:
     return "query" if singleton else UNIT_NAMES.get(cluster, str(cluster))
 
 
+#: Why ``compare`` and ``leaderboard`` give one pair different intervals (both print it).
+PAIR_ALONE = ("this interval holds for this one pair alone; `ragcov leaderboard` gives each pair a simultaneous "
+              "interval that holds for all its pairs together, so it is wider for the same pair.")
+
+
 def _plural(unit: str) -> str:
     return "queries" if unit == "query" else unit + "s"
 
@@ -705,15 +710,20 @@ class ComparisonResult(_JsonMixin):
         if not self.singleton:
             what = "rate" if unit == "document" else "mean"
             counts += f"; {_plural(unit)} with identical {what}: {self.share_docs_tied:.1%}"
+        info = self.info or {}
+        who = (f"A = {info['name_a']}, B = {info['name_b']} (a positive difference favours A)"
+               if info.get("name_a") else "")
         return "\n".join([
             f"paired difference (A - B), metric={self.metric} level={self.level} N={len(self.per_query)} "
             f"cluster={self.cluster} K={self.n_clusters}",
+            *([who] if who else []),
             _unit_line(unit, self.n_clusters, len(self.per_query), self.singleton, self.estimates, self.per_query),
             _estimates_table(shown),
             *_notes(shown, self.estimates, unit, methods),
             counts,
             *[x for x in [context_line(self.info or {})] if x],
             *[f"notice: {n}" for n in (self.info or {}).get("notices", [])],
+            PAIR_ALONE,
         ])
 
     def __repr__(self) -> str:

@@ -4,6 +4,11 @@
 """
 from __future__ import annotations
 
+import inspect
+import sys
+import types
+from typing import Any
+
 from ragcov_data.eval.outcomes.table import (  # noqa: F401
     ALL_GROUP,
     DEFAULT_CLUSTERS,
@@ -26,3 +31,16 @@ from ragcov_data.eval.outcomes.stage import outcomes, outcomes_many  # noqa: E40
 
 __all__ = ["outcomes", "outcomes_many", "OutcomeTable", "OutcomeSet", "load_task_frames", "outcomes_from_eval_json",
            "prepare_task", "score_run", "align", "PreparedTask", "ScoredRun", "check_outcome_args"]
+
+
+class _Stage(types.ModuleType):
+    """This stage's module, callable as its main function: ``ragcov_data.eval.outcomes(run, task, metric)`` calls
+    :func:`~ragcov_data.eval.outcomes.stage.outcomes`, while ``import ragcov_data.eval.outcomes as o`` gives the
+    module (the package's ``outcomes`` attribute and the stage are one object, so neither shadows the other)."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> OutcomeTable:
+        return outcomes(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _Stage
+__signature__ = inspect.signature(outcomes)  # help() and inspect.signature show the function's parameters

@@ -118,8 +118,29 @@ def _on_kept(prepared: PreparedTask, s: ScoredRun, keep: np.ndarray) -> tuple[pd
         return s.scores, list(s.score_notices), s.top_tie_share, s.all_tied_share
     qids = prepared.query_ids[keep]
     own: list[str] = []
-    scores = scores_of(prepared, s.located or s.run, s.name, qids, own)
+    scores = _restricted(prepared, s, qids)
+    if scores is None:
+        scores = scores_of(prepared, s.located or s.run, s.name, qids, own)
     return (scores, own, *tie_profile(s.run, len(qids)))
+
+
+def _restricted(prepared: PreparedTask, s: ScoredRun, qids: np.ndarray) -> pd.Series | None:
+    """A run's scores on the kept queries taken from its one scoring, with the metric's counts recounted over
+    them (each query's value does not depend on the others); ``None`` where a count cannot be recounted from
+    what the scoring kept (cited questions, passage runs, budgeted measures), which are scored on the kept
+    queries instead."""
+    attrs = s.scores.attrs
+    if (s.located is not None or prepared.cited is not None or "no_relevant" not in attrs
+            or attrs.get("context_words") is not None or s.score_notices):
+        return None
+    kept = set(map(str, qids))
+    out = pd.Series(s.scores.reindex(qids).to_numpy(dtype=float), index=s.scores.index[:0].append(pd.Index(qids)),
+                    name=s.scores.name)
+    no_rel = [q for q in attrs["no_relevant"] if str(q) in kept]
+    out.attrs = {**attrs, "n_queries": len(qids), "no_relevant": no_rel, "n_no_relevant": len(no_rel),
+                 "n_no_run": int(sum(str(q) not in s.run_query_ids for q in qids)),
+                 "n_run_only": len(s.run_query_ids - kept)}
+    return out
 
 
 def _table(prepared: PreparedTask, s: ScoredRun, kept: _Kept, on_missing: str, shared: list[str],

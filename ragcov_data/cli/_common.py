@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
+import textwrap
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -214,3 +216,23 @@ def run_options(args: argparse.Namespace) -> dict[str, Any]:
     return {"columns": getattr(args, "columns", None), "format": getattr(args, "run_format", None),
             "order": getattr(args, "order", None), "subset": getattr(args, "subset", None),
             "split": getattr(args, "split", None)}
+
+
+_PATH = re.compile(r"(?<![\w.])/[^\s,;:()'\"]+")
+
+
+def log_line(message: str, width: int = 200, prefix: str = "[ragcov] ") -> list[str]:
+    """A progress message as ``[ragcov]`` lines of at most ``width`` characters: an absolute path is shown
+    relative to the current folder when that is shorter, and a line still too long is wrapped (nothing dropped),
+    so a log stays readable in a terminal and in CI logs."""
+    def short(m: re.Match) -> str:
+        p = m.group(0)
+        try:
+            rel = os.path.relpath(p)
+        except ValueError:  # another drive
+            return p
+        return rel if len(rel) < len(p) else p
+
+    text = _PATH.sub(short, message)
+    return textwrap.wrap(text, width=width, initial_indent=prefix, subsequent_indent=prefix + "  ",
+                         break_long_words=True, break_on_hyphens=False) or [prefix.rstrip()]

@@ -7,7 +7,7 @@ import sys
 from ragcov_data import engine
 from ragcov_data._atomic import atomic_write
 from ragcov_data.baselines.registry import RETRIEVER_NAMES
-from ragcov_data.cli._common import int_list, str_list
+from ragcov_data.cli._common import int_list, log_line, str_list
 from ragcov_data.cli.run import add_engine_options, engine_kwargs
 from ragcov_data.errors import RagcovError
 from ragcov_data.paths import check_writable
@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
         results = run_benchmark(args.data_dir, chunk_words=args.chunk_words, retrievers=args.retrievers, reps=reps,
                                 ks=ks, n_resamples=nres, seed=args.seed,
                                 show_progress=not args.no_progress and sys.stderr.isatty(),
-                                log=lambda m: print(f"[ragcov] {m}", file=sys.stderr),
+                                log=lambda m: print("\n".join(log_line(m)), file=sys.stderr),
                                 engine=eng if eng["engine"] == "ray" else None)
     finally:
         engine.shutdown()  # a local cluster started for this job

@@ -29,7 +29,8 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
                     "chunking's own estimates.",
         epilog="example: ragcov chunking --data-dir ../shared/data --retriever bm25 --json chunking.json",
     )
-    p.add_argument("--retriever", default="bm25", choices=RETRIEVERS, help="baseline retriever (default: bm25)")
+    p.add_argument("--retriever", default=None, choices=RETRIEVERS,
+                   help="baseline retriever (default: bm25-pt on --dataset irpf / cited_questions, else bm25)")
     p.add_argument("--model", help="dense only: sentence-transformers name or path, or a packaged encoder")
     p.add_argument("--variant", default="okapi", help="bm25 only: okapi, robertson, lucene, bm25l, bm25+")
     add_task_source(p)

@@ -12,7 +12,7 @@ from typing import Any, Mapping, Sequence
 
 from ragcov_data._format import num, pct
 from ragcov_data.eval.comparisons.leaderboard_latex import board_tables
-from ragcov_data.eval.comparisons.leaderboard_render import Board, head, short_sentence, tier_text
+from ragcov_data.eval.comparisons.leaderboard_render import Board, head, rank_text, short_sentence, tier_text
 from ragcov_data.reporting.studies import flip_difference
 
 __all__ = ["summary", "latex_summary", "task_boards", "board_table", "MAX_LINE"]
@@ -72,7 +72,7 @@ def board_table(board: Mapping[str, Any], group: str = ALL) -> tuple[list[str], 
             unverified.append((str(r["name"]), r.get("verified_coverage")))
         rows.append([str(r["name"]), num(r["estimate"]),
                      f"[{num(r['low'])}, {num(r['high'])}]" + (" *" if star else ""), tier_text(b, group, r),
-                     f"{r['rank']} [{r['rank_low']}, {r['rank_high']}]"])
+                     rank_text(r)])
     cols = ["system", "score", f"{lvl} interval", "tier", "rank [interval]"]
     width = [max(len(c), *(len(row[i]) for row in rows)) for i, c in enumerate(cols)]
     fmt = lambda row: "  " + "  ".join(v.ljust(w) for v, w in zip(row, width)).rstrip()  # noqa: E731
@@ -145,7 +145,7 @@ def _study_line(results: Mapping[str, Any]) -> str | None:
                  f"{num(d['high'], 3, True)}] per-document hit@1 over {d['n_documents']} documents")
     if m:
         text += f"{'; ' if d is not None else ''}{m.get('n_misses', 0):,} hit@1 misses on {m.get('chunking', '')}"
-    return _fit(text + " (report: where they go).")
+    return _fit(text + " (report: Chunking and misses).")
 
 
 def _answer_line(a: Mapping[str, Any]) -> str:
@@ -168,7 +168,7 @@ def _unverified_line(board: Mapping[str, Any], unverified: list[tuple[str, Any]]
     else:
         who = ", ".join(f"{name} covers {pct(c)}" for name, c in unverified)
     return (f"  * NOT VERIFIED: {who} at this design, short of {lvl}; read those intervals as too narrow "
-            "(report: verified methods).")
+            "(report: Coverage study).")
 
 
 def _pool_lines(board: Mapping[str, Any]) -> list[str]:
@@ -177,7 +177,7 @@ def _pool_lines(board: Mapping[str, Any]) -> list[str]:
     if not pool:
         return []
     out = ["  Pooled judgments: three readings of unjudged documents, no reading a bound on the others; ~ = the "
-           "system's order against another flips under another reading (report: the readings)."]
+           "system's order against another flips under another reading (report: JurisTCU)."]
     if pool.get("pooled_like"):
         out.append(_fit("  " + pool["pooled_like"].split(" — ")[0] + "."))
     return [_fit(x) for x in out]

@@ -103,8 +103,9 @@ GLOSSARY = {
     "judged@10": "the share of a system's top 10 documents that carry a judgment; below 0.9 its score may owe "
                  "much to the judgment pool.",
     "condensed": "the score with unjudged documents removed from each list (judged-only evaluation).",
-    "bound_high": "the score with unjudged documents read as relevant at the lowest positive grade; the "
-                  "estimate (unjudged read as non-relevant) is the low bound.",
+    "unjudged_as_relevant": "the score with unjudged documents read as relevant at the lowest positive grade "
+                            "(bound_high in the JSON); a reading beside the estimate (unjudged read as "
+                            "non-relevant), not a bound.",
     "robust": "a separation that holds, in the same order, whether unjudged documents are read as "
               "non-relevant, removed or relevant.",
     "coverage": "how often an interval method's 95% interval contained the census value over repeated samples "
@@ -236,7 +237,7 @@ def answer_rows(results: Mapping[str, Any]) -> list[dict[str, Any]]:
                     rows.append({"task": task, "metric": lb.get("metric", metric), "system": s["name"],
                                  "estimate": s["estimate"], "low": s["low"], "high": s["high"],
                                  "tier": LB.tier_text(lb, LB.ALL, s),  # ~: its order flips under the pool
-                                 "rank": f"{s['rank']} [{s['rank_low']}, {s['rank_high']}]",
+                                 "rank": LB.rank_text(s),
                                  "judged": s.get("judged"), "bound_high": s.get("bound_high"),
                                  "verified": s.get("verified"), "verified_coverage": s.get("verified_coverage")})
         elif task.startswith("ANEEL"):
@@ -466,6 +467,13 @@ def _resolution_table(rows: list[Mapping[str, Any]]) -> str:
                           "unresolved one is listed in the task's manifest and was printed on the console.")
 
 
+def _budget_family(ir: Mapping[str, Any]) -> tuple[int, Mapping[str, Any]] | None:
+    """The budgeted family behind the IRPF answer ("within N words"): its budget and leaderboard block."""
+    bud = ir.get("budgets") or {}
+    fam = (bud.get("families") or {}).get(str(bud.get("budget")))
+    return (int(bud["budget"]), fam) if fam and fam.get("pairs") is not None else None
+
+
 def _irpf_html(ir: Mapping[str, Any], figs: Mapping[str, tuple[bytes, str]] | None = None) -> str:
     """Real questions: the chunking x retriever answer (sentence, recall against budget, forest plot, pair
     matrix), then every retriever on the article chunks; the resolution table folded."""
@@ -475,6 +483,12 @@ def _irpf_html(ir: Mapping[str, Any], figs: Mapping[str, tuple[bytes, str]] | No
     if figs and "irpf_budget" in figs:
         parts.append(_img(figs["irpf_budget"][0], "recall against context budget", figs["irpf_budget"][1],
                           "fig-irpf_budget"))
+    fam = _budget_family(ir)
+    if fam:
+        parts.append(f'<h3>Chunking × retriever within {int(fam[0]):,} words of context ({_e(fam[1].get("metric") or "")}): '
+                     "the family the answer above comes from</h3>")
+        parts.append(LB.panels_html(fam[1], heading=4, systems_class="irpf-budget", matrix_class="pair-matrix",
+                                    fold_pairs=True))
     ch = ir.get("chunkings")
     if ch:
         parts.append(f'<h3>Chunking × retriever on {_e(ch.get("metric", "recall@10"))}: unequal contexts, k chunks of '
@@ -635,7 +649,7 @@ def _md_coverage(cov: Mapping[str, Any], naive: set[str]) -> list[str]:
     """The coverage study: one row per estimator x method x K, and the recommended method."""
     if not cov.get("rows"):
         return []
-    lines = [f"## Coverage (population: {cov.get('population')}, {cov.get('reps')} replicates)", ""]
+    lines = [f"## Coverage study (population: {cov.get('population')}, {cov.get('reps')} replicates)", ""]
     lines.append(_md_table(cov["rows"], ["estimator", "method", "k", "coverage", "mc_margin", "mean_width"],
                            {"method": lambda m: m + (" (naive)" if m in naive else ""), "estimator": str,
                             "k": str, "coverage": _pct, "mc_margin": lambda x: "±" + num(100 * x, 1)}))
@@ -678,6 +692,10 @@ def _md_irpf(ir: Mapping[str, Any]) -> list[str]:
     lines = ["## Real questions (IRPF)", ""]
     if ir.get("sentence"):
         lines += [ir["sentence"], ""]
+    fam = _budget_family(ir)
+    if fam:
+        lines += [f"### Chunking × retriever within {fam[0]:,} words of context (the family the answer comes from)",
+                  ""] + LB.markdown_panels(fam[1], level=4)
     if ir.get("chunkings"):
         lines += [f"### Chunking × retriever on {ir['chunkings'].get('metric', 'recall@10')} (unequal contexts)",
                   ""] + LB.markdown_panels(ir["chunkings"], level=4)

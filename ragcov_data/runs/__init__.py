@@ -252,9 +252,12 @@ def save_run(run: pd.DataFrame, path: str | os.PathLike, *, tag: str | None = No
         import pyarrow as pa
         import pyarrow.parquet as pq
 
-        table = pa.Table.from_pandas(run, preserve_index=False)
+        clean = to_jsonable(run.attrs)
+        frame = run.copy(deep=False)
+        frame.attrs = clean  # pyarrow writes a frame's attrs too: cleaned, so numpy scalars neither warn nor drop
+        table = pa.Table.from_pandas(frame, preserve_index=False)
         meta = dict(table.schema.metadata or {})
-        meta[_META_KEY] = json.dumps(to_jsonable(run.attrs), sort_keys=True).encode()
+        meta[_META_KEY] = json.dumps(clean, sort_keys=True).encode()
         table = table.replace_schema_metadata(meta)
         atomic_write(path, lambda tmp: pq.write_table(table, tmp))
         return path

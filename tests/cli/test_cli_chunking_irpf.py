@@ -17,6 +17,9 @@ def test_chunking_irpf_two_chunkings_one_retriever(data_dir, tmp_path, capsys, i
     assert "Cited questions: 174 questions (all), granularity dispositivo, paired by question" in cap.out
     assert "words-200/bm25" in cap.out and "article/bm25" in cap.out
     assert "of acts not in the corpus" in cap.err  # unresolved citations are shown, not dropped
+    # said in full once; the second chunking, whose citations are the same, points to the first
+    assert cap.err.count("of acts not in the corpus") == 1
+    assert "cited questions (article): the same as for words-200" in cap.err
     assert cap.out.startswith("Within 1,000 words of context, the cut that brings the cited provision most often is ")
     assert "recall@10 (unequal context)" in cap.out and "UNEQUAL CONTEXTS" in cap.out
     got = json.loads(out.read_text())
@@ -133,3 +136,13 @@ def _irpf_article(data_dir):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return ragcov_data.load_dataset("irpf", "article", data_dir=str(data_dir))
+
+
+def test_chunking_on_cited_questions_defaults_to_the_portuguese_bm25(cited_files, capsys):
+    """Without --retriever, real questions are ranked with bm25-pt, the retriever the README's answer and the
+    main job use, so the three give one number for one answer."""
+    acts, qs = cited_files
+    assert main(["chunking", "--dataset", "cited_questions", "--data-files", str(acts), "--questions", str(qs),
+                 "--chunking", "words-20,article", "--n-resamples", "199", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "article/bm25-pt" in out and "article/bm25 " not in out

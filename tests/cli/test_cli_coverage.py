@@ -16,13 +16,13 @@ def bench_run(tmp_path_factory, data_dir):
     import io
 
     out = tmp_path_factory.mktemp("bench")
-    buf = io.StringIO()
-    with contextlib.redirect_stdout(buf):  # --quick with smaller settings still; the console is --quick's
+    buf, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(err):  # --quick with smaller settings still; the console is --quick's
         code = main(["benchmark", "--data-dir", str(data_dir), "--out", str(out), "--retrievers", "bm25,tfidf",
                      "--quick", "--reps", "100", "--k", "5,10,20", "--n-resamples", "49", "--no-progress",
                      "--latex", str(out / "summary.tex")])
     assert code == 0
-    return out, buf.getvalue()
+    return out, buf.getvalue(), err.getvalue()
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +32,7 @@ def bench(bench_run):
 
 @pytest.fixture(scope="module")
 def bench_out(bench_run):
-    out, printed = bench_run
+    out, printed, _ = bench_run
     return json.loads((out / "results.json").read_text()), printed
 
 
@@ -44,6 +44,40 @@ def census(bench, tmp_path_factory):
     path = tmp_path_factory.mktemp("pop") / "census.csv"
     per_doc.to_csv(path, index=False)
     return path
+
+
+def test_console_pointers_name_sections_of_the_report(bench):
+    """Every "(report: X)" the console can print names a section heading of report.html and of summary.md."""
+    import re
+    from pathlib import Path
+
+    import ragcov_data.reporting.console as console
+
+    pointers = set(re.findall(r"\(report: ([^)]+)\)", Path(console.__file__).read_text(encoding="utf-8")))
+    assert {"Chunking and misses", "Coverage study", "JurisTCU"} <= pointers
+    heads = set(re.findall(r"<h2>([^<]+)</h2>", (bench / "report.html").read_text(encoding="utf-8")))
+    md = (bench / "summary.md").read_text(encoding="utf-8")
+    for p in pointers:
+        assert p in heads, (p, heads)
+        assert re.search(rf"^## {re.escape(p)}\b", md, flags=re.M), p
+
+
+def test_benchmark_log_lines_fit_200_characters(bench_run):
+    log = [line for line in bench_run[2].splitlines() if line.startswith("[ragcov]")]
+    assert len(log) >= 5
+    assert max(map(len, log)) <= 200, max(log, key=len)
+
+
+def test_log_line_shortens_paths_and_wraps_what_is_still_long(tmp_path, monkeypatch):
+    from ragcov_data.cli._common import log_line
+
+    monkeypatch.chdir(tmp_path)
+    deep = tmp_path / ("a" * 60) / ("b" * 60) / "irpf"
+    lines = log_line(f"IRPF real questions from {deep}: chunkings " + ", ".join(f"words-{n}" for n in range(60)))
+    assert all(len(x) <= 200 and x.startswith("[ragcov]") for x in lines) and len(lines) >= 2
+    joined = " ".join(x.removeprefix("[ragcov]").strip() for x in lines)
+    assert str(tmp_path) not in joined and f"{'a' * 60}/{'b' * 60}/irpf" in joined  # relative, nothing dropped
+    assert "words-59" in joined
 
 
 def test_benchmark_writes_complete_results(bench, capsys):

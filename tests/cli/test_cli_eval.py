@@ -65,6 +65,12 @@ def test_compare_prints_difference(task_dir, capsys):
                "--n-resamples", "200"])
     out = capsys.readouterr().out
     assert rc == 0 and "paired difference" in out and "wins/losses/ties: 3/2/12" in out
+    # which run is A and which B, and why the leaderboard's interval for the same pair is wider
+    assert "A = a.trec, B = b.trec (a positive difference favours A)" in out
+    assert "this one pair alone" in out and "simultaneous" in out
+    # no paragraph printed twice
+    paras = [ln for ln in out.splitlines() if len(ln) > 120]
+    assert len(paras) == len(set(paras))
 
 
 def test_bad_arguments_give_one_line_error(task_dir, capsys):

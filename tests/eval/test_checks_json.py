@@ -64,7 +64,12 @@ def test_run_metadata_goes_through_the_one_cleaning(tmp_path):
              "exclude_self": True, "sample": {"k": 25, "documents": ["a", "b"], "ratio": float("nan")}}
     run = pd.DataFrame({"query-id": ["q1"], "corpus-id": ["d1"], "rank": [1], "score": [1.0]})
     run.attrs = attrs
-    runs.save_run(run, tmp_path / "r.parquet")
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # pyarrow's "Could not serialize pd.DataFrame.attrs" must not arise
+        runs.save_run(run, tmp_path / "r.parquet")
     back = runs.load_run(tmp_path / "r.parquet").attrs
+    assert pd.read_parquet(tmp_path / "r.parquet").attrs.get("params") == to_jsonable(attrs)["params"]
     want = to_jsonable(attrs)
     assert {k: back[k] for k in want} == want

@@ -208,3 +208,50 @@ def test_a_run_made_on_a_document_sample_is_prepared_with(tmp_path, data_dir):
     assert got.population_sizes == ref.population_sizes and got.notices == ref.notices
     with pytest.raises(QrelsRunMismatchError, match="made on a document sample .* not prepared for"):
         score_run(prepare_task(task, "hit@1", single=True), run, "bm25")
+
+
+def test_the_stage_module_is_not_shadowed_by_its_function():
+    """``import ragcov_data.eval.outcomes as o`` gives the stage (its module), and the public function keeps
+    working under the same name: the module is callable as :func:`outcomes`."""
+    import inspect
+    import types
+
+    import ragcov_data.eval as E
+    import ragcov_data.eval.outcomes as o
+    from ragcov_data.eval import outcomes as public
+    from ragcov_data.eval.outcomes.stage import outcomes as fn
+
+    assert isinstance(o, types.ModuleType) and o.__name__ == "ragcov_data.eval.outcomes"
+    assert o.OutcomeTable is not None and o.align is not None and o.prepare_task is not None
+    assert E.outcomes is o and public is o and callable(public)
+    assert inspect.signature(public) == inspect.signature(fn)
+
+
+def test_align_scores_each_run_once_on_the_intersect_path(monkeypatch):
+    """On ``intersect`` the kept queries' values and counts come from the one scoring of each run: the
+    metric is not computed again, and the counts equal the metric's own on the kept queries."""
+    task = tiny_task()
+    a, b = make_run(task, HITS, seed=0), _lacking(task, make_run(task, {"A": lambda i: False}, seed=1))
+    metrics = importlib.import_module("ragcov_data.eval.outcomes.metrics")
+    score_mod = importlib.import_module("ragcov_data.eval.outcomes.score")
+    calls = {"n": 0}
+    real = metrics.per_query
+
+    def count(*args, **kw):
+        calls["n"] += 1
+        return real(*args, **kw)
+
+    monkeypatch.setattr(score_mod, "per_query", count)
+    prepared = prepare_task(task, "ndcg@3")
+    scored = [score_run(prepared, load_run(a), "a"), score_run(prepared, load_run(b), "b")]
+    assert calls["n"] == 2
+    got = align(prepared, scored, on_missing="intersect")
+    assert calls["n"] == 2  # scored once each, not again on the kept queries
+    kept = list(got.query_ids)
+    assert len(kept) == 12
+    for name, run in (("a", a), ("b", b)):
+        want = real(load_run(run), task["qrels"], "ndcg@3", query_ids=kept)
+        np.testing.assert_allclose(got.tables[name].values, want.to_numpy())
+        assert got.tables[name].info["n_run_only"] == want.attrs["n_run_only"]
+        assert got.tables[name].info["n_no_relevant"] == want.attrs["n_no_relevant"]
+    assert got.tables["a"].info["n_run_only"] == 5

@@ -124,8 +124,10 @@ def test_pair_that_flips_under_the_pool_is_not_robust(board):
 
 def test_headline_counts_robust_separations_and_names_the_pool_pairs(board):
     s = board.separable()
-    assert "3 of 3 pairs" in s and "1 robust to the pool" in s
-    assert "order depends on the pool: A–B, C–B" in s
+    # only the pair separable under every reading counts; the two whose order depends on the pool are named
+    assert s.startswith("1 of 3 pairs of 3 systems are separable") and "under every reading" in s
+    assert "order depends on the pool, so not counted: A–B, C–B" in s
+    assert "every pair is separable" not in s
     text = board.summary()
     assert "Judgments pooled from 2 engines: BM25+LLM (40), STS+Reranker (20)" in text
     d = board.to_dict()
@@ -245,6 +247,46 @@ def test_a_run_lacking_most_of_a_group_is_shown_but_not_tiered(runs):
     assert pool["n_separable"] == int(g1[g1["tiered"].astype(bool)]["significant"].sum())
     text = b.summary()
     assert "B lacks most of them: shown, not tiered here" in text
+    # no rank interval for the untiered run, and its pairs are not counted as separable or not
+    from ragcov_data.eval.comparisons.leaderboard_latex import latex
+    from ragcov_data.eval.comparisons.leaderboard_render import rank_text, sentence, short_sentence
+
+    assert rank_text(sy.loc[("G1", "B")].to_dict()) == "–"
+    assert rank_text(sy.loc[("G2", "B")].to_dict()).startswith(str(sy.loc[("G2", "B"), "rank"]) + " [")
+    row_b = next(ln for ln in text.split("group G1")[1].splitlines() if " B " in f" {ln} ")
+    assert "[" not in row_b.split("B")[0]  # the rank cell before the name shows no interval
+    n_tiered = len(g1) - 2
+    n_sig = int(g1[g1["tiered"].astype(bool)]["significant"].sum())
+    assert short_sentence(b, "G1").startswith(f"{n_sig} of {n_tiered} pairs separable")
+    assert "(2 pairs with a run not tiered left out)" in sentence(b, "G1")
+    g1_rows = [ln for ln in latex(b).split("tab:leaderboard-g1")[0].splitlines() if " & B & " in ln]
+    assert g1_rows and not g1_rows[-1].split(" & B & ")[0].strip().endswith("]")  # no rank interval in LaTeX
     # without the zero policy nothing is left untiered
     full = leaderboard(runs, task, metric="ndcg@10", by="group", n_resamples=199)
     assert full.systems["tiered"].all() and "–" not in set(full.systems["tier"])
+
+
+def test_headline_says_the_winner_is_judged_like_a_pooled_engine(board):
+    sy = board.systems[board.systems["group"] == "__all__"]
+    top = sy.iloc[0]
+    assert top["name"] == "A" and bool(top["pooled_like"]) and top["judged"] == 1.0
+    from ragcov_data.eval.comparisons.leaderboard_render import sentence, short_sentence
+
+    for s in (short_sentence(board), sentence(board)):
+        assert "A is judged like a pooled engine, judged@10 = 1.00: its lead may owe to the pool" in s
+    assert len(short_sentence(board)) <= 200
+
+
+def test_latex_carries_judged_the_readings_robustness_and_the_missing_note(board, runs):
+    from ragcov_data.eval.comparisons.leaderboard_latex import latex
+
+    tex = latex(board)
+    assert "judged@10 & condensed & unjudged\\_as\\_relevant \\\\" in tex
+    assert "1.00 pooled" in tex and "0.50 !" in tex
+    assert "Unjudged documents read three ways" in tex and "Judgments pooled from 2 engines" in tex
+    assert "robust to the pool \\\\" in tex and "& yes & no \\\\" in tex
+    task = _task()
+    r = dict(runs)
+    r["B"] = r["B"][~r["B"]["query-id"].isin(["q0", "q1"])]
+    zero = leaderboard(r, task, metric="ndcg@10", on_missing="zero", n_resamples=199)
+    assert "lack" in latex(zero) and "scored 0" in latex(zero)
