@@ -52,14 +52,7 @@ def test_prepared_once_scored_twice_equals_outcomes_many(monkeypatch, on_missing
     ref = outcomes_many({"a": a, "b": b}, task, "ndcg@3", on_missing=on_missing, by="doc_type")
 
     prep_mod = importlib.import_module("ragcov_data.eval.outcomes.prepare")
-    calls = {"frames": 0}
-    frames = prep_mod.load_task_frames
-
-    def count(*args, **kw):
-        calls["frames"] += 1
-        return frames(*args, **kw)
-
-    monkeypatch.setattr(prep_mod, "load_task_frames", count)
+    calls = _count_calls(monkeypatch, prep_mod, "load_task_frames", prep_mod.load_task_frames, "frames")
     prepared = prepare_task(task, "ndcg@3", by="doc_type")
     # each run read once (the run reader), checked and scored here, not by a wrapper
     scored = [score_run(prepared, load_run(a), "a"), score_run(prepared, load_run(b), "b")]
@@ -234,14 +227,7 @@ def test_align_scores_each_run_once_on_the_intersect_path(monkeypatch):
     a, b = make_run(task, HITS, seed=0), _lacking(task, make_run(task, {"A": lambda i: False}, seed=1))
     metrics = importlib.import_module("ragcov_data.eval.outcomes.metrics")
     score_mod = importlib.import_module("ragcov_data.eval.outcomes.score")
-    calls = {"n": 0}
-    real = metrics.per_query
-
-    def count(*args, **kw):
-        calls["n"] += 1
-        return real(*args, **kw)
-
-    monkeypatch.setattr(score_mod, "per_query", count)
+    calls = _count_calls(monkeypatch, score_mod, "per_query", metrics.per_query, "n")
     prepared = prepare_task(task, "ndcg@3")
     scored = [score_run(prepared, load_run(a), "a"), score_run(prepared, load_run(b), "b")]
     assert calls["n"] == 2
@@ -250,8 +236,20 @@ def test_align_scores_each_run_once_on_the_intersect_path(monkeypatch):
     kept = list(got.query_ids)
     assert len(kept) == 12
     for name, run in (("a", a), ("b", b)):
-        want = real(load_run(run), task["qrels"], "ndcg@3", query_ids=kept)
+        want = metrics.per_query(load_run(run), task["qrels"], "ndcg@3", query_ids=kept)
         np.testing.assert_allclose(got.tables[name].values, want.to_numpy())
         assert got.tables[name].info["n_run_only"] == want.attrs["n_run_only"]
         assert got.tables[name].info["n_no_relevant"] == want.attrs["n_no_relevant"]
     assert got.tables["a"].info["n_run_only"] == 5
+
+
+def _count_calls(monkeypatch, module, attr: str, real, key: str) -> dict:
+    """Replace ``module.attr`` by ``real`` wrapped to count its calls in the returned dict's ``key``."""
+    calls = {key: 0}
+
+    def count(*args, **kw):
+        calls[key] += 1
+        return real(*args, **kw)
+
+    monkeypatch.setattr(module, attr, count)
+    return calls
