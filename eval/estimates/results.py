@@ -434,14 +434,18 @@ def _notes(shown: pd.DataFrame, full: pd.DataFrame, unit: str, methods: Any) -> 
         out.append("mean = one query a cluster: micro and macro are the same number.")
     if "verified" in shown.columns:  # each interval's measured coverage at this design (eval/verify.py)
         low = shown[shown["verified"].map(lambda x: x is False or x is np.False_)]
+        blind: dict[str, list[str]] = {}  # one reason, said once for every row it holds for
         for _, r in low.iterrows():
-            if _status_of(r) == "unverifiable":
+            if _status_of(r) == "unverifiable" and str(r.get("verified_reason") or ""):
+                blind.setdefault(str(r["verified_reason"]), []).append(f"{r['estimator']} {r['method']}")
+            elif _status_of(r) == "unverifiable":
                 out.append(f"UNVERIFIABLE: {r['estimator']} {r['method']} covers {r['verified_coverage']:.1%} "
                            f"(± {2 * r['verified_mc_se']:.1%}) over population twins that differ in what the sample "
                            "did not see; its coverage depends on them (verified_status in the JSON).")
             else:
                 out.append(f"NOT VERIFIED: {r['estimator']} {r['method']} covers {r['verified_coverage']:.1%} "
                            f"(± {2 * r['verified_mc_se']:.1%}) at this design, short of the nominal level.")
+        out += [f"UNVERIFIABLE: {', '.join(rows)}: {why}." for why, rows in blind.items()]
         if shown["verified"].isna().all():
             out.append("intervals not verified at this design (stratified or per-stratum population).")
     if "no_variation" in shown.columns:

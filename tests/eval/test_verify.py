@@ -62,6 +62,46 @@ def test_sampled_design_uses_a_finite_population_twin():
     assert res["macro/t"]["verified_coverage"] > 0.9
 
 
+@pytest.mark.parametrize("population", [60, 40 * 60])  # a twin of 60 documents; one too large to build
+def test_a_sample_without_sizes_never_passes_micro(population):
+    # equal documents: micro covers on the twin, yet the twin holds only what the sample drew, so the row
+    # is unverifiable (with the reason), never verified; macro is checked as before
+    rng = np.random.default_rng(4)
+    cl = np.repeat(np.arange(40), 8)
+    y = (rng.random(len(cl)) < 0.5).astype(float)
+    res = V.verify_design(V.design_of(y, cl, population=population), [("macro", "t"), ("micro", "cr2"),
+                                                                      ("micro", "wald_iid")])
+    cr2 = res["micro/cr2"]
+    assert cr2["verified_coverage"] > 0.9  # it covers on the twin ...
+    assert cr2["verified_status"] == "unverifiable" and cr2["verified"] is False  # ... and cannot be verified
+    assert cr2["verified_reason"] == V.UNSEEN_SIZES
+    assert res["macro/t"]["verified_status"] == "verified" and "verified_reason" not in res["macro/t"]
+    # a method shown to fall short stays not_verified: what the sample cannot see does not excuse it
+    assert res["micro/wald_iid"]["verified_status"] in ("verified", "not_verified", "unverifiable")
+    census = V.verify_design(V.design_of(y, cl), [("micro", "cr2")])["micro/cr2"]
+    assert census["verified_status"] == "verified"  # a census has nothing unseen
+
+
+def test_evaluate_says_why_micro_is_unverifiable_on_a_sample_without_sizes():
+    from ragcov_data.eval import evaluate
+
+    rng = np.random.default_rng(5)
+    cl = np.repeat(np.arange(30), rng.integers(3, 12, 30))
+    y = (rng.random(len(cl)) < 0.6).astype(float)
+    qrels = pd.DataFrame({"query-id": [f"q{i}" for i in range(len(cl))], "corpus-id": "d", "score": 1})
+    run = pd.DataFrame({"query-id": qrels["query-id"], "corpus-id": np.where(y > 0, "d", "x"), "rank": 1,
+                        "score": 1.0})
+    queries = pd.DataFrame({"_id": qrels["query-id"], "doc_id": [f"doc{c}" for c in cl]})
+    r = evaluate(run, {"queries": queries, "qrels": qrels}, metric="hit@1", population_sizes=90,
+                 methods=["wald_iid", "cr2", "cr1", "t"])
+    micro = r.estimates[(r.estimates["estimator"] == "micro") & ~r.estimates["naive"].astype(bool)]
+    assert set(micro["verified_status"]) <= {"unverifiable", "not_verified"} and (micro["verified_status"] ==
+                                                                                  "unverifiable").any()
+    assert not micro["verified"].astype(bool).any()
+    text = r.summary("all")
+    assert "UNVERIFIABLE: micro" in text and text.count("did not draw are unknown") == 1  # said once
+
+
 def test_verify_intervals_adds_the_fields_per_group():
     y, cl = _clustered(seed=3)
     g = np.where(cl % 2 == 0, "a", "b")
@@ -69,7 +109,8 @@ def test_verify_intervals_adds_the_fields_per_group():
     designs = {"__all__": V.design_of(y, cl), "a": V.design_of(y[g == "a"], cl[g == "a"]),
                "b": V.design_of(y[g == "b"], cl[g == "b"])}
     out = V.verify_intervals(table, designs)
-    assert list(out.columns[-len(V.VERIFY_FIELDS):]) == list(V.VERIFY_FIELDS)
+    assert list(out.columns[-len(V.VERIFY_FIELDS) - 1:]) == [*V.VERIFY_FIELDS, "verified_reason"]
+    assert (out["verified_reason"] == "").all()  # a census design: every row checked, none blind
     assert out["verified_coverage"].notna().all() and out["verified"].map(lambda x: isinstance(x, bool)).all()
     assert len(set(out["verified_coverage"])) > 1  # three designs, three measurements
     empty = V.verify_intervals(table, None)
@@ -119,10 +160,11 @@ def test_sized_check_does_not_verify_cr2_on_a_sample_that_missed_the_large_docum
     rng = np.random.default_rng(3)
     missed = rng.choice(np.arange(1, M), 40, replace=False)
     ys, cs = _sample(y, cl, missed)
-    # the sample alone (no sizes) cannot see the document: its twin flags CR2 verified
+    # the sample alone (no sizes) cannot see the document: its twin covers, so the row is unverifiable
     blind = V.verify_design(V.design_of(ys, cs, population=M), pairs)
-    assert blind["micro/cr2"]["verified"] is True
-    # and that CR2 interval misses the census value: the flag was wrong
+    assert blind["micro/cr2"]["verified_coverage"] >= 0.93 and blind["micro/cr2"]["verified"] is False
+    assert blind["micro/cr2"]["verified_status"] == "unverifiable"
+    # and that CR2 interval misses the census value: a verified flag would have been wrong
     from ragcov_data.eval import interval
     r = interval(ys, cs, "micro", "cr2")
     assert not (r.low <= truth <= r.high)
