@@ -387,7 +387,7 @@ def _family(runs: Mapping[str, pd.DataFrame], evals: Mapping[str, Any], ds: Any,
 
     log(f"leaderboard of {len(names)} retrievers: {len(names) * (len(names) - 1) // 2} pairs, one family "
         "(simultaneous intervals; p_adj from the same test)")
-    lb = leaderboard(runs, ds, metric="hit@1", **kwargs)
+    lb = leaderboard(runs, ds, metric="hit@1", estimator="auto", **kwargs)
     per_doc = {n: evals[n].per_document.set_index("cluster")["rate"] for n in names}
     return leaderboard_block(lb, "aneel_taesa"), pair_records(lb, per_doc)
 

@@ -101,6 +101,7 @@ from ragcov_data.ties import DEFAULT_TIE_POLICY
 from ragcov_data.eval.estimates import _core
 from ragcov_data.eval.estimates._core import ESTIMATORS
 from ragcov_data.eval.comparisons import pool
+from ragcov_data.eval.comparisons.headline import choose_headline
 from ragcov_data.eval.comparisons._family import LEADERBOARD_PAIR_TEST, cluster_sums, family, letters, rank_bounds
 from ragcov_data.eval.comparisons._nullfamily import null_family_rates
 from ragcov_data.eval.estimates.evaluator import ALL_GROUP
@@ -147,6 +148,9 @@ PAIR_COLUMNS = ["a", "b", "group", "diff", "low", "high", "p", "p_adj", "p_adj_m
 POOLED_LIKE = 0.99
 #: With ``on_missing="zero"``, a run lacking more than this share of a group's queries is shown, not tiered.
 UNTIERED_MISSING = 0.5
+#: The unit named by a cluster column, in the micro line's sentence.
+_UNIT_WORDS = {"doc_id": "document", "source_key": "source summary", "_id": "query"}
+
 _SELF_RETRIEVAL_NOTE = ("judged@k not applicable: on a self-retrieval task every chunk of the query's document "
                         "is relevant and every other chunk is non-relevant by construction (judgments are complete), "
                         "so a pool bias cannot arise.")
@@ -164,8 +168,8 @@ def _check_args(runs: Any, metric: Any, estimator: str, on_missing: str, level: 
     bad = [n for n in runs if not isinstance(n, str) or not n.strip()]
     if bad:
         raise RagcovError(f"run names must be non-empty strings; got {bad!r}.")
-    if estimator not in ESTIMATORS:
-        raise RagcovError(f"`estimator` must be one of {ESTIMATORS}; got {estimator!r}.")
+    if estimator not in (*ESTIMATORS, "auto"):
+        raise RagcovError(f"`estimator` must be one of {(*ESTIMATORS, 'auto')}; got {estimator!r}.")
     tie_policy = check_outcome_args(on_missing, tie_policy)
     _core.check_level(level)
     _core.check_resamples(n_resamples, level, ("cluster_bootstrap",))
@@ -241,7 +245,10 @@ def leaderboard(
         Level of every interval (a pair is significant when its simultaneous interval excludes 0); B of the
         shared cluster bootstrap (simultaneous intervals, max-|t| p-values); its seed.
     on_missing : {"error", "zero", "intersect"}
-    estimator : {"micro", "macro"}
+    estimator : {"micro", "macro", "auto"}
+        ``auto``: micro where its intervals are verified for every system, else macro where more of its
+        intervals are, with micro (trec_eval's numbers) and why it is not verified in ``info["micro_line"]``
+        (:mod:`.headline`); ``info["headline"]`` says which and why.
     tie_policy, relevance_threshold
         One tie policy for every run (:mod:`ragcov_data.ties`); minimum grade counted relevant.
     judged_k : int, optional
@@ -265,9 +272,19 @@ def leaderboard(
     oc = outcomes_many(runs, task, metric if cited is not None else spec, tie_policy=tie_policy,
                        relevance_threshold=relevance_threshold, on_missing=on_missing, cluster=cluster, by=by,
                        exclude_self=exclude_self)
-    return _ranked(oc, spec, cited is not None, judged_k, estimator=estimator, level=level,
-                   n_resamples=int(n_resamples), seed=seed, on_missing=on_missing, tie_policy=tie_policy,
-                   relevance_threshold=relevance_threshold, metric_default=metric_default)
+    n_notices = len(oc.notices)
+
+    def ranked(est: str) -> "LeaderboardResult":
+        del oc.notices[n_notices:]  # each estimator's board says its own notices once
+        res = _ranked(oc, spec, cited is not None, judged_k, estimator=est, level=level,
+                      n_resamples=int(n_resamples), seed=seed, on_missing=on_missing, tie_policy=tie_policy,
+                      relevance_threshold=relevance_threshold, metric_default=metric_default)
+        res.info["notices"] = list(res.info["notices"])
+        return res
+
+    if estimator != "auto":
+        return ranked(estimator)
+    return choose_headline(ranked, oc.clusters, _UNIT_WORDS.get(oc.cluster, str(oc.cluster)))
 
 
 def _leaderboard_metric(task: Any, metric: Any) -> tuple[Any, Any]:

@@ -12,8 +12,8 @@ import re
 from typing import Any, Sequence
 
 from ragcov_data._format import num
-from ragcov_data.eval.comparisons.leaderboard_render import (_b, _is_false, _rows, group_label, head, missing_line,
-                                                              pool_words)
+from ragcov_data.eval.comparisons.leaderboard_render import (_b, _is_false, _rows, group_label, head, micro_lines,
+                                                              missing_line, pool_words)
 
 __all__ = ["escape", "tabular", "latex", "board_tables"]
 
@@ -66,6 +66,8 @@ def board_tables(res: Any, title: str = "", key: str = "leaderboard", pairs: boo
         ml = missing_line(b, g)
         if ml:
             cap += " " + escape(ml)
+        if g == "__all__" and micro_lines(b):  # trec_eval's numbers, and why they carry no verified interval
+            cap += " " + escape(". ".join(x.rstrip(".") for x in micro_lines(b)) + ".")
         if any(_is_false(r.get("verified")) for r in b.sy(g).to_dict(orient="records")):
             cap += " $^*$ NOT VERIFIED: the interval covers less than the level at this design."
         if b.pool and g == b.group_names()[0]:

@@ -129,8 +129,21 @@ def head(b: Any, g: str) -> str:
     """One line: metric, group, queries, clusters, estimator and interval in words, level."""
     b = _b(b)
     info = b.groups.get(g, {})
+    est = info.get("estimator")
+    unit = _UNITS.get(b.cluster, b.cluster)
+    est_words = f"mean of per-{unit} means" if est == "macro" and unit else words(est)
     return (f"{b.metric} · {group_label(g)} · {info.get('n_queries', '?')} queries, {unit_words(b, g)} · "
-            f"{words(info.get('estimator'))}, {words(info.get('method'))} · level {b.level:g}")
+            f"{est_words}, {words(info.get('method'))} · level {b.level:g}")
+
+
+def micro_lines(b: Any) -> list[str]:
+    """Under a macro headline chosen because micro is not verified here (``info["micro_line"]``): trec_eval's
+    numbers per system, then the one sentence why they carry no verified interval; else nothing."""
+    m = (_b(b).info or {}).get("micro_line") or {}
+    if not m:
+        return []
+    pts = ", ".join(f"{r['name']} {_num(r['estimate'])}" for r in m.get("systems") or [])
+    return [f"micro (mean over queries, trec_eval's number): {pts}", str(m.get("reason", ""))]
 
 
 def metric_line(b: Any) -> str:
@@ -368,7 +381,8 @@ def text(res: Any) -> str:
         ml = missing_line(b, g)
         if ml:
             out.append(ml)
-        out += [pd.DataFrame(rows, columns=cols).to_string(index=False), ""]
+        out += [pd.DataFrame(rows, columns=cols).to_string(index=False)]
+        out += (micro_lines(b) if g == ALL else []) + [""]
         out.append(f"pairs (row − column; * = separable: the simultaneous {b.level:.0%} interval excludes 0"
                    + ("; † = separable but the order depends on the pool" if b.pool else "") + "):")
         out += [_matrix(b, g).to_string(), ""]
@@ -423,6 +437,8 @@ def markdown_panels(res: Any, level: int = 2, pairs: bool = True) -> list[str]:
             out += [ml, ""]
         cols, rows = _rows(b, g)
         out += [md_table(cols, rows), ""]
+        if g == ALL and micro_lines(b):
+            out += [" ".join(micro_lines(b)), ""]
         if pairs and len(b.pr(g)):
             out += [md_table(*_pair_rows(b, g)), ""]
         out += [sentence(b, g), ""]
@@ -639,6 +655,7 @@ def panels_html(res: Any, *, heading: int = 2, pairs: bool = True, systems_class
                  f'<p class="note">{_e(head(b, g))}</p>' + (f'<p class="note flag">{_e(ml)}</p>' if ml else "")
                  + f'<p class="verdict"><strong>{_e(short_sentence(b, g))}</strong></p>'
                  + f'<details class="verdict-full"><summary>in full</summary><p>{_e(sentence(b, g))}</p></details>'
+                 + "".join(f'<p class="note micro-line">{_e(x)}</p>' for x in (micro_lines(b) if g == ALL else []))
                  + f'<div class="figs">{"".join(figs)}'
                  + systems_table_html(b, g, systems_class) + "</div>"  # the table beside the plot
                  + matrix + "</section>")

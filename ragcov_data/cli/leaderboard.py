@@ -33,8 +33,10 @@ def add_parser(sub) -> None:
     p.add_argument("--metric", default=None,
                    help="hit@k, ndcg@k, p@k, r@k, mrr@k (default: the task's own: hit@1 for self-retrieval, "
                         "ndcg@10 for graded or pooled judgments; printed in the header)")
-    p.add_argument("--estimator", default="micro", choices=("micro", "macro"),
-                   help="micro = mean over queries, trec_eval's number (default); macro = mean of cluster means")
+    p.add_argument("--estimator", default="auto", choices=("auto", "micro", "macro"),
+                   help="micro = mean over queries, trec_eval's number; macro = mean of cluster means; auto "
+                        "(default) = micro where its intervals are verified for every system, else macro with "
+                        "micro on a second line saying why it is not verified here")
     p.add_argument("--tie-policy", default=DEFAULT_TIE_POLICY, choices=[*TIE_POLICIES, *TIE_POLICY_ALIASES],
                    help=f"order of candidates with equal scores, for every run (default: {DEFAULT_TIE_POLICY})")
     p.add_argument("--relevance-threshold", type=int, default=1, help="minimum relevant grade (default: 1)")

@@ -12,7 +12,7 @@ from typing import Any, Mapping, Sequence
 
 from ragcov_data._format import num, pct
 from ragcov_data.eval.comparisons.leaderboard_latex import board_tables
-from ragcov_data.eval.comparisons.leaderboard_render import Board, head, rank_text, short_sentence, tier_text
+from ragcov_data.eval.comparisons.leaderboard_render import Board, head, micro_lines, rank_text, short_sentence, tier_text
 from ragcov_data.reporting.studies import flip_difference
 
 __all__ = ["summary", "latex_summary", "task_boards", "board_table", "MAX_LINE"]
@@ -195,6 +195,7 @@ def summary(results: Mapping[str, Any]) -> str:
             lines.append(_fit("  " + head(board, ALL)))
             table, unverified = board_table(board)
             lines += table
+            lines += [_fit("  " + x) for x in micro_lines(board)]
             lines.append(_fit(f"  {short_sentence(board)}"))
             answer = ((results.get("irpf") or {}).get("budgets") or {}).get("answer") or {}
             if key == "irpf-chunking" and answer.get("sentence"):

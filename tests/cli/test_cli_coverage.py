@@ -176,6 +176,27 @@ def test_quick_console_has_a_score_table_per_task_and_short_lines(bench_out):
     assert "macro t (as the rows)" in out  # the macro method named as the rows use it
 
 
+def test_benchmark_first_table_headlines_a_verified_estimator(bench_out):
+    """ANEEL's documents are wildly unequal: no micro interval holds there, so the first table headlines the
+    per-document mean (every row verified) and gives trec_eval's numbers on a second line, with the reason."""
+    from ragcov_data._format import num
+
+    res, out = bench_out
+    board = res["leaderboard"]
+    rows = [s for s in board["systems"] if s["group"] == "__all__"]
+    assert all(s["verified"] is True for s in rows)  # no headline row NOT VERIFIED
+    micro = board["info"]["micro_line"]
+    assert board["estimator"] == "macro" and micro["estimator"] == "micro"
+    assert all(s["verified"] is not True for s in micro["systems"])  # why macro took the headline
+    section = out.split("ANEEL self-retrieval", 1)[1].split("\n\n", 1)[0]
+    assert "mean of per-document means" in section and "NOT VERIFIED" not in section
+    line = next(ln for ln in section.splitlines() if ln.startswith("  micro (mean over queries, trec_eval's number)"))
+    for s in micro["systems"]:
+        assert f"{s['name']} {num(s['estimate'])}" in line
+    assert "  micro is not verified at this design: its intervals cover " in section
+    assert "the largest holds 18% of them" in section
+
+
 def test_benchmark_latex_summary_is_booktabs(bench):
     tex = (bench / "summary.tex").read_text(encoding="utf-8")
     assert tex.count("\\begin{table}") == 4 and tex.count("\\toprule") == tex.count("\\bottomrule") == 4

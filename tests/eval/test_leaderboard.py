@@ -499,3 +499,55 @@ def test_null_family_rates_superpopulation_and_power():
     assert two["simultaneous"] is None and two["power_simultaneous"] is not None  # no null pair left
     with pytest.raises(RagcovError, match="`null` must be one of"):
         null_family_rates(V, codes, n_families=5, null="bootstrap")
+
+
+# ------------------------------------------------------------------ the headline follows what is verified
+def _values_board(sizes, rates, shift, seed=0, estimator="auto"):
+    """Three systems on synthetic self-retrieval-like values: documents of ``sizes`` queries at ``rates``."""
+    rng = np.random.default_rng(seed)
+    cl = np.repeat(np.arange(len(sizes)), sizes)
+    base = np.repeat(rates, sizes)
+    qids = [f"q{i}" for i in range(len(cl))]
+    task = {"queries": pd.DataFrame({"_id": qids, "doc_id": [f"d{c}" for c in cl]}),
+            "qrels": pd.DataFrame({"query-id": qids, "corpus-id": "rel", "score": 1})}
+    runs = {}
+    for k in range(3):
+        y = rng.random(len(cl)) < np.clip(base + k * shift, 0, 1)
+        runs[f"s{k}"] = pd.DataFrame({"query-id": qids, "corpus-id": np.where(y, "rel", "other"), "score": 1.0})
+    return leaderboard(runs, task, metric="hit@1", estimator=estimator, n_resamples=199)
+
+
+def test_auto_keeps_micro_where_it_is_verified():
+    rng = np.random.default_rng(1)
+    board = _values_board(rng.integers(8, 12, 60), rng.beta(2, 2, 60), 0.02)
+    assert board.estimator == "micro" and "micro_line" not in board.info
+    assert board.info["headline"].startswith("micro")
+    same = _values_board(rng.integers(8, 12, 60), rng.beta(2, 2, 60), 0.02, estimator="micro")
+    assert same.systems["estimate"].notna().all()
+
+
+def test_auto_headlines_macro_where_micro_is_not_verified_and_keeps_trec_evals_numbers():
+    # one document holds half the queries at a rate far from the rest: micro intervals cannot hold here
+    rng = np.random.default_rng(2)
+    sizes = np.r_[600, rng.integers(2, 8, 40)]
+    rates = np.r_[0.95, rng.beta(1, 3, 40)]
+    auto = _values_board(sizes, rates, 0.03)
+    micro = _values_board(sizes, rates, 0.03, estimator="micro")
+    assert auto.estimator == "macro" and auto.info["headline"].startswith("macro")
+    line = auto.info["micro_line"]
+    overall = micro.systems[micro.systems["group"] == "__all__"]
+    assert [r["name"] for r in line["systems"]] == list(overall["name"])
+    assert np.allclose([r["estimate"] for r in line["systems"]], overall["estimate"])  # trec_eval's numbers
+    assert not overall["verified"].map(lambda v: v is True).all()
+    assert auto.systems.loc[auto.systems["group"] == "__all__", "verified"].map(lambda v: v is True).all()
+    assert "the largest holds" in line["reason"] and "CV" in line["reason"]
+    text = auto.summary()
+    assert "mean of per-document means" in text and "micro (mean over queries, trec_eval's number): s" in text
+    assert line["reason"] in text and line["reason"] in auto.to_markdown()
+    assert "micro is not verified at this design" in auto.to_latex() and "CV" in auto.to_latex()
+    assert auto.to_dict()["info"]["micro_line"]["systems"][0]["name"] == line["systems"][0]["name"]
+
+
+def test_estimator_names_auto_in_its_error():
+    with pytest.raises(ragcov_data.errors.RagcovError, match="auto"):
+        leaderboard({"a": {}, "b": {}}, {}, estimator="median")
