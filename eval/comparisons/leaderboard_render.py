@@ -139,7 +139,8 @@ def head(b: Any, g: str) -> str:
 def micro_lines(b: Any) -> list[str]:
     """Under a macro headline chosen because micro is not verified here (``info["micro_line"]``): trec_eval's
     numbers per system, then the one sentence why they carry no verified interval; else nothing."""
-    m = (_b(b).info or {}).get("micro_line") or {}
+    info = b.info if isinstance(b, Board) else (b.get("info") if isinstance(b, Mapping) else getattr(b, "info", None))
+    m = (info or {}).get("micro_line") or {}
     if not m:
         return []
     pts = ", ".join(f"{r['name']} {_num(r['estimate'])}" for r in m.get("systems") or [])
@@ -438,7 +439,7 @@ def markdown_panels(res: Any, level: int = 2, pairs: bool = True) -> list[str]:
         cols, rows = _rows(b, g)
         out += [md_table(cols, rows), ""]
         if g == ALL and micro_lines(b):
-            out += [" ".join(micro_lines(b)), ""]
+            out += [". ".join(micro_lines(b)), ""]
         if pairs and len(b.pr(g)):
             out += [md_table(*_pair_rows(b, g)), ""]
         out += [sentence(b, g), ""]

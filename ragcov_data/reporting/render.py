@@ -234,7 +234,8 @@ def answer_rows(results: Mapping[str, Any]) -> list[dict[str, Any]]:
         if lb:
             for s in lb.get("systems") or []:
                 if s["group"] == LB.ALL:
-                    rows.append({"task": task, "metric": lb.get("metric", metric), "system": s["name"],
+                    per = " (per-document mean)" if (lb.get("info") or {}).get("micro_line") else ""
+                    rows.append({"task": task, "metric": lb.get("metric", metric) + per, "system": s["name"],
                                  "estimate": s["estimate"], "low": s["low"], "high": s["high"],
                                  "tier": LB.tier_text(lb, LB.ALL, s),  # ~: its order flips under the pool
                                  "rank": LB.rank_text(s),
@@ -316,6 +317,7 @@ def _answer_html(results: Mapping[str, Any]) -> str:
                 if any(r.get("verified") is False for r in rows) else "")
              + "</caption><tr>" + "".join(f"<th class=l>{_e(h)}</th>" for h in head) + "</tr>" + "".join(body)
              + "</table>") if rows else ""
+    table += "".join(f'<p class="note micro-line">ANEEL {_e(x)}</p>' for x in LB.micro_lines(results.get("leaderboard") or {}))
     items = S.verdict_items(results)
     cov = coverage_sentence(results)
     if cov:
@@ -608,6 +610,9 @@ def render_markdown(results: Mapping[str, Any], figure_files: Mapping[str, str] 
         lines.append(_md_table(rows, ["task", "metric", "system", "estimate", "low", "high", "tier", "rank"],
                                {c: str for c in ("task", "metric", "system", "tier", "rank")}))
         lines.append("")
+        micro = LB.micro_lines(results.get("leaderboard") or {})
+        if micro:
+            lines += ["ANEEL " + ". ".join(micro), ""]
     lines += S.verdicts_md(results)
     cs = coverage_sentence(results)
     if cs:

@@ -176,7 +176,7 @@ def test_quick_console_has_a_score_table_per_task_and_short_lines(bench_out):
     assert "macro t (as the rows)" in out  # the macro method named as the rows use it
 
 
-def test_benchmark_first_table_headlines_a_verified_estimator(bench_out):
+def test_benchmark_first_table_headlines_a_verified_estimator(bench, bench_out):
     """ANEEL's documents are wildly unequal: no micro interval holds there, so the first table headlines the
     per-document mean (every row verified) and gives trec_eval's numbers on a second line, with the reason."""
     from ragcov_data._format import num
@@ -195,6 +195,11 @@ def test_benchmark_first_table_headlines_a_verified_estimator(bench_out):
         assert f"{s['name']} {num(s['estimate'])}" in line
     assert "  micro is not verified at this design: its intervals cover " in section
     assert "the largest holds 18% of them" in section
+    # the report's first screen and summary.md say it too, and name the headline per document
+    md = (bench / "summary.md").read_text(encoding="utf-8")
+    assert "hit@1 (per-document mean)" in md and micro["reason"] in md
+    page = (bench / "report.html").read_text(encoding="utf-8")
+    assert "micro is not verified at this design" in page and "hit@1 (per-document mean)" in page
 
 
 def test_benchmark_latex_summary_is_booktabs(bench):
