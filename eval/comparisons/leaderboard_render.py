@@ -656,7 +656,8 @@ def panels_html(res: Any, *, heading: int = 2, pairs: bool = True, systems_class
                  f'<p class="note">{_e(head(b, g))}</p>' + (f'<p class="note flag">{_e(ml)}</p>' if ml else "")
                  + f'<p class="verdict"><strong>{_e(short_sentence(b, g))}</strong></p>'
                  + f'<details class="verdict-full"><summary>in full</summary><p>{_e(sentence(b, g))}</p></details>'
-                 + "".join(f'<p class="note micro-line">{_e(x)}</p>' for x in (micro_lines(b) if g == ALL else []))
+                 + (f'<p class="note micro-line">{_e(". ".join(micro_lines(b)))}</p>' if g == ALL and micro_lines(b)
+                    else "")
                  + f'<div class="figs">{"".join(figs)}'
                  + systems_table_html(b, g, systems_class) + "</div>"  # the table beside the plot
                  + matrix + "</section>")

@@ -317,7 +317,8 @@ def _answer_html(results: Mapping[str, Any]) -> str:
                 if any(r.get("verified") is False for r in rows) else "")
              + "</caption><tr>" + "".join(f"<th class=l>{_e(h)}</th>" for h in head) + "</tr>" + "".join(body)
              + "</table>") if rows else ""
-    table += "".join(f'<p class="note micro-line">ANEEL {_e(x)}</p>' for x in LB.micro_lines(results.get("leaderboard") or {}))
+    micro = LB.micro_lines(results.get("leaderboard") or {})
+    table += f'<p class="note micro-line">ANEEL {_e(". ".join(micro))}</p>' if micro else ""
     items = S.verdict_items(results)
     cov = coverage_sentence(results)
     if cov:

@@ -94,7 +94,7 @@ def test_sampled_run_gets_one_interval_from_eval_leaderboard_and_compare(tmp_pat
     assert row["method"] == "known_sizes"
     lb = tmp_path / "board.json"
     assert main(["leaderboard", str(runs["bm25"]), str(runs["tfidf"]), "--data-dir", str(data_dir),
-                 "--n-resamples", "999", "--json", str(lb)]) == 0
+                 "--n-resamples", "999", "--estimator", "micro", "--json", str(lb)]) == 0
     board = json.loads(lb.read_text())
     sys_row = next(s for s in board["systems"] if s["name"] == "bm25" and s["group"] == "__all__")
     assert sys_row["method"] == "known_sizes"
