@@ -16,11 +16,16 @@ sampled task (K documents drawn without replacement from N), the population's si
     replacement and applies the method exactly as ``evaluate`` does for that task (with the correction
     ``1 - K/N`` where the method uses it). When N exceeds 50 K the twin is not built: K of its N documents
     without replacement are then, to within ``K/N``, K draws with replacement from the sampled documents.
-    The twin holds only documents shaped like the sampled ones, so it checks macro (every document one unit)
-    but cannot check micro: a document the sample missed may hold a large share of the queries. A micro
-    row that passes there is ``unverifiable`` (``verified_reason``: :data:`UNSEEN_SIZES`); one shown to fall
-    short stays ``not_verified``. Measured (``benchmarks/bench_verified_sampled.py --no-sizes``): on ANEEL
-    samples of 40 and 80 of the 147 acts, micro rows that twin passed covered the census value 62-89%.
+
+what these populations cannot show
+    both hold only documents shaped like the ones at hand: they check macro (every document one unit), but
+    micro moves with any larger document the data lack. On a sample without the sizes a micro row that passes
+    is ``unverifiable`` (``verified_reason``: :data:`UNSEEN_SIZES`; measured with
+    ``benchmarks/bench_verified_sampled.py`` / ``bench_verified_grid.py``: on ANEEL samples of 40 and 80 acts,
+    rows that twin passed covered the census value 62-89%). On a census it is ``unverifiable`` where queries
+    per document are unequal (coefficient of variation above :data:`NEAR_EQUAL_CV`; :data:`UNEQUAL_SIZES`):
+    on superpopulation draws of the ANEEL acts, micro rows a census check passed covered the acts' value 0.61.
+    A row shown to fall short stays ``not_verified``.
 
 sampled task whose population sizes are known (a ``--sample-docs`` task records every document's size)
     what the sample did not see must widen the check, not vanish: a twin of the *whole* population holds
@@ -90,7 +95,7 @@ VERIFY_RESAMPLES = 99
 VERIFY_FIELDS = ("verified_coverage", "verified_mc_se", "verified", "verified_status")
 #: Values of ``verified_status`` (None where no check ran).
 STATUSES = ("verified", "not_verified", "unverifiable")
-_VERSION = 3
+_VERSION = 4
 ENV_VAR = "RAGCOV_VERIFY_CACHE_DIR"
 
 
@@ -218,11 +223,26 @@ def _status(per_twin: np.ndarray, R: int, level: float) -> tuple[str, float, flo
     return "unverifiable", c, se
 
 
+#: Queries per document whose coefficient of variation is at most this are "near-equal": a document the
+#: documents at hand lack cannot hold a large share of the queries unless sizes are far more unequal than they
+#: show, so a check built from them can pass micro (JurisTCU by source summary: 0.33; IRPF by topic: about 0.1).
+#: Above it (ANEEL acts: 2.4; 0.9-1.3 without the act holding 18%; 0.4-0.8 at 400 words) it cannot.
+NEAR_EQUAL_CV = 0.5
 #: Why a micro row on a document sample without the population's sizes is never ``verified``.
 UNSEEN_SIZES = ("the sizes of the documents the sample did not draw are unknown, and one it missed may hold a large "
-                "share of the queries: a check built from the sample cannot see that (measured on ANEEL samples of "
-                "40-80 of 147 acts, rows it passed covered 62-89%); give every population document's size "
-                "(a --sample-docs task records them) to check micro, or read macro")
+                "share of the queries: a check built from the sample cannot see that (on ANEEL samples of 40-80 of "
+                "147 acts, micro rows such a check passed covered the census value 62-89%); give every population "
+                "document's size (a --sample-docs task records them) to check micro, or read macro")
+#: Why a micro row of a census on unequal documents is never ``verified``.
+UNEQUAL_SIZES = ("queries per document are unequal here (coefficient of variation above 0.5), and a check built from "
+                 "these documents cannot see a larger one they lack, which would move micro (on draws of the ANEEL "
+                 "acts, micro rows such a check passed covered the acts' value 61% of the time); read macro")
+
+
+def size_cv(n: Any) -> float:
+    """Coefficient of variation of the queries per document (0 for fewer than two documents)."""
+    x = np.asarray(n, float)
+    return float(x.std() / x.mean()) if len(x) > 1 and x.mean() > 0 else 0.0
 
 
 #: A document holding more than this share of the population's queries is "large": whether a sample holds
@@ -329,12 +349,13 @@ def _simulate(design: Mapping[str, Any], pairs: list[tuple[str, str]], reps: int
         se = math.sqrt(c * (1 - c) / R)
         ok = bool(c + 2 * se >= level)
         status = "verified" if ok else "not_verified"
-        blind = M is not None and M > K and core_est == "micro"
-        if blind and status == "verified":  # the twin holds only what the sample drew: it cannot pass micro
+        blind = None if core_est != "micro" else UNSEEN_SIZES if M is not None and M > K else \
+            UNEQUAL_SIZES if size_cv(n) > NEAR_EQUAL_CV else None
+        if blind and status == "verified":  # built from these documents only: it cannot see a larger one
             status, ok = "unverifiable", False
         out[f"{est}/{m}"] = {"verified_coverage": c, "verified_mc_se": se, "verified": ok,
                              "verified_status": status, "reps": R,
-                             **({"verified_reason": UNSEEN_SIZES} if blind else {})}
+                             **({"verified_reason": blind} if blind else {})}
     return out
 
 

@@ -62,31 +62,42 @@ def test_sampled_design_uses_a_finite_population_twin():
     assert res["macro/t"]["verified_coverage"] > 0.9
 
 
-@pytest.mark.parametrize("population", [60, 40 * 60])  # a twin of 60 documents; one too large to build
-def test_a_sample_without_sizes_never_passes_micro(population):
-    # equal documents: micro covers on the twin, yet the twin holds only what the sample drew, so the row
-    # is unverifiable (with the reason), never verified; macro is checked as before
+@pytest.mark.parametrize("population", [None, 60, 40 * 60])  # census; a twin of 60; one too large to build
+def test_micro_checked_without_sizes_passes_only_on_a_census_of_near_equal_documents(population):
+    # unequal documents (CV 0.67): micro covers in the bootstrap world, yet that world holds only
+    # documents shaped like these, so the row is unverifiable (with the reason), never verified; near-equal
+    # documents (all 8 queries) are checked as before; macro is checked either way
     rng = np.random.default_rng(4)
-    cl = np.repeat(np.arange(40), 8)
-    y = (rng.random(len(cl)) < 0.5).astype(float)
-    res = V.verify_design(V.design_of(y, cl, population=population), [("macro", "t"), ("micro", "cr2"),
-                                                                      ("micro", "wald_iid")])
-    cr2 = res["micro/cr2"]
-    assert cr2["verified_coverage"] > 0.9  # it covers on the twin ...
-    assert cr2["verified_status"] == "unverifiable" and cr2["verified"] is False  # ... and cannot be verified
-    assert cr2["verified_reason"] == V.UNSEEN_SIZES
-    assert res["macro/t"]["verified_status"] == "verified" and "verified_reason" not in res["macro/t"]
-    # a method shown to fall short stays not_verified: what the sample cannot see does not excuse it
-    assert res["micro/wald_iid"]["verified_status"] in ("verified", "not_verified", "unverifiable")
-    census = V.verify_design(V.design_of(y, cl), [("micro", "cr2")])["micro/cr2"]
-    assert census["verified_status"] == "verified"  # a census has nothing unseen
+    unequal = np.maximum(1, np.round(np.exp(rng.normal(2, 0.6, 40)))).astype(int)  # lognormal sizes, CV 0.67
+    for sizes, blind in ((unequal, True), (np.full(40, 8), False)):
+        cl = np.repeat(np.arange(40), sizes)
+        y = (rng.random(len(cl)) < np.repeat(rng.beta(2, 2, 40), sizes)).astype(float)  # documents differ
+        assert (V.size_cv(sizes) > V.NEAR_EQUAL_CV) is blind
+        res = V.verify_design(V.design_of(y, cl, population=population),
+                              [("macro", "t"), ("micro", "cr2"), ("micro", "wald_iid")])
+        cr2 = res["micro/cr2"]
+        if blind:
+            assert cr2["verified_status"] == "unverifiable" and cr2["verified"] is False
+            assert cr2["verified_reason"] == (V.UNEQUAL_SIZES if population is None else V.UNSEEN_SIZES)
+            # a method shown to fall short stays not_verified: what the data cannot show does not excuse it
+            assert res["micro/wald_iid"]["verified_status"] == "not_verified"
+        elif population is None:  # a census of near-equal documents: the pass stands
+            assert cr2["verified_status"] == "verified" and "verified_reason" not in cr2
+        else:  # a sample cannot show the sizes it missed, however equal the ones it drew
+            assert cr2["verified_status"] == "unverifiable" and cr2["verified_reason"] == V.UNSEEN_SIZES
+        assert res["macro/t"]["verified_status"] == "verified" and "verified_reason" not in res["macro/t"]
+
+
+def test_size_cv_is_the_coefficient_of_variation():
+    assert V.size_cv([5, 5, 5]) == 0.0 and V.size_cv([3]) == 0.0
+    assert V.size_cv([1, 3]) == pytest.approx(np.std([1, 3]) / 2)
 
 
 def test_evaluate_says_why_micro_is_unverifiable_on_a_sample_without_sizes():
     from ragcov_data.eval import evaluate
 
     rng = np.random.default_rng(5)
-    cl = np.repeat(np.arange(30), rng.integers(3, 12, 30))
+    cl = np.repeat(np.arange(30), np.r_[rng.integers(2, 10, 26), 40, 50, 60, 45])  # unequal documents
     y = (rng.random(len(cl)) < 0.6).astype(float)
     qrels = pd.DataFrame({"query-id": [f"q{i}" for i in range(len(cl))], "corpus-id": "d", "score": 1})
     run = pd.DataFrame({"query-id": qrels["query-id"], "corpus-id": np.where(y > 0, "d", "x"), "rank": 1,
