@@ -135,6 +135,8 @@ class ChunkingComparison(_JsonMixin):
 def _check_mark(r: Any) -> str:
     """`` NOT VERIFIED (covers 90.1% ± 1.9%)`` beside an interval whose method fell short here."""
     ok = r.get("verified")
+    if r.get("verified_status") == "unverifiable":
+        return f"  UNVERIFIABLE (covers {r['verified_coverage']:.1%} where the check cannot see what the data lack)"
     if ok is False or ok is np.False_:
         return f"  NOT VERIFIED (covers {r['verified_coverage']:.1%} ± {2 * r['verified_mc_se']:.1%})"
     return ""

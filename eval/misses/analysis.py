@@ -180,11 +180,20 @@ class MissesResult(_JsonMixin):
 
 
 def _check_text(r: Any) -> str:
-    """`` NOT VERIFIED (covers 91.0%)`` beside an interval whose method fell short of the level here."""
+    """`` NOT VERIFIED (covers 91.0%)`` beside an interval whose method fell short of the level here;
+    `` UNVERIFIABLE (...)`` beside one the check cannot vouch for (documents too unequal, :mod:`.verify`)."""
     ok = getattr(r, "verified", None)
+    if getattr(r, "verified_status", None) == "unverifiable":
+        return f"  UNVERIFIABLE (documents too unequal to check; covers {r.verified_coverage:.1%} on them)"
     if ok is False or ok is np.False_:
         return f"  NOT VERIFIED (covers {r.verified_coverage:.1%} ± {2 * r.verified_mc_se:.1%})"
     return ""
+
+
+def _passes(coverage: Any, mc_se: Any, level: float) -> bool:
+    """Did the measured coverage reach the level (so a row not verified is unverifiable, not short)?"""
+    c, s = float(coverage), float(mc_se)
+    return bool(np.isfinite(c) and np.isfinite(s) and c + 2 * s >= level)
 
 
 def _check_notes(res: "MissesResult") -> list[str]:
@@ -193,11 +202,18 @@ def _check_notes(res: "MissesResult") -> list[str]:
     bt = res.by_type
     if len(bt) and "hit_verified" in bt:
         for pre, what in (("hit_", "hit@1"), ("share_", "share of misses")):
-            bad = [f"{r.doc_type} {getattr(r, pre + 'verified_coverage'):.1%}" for r in bt.itertuples(index=False)
-                   if getattr(r, pre + "verified") is False or getattr(r, pre + "verified") is np.False_]
+            failed = [r for r in bt.itertuples(index=False)
+                      if getattr(r, pre + "verified") is False or getattr(r, pre + "verified") is np.False_]
+            passes = [_passes(getattr(r, pre + "verified_coverage"), getattr(r, pre + "verified_mc_se"), res.level)
+                      for r in failed]
+            bad = [f"{r.doc_type} {getattr(r, pre + 'verified_coverage'):.1%}" for r, ok in zip(failed, passes) if not ok]
+            blind = [str(r.doc_type) for r, ok in zip(failed, passes) if ok]
             if bad:
                 out.append(f"NOT VERIFIED by doc_type, {what} (CR2 covers less than the level at the type's "
                            f"design): " + ", ".join(bad) + ".")
+            if blind:
+                out.append(f"UNVERIFIABLE by doc_type, {what} (documents too unequal for a check built from them "
+                           f"to see a larger one they lack): " + ", ".join(blind) + ".")
         flat = [str(r.doc_type) for r in bt.itertuples(index=False) if "zero_variance" in str(r.hit_interval_flags)]
         if flat:
             out.append("no variation between documents (zero_variance: the hit@1 interval is the point): "
@@ -295,6 +311,7 @@ def _checks(indicators: np.ndarray, clusters: np.ndarray, level: float, seed: in
                               [("micro", "cr2")]).get("micro/cr2")
             if r is not None:
                 rec = {k: r[k] for k in ("verified_coverage", "verified_mc_se", "verified")}
+                rec["verified_status"] = r.get("verified_status")
         out.append(rec)
     return out
 
@@ -489,6 +506,7 @@ def _finish(table: pd.DataFrame, indicators: np.ndarray, clusters: np.ndarray, l
     for k in ("verified_coverage", "verified_mc_se"):
         out[k] = [c[k] for c in checks] if len(out) else pd.Series(dtype=float)
     out["verified"] = pd.Series([c["verified"] for c in checks], index=out.index, dtype=object)
+    out["verified_status"] = pd.Series([c.get("verified_status") for c in checks], index=out.index, dtype=object)
     out["low_bounded"], out["high_bounded"], out["clipped"] = _bounded(out["low"], out["high"])
     return out
 
