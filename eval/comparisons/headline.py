@@ -38,11 +38,19 @@ def micro_line(res: Any, clusters: np.ndarray, unit: str) -> dict[str, Any]:
     ``low``, ``high``, ``method``, ``verified_coverage``, ``verified``, ``verified_status``; ``reason`` (one sentence) and
     ``coverage_range`` of its intervals at this design."""
     sy = res.systems[res.systems["group"] == ALL]
+    status = list(sy["verified_status"]) if "verified_status" in sy else [None] * len(sy)
     cov = [float(c) for c in sy["verified_coverage"] if c is not None and np.isfinite(c)]
+    short = [float(c) for c, st in zip(sy["verified_coverage"], status)
+             if st == "not_verified" and c is not None and np.isfinite(c)]
     lvl = f"{res.level:.0%}"
-    where = (f"its intervals cover {min(cov):.1%}–{max(cov):.1%}, short of {lvl}" if cov
-             else f"no interval of it is shown to hold {lvl}")
-    reason = f"micro is not verified at this design: {where}, as {_sizes_words(clusters, unit)}."
+    where = []
+    if short:
+        where.append(f"its intervals cover {min(short):.1%}–{max(short):.1%}, short of {lvl}")
+    if "unverifiable" in status:
+        where.append("a check built from these documents cannot vouch for " + ("the others" if short else "them"))
+    if not where:
+        where.append(f"no interval of it is shown to hold {lvl}")
+    reason = f"micro is not verified at this design: {'; '.join(where)}, as {_sizes_words(clusters, unit)}."
     rows = [{"name": str(r["name"]), "estimate": float(r["estimate"]), "low": float(r["low"]),
              "high": float(r["high"]), "method": str(r["method"]), "verified_coverage": r.get("verified_coverage"),
              "verified": r.get("verified"), "verified_status": r.get("verified_status")} for r in sy.to_dict(orient="records")]

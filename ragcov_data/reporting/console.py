@@ -167,6 +167,10 @@ def _unverified_line(board: Mapping[str, Any], unverified: list[tuple[str, Any]]
             f"{len(unverified)} of {n} systems"
     else:
         who = ", ".join(f"{name} covers {pct(c)}" for name, c in unverified)
+    level = float(board.get("level", 0.95))
+    if any(c is not None and float(c) >= level for _, c in unverified):  # a check that cannot vouch, not a shortfall
+        return (f"  * NOT VERIFIED: {', '.join(n for n, _ in unverified)}: the check at this design cannot vouch for "
+                "those intervals (UNVERIFIABLE in the JSON's verified_status; report: Coverage study).")
     return (f"  * NOT VERIFIED: {who} at this design, short of {lvl}; read those intervals as too narrow "
             "(report: Coverage study).")
 

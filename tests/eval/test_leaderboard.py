@@ -551,3 +551,20 @@ def test_auto_headlines_macro_where_micro_is_not_verified_and_keeps_trec_evals_n
 def test_estimator_names_auto_in_its_error():
     with pytest.raises(ragcov_data.errors.RagcovError, match="auto"):
         leaderboard({"a": {}, "b": {}}, {}, estimator="median")
+
+
+def test_micro_line_says_short_only_of_rows_shown_short():
+    from types import SimpleNamespace
+
+    from ragcov_data.eval.comparisons.headline import micro_line
+
+    systems = pd.DataFrame({"name": ["a", "b"], "group": "__all__", "estimate": [0.6, 0.5], "low": [0.5, 0.4],
+                            "high": [0.7, 0.6], "method": "cr2", "verified_coverage": [0.97, 0.81],
+                            "verified": [False, False], "verified_status": ["unverifiable", "not_verified"]})
+    clusters = np.repeat(np.arange(10), [50, 1, 1, 1, 1, 1, 1, 1, 1, 2])
+    line = micro_line(SimpleNamespace(systems=systems, level=0.95), clusters, "document")
+    assert "cover 81.0%–81.0%, short of 95%" in line["reason"]  # 97% is not called short
+    assert "cannot vouch for the others" in line["reason"] and "the largest holds 83% of them" in line["reason"]
+    blind = micro_line(SimpleNamespace(systems=systems.assign(verified_status="unverifiable"), level=0.95),
+                       clusters, "document")
+    assert "short of" not in blind["reason"] and "cannot vouch for them" in blind["reason"]
