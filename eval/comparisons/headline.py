@@ -14,9 +14,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-__all__ = ["choose_headline", "micro_line"]
+from ragcov_data.eval.comparisons.leaderboard_render import ALL
+from ragcov_data.eval.estimates.verify import size_cv
 
-ALL = "__all__"
+__all__ = ["choose_headline", "micro_line"]
 
 
 def _verified(res: Any) -> tuple[int, int]:
@@ -29,8 +30,8 @@ def _verified(res: Any) -> tuple[int, int]:
 def _sizes_words(clusters: np.ndarray, unit: str) -> str:
     """``queries per document are very unequal (the largest holds 18% of them; CV 2.4)``."""
     _, n = np.unique(np.asarray(clusters), return_counts=True)
-    cv = float(np.std(n) / np.mean(n)) if len(n) > 1 else 0.0
-    return f"queries per {unit} are very unequal (the largest holds {n.max() / n.sum():.0%} of them; CV {cv:.1f})"
+    return (f"queries per {unit} are very unequal (the largest holds {n.max() / n.sum():.0%} of them; "
+            f"CV {size_cv(n):.1f})")
 
 
 def micro_line(res: Any, clusters: np.ndarray, unit: str) -> dict[str, Any]:

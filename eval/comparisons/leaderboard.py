@@ -89,7 +89,7 @@ import pandas as pd
 from ragcov_data._atomic import atomic_write
 from ragcov_data.errors import RagcovError
 from ragcov_data.eval.comparisons.leaderboard_latex import latex
-from ragcov_data.eval.comparisons.leaderboard_render import html, markdown, sentence, text
+from ragcov_data.eval.comparisons.leaderboard_render import _UNITS, html, markdown, sentence, text
 from ragcov_data.eval.comparisons.verify_family import check_leaderboard
 from ragcov_data.eval.estimates.interval import _population
 from ragcov_data.eval.estimates.verify import is_sampled
@@ -148,9 +148,6 @@ PAIR_COLUMNS = ["a", "b", "group", "diff", "low", "high", "p", "p_adj", "p_adj_m
 POOLED_LIKE = 0.99
 #: With ``on_missing="zero"``, a run lacking more than this share of a group's queries is shown, not tiered.
 UNTIERED_MISSING = 0.5
-#: The unit named by a cluster column, in the micro line's sentence.
-_UNIT_WORDS = {"doc_id": "document", "source_key": "source summary", "_id": "query"}
-
 _SELF_RETRIEVAL_NOTE = ("judged@k not applicable: on a self-retrieval task every chunk of the query's document "
                         "is relevant and every other chunk is non-relevant by construction (judgments are complete), "
                         "so a pool bias cannot arise.")
@@ -284,7 +281,7 @@ def leaderboard(
 
     if estimator != "auto":
         return ranked(estimator)
-    return choose_headline(ranked, oc.clusters, _UNIT_WORDS.get(oc.cluster, str(oc.cluster)))
+    return choose_headline(ranked, oc.clusters, _UNITS.get(oc.cluster, str(oc.cluster)))
 
 
 def _leaderboard_metric(task: Any, metric: Any) -> tuple[Any, Any]:

@@ -190,12 +190,6 @@ def _check_text(r: Any) -> str:
     return ""
 
 
-def _passes(coverage: Any, mc_se: Any, level: float) -> bool:
-    """Did the measured coverage reach the level (so a row not verified is unverifiable, not short)?"""
-    c, s = float(coverage), float(mc_se)
-    return bool(np.isfinite(c) and np.isfinite(s) and c + 2 * s >= level)
-
-
 def _check_notes(res: "MissesResult") -> list[str]:
     """Footnotes on the checks and bounds of every interval printed (flags, by type)."""
     out = []
@@ -204,10 +198,9 @@ def _check_notes(res: "MissesResult") -> list[str]:
         for pre, what in (("hit_", "hit@1"), ("share_", "share of misses")):
             failed = [r for r in bt.itertuples(index=False)
                       if getattr(r, pre + "verified") is False or getattr(r, pre + "verified") is np.False_]
-            passes = [_passes(getattr(r, pre + "verified_coverage"), getattr(r, pre + "verified_mc_se"), res.level)
-                      for r in failed]
-            bad = [f"{r.doc_type} {getattr(r, pre + 'verified_coverage'):.1%}" for r, ok in zip(failed, passes) if not ok]
-            blind = [str(r.doc_type) for r, ok in zip(failed, passes) if ok]
+            blind = [str(r.doc_type) for r in failed if getattr(r, pre + "verified_status", None) == "unverifiable"]
+            bad = [f"{r.doc_type} {getattr(r, pre + 'verified_coverage'):.1%}" for r in failed
+                   if str(r.doc_type) not in blind]
             if bad:
                 out.append(f"NOT VERIFIED by doc_type, {what} (CR2 covers less than the level at the type's "
                            f"design): " + ", ".join(bad) + ".")

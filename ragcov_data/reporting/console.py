@@ -59,9 +59,9 @@ def _verified_false(x: Any) -> bool:
     return x is False or (x is not None and not isinstance(x, (str, float)) and bool(x) is False)
 
 
-def board_table(board: Mapping[str, Any], group: str = ALL) -> tuple[list[str], list[tuple[str, Any]]]:
-    """The compact table of ``group`` (lines) and (name, coverage) of its systems whose interval is not
-    verified."""
+def board_table(board: Mapping[str, Any], group: str = ALL) -> tuple[list[str], list[tuple[str, Any, Any]]]:
+    """The compact table of ``group`` (lines) and (name, coverage, verified_status) of its systems whose
+    interval is not verified."""
     b = Board(board)
     sy = b.sy(group)
     lvl = f"{b.level:.0%}"
@@ -69,7 +69,7 @@ def board_table(board: Mapping[str, Any], group: str = ALL) -> tuple[list[str], 
     for r in sy.to_dict(orient="records"):
         star = _verified_false(r.get("verified"))
         if star:
-            unverified.append((str(r["name"]), r.get("verified_coverage")))
+            unverified.append((str(r["name"]), r.get("verified_coverage"), r.get("verified_status")))
         rows.append([str(r["name"]), num(r["estimate"]),
                      f"[{num(r['low'])}, {num(r['high'])}]" + (" *" if star else ""), tier_text(b, group, r),
                      rank_text(r)])
@@ -156,21 +156,20 @@ def _answer_line(a: Mapping[str, Any]) -> str:
             f"[{num(a['low'], 3, True)}, {num(a['high'], 3, True)}], {verdict} (recall@10 compares unequal contexts).")
 
 
-def _unverified_line(board: Mapping[str, Any], unverified: list[tuple[str, Any]]) -> str:
+def _unverified_line(board: Mapping[str, Any], unverified: list[tuple[str, Any, Any]]) -> str:
     """``*``: the systems whose interval method covers less than the level at this design, named (all of
-    them summed up as a range when more than three)."""
+    them summed up as a range when more than three); where a check could not vouch (``unverifiable``), that."""
     n = sum(1 for s in board.get("systems") or [] if s.get("group") == ALL)
     lvl = pct(board.get("level", 0.95), 0)
     if len(unverified) > 3:
-        covs = sorted(float(c) for _, c in unverified if c is not None)
+        covs = sorted(float(c) for _, c, _ in unverified if c is not None)
         who = f"{len(unverified)} of {n} systems cover {pct(covs[0])}–{pct(covs[-1])}" if covs else \
             f"{len(unverified)} of {n} systems"
     else:
-        who = ", ".join(f"{name} covers {pct(c)}" for name, c in unverified)
-    level = float(board.get("level", 0.95))
-    if any(c is not None and float(c) >= level for _, c in unverified):  # a check that cannot vouch, not a shortfall
-        return (f"  * NOT VERIFIED: {', '.join(n for n, _ in unverified)}: the check at this design cannot vouch for "
-                "those intervals (UNVERIFIABLE in the JSON's verified_status; report: Coverage study).")
+        who = ", ".join(f"{name} covers {pct(c)}" for name, c, _ in unverified)
+    if any(st == "unverifiable" for _, _, st in unverified):  # a check that cannot vouch, not a shortfall
+        return (f"  * NOT VERIFIED: {', '.join(n for n, _, _ in unverified)}: the check at this design cannot vouch "
+                "for those intervals (UNVERIFIABLE in the JSON's verified_status; report: Coverage study).")
     return (f"  * NOT VERIFIED: {who} at this design, short of {lvl}; read those intervals as too narrow "
             "(report: Coverage study).")
 
