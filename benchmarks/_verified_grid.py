@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_verified_sampled import sample_docs  # noqa: E402,F401  (re-exported: the --sample-docs draw)
+from bench_verified_sampled import census_outcomes, sample_docs  # noqa: E402,F401  (sample_docs re-exported: the --sample-docs draw)
 
 import ragcov_data  # noqa: E402
 from ragcov_data.baselines import BM25  # noqa: E402
@@ -21,6 +21,7 @@ from ragcov_data.eval.estimates import verify as V  # noqa: E402
 from ragcov_data.eval.estimates.evaluator import estimates_table  # noqa: E402
 from ragcov_data.eval.estimates.results import mark_recommended  # noqa: E402
 from ragcov_data.eval.outcomes.metrics import per_query  # noqa: E402
+from ragcov_data.eval.estimates.interval import sufficient_stats  # noqa: E402
 
 MICRO = ("known_sizes", "cr2", "cr1", "bootstrap_t", "wild_cluster", "cluster_bootstrap")
 MACRO = ("t", "cr2", "cr1", "bootstrap_t", "wild_cluster", "cluster_bootstrap")
@@ -35,17 +36,8 @@ def pairs_for(sized: bool) -> list[tuple[str, str]]:
 
 def aneel_census(data_dir: str, cut: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per-query bm25 hit@1 of the ANEEL self-retrieval census at ``cut`` (a chunk size in words, or
-    ``dispositivo``), the document code of each query and the document ids."""
-    kw: dict[str, Any] = {"data_dir": data_dir, "show_progress": False}
-    if cut == "dispositivo":
-        ds = ragcov_data.load_dataset("aneel_taesa", "dispositivo", **kw)
-    else:
-        ds = ragcov_data.load_dataset("aneel_taesa", chunk_words=int(cut), **kw)
-    queries, qrels = ds["queries"].to_pandas(), ds["qrels"].to_pandas()
-    run = run_task(BM25(show_progress=False), ds, k=10, exclude_self=True)
-    v = per_query(run, qrels, "hit@1", query_ids=queries["_id"].astype(str).to_numpy()).to_numpy(float)
-    codes, docs = pd.factorize(queries["doc_id"].astype(str))
-    return v, codes, np.asarray(docs)
+    ``dispositivo``), the document code of each query and the document ids (the sampled benchmark's loader)."""
+    return census_outcomes(data_dir, cut)
 
 
 def juristcu_census(data_dir: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
@@ -64,10 +56,10 @@ def juristcu_census(data_dir: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
 
 
 def cluster_sums(v: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per-cluster ``n, s, q`` of the census."""
-    K0 = int(codes.max()) + 1
-    return (np.bincount(codes, minlength=K0).astype(float), np.bincount(codes, weights=v, minlength=K0),
-            np.bincount(codes, weights=v * v, minlength=K0))
+    """Per-cluster ``n, s, q`` of the census, in code order (codes from ``pd.factorize``: order of first
+    appearance, as :func:`~ragcov_data.eval.estimates.interval.sufficient_stats` orders them)."""
+    _, n, s, q = sufficient_stats(v, codes)
+    return n, s, q
 
 
 def truths(n: np.ndarray, s: np.ndarray) -> dict[str, float]:

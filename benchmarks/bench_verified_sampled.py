@@ -43,11 +43,13 @@ METHODS = ("known_sizes", "cr2", "bootstrap_t", "wild_cluster", "cluster_bootstr
 B = V.VERIFY_RESAMPLES
 
 
-def census_outcomes(data_dir: str, chunk_words: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per-query bm25 hit@1 of the census, the document code of each query and the document ids."""
+def census_outcomes(data_dir: str, chunk_words: int | str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per-query bm25 hit@1 of the census at ``chunk_words`` (a chunk size in words, or ``"dispositivo"``),
+    the document code of each query and the document ids."""
     from ragcov_data.eval.outcomes.metrics import per_query
 
-    ds = ragcov_data.load_dataset("aneel_taesa", data_dir=data_dir, chunk_words=chunk_words, show_progress=False)
+    cut = {"config_name": "dispositivo"} if chunk_words == "dispositivo" else {"chunk_words": int(chunk_words)}
+    ds = ragcov_data.load_dataset("aneel_taesa", data_dir=data_dir, show_progress=False, **cut)
     queries, qrels = ds["queries"].to_pandas(), ds["qrels"].to_pandas()
     run = run_task(BM25(show_progress=False), ds, k=10, exclude_self=True)
     v = per_query(run, qrels, "hit@1", query_ids=queries["_id"].astype(str).to_numpy()).to_numpy(float)
