@@ -15,7 +15,7 @@ from ragcov_data.baselines.bm25 import BM25, VARIANTS
 from ragcov_data.baselines.dense import Dense
 from ragcov_data.baselines.hybrid import Hybrid, fuse
 from ragcov_data.baselines.prf import RM3
-from ragcov_data.baselines.runs import load_run, save_run, top_tie_share, top_tie_sizes, validate_run
+from ragcov_data.baselines.top_ties import load_run, save_run, top_tie_share, top_tie_sizes, validate_run
 from ragcov_data.baselines.tfidf import TfIdf
 
 __all__ = [

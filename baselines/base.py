@@ -2,7 +2,7 @@
 
 A retriever indexes a corpus (``_id``, ``text``) and searches queries (``_id``, ``text`` and, for
 ``exclude_self=True``, ``chunk_id``), returning a *run*: a DataFrame with columns
-``query-id, corpus-id, rank, score`` (see :mod:`ragcov_data.baselines.runs`).
+``query-id, corpus-id, rank, score`` (see :mod:`ragcov_data.baselines.top_ties`).
 
 Ordering and ties (the same for every retriever)
 ------------------------------------------------

@@ -87,7 +87,7 @@ class Dense(Retriever):
         self._inv: np.ndarray | None = None  # corpus position -> row of _emb
         self._show_search = self.show_progress
         #: How batches of cache misses are encoded: ``None`` here, one after another; the Ray engine
-        #: (:mod:`ragcov_data.engine`) sets it while it runs, to spread them over workers.
+        #: (:mod:`ragcov_data.execution.engine`) sets it while it runs, to spread them over workers.
         self.map_batches: Any = None
 
     def params(self) -> dict[str, Any]:

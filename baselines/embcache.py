@@ -166,7 +166,7 @@ def encode_unique(
         New embeddings are written to the cache at least every this many texts.
     map_batches : callable, optional
         ``map_batches(role, batches)`` yields the raw embeddings of each batch of texts, in order
-        (e.g. :mod:`ragcov_data.engine` encodes them on Ray workers). Default: the encoder, one batch
+        (e.g. :mod:`ragcov_data.execution.engine` encodes them on Ray workers). Default: the encoder, one batch
         after another. The batches are the same either way, and every vector is stored here, by the
         caller, through the atomic shard writer: workers never write the cache.
 

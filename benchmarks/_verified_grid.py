@@ -15,8 +15,8 @@ from bench_verified_sampled import census_outcomes, sample_docs  # noqa: E402,F4
 
 import ragcov_data  # noqa: E402
 from ragcov_data.baselines import BM25  # noqa: E402
-from ragcov_data.engine import run_task  # noqa: E402
-from ragcov_data.eval.estimates import _core  # noqa: E402
+from ragcov_data.execution.engine import run_task  # noqa: E402
+from ragcov_data.eval.estimates import _kernels  # noqa: E402
 from ragcov_data.eval.estimates import verify as V  # noqa: E402
 from ragcov_data.eval.estimates.evaluator import estimates_table  # noqa: E402
 from ragcov_data.eval.estimates.results import mark_recommended  # noqa: E402
@@ -111,7 +111,7 @@ def class_coverage(n, s, q, k: int, big: int | None, reps: int, seed: int, B: in
             continue
         out[(est, m)] = {}
         for cls, ix in idx.items():
-            o = _core.interval_batch(n[ix], s[ix], q[ix], estimator=est, method=m, n_resamples=B,
+            o = _kernels.interval_batch(n[ix], s[ix], q[ix], estimator=est, method=m, n_resamples=B,
                                      rng=np.random.default_rng([seed, k, j, int(cls)]), population=pop)
             t = truth[est]
             hit = np.isfinite(o["low"]) & np.isfinite(o["high"]) & (o["low"] <= t + 1e-12) & (t - 1e-12 <= o["high"])

@@ -122,7 +122,7 @@ LOADERS = {"juristcu": juristcu_task, "irpf": irpf_task, "aneel": aneel_task}
 # ---- runs and leaderboards ------------------------------------------------------------------------------
 def make_runs(name: str, t: dict, systems: list[str], out: Path, show: bool, reuse: bool = False) -> tuple[dict, dict]:
     from ragcov_data.baselines import save_run
-    from ragcov_data.engine import run_task
+    from ragcov_data.execution.engine import run_task
     from ragcov_data.baselines.registry import make_retriever
 
     folder = out / "runs" / name

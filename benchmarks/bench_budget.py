@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     print(f"$ {command_line()}")
     from ragcov_data.baselines.registry import make_retriever
-    from ragcov_data.engine import run_task
+    from ragcov_data.execution.engine import run_task
     from ragcov_data.eval.comparisons.cited import _budget_depth, per_query_values
     from ragcov_data.loaders.cited_questions import IRPF_FILES, build_cited_task, irpf_dir
 

@@ -45,7 +45,7 @@ from bench_null_families import (CANDIDATES, RETRIEVERS, candidate_stat, macro_c
                                  wild_joint)
 
 import ragcov_data  # noqa: E402
-from ragcov_data.eval.estimates import _core  # noqa: E402
+from ragcov_data.eval.estimates import _kernels  # noqa: E402
 from ragcov_data.eval.comparisons._family import family  # noqa: E402
 
 SINGLE = [("micro", "known_sizes", False), ("micro", "cr2", False), ("micro", "bootstrap_t", False),
@@ -76,9 +76,9 @@ def single(V: np.ndarray, codes: np.ndarray, ks, reps: int, reps_boot: int, B: i
         row = {"outcome": label, "K": k}
         widths: dict[str, float] = {}
         for est, m, fpc in SINGLE:
-            R = reps if _core.METHODS[m]["kind"] == "analytic" else reps_boot
-            pop = {"documents": K0, "sizes": n} if m in _core.SIZE_METHODS else {"documents": K0} if fpc else None
-            o = _core.interval_batch(n[idx[:R]], s[idx[:R]], q[idx[:R]], estimator=est, method=m, n_resamples=B,
+            R = reps if _kernels.METHODS[m]["kind"] == "analytic" else reps_boot
+            pop = {"documents": K0, "sizes": n} if m in _kernels.SIZE_METHODS else {"documents": K0} if fpc else None
+            o = _kernels.interval_batch(n[idx[:R]], s[idx[:R]], q[idx[:R]], estimator=est, method=m, n_resamples=B,
                                      rng=np.random.default_rng([seed, k, len(row)]), population=pop)
             c = float(np.mean((o["low"] <= truth[est]) & (truth[est] <= o["high"])))
             row[f"{est} {m}{' +fpc' if fpc else ''}"] = _fmt(c, R)
@@ -125,13 +125,13 @@ def design_study(V: np.ndarray, codes: np.ndarray, ks, reps: int, reps_boot: int
         scale = {"micro": n[rest].sum() / n.sum(), "macro": len(rest) / K0}
         row = {"outcome": label, "K": k, "take-all documents": int(cert.sum())}
         for est, m, fpc in TAKE_ALL:
-            R = reps if _core.METHODS[m]["kind"] == "analytic" else reps_boot
+            R = reps if _kernels.METHODS[m]["kind"] == "analytic" else reps_boot
             kw = dict(estimator=est, method=m, n_resamples=B, rng=np.random.default_rng([seed, k, len(row)]))
-            o = _core.interval_batch(n[idx[:R]], s[idx[:R]], q[idx[:R]], **kw,
+            o = _kernels.interval_batch(n[idx[:R]], s[idx[:R]], q[idx[:R]], **kw,
                                      population={"documents": len(rest)} if fpc else None)
             low, high = shift[est] + scale[est] * o["low"], shift[est] + scale[est] * o["high"]
             c = float(np.mean((low <= truth[est]) & (truth[est] <= high)))
-            o2 = _core.interval_batch(n[srs[:R]], s[srs[:R]], q[srs[:R]], **kw,
+            o2 = _kernels.interval_batch(n[srs[:R]], s[srs[:R]], q[srs[:R]], **kw,
                                       population={"documents": K0} if fpc else None)
             name = f"{est} {m}{' +fpc' if fpc else ''}"
             row[name] = _fmt(c, R)

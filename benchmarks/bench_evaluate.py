@@ -72,7 +72,7 @@ def main() -> None:
         from ragcov_data.baselines import BM25
 
         a = ragcov_data.load_dataset("aneel_taesa", data_dir=args.data_dir, chunk_words=100, show_progress=False)
-        from ragcov_data.engine import run_task
+        from ragcov_data.execution.engine import run_task
 
         arun = run_task(BM25(show_progress=False), a, k=10, exclude_self=True)
         cold, warm, rep = _time(arun, a, args.n_resamples, args.repeats)

@@ -37,7 +37,7 @@ from _common import command_line, peak_rss_mb  # noqa: E402
 
 import ragcov_data  # noqa: E402
 from ragcov_data.baselines import BM25, TfIdf  # noqa: E402
-from ragcov_data.engine import run_task  # noqa: E402
+from ragcov_data.execution.engine import run_task  # noqa: E402
 from ragcov_data.eval import leaderboard  # noqa: E402
 from ragcov_data.eval.comparisons._family import family  # noqa: E402
 from ragcov_data.eval.outcomes.metrics import per_query  # noqa: E402

@@ -42,8 +42,8 @@ from _common import command_line, default_data_dir, peak_rss_mb, table  # noqa: 
 
 import ragcov_data  # noqa: E402
 from ragcov_data.baselines import BM25  # noqa: E402
-from ragcov_data.engine import run_task  # noqa: E402
-from ragcov_data.eval.estimates import _core  # noqa: E402
+from ragcov_data.execution.engine import run_task  # noqa: E402
+from ragcov_data.eval.estimates import _kernels  # noqa: E402
 from ragcov_data.eval.outcomes.metrics import per_query  # noqa: E402
 
 METHODS = ("cr2", "cr3", "wild_rad", "wild_webb", "hall_eq", "hall_sym", "fieller", "cr2_calib", "cr2_tuned", "el")
@@ -75,12 +75,12 @@ def intervals(n: np.ndarray, s: np.ndarray, B: int, gen: np.random.Generator, la
     out = {"cr2": H.cr2(n, s, LEVEL), "cr3": H.cr3(n, s, LEVEL), "fieller": H.fieller(n, s, LEVEL),
            "cr2_tuned": H.cr2_at_level(n, s, lam), "el": H.el_ratio(n, s, LEVEL),
            "wild_webb": H.wild_webb(n, s, LEVEL, B, gen),
-           "wild_rad": _core.interval_batch(n, s, s, estimator="micro", method="wild_cluster", level=LEVEL,
+           "wild_rad": _kernels.interval_batch(n, s, s, estimator="micro", method="wild_cluster", level=LEVEL,
                                             n_resamples=B, rng=gen)}
     parts = {m: {"low": [], "high": []} for m in ("hall_eq", "hall_sym", "cr2_calib")}
     for lo in range(0, R, _CHUNK):
         hi = min(R, lo + _CHUNK)
-        boot = H.boot_stats(n[lo:hi], s[lo:hi], _core._counts_chunk(hi - lo, K, B, gen))
+        boot = H.boot_stats(n[lo:hi], s[lo:hi], _kernels._counts_chunk(hi - lo, K, B, gen))
         hall = H.hall_ratio(n[lo:hi], s[lo:hi], boot, LEVEL)
         for m, o in (("hall_eq", hall["equal"]), ("hall_sym", hall["symmetric"]),
                      ("cr2_calib", H.calibrated_cr2(n[lo:hi], s[lo:hi], boot, LEVEL))):

@@ -23,7 +23,7 @@ from _common import command_line, peak_rss_mb  # noqa: E402
 
 import ragcov_data  # noqa: E402
 from ragcov_data.baselines import BM25  # noqa: E402
-from ragcov_data.engine import run_task  # noqa: E402
+from ragcov_data.execution.engine import run_task  # noqa: E402
 from ragcov_data.eval import misses  # noqa: E402
 
 

@@ -60,7 +60,7 @@ def main() -> None:
     os.environ["HF_HUB_OFFLINE"] = "1"
     import mteb
 
-    from ragcov_data import mteb as rm
+    from ragcov_data.interop import mteb as rm
     from ragcov_data.cli import main as cli
 
     tmp = Path(tempfile.mkdtemp(prefix="bench-mteb-"))

@@ -65,7 +65,7 @@ from _common import command_line, peak_rss_mb, table  # noqa: E402
 
 import ragcov_data  # noqa: E402
 from ragcov_data.baselines import BM25, TfIdf  # noqa: E402
-from ragcov_data.engine import run_task  # noqa: E402
+from ragcov_data.execution.engine import run_task  # noqa: E402
 from ragcov_data.eval import null_family_rates  # noqa: E402
 from ragcov_data.eval.comparisons._family import draw_weights  # noqa: E402
 from ragcov_data.eval.comparisons._hall import HALL_MIN_DOCUMENTS, hall_family, hall_stat, order_stat, spread  # noqa: E402

@@ -3,7 +3,7 @@
 Corpus and queries as ``bench_scale.py`` (15,528 ANEEL ementas + 151 full texts, >= 33,500 chunks, every
 chunk a query, own chunk excluded). For BM25 and TF-IDF: index once here, then search every query
 locally (``n_jobs=1``: one core, as one Ray worker; and the default threads) and through
-:func:`ragcov_data.engine.search` with 1 and 2 workers. Each Ray run is checked equal to the local run,
+:func:`ragcov_data.execution.engine.search` with 1 and 2 workers. Each Ray run is checked equal to the local run,
 row for row. Printed: wall seconds (best of ``--repeat``), the per-shard throughput each worker reached
 (queries/s, measured on the worker) and the cost of sharing the index (``ray.put`` size and time).
 The local Ray cluster is started once, on 127.0.0.1, before timing (its start-up is reported apart).
@@ -26,7 +26,7 @@ from _common import chunk_all, chunk_words_for_target, command_line, read_jsonl,
 
 import pandas as pd  # noqa: E402
 
-from ragcov_data import engine  # noqa: E402
+from ragcov_data.execution import engine  # noqa: E402
 from ragcov_data.baselines import BM25, TfIdf  # noqa: E402
 
 

@@ -52,7 +52,7 @@ def write_task_run(path: Path, data_dir: str, per_query: int = 1000, fingerprint
     """``per_query`` chunks of the aneel_taesa task (words-100) for every query, scores with ties, tagged with the
     task's fingerprint as ``ragcov run`` writes it (or a plain tag). Returns the number of lines."""
     from ragcov_data.runs.fingerprint import fingerprint_tag, task_fingerprint
-    from ragcov_data.sources import resolve_task
+    from ragcov_data.tasks.sources import resolve_task
 
     task = resolve_task(data_dir=data_dir).task
     qids = task["queries"]["_id"]

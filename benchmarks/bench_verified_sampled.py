@@ -5,7 +5,7 @@ Run by hand:  OPENBLAS_NUM_THREADS=1 nice -n 10 python benchmarks/bench_verified
 
 The census: bm25 hit@1 on the ANEEL self-retrieval task at the given chunk sizes (every chunk a query; at 75
 words one document holds 568 of 3,062 queries). For each chunk size, K and seed 0..S-1 the K documents a
-``--sample-docs K --seed s`` task draws (:func:`ragcov_data.sampling` keys) are the sample; each micro
+``--sample-docs K --seed s`` task draws (:func:`ragcov_data.tasks.sampling` keys) are the sample; each micro
 method's interval is computed on it as ``evaluate`` does, and its check (``eval/estimates/verify.py``) run
 on it, with the population's sizes as the sample records them (``--old``: also the check without them, the
 twin built from the sample alone).
@@ -34,10 +34,10 @@ from _common import command_line, default_data_dir, peak_rss_mb, table  # noqa: 
 
 import ragcov_data  # noqa: E402
 from ragcov_data.baselines import BM25  # noqa: E402
-from ragcov_data.engine import run_task  # noqa: E402
-from ragcov_data.eval.estimates import _core  # noqa: E402
+from ragcov_data.execution.engine import run_task  # noqa: E402
+from ragcov_data.eval.estimates import _kernels  # noqa: E402
 from ragcov_data.eval.estimates import verify as V  # noqa: E402
-from ragcov_data.sampling import _keys  # noqa: E402
+from ragcov_data.tasks.sampling import _keys  # noqa: E402
 
 METHODS = ("known_sizes", "cr2", "bootstrap_t", "wild_cluster", "cluster_bootstrap")
 B = V.VERIFY_RESAMPLES
@@ -73,7 +73,7 @@ def conditional_coverage(n, s, q, k: int, reps: int, seed: int) -> dict:
     pop = {"documents": float(K0), "sizes": n}
     out = {}
     for j, m in enumerate(METHODS):
-        o = _core.interval_batch(n[idx], s[idx], q[idx], estimator="micro", method=m, n_resamples=B,
+        o = _kernels.interval_batch(n[idx], s[idx], q[idx], estimator="micro", method=m, n_resamples=B,
                                  rng=np.random.default_rng([seed, k, j]), population=pop)
         hit = (o["low"] <= truth + 1e-12) & (truth - 1e-12 <= o["high"])
         out[m] = {True: (float(hit[holds].mean()), int(holds.sum())),
@@ -102,7 +102,7 @@ def study(v, codes, docs, chunk_words: int, ks, seeds: int, census_reps: int, ol
             prev = V.verify_design({**design, "sizes": None}, [("micro", m) for m in METHODS], cache_dir=cache) \
                 if old else {}
             for j, m in enumerate(METHODS):
-                o = _core.interval_batch(n[pick], s[pick], q[pick], estimator="micro", method=m, n_resamples=999,
+                o = _kernels.interval_batch(n[pick], s[pick], q[pick], estimator="micro", method=m, n_resamples=999,
                                          rng=np.random.default_rng([seed, j]),
                                          population={"documents": float(K0), "sizes": n})
                 contains = bool(o["low"][0] <= truth <= o["high"][0])

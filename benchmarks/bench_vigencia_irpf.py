@@ -83,7 +83,7 @@ def evaluate(chunks: pd.DataFrame, spans: dict, questions: list[dict], k: int) -
     """hit@1, hit@k and RR@k of each question (BM25 over ``chunks``)."""
     from ragcov_data.baselines import BM25
 
-    from ragcov_data.engine import run_task
+    from ragcov_data.execution.engine import run_task
 
     queries = pd.DataFrame({"_id": [q["qid"] for q in questions], "text": [q["question"] for q in questions]})
     run = run_task(BM25(show_progress=False), {"corpus": chunks[["_id", "text"]], "queries": queries}, k=k,

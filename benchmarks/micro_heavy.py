@@ -3,7 +3,7 @@
 Every function takes a batch of ``R`` samples of ``K`` documents as cluster sums: ``n`` (queries per document)
 and ``s`` (sum of the per-query values), each ``(R, K)``, and returns ``(R,)`` arrays. The target is the ratio
 ``r = sum(s) / sum(n)``; ``e_k = s_k - r n_k`` are the linearised residuals. None of these is a ragcov method:
-they are candidates measured against CR2 (``eval/estimates/_core.py``).
+they are candidates measured against CR2 (``eval/estimates/_kernels.py``).
 
 - :func:`cr3` — leave-one-document-out (cluster jackknife) variance of the ratio, ``(K-1)/K sum_k (r_(k) - r)^2``
   with ``r_(k) = (S - s_k) / (N - n_k)`` (CV3 of MacKinnon, Nielsen & Webb 2023; equal to the intercept-only
@@ -36,7 +36,7 @@ import numpy as np
 from scipy import stats
 
 from ragcov_data.eval.comparisons._hall import hall_inverse
-from ragcov_data.eval.estimates import _core
+from ragcov_data.eval.estimates import _kernels
 from ragcov_data.eval.estimates._wild import wild_interval, wild_weights
 
 __all__ = ["cr3", "fieller", "fieller_contains", "boot_stats", "hall_ratio", "calibrated_cr2", "el_ratio",
@@ -50,7 +50,7 @@ def _2d(a: Any) -> np.ndarray:
 def cr2(n: Any, s: Any, level: float = 0.95) -> dict[str, np.ndarray]:
     """ragcov's micro CR2 interval (the reference every candidate is read against)."""
     n, s = _2d(n), _2d(s)
-    o = _core.interval_batch(n, s, s, estimator="micro", method="cr2", level=level)
+    o = _kernels.interval_batch(n, s, s, estimator="micro", method="cr2", level=level)
     return {"low": o["low"], "high": o["high"], "se": o["se"], "df": o["df"], "estimate": o["estimate"]}
 
 
@@ -124,7 +124,7 @@ def boot_stats(n: Any, s: Any, counts: np.ndarray) -> dict[str, np.ndarray]:
         cr2v = (e2 / (1.0 - f)).sum(1) / (N * N)
         tt = f * f / (1.0 - f)
         st, st2, sf2 = (w * tt).sum(1), (w * tt * tt).sum(1), (w * f * f).sum(1)
-        df = 1.0 / (sf2 + st * st - st2)  # _core.cr2_df with each copy a cluster
+        df = 1.0 / (sf2 + st * st - st2)  # _kernels.cr2_df with each copy a cluster
         sd = np.sqrt(E2 / (K - 1))
         g = np.where(sd > 0, (E3 / K) / sd ** 3, 0.0)
     return {"r": r, "se1": np.sqrt(K / (K - 1) * E2) / N, "se2": np.sqrt(cr2v), "df2": df, "g": g}

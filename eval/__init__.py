@@ -10,11 +10,11 @@ Public API::
     diff = compare(run_a, run_b, task)           # paired differences, tied documents
     table = outcomes(run, task, "hit@1")         # the per-query outcomes every verb scores from
 
-Every interval goes through one vectorised core, :mod:`ragcov_data.eval._core`.
+Every interval goes through one vectorised core, :mod:`ragcov_data.eval.estimates._kernels`.
 """
 from __future__ import annotations
 
-from ragcov_data.eval.estimates._core import ESTIMATORS, METHODS
+from ragcov_data.eval.estimates._kernels import ESTIMATORS, METHODS
 from ragcov_data.eval.comparisons.compare import compare
 from ragcov_data.eval.estimates.design import design_effect
 from ragcov_data.eval.estimates.evaluator import evaluate

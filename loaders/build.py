@@ -2,11 +2,11 @@
 
 :func:`build_task` reads an acervo (:func:`ragcov_data.read_acervo`), cuts every document into chunks
 (:mod:`.chunking` word windows, or :mod:`.dispositivos` units), makes each chunk's first words a query
-and every other chunk of its document a relevant passage, and returns a :class:`ragcov_data.task.Task`.
+and every other chunk of its document a relevant passage, and returns a :class:`ragcov_data.tasks.record.Task`.
 The ``aneel_taesa`` ``datasets`` builder (:mod:`.self_retrieval`) and ``ragcov build`` call it.
 
-The arrows point down the flow: this module imports the task record (:mod:`ragcov_data.task`) and the
-document sampler (:mod:`ragcov_data.sampling`); neither imports the loaders.
+The arrows point down the flow: this module imports the task record (:mod:`ragcov_data.tasks.record`) and the
+document sampler (:mod:`ragcov_data.tasks.sampling`); neither imports the loaders.
 """
 from __future__ import annotations
 
@@ -23,8 +23,8 @@ from ragcov_data.errors import RagcovError
 from ragcov_data.legal.vigencia import annotate_task
 from ragcov_data.loaders import chunking as ch
 from ragcov_data.loaders import dispositivos as dvm
-from ragcov_data.sampling import sample_task
-from ragcov_data.task import TASK_NAME, Task
+from ragcov_data.tasks.sampling import sample_task
+from ragcov_data.tasks.record import TASK_NAME, Task
 
 __all__ = ["build_task"]
 
@@ -73,7 +73,7 @@ def build_task(
         the strata of a document column such as ``doc_type``, proportional quotas rounded at random from
         the seed, so every document's inclusion probability is K/N); the corpus keeps every eligible
         document, and ``manifest["sample"]`` records the population, the design and the sample
-        (see :mod:`ragcov_data.sampling`).
+        (see :mod:`ragcov_data.tasks.sampling`).
     keep_superseded : bool, default: False
         Keep superseded wording of text files in the index (see :func:`read_acervo`); the corpus columns
         ``in_force``, ``units_not_in_force`` and ``share_not_in_force`` mark it, per dispositivo unit

@@ -48,7 +48,7 @@ overlapping its artigo), ``start_char, end_char`` (the provision's character spa
 resolved) and ``article_start_char, article_end_char`` (its artigo's) — what provision-level recall and the
 budgeted span measures (:mod:`ragcov_data.eval.outcomes.budget`) read. documents: ``doc_id, text`` and the acts'
 metadata: each act's text as chunked (the character line every span above is on), what a pipeline ingests
-(:func:`ragcov_data.documents.task_documents`) and where passages are located.
+(:func:`ragcov_data.tasks.documents.task_documents`) and where passages are located.
 """
 from __future__ import annotations
 
@@ -66,7 +66,7 @@ import numpy as np
 import pandas as pd
 
 from ragcov_data import __version__
-from ragcov_data.api import _content_hash
+from ragcov_data.tasks.load import _content_hash
 from ragcov_data.legal import citations as cit
 from ragcov_data.legal.acervo import Acervo, as_nfc, read_acervo, sha256_file
 from ragcov_data.legal.vigencia import annotate_task
@@ -80,8 +80,8 @@ from ragcov_data.loaders.base import TaskBuilder
 from ragcov_data.loaders.chunking import WORD_RULE
 from ragcov_data.loaders.dispositivos import SIZE_RULE, settings
 from ragcov_data.loaders.questions import read_questions, topic_of, validate_questions  # re-exported
-from ragcov_data.paths import data_dir as default_dir
-from ragcov_data.task import Task, manifest_description
+from ragcov_data.tasks.paths import data_dir as default_dir
+from ragcov_data.tasks.record import Task, manifest_description
 
 
 __all__ = ["CitedQuestionsConfig", "CitedQuestionsBuilder", "IRPFBuilder", "CitedTask", "build_cited_task", "topic_of",
@@ -119,7 +119,7 @@ IRPF_FILES = {"acts": "laws.jsonl", "questions": "questions.jsonl"}
 
 @dataclass
 class CitedTask(Task):
-    """A cited-questions task: :class:`ragcov_data.task.Task` plus ``citations`` (one row per question
+    """A cited-questions task: :class:`ragcov_data.tasks.record.Task` plus ``citations`` (one row per question
     and cited provision) and ``documents`` (the acts' text), see the module docstring."""
 
     citations: pd.DataFrame = field(default_factory=pd.DataFrame)

@@ -34,7 +34,7 @@ qrels: ``query-id``, ``corpus-id``, ``score`` (graded 0-3, kept), ``engine``, ``
 Qrels naming unknown documents or queries are kept (a relevant document missing from a corpus subset is
 still relevant) and reported -- count and examples -- in a warning and in the manifest (``strict=True``
 makes them an error). The manifest (JSON in each split's ``info.description``, read it with
-:func:`ragcov_data.task.manifest_of`) also records the layout, sources with sha256, counts per group and
+:func:`ragcov_data.tasks.record.manifest_of`) also records the layout, sources with sha256, counts per group and
 grade, and :data:`SUBSET_NOTE` when the corpus is the 3,022-document subset.
 
 Outside scorers: seven document ids of the shared files equal query ids (13, 30, 32, 65, 83, 109, 115) and
@@ -62,9 +62,9 @@ from ragcov_data import __version__
 from ragcov_data.errors import InputFileError, RagcovError
 from ragcov_data.legal.acervo import html_to_text
 from ragcov_data.loaders.base import TaskBuilder
-from ragcov_data.paths import default_source
-from ragcov_data.qrels import grade_problems
-from ragcov_data.task import manifest_description
+from ragcov_data.tasks.paths import default_source
+from ragcov_data.tasks.qrels import grade_problems
+from ragcov_data.tasks.record import manifest_description
 
 FILES = ("doc.csv", "query.csv", "qrel.csv")
 

@@ -29,8 +29,8 @@ from ragcov_data.errors import InputFileError, RagcovError
 from ragcov_data.legal.acervo import sha256_file
 from ragcov_data.loaders import chunking, dispositivos
 from ragcov_data.loaders.base import TaskBuilder
-from ragcov_data.paths import DEFAULT_SOURCES, data_dir, default_source
-from ragcov_data.task import manifest_description, task_features
+from ragcov_data.tasks.paths import DEFAULT_SOURCES, data_dir, default_source
+from ragcov_data.tasks.record import manifest_description, task_features
 
 _DESCRIPTION_FALLBACK = "Chunked self-retrieval task: which document does this chunk come from?"
 

@@ -10,25 +10,22 @@ from typing import Any
 
 __version__ = "0.1.0"
 
-from ragcov_data import _moved  # noqa: E402
 from ragcov_data.errors import RagcovError  # noqa: E402
-from ragcov_data.registry import list_datasets  # noqa: E402
+from ragcov_data.tasks.registry import list_datasets  # noqa: E402
 
 #: Public name -> module that defines it (imported lazily).
 _LAZY = {
-    "load_dataset": "ragcov_data.api",
-    "publish": "ragcov_data.publish",
-    "register_ir_datasets": "ragcov_data.irds",
+    "load_dataset": "ragcov_data.tasks.load",
+    "publish": "ragcov_data.tasks.publish",
+    "register_ir_datasets": "ragcov_data.interop.irds",
     "build_task": "ragcov_data.loaders.build",
-    "Task": "ragcov_data.task",
-    "resolve_task": "ragcov_data.sources",
+    "Task": "ragcov_data.tasks.record",
+    "resolve_task": "ragcov_data.tasks.sources",
     "read_acervo": "ragcov_data.legal.acervo",
-    "exclude_self": "ragcov_data.outside",
-    "task_documents": "ragcov_data.documents",
-    "run_pipeline": "ragcov_data.pipelines",
+    "exclude_self": "ragcov_data.interop.outside",
+    "task_documents": "ragcov_data.tasks.documents",
+    "run_pipeline": "ragcov_data.execution.pipelines",
 }
-
-_moved.install()  # old module paths (before the stage folders) stay importable
 
 __all__ = ["__version__", "RagcovError", "list_datasets", *_LAZY]
 

@@ -78,7 +78,7 @@ def _folder_kind(path: Path) -> str | None:
         return str(data["kind"]) if data.get("written_by") == "ragcov" else None
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         pass
-    from ragcov_data.task import is_task_folder
+    from ragcov_data.tasks.record import is_task_folder
 
     return TASK if is_task_folder(path) else None
 
@@ -151,7 +151,7 @@ def check_output(option: str, path: str | os.PathLike, kind: str, *, force: bool
     folder (``build --out``), replaced whole, may hold only a task's files, ``force`` or not."""
     p = Path(path).expanduser()
     if kind == TASK and p.is_dir():  # replaced whole: a folder with other files is refused, --force or not
-        from ragcov_data.task import check_task_out
+        from ragcov_data.tasks.record import check_task_out
 
         check_task_out(p)
         return

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from scipy import optimize, stats
 
-from ragcov_data.eval.estimates import _core
+from ragcov_data.eval.estimates import _kernels
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 import micro_heavy as H  # noqa: E402
@@ -86,14 +86,14 @@ def test_boot_stats_match_each_replicate_expanded_into_clusters():
 
     n, s = _sample(7, K=15)
     K, B = len(n), 6
-    counts = _core._counts_chunk(1, K, B, np.random.default_rng(1))
+    counts = _kernels._counts_chunk(1, K, B, np.random.default_rng(1))
     b = H.boot_stats(n, s, counts)
     for j in range(B):
         rep = np.repeat(np.arange(K), counts[0, :, j].astype(int))
         nn, ss = n[rep], s[rep]
         r = ss.sum() / nn.sum()
         assert b["r"][0, j] == pytest.approx(r, rel=1e-12)
-        ref = _core.interval_batch(nn, ss, ss, estimator="micro", method="cr2")
+        ref = _kernels.interval_batch(nn, ss, ss, estimator="micro", method="cr2")
         assert b["se2"][0, j] == pytest.approx(ref["se"][0], rel=1e-9)
         assert b["df2"][0, j] == pytest.approx(ref["df"][0], rel=1e-9)
         y = np.concatenate([np.r_[np.ones(int(a)), np.zeros(int(m - a))] for a, m in zip(ss, nn)])
@@ -108,7 +108,7 @@ def test_boot_stats_match_each_replicate_expanded_into_clusters():
 def test_hall_interval_inverts_the_transformed_statistic_at_the_bootstrap_quantiles():
     n, s = _sample(11, K=30)
     K, B = len(n), 399
-    counts = _core._counts_chunk(1, K, B, np.random.default_rng(3))
+    counts = _kernels._counts_chunk(1, K, B, np.random.default_rng(3))
     boot = H.boot_stats(n, s, counts)
     out = H.hall_ratio(n, s, boot)
     r, se, g = H._skew(n[None], s[None])
@@ -129,7 +129,7 @@ def test_hall_interval_inverts_the_transformed_statistic_at_the_bootstrap_quanti
 def test_calibrated_cr2_level_covers_the_sample_ratio_in_the_nominal_share_of_replicates():
     n, s = _sample(13, K=30)
     K, B = len(n), 199
-    counts = _core._counts_chunk(1, K, B, np.random.default_rng(4))
+    counts = _kernels._counts_chunk(1, K, B, np.random.default_rng(4))
     o = H.calibrated_cr2(n, s, H.boot_stats(n, s, counts))
     lam = float(o["lam"][0])
     r = s.sum() / n.sum()
@@ -139,13 +139,13 @@ def test_calibrated_cr2_level_covers_the_sample_ratio_in_the_nominal_share_of_re
         k = 0
         for j in range(B):
             rep = np.repeat(np.arange(K), counts[0, :, j].astype(int))
-            ci = _core.interval_batch(n[rep], s[rep], s[rep], estimator="micro", method="cr2", level=level)
+            ci = _kernels.interval_batch(n[rep], s[rep], s[rep], estimator="micro", method="cr2", level=level)
             k += ci["low"][0] <= r <= ci["high"][0]
         return k
 
     assert covered(min(lam * (1 + 1e-9), 1 - 1e-12)) >= need
     assert covered(lam * (1 - 1e-6)) < need
-    ref = _core.interval_batch(n, s, s, estimator="micro", method="cr2", level=lam)
+    ref = _kernels.interval_batch(n, s, s, estimator="micro", method="cr2", level=lam)
     assert (o["low"][0], o["high"][0]) == pytest.approx((ref["low"][0], ref["high"][0]), rel=1e-10)
 
 

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ragcov_data import engine
+from ragcov_data.execution import engine
 from ragcov_data.baselines import BM25, Dense, TfIdf
 from ragcov_data.errors import RagcovError
 
@@ -134,7 +134,7 @@ def test_without_ray_one_line_error_names_the_extra(monkeypatch, tmp_path, data_
 _LISTENERS = r'''
 import json, os, sys
 import ray  # imported first, as `ragcov run` does: Ray reads its single-node switch at import
-from ragcov_data import engine
+from ragcov_data.execution import engine
 
 engine.ensure_ray(workers=1)
 
@@ -292,7 +292,7 @@ def test_run_task_on_ray_equals_run_task_here(ray_cluster, task, klass):
 
 def test_the_benchmark_runs_on_ray_through_the_same_entry_point(ray_cluster, task):
     """``ragcov benchmark --engine ray`` makes each run with engine.run_task: the run equals the local one."""
-    from ragcov_data import pipeline
+    from ragcov_data.jobs import benchmark as pipeline
 
     local = pipeline._run("bm25", task, False, None, exclude_self=True)
     remote = pipeline._run("bm25", task, False, {"engine": "ray", "workers": 2, "address": None}, exclude_self=True)

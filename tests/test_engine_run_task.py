@@ -4,7 +4,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from ragcov_data import engine
+from ragcov_data.execution import engine
 from ragcov_data.baselines import BM25, TfIdf
 from ragcov_data.errors import RagcovError
 from ragcov_data.runs.fingerprint import FINGERPRINT_KEY, task_fingerprint

@@ -5,8 +5,7 @@ The modules are those of the *installed* package: found through the import syste
 packages ``pyproject.toml`` declares (so a stage folder missing from the build is a failure here, not a module the
 graph silently leaves out). Every ``import`` statement of every module is read with :mod:`ast` (function-level
 imports included: a lazy import is still an arrow); ``from ragcov_data import NAME`` of a lazily exported name is
-resolved to the module that defines it (``ragcov_data._LAZY``), and an old module path (``ragcov_data._moved``) to
-the module now behind it.
+resolved to the module that defines it (``ragcov_data._LAZY``).
 """
 from __future__ import annotations
 
@@ -21,7 +20,6 @@ from types import ModuleType
 import pytest
 
 import ragcov_data
-from ragcov_data._moved import MOVED
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -78,10 +76,10 @@ def import_nodes(tree: ast.AST) -> list[tuple[ast.Import | ast.ImportFrom, bool]
 
 def targets(node: ast.Import | ast.ImportFrom, name: str, is_package: bool, known: set[str]) -> set[str]:
     """Package modules one import statement of module ``name`` reaches. ``from pkg import x`` reaches
-    ``pkg.x`` when that is a module (old paths mapped to where it lives now) and ``pkg`` defines no other ``x``
+    ``pkg.x`` when that is a module and ``pkg`` defines no other ``x``
     (``from ragcov_data.eval import compare`` is the function ``eval/__init__`` exports), else ``pkg``."""
     if isinstance(node, ast.Import):
-        return {MOVED.get(a.name, a.name) for a in node.names}
+        return {a.name for a in node.names}
     package = name if is_package else name.rpartition(".")[0]
     if node.level:
         base = package.split(".")
@@ -89,10 +87,9 @@ def targets(node: ast.Import | ast.ImportFrom, name: str, is_package: bool, know
         mod = ".".join(base + ([node.module] if node.module else []))
     else:
         mod = node.module or ""
-    mod = MOVED.get(mod, mod)
     out = set()
     for alias in node.names:
-        full = MOVED.get(f"{mod}.{alias.name}", f"{mod}.{alias.name}")
+        full = f"{mod}.{alias.name}"
         if mod == "ragcov_data" and alias.name in ragcov_data._LAZY:
             out.add(ragcov_data._LAZY[alias.name])
         elif full in known and not _defines_non_module(mod, alias.name):
@@ -173,19 +170,19 @@ def cycles(g: dict[str, set[str]]) -> list[list[str]]:
 
 def test_the_graph_is_read_from_every_module():
     g = graph()
-    assert {"ragcov_data.task", "ragcov_data.sampling", "ragcov_data.loaders.build", "ragcov_data.sources",
-            "ragcov_data.cli._task"} <= set(g)
+    assert {"ragcov_data.tasks.record", "ragcov_data.tasks.sampling", "ragcov_data.loaders.build", "ragcov_data.tasks.sources",
+            "ragcov_data.cli._task_options"} <= set(g)
     # the reader sees lazy, function-level and aliased imports
-    assert "ragcov_data.task" in g["ragcov_data.loaders.build"]
+    assert "ragcov_data.tasks.record" in g["ragcov_data.loaders.build"]
     assert "ragcov_data.loaders.chunking" in g["ragcov_data.loaders.build"]  # `from ragcov_data.loaders import chunking as ch`
     assert "ragcov_data.loaders.build" in g["ragcov_data.loaders.self_retrieval"]  # inside a function
-    assert "ragcov_data.sources" in g["ragcov_data.cli._task"]  # `from ragcov_data import sources`
+    assert "ragcov_data.tasks.sources" in g["ragcov_data.cli._task_options"]  # `from ragcov_data.tasks import sources`
 
 
 def test_task_sources_are_resolved_by_the_library_below_the_cli():
     g = graph()
-    assert not any(m.startswith("ragcov_data.cli") for m in g["ragcov_data.sources"])
-    assert "ragcov_data.loaders.build" in g["ragcov_data.sources"]
+    assert not any(m.startswith("ragcov_data.cli") for m in g["ragcov_data.tasks.sources"])
+    assert "ragcov_data.loaders.build" in g["ragcov_data.tasks.sources"]
 
 
 def test_cycle_finder_finds_a_planted_cycle():
@@ -196,27 +193,30 @@ def test_cycle_finder_finds_a_planted_cycle():
 def test_no_import_cycle_among_the_package_modules():
     found = cycles(graph())
     assert found == [], f"import cycles: {found}"
-    assert not any(m.startswith(("ragcov_data.task", "ragcov_data.sampling", "ragcov_data.loaders"))
+    assert not any(m.startswith(("ragcov_data.tasks.record", "ragcov_data.tasks.sampling", "ragcov_data.loaders"))
                    for c in found for m in c)
 
 
 def test_task_record_and_sampler_import_nothing_from_the_loaders():
     g = graph()
-    for low in ("ragcov_data.task", "ragcov_data.sampling"):
+    for low in ("ragcov_data.tasks.record", "ragcov_data.tasks.sampling"):
         up = sorted(m for m in g[low] if m.startswith("ragcov_data.loaders"))
         assert up == [], f"{low} imports {up}"
-    assert "ragcov_data.sampling" not in g["ragcov_data.task"]  # the sampler sits above the record
+    assert "ragcov_data.tasks.sampling" not in g["ragcov_data.tasks.record"]  # the sampler sits above the record
 
 
 #: The installed package's stages in flow order: a module may import from its own stage or an earlier one.
 STAGES = (
-    ("core", ("ragcov_data.errors", "ragcov_data._", "ragcov_data.ties", "ragcov_data.paths", "ragcov_data.registry",
-              "ragcov_data.legal", "ragcov_data.task", "ragcov_data.qrels", "ragcov_data.runs", "ragcov_data.outputs",
-              "ragcov_data.sampling")),
-    ("loaders", ("ragcov_data.loaders", "ragcov_data.sources", "ragcov_data.api", "ragcov_data.publish", "ragcov_data.documents",
-                 "ragcov_data.irds", "ragcov_data.outside")),
+    ("core", ("ragcov_data.errors", "ragcov_data._", "ragcov_data.ties", "ragcov_data.outputs", "ragcov_data.legal",
+              "ragcov_data.runs", "ragcov_data.tasks", "ragcov_data.execution", "ragcov_data.interop",
+              "ragcov_data.jobs", "ragcov_data.tasks.paths", "ragcov_data.tasks.registry", "ragcov_data.tasks.record",
+              "ragcov_data.tasks.qrels", "ragcov_data.tasks.sampling")),
+    ("loaders", ("ragcov_data.loaders", "ragcov_data.tasks.sources", "ragcov_data.tasks.load",
+                 "ragcov_data.tasks.publish", "ragcov_data.tasks.documents", "ragcov_data.interop.irds",
+                 "ragcov_data.interop.outside")),
     ("baselines", ("ragcov_data.baselines",)),
-    ("engine", ("ragcov_data.engine", "ragcov_data.pipelines", "ragcov_data.pipeline_examples")),
+    ("execution", ("ragcov_data.execution.engine", "ragcov_data.execution.pipelines",
+                   "ragcov_data.execution.examples")),
     ("outcomes", ("ragcov_data.eval.outcomes",)),
     ("estimates", ("ragcov_data.eval.estimates",)),
     ("comparisons", ("ragcov_data.eval.comparisons",)),
@@ -224,7 +224,7 @@ STAGES = (
     ("planning", ("ragcov_data.eval.planning",)),
     ("eval", ("ragcov_data.eval",)),
     ("reporting", ("ragcov_data.reporting",)),
-    ("pipeline", ("ragcov_data.pipeline", "ragcov_data.studies", "ragcov_data.mteb")),
+    ("jobs", ("ragcov_data.jobs.benchmark", "ragcov_data.jobs.studies", "ragcov_data.interop.mteb")),
     ("cli", ("ragcov_data.cli", "ragcov_data.__main__")),
 )
 
@@ -252,7 +252,7 @@ def test_stage_finder_reads_prefixes_and_refuses_an_unknown_module():
     assert STAGES[stage_of("ragcov_data.eval.comparisons.leaderboard")][0] == "comparisons"
     assert STAGES[stage_of("ragcov_data.eval")][0] == "eval"
     assert STAGES[stage_of("ragcov_data._json")][0] == "core"
-    assert upward_arrows({"ragcov_data.eval.outcomes.table": {"ragcov_data.eval.estimates._core"}}) != []
+    assert upward_arrows({"ragcov_data.eval.outcomes.table": {"ragcov_data.eval.estimates._kernels"}}) != []
     with pytest.raises(AssertionError, match="no stage"):
         stage_of("ragcov_data.somewhere_new")
 
@@ -295,19 +295,18 @@ def test_the_graph_covers_the_installed_layout_whole():
 @pytest.mark.parametrize("source, module, want", [
     # an attribute the package exports is an arrow to the package, not to a module of the same old name
     ("from ragcov_data.eval import compare", "ragcov_data.cli.compare", {"ragcov_data.eval"}),
-    # old module paths reach the module now behind them
-    ("import ragcov_data.eval.interval", "ragcov_data.cli.eval", {"ragcov_data.eval.estimates.interval"}),
-    ("from ragcov_data.eval.interval import interval", "ragcov_data.cli.eval", {"ragcov_data.eval.estimates.interval"}),
-    ("from ragcov_data import acervo", "ragcov_data.cli.build", {"ragcov_data.legal.acervo"}),
+    # a module of a room, absolute
+    ("import ragcov_data.eval.estimates.interval", "ragcov_data.cli.eval", {"ragcov_data.eval.estimates.interval"}),
+    ("from ragcov_data.tasks import sources", "ragcov_data.cli.build", {"ragcov_data.tasks.sources"}),
     # a submodule of a stage folder, relative and absolute
-    ("from ..estimates import _core", "ragcov_data.eval.comparisons.compare", {"ragcov_data.eval.estimates._core"}),
+    ("from ..estimates import _kernels", "ragcov_data.eval.comparisons.compare", {"ragcov_data.eval.estimates._kernels"}),
     ("from ragcov_data.legal import citations", "ragcov_data.loaders.cited_questions",
      {"ragcov_data.legal.citations"}),
     # a lazily exported name of the package's top, and a function-level import
-    ("from ragcov_data import load_dataset", "ragcov_data.pipeline", {"ragcov_data.api"}),
-    ("def f():\n    from ragcov_data.eval.planning import twin\n", "ragcov_data.pipeline",
+    ("from ragcov_data import load_dataset", "ragcov_data.jobs.benchmark", {"ragcov_data.tasks.load"}),
+    ("def f():\n    from ragcov_data.eval.planning import twin\n", "ragcov_data.jobs.benchmark",
      {"ragcov_data.eval.planning.twin"}),
-    ("import numpy\nfrom scipy import stats", "ragcov_data.pipeline", set()),
+    ("import numpy\nfrom scipy import stats", "ragcov_data.jobs.benchmark", set()),
 ])
 def test_an_import_statement_reaches_the_module_python_loads(source, module, want, tmp_path):
     path = tmp_path / "m.py"

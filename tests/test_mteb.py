@@ -13,7 +13,7 @@ os.environ["HF_HUB_OFFLINE"] = "1"
 mteb = pytest.importorskip("mteb", reason="the [mteb] extra (in [test]) is not installed")
 pytrec_eval = pytest.importorskip("pytrec_eval", reason="pytrec-eval-terrier (in [test]) is not installed")
 
-from ragcov_data import mteb as rm  # noqa: E402
+from ragcov_data.interop import mteb as rm  # noqa: E402
 from ragcov_data.cli import main  # noqa: E402
 from ragcov_data.errors import InputFileError, RagcovError  # noqa: E402
 from ragcov_data.runs import load_run  # noqa: E402

@@ -83,7 +83,7 @@ def test_wheel_imports_subpackages_outside_the_repo(tmp_path):
     assert res.returncode == 0, res.stderr[-3000:]
     code = (
         "import json, ragcov_data, ragcov_data.loaders, ragcov_data.baselines, ragcov_data.eval\n"
-        "from ragcov_data.publish import packaged_card\n"
+        "from ragcov_data.tasks.publish import packaged_card\n"
         "print(json.dumps({'files': [m.__file__ for m in (ragcov_data, ragcov_data.loaders,"
         " ragcov_data.baselines, ragcov_data.eval)], 'card': packaged_card()[:3]}))\n"
     )
@@ -102,14 +102,15 @@ def test_wheel_imports_subpackages_outside_the_repo(tmp_path):
 
 
 def test_publish_is_callable_whichever_import_came_first():
-    """``import ragcov_data.publish`` binds the submodule over the lazy function of the same name; the
-    package attribute must still publish (checked in a fresh interpreter, where the order is known)."""
+    """The function ``ragcov_data.publish`` and its module ``ragcov_data.tasks.publish`` have different paths, so
+    importing the module first never shadows the function (checked in a fresh interpreter, where the order is
+    known)."""
     import subprocess
     import sys
 
-    code = ("import ragcov_data.publish, ragcov_data\n"
-            "from ragcov_data.publish import publish as f\n"
-            "assert callable(ragcov_data.publish), type(ragcov_data.publish)\n"
+    code = ("import ragcov_data.tasks.publish, ragcov_data\n"
+            "from ragcov_data.tasks.publish import publish as f\n"
+            "assert ragcov_data.publish is f, type(ragcov_data.publish)\n"
             "try:\n"
             "    ragcov_data.publish()\n"
             "except TypeError as e:\n"

@@ -17,7 +17,7 @@ from ragcov_data.eval.cited import per_query_values
 from ragcov_data.runs import load_run
 from ragcov_data.runs.line import character_line
 from ragcov_data.runs.locate import locate_passages
-from ragcov_data.pipeline_examples import langchain_bm25, llamaindex_bm25
+from ragcov_data.execution.examples import langchain_bm25, llamaindex_bm25
 from _span_scratch import MEASURES, scratch_values, windows
 
 

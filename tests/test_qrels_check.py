@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from ragcov_data.errors import InputFileError, RagcovError
-from ragcov_data.qrels import QrelsCheck, UnknownQrelsWarning, check_qrels, grade_problems
+from ragcov_data.tasks.qrels import QrelsCheck, UnknownQrelsWarning, check_qrels, grade_problems
 
 
 def _qrels(scores, qids=None, dids=None) -> pd.DataFrame:

@@ -178,7 +178,7 @@ def test_every_pairwise_table_is_family_wise(dom):
 
 def test_one_sign_convention_for_the_chunking_difference(dom, results):
     """The headline and the table both read dispositivo − words (A − B, A named first), with one sign."""
-    from ragcov_data.reporting.studies import flip_difference
+    from ragcov_data.reporting.blocks import flip_difference
 
     d = flip_difference(results["chunkings"])
     table = re.search(r'<table class="chunking-difference">(.*?)</table>', dom, flags=re.S).group(1)

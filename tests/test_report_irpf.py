@@ -11,7 +11,7 @@ import re
 import numpy as np
 import pytest
 
-from ragcov_data import pipeline
+from ragcov_data.jobs import benchmark as pipeline
 from ragcov_data.reporting import to_jsonable
 from ragcov_data.reporting.render import IRPF_SKIPPED, render_html, render_markdown
 

@@ -10,7 +10,7 @@ from ragcov_data.baselines import BM25, TfIdf
 from ragcov_data.eval.juristcu import juristcu_section
 from ragcov_data.loaders.juristcu import read_juristcu
 from ragcov_data.reporting import to_jsonable
-from ragcov_data.reporting.studies import leaderboard_block
+from ragcov_data.reporting.blocks import leaderboard_block
 from ragcov_data.reporting.render import render_html, render_markdown
 
 

@@ -8,7 +8,7 @@ import pandas as pd
 from ragcov_data.reporting import write_report
 from ragcov_data.reporting.render import render_html, render_markdown
 from ragcov_data.reporting.sections import verdict_items
-from ragcov_data.reporting.studies import flip_difference, study_sentence
+from ragcov_data.reporting.blocks import flip_difference, study_sentence
 
 
 def _flag(name, share, low, high):
@@ -78,7 +78,7 @@ def test_legacy_unadjusted_comparisons_are_not_printed_as_pairwise_tables():
 
 def test_paired_figure_follows_the_leaderboard_order():
     """comparisons keep retriever order; the figure re-orients them as the leaderboard (a ranked above b)."""
-    from ragcov_data.reporting.studies import as_ranked
+    from ragcov_data.reporting.blocks import as_ranked
 
     comp = {"a": "bm25", "b": "tfidf", "wins": 3, "losses": 5, "per_doc_diff": [0.5, -1.0],
             "interval": {"estimate": -0.1, "low": -0.3, "high": 0.2}}
@@ -98,7 +98,7 @@ def test_reporting_only_renders_and_the_pipeline_builds_retrievers_in_one_place(
     from pathlib import Path
 
     import ragcov_data.reporting as rep
-    from ragcov_data import pipeline
+    from ragcov_data.jobs import benchmark as pipeline
     from ragcov_data.baselines import BM25
     from ragcov_data.eval.juristcu import juristcu_section as old_path
     from ragcov_data.reporting.juristcu import juristcu_section
@@ -107,7 +107,7 @@ def test_reporting_only_renders_and_the_pipeline_builds_retrievers_in_one_place(
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 names = [node.module or ""] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names]
-                assert not any(n.startswith(("ragcov_data.baselines", "ragcov_data.pipeline")) for n in names), path
+                assert not any(n.startswith(("ragcov_data.baselines", "ragcov_data.jobs.benchmark")) for n in names), path
     assert isinstance(pipeline._make_retriever("bm25", show_progress=False), BM25)
     src = Path(pipeline.__file__).read_text(encoding="utf-8")
     assert src.count(" make_retriever(") == 1  # only inside _make_retriever, through the registry
@@ -141,7 +141,7 @@ def test_benchmark_retrievers_come_from_the_registry():
     default is the installed fast set, and a typo gets a suggestion."""
     import pytest
 
-    from ragcov_data import pipeline
+    from ragcov_data.jobs import benchmark as pipeline
     from ragcov_data.baselines.registry import RETRIEVER_NAMES
     from ragcov_data.errors import RagcovError
 

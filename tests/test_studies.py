@@ -1,10 +1,10 @@
-"""The library jobs behind the command line (:mod:`ragcov_data.studies`)."""
+"""The library jobs behind the command line (:mod:`ragcov_data.jobs.studies`)."""
 from __future__ import annotations
 
 import pandas as pd
 import pytest
 
-from ragcov_data import studies
+from ragcov_data.jobs import studies
 from ragcov_data.baselines import BM25
 from ragcov_data.errors import RagcovError
 from ragcov_data.runs.fingerprint import FINGERPRINT_KEY, task_fingerprint

@@ -7,7 +7,7 @@ systems are one matrix product and those of all ``S (S - 1) / 2`` pairs are row 
 difference of means is linear in the cluster sums, for micro and macro alike). No Python loop runs
 over replicates or pairs.
 
-Per system: the estimate and the design's recommended interval through :func:`_core.interval_batch`
+Per system: the estimate and the design's recommended interval through :func:`_kernels.interval_batch`
 (CR2 for micro, t for macro and for one-query clusters), so the numbers equal ``evaluate``'s.
 
 Per pair ``(a, b)``: ``d = est_a - est_b`` (= the mean of per-query differences); its CR2 (micro) or
@@ -58,7 +58,7 @@ import numpy as np
 from scipy import sparse, stats
 
 from ragcov_data.eval.comparisons._hall import hall_family
-from ragcov_data.eval.estimates import _core
+from ragcov_data.eval.estimates import _kernels
 
 __all__ = ["family", "holm", "letters", "rank_bounds", "cluster_sums", "draw_weights", "EPS"]
 
@@ -86,10 +86,10 @@ def cluster_sums(V: np.ndarray, codes: np.ndarray, K: int) -> np.ndarray:
 
 def draw_weights(K: int, B: int, rng: np.random.Generator):
     """Yield blocks ``(K, b)`` of cluster-resampling counts (each column: K draws with replacement),
-    through the evaluator's generator (:func:`_core._counts_chunk`); B split to bound memory."""
+    through the evaluator's generator (:func:`_kernels._counts_chunk`); B split to bound memory."""
     step = max(1, _BLOCK // max(K, 1))
     for lo in range(0, B, step):
-        yield _core._counts_chunk(1, K, min(step, B - lo), rng)[0]
+        yield _kernels._counts_chunk(1, K, min(step, B - lo), rng)[0]
 
 
 def holm(p: np.ndarray) -> np.ndarray:
@@ -159,7 +159,7 @@ def family(V: np.ndarray, codes: np.ndarray, K: int, *, estimator: str, level: f
     singleton = bool((n == 1).all())
     core_est = "macro" if singleton else estimator
     method = "t" if core_est == "macro" else "cr2"
-    sys_out = _core.interval_batch(np.broadcast_to(n, s.shape), s, cluster_sums(V * V, codes, K),
+    sys_out = _kernels.interval_batch(np.broadcast_to(n, s.shape), s, cluster_sums(V * V, codes, K),
                                    estimator=core_est, method=method, level=level)
     ia, ib = np.triu_indices(S, 1)
     D = V[ia] - V[ib]
@@ -197,7 +197,7 @@ def _pair_tests(n: np.ndarray, sd: np.ndarray, qd: np.ndarray, core_est: str, me
                 level: float) -> dict[str, np.ndarray]:
     """Per pair: ``diff, se, df`` of the CR2 (micro) or t (macro) interval, its two-sided ``p``, Holm's
     ``p_adj``, and ``live`` (pairs with variation: the only ones a bootstrap can say anything about)."""
-    pr = _core.interval_batch(np.broadcast_to(n, sd.shape), sd, qd, estimator=core_est, method=method,
+    pr = _kernels.interval_batch(np.broadcast_to(n, sd.shape), sd, qd, estimator=core_est, method=method,
                               level=level)
     diff, se, df = pr["estimate"], pr["se"], pr["df"]
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -219,7 +219,7 @@ def _simultaneous(n: np.ndarray, sd: np.ndarray, pr: dict, core_est: str, level:
     if not bootstrap:
         return out
     if live.any() and K >= 2:
-        _core.check_resamples(B, level, ("cluster_bootstrap",))
+        _kernels.check_resamples(B, level, ("cluster_bootstrap",))
         X = sd[live] if core_est == "micro" else sd[live] / n  # cluster sums (micro) or cluster means (macro)
         crit, alpha_star, lo_, hi_, pm, ph = _max_t(X, n, core_est, diff[live], pr["se"][live], pr["df"][live],
                                                     p[live], K, level, B, rng)
@@ -251,7 +251,7 @@ def _wild_hull(n, sd, pr, level, B, rng, joint: str | None = None, intervals: bo
     """
     from ragcov_data.eval.estimates._wild import wild_family, wild_weights
 
-    _core.check_resamples(B, level, ("wild_cluster",))
+    _kernels.check_resamples(B, level, ("wild_cluster",))
     joint = joint or WILD_JOINT
     live = pr["live"]
     P = int(live.sum())

@@ -37,13 +37,13 @@ from typing import Any, Callable, ClassVar, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ragcov_data.engine import run_task
+from ragcov_data.execution.engine import run_task
 from ragcov_data.errors import RagcovError
 
 from ragcov_data.eval.comparisons.leaderboard import (FAMILY, JUDGED_THRESHOLD, LeaderboardResult, PAIR_COLUMNS,
                                                       SYSTEM_COLUMNS, _one_group)
 from ragcov_data.eval.comparisons.verify_family import check_leaderboard
-from ragcov_data.eval.estimates._core import check_resamples
+from ragcov_data.eval.estimates._kernels import check_resamples
 from ragcov_data.eval.estimates.design import design_effect
 from ragcov_data.eval.estimates.results import _JsonMixin
 from ragcov_data.eval.outcomes.align import align
@@ -491,7 +491,7 @@ def cited_chunking_study(
         A fresh retriever per chunking (``index(corpus)``, ``search(queries, k)``).
     runner : callable, optional
         ``runner(retriever, task, k=..., queries=...) -> run``: how a fresh retriever is run on a chunking's
-        task (the questions scored, in order). Default: :func:`ragcov_data.engine.run_task` in this process;
+        task (the questions scored, in order). Default: :func:`ragcov_data.execution.engine.run_task` in this process;
         a job on Ray passes the engine's. The study itself never indexes or searches.
     metrics : sequence of str
         One leaderboard each (default recall@10 and nDCG@10); ``hit@10`` is also recorded in ``values``.

@@ -11,7 +11,7 @@ from ragcov_data.eval.estimates._bounds import clip_table, no_variation_text, va
 from ragcov_data.eval.estimates.verify import is_sampled, verify_for_evaluate
 from ragcov_data.ties import DEFAULT_TIE_POLICY
 
-from ragcov_data.eval.estimates._core import check_level, check_resamples
+from ragcov_data.eval.estimates._kernels import check_level, check_resamples
 from ragcov_data.eval.estimates.evaluator import _grouped_estimates, _methods_iv, with_size_methods
 from ragcov_data.eval.outcomes.align import ON_MISMATCH
 from ragcov_data.eval.outcomes.args import check_outcome_args

@@ -98,8 +98,8 @@ from ragcov_data.eval.outcomes.metrics import parse_metric, per_query
 from ragcov_data.eval.outcomes.metrics._lists import prepare_qrels
 from ragcov_data.ties import DEFAULT_TIE_POLICY
 
-from ragcov_data.eval.estimates import _core
-from ragcov_data.eval.estimates._core import ESTIMATORS
+from ragcov_data.eval.estimates import _kernels
+from ragcov_data.eval.estimates._kernels import ESTIMATORS
 from ragcov_data.eval.comparisons import pool
 from ragcov_data.eval.comparisons.headline import choose_headline
 from ragcov_data.eval.comparisons._family import LEADERBOARD_PAIR_TEST, cluster_sums, family, letters, rank_bounds
@@ -168,8 +168,8 @@ def _check_args(runs: Any, metric: Any, estimator: str, on_missing: str, level: 
     if estimator not in (*ESTIMATORS, "auto"):
         raise RagcovError(f"`estimator` must be one of {(*ESTIMATORS, 'auto')}; got {estimator!r}.")
     tie_policy = check_outcome_args(on_missing, tie_policy)
-    _core.check_level(level)
-    _core.check_resamples(n_resamples, level, ("cluster_bootstrap",))
+    _kernels.check_level(level)
+    _kernels.check_resamples(n_resamples, level, ("cluster_bootstrap",))
     if judged_k is not None and (not isinstance(judged_k, (int, np.integer)) or judged_k < 1):
         raise RagcovError(f"`judged_k` must be a positive integer; got {judged_k!r}.")
     return tie_policy
@@ -463,11 +463,11 @@ def _corrected_systems(V, codes, K, f, estimator, level, population_sizes, B, se
     if core_est == "micro" and is_sampled(population_sizes) and K >= 2:
         sizes = getattr(population_sizes, "sizes", None) is not None
         method = next(m for m in recommended_order("micro", sampled=True)
-                      if sizes or m not in _core.SIZE_METHODS)
-        if _core.METHODS[method]["kind"] == "bootstrap":
-            counts = _core._counts_chunk(1, K, B, np.random.default_rng(seed))  # evaluate's draw for this seed
+                      if sizes or m not in _kernels.SIZE_METHODS)
+        if _kernels.METHODS[method]["kind"] == "bootstrap":
+            counts = _kernels._counts_chunk(1, K, B, np.random.default_rng(seed))  # evaluate's draw for this seed
             extra = {"boot_counts": np.broadcast_to(counts, (len(V), K, B)), "n_resamples": B}
-    out = _core.interval_batch(np.broadcast_to(n, s.shape), s, q, estimator=core_est, method=method,
+    out = _kernels.interval_batch(np.broadcast_to(n, s.shape), s, q, estimator=core_est, method=method,
                                level=level, population=_population(population_sizes, False, None), **extra)
     return {k: out[k] for k in ("estimate", "se", "df", "low", "high")}, method
 

@@ -28,9 +28,9 @@ from scipy import stats
 from ragcov_data.errors import RagcovError
 
 from ragcov_data.eval.comparisons.verify_family import verify_chunking_differences
-from ragcov_data.eval.estimates import _core
+from ragcov_data.eval.estimates import _kernels
 from ragcov_data.eval.estimates._bounds import clip_table
-from ragcov_data.eval.estimates._core import check_level, check_resamples
+from ragcov_data.eval.estimates._kernels import check_level, check_resamples
 from ragcov_data.eval.estimates.interval import interval
 from ragcov_data.eval.estimates.verify import VERIFY_FIELDS
 from ragcov_data.eval.estimates.results import ConfidenceInterval, EvaluationResult, RECOMMENDED, _JsonMixin, _fmt
@@ -209,7 +209,7 @@ def compare_chunkings(
     :mod:`ragcov_data.eval.outcomes`). What the comparison can and cannot say is stated in ``notices``
     (``info["notices"]``) and in the summary: a dispositivo task whose every document fell back to word
     windows (an acervo with no artigo) compares word windows with word windows (``info["fallback"]``);
-    with fewer than :data:`~ragcov_data.eval._core.FEW_CLUSTERS` shared documents the document bootstrap,
+    with fewer than :data:`~ragcov_data.eval.estimates._kernels.FEW_CLUSTERS` shared documents the document bootstrap,
     whose reference ignores K, is flagged ``few_clusters`` (column ``flags``), as ``evaluate`` flags it.
 
     Parameters
@@ -239,7 +239,7 @@ def compare_chunkings(
     nb, sb = both["n_b"].to_numpy(float), both["s_b"].to_numpy(float)
     pa, pb = sa / na, sb / nb
     diff = pa - pb
-    few = K < _core.FEW_CLUSTERS
+    few = K < _kernels.FEW_CLUSTERS
     rows = _difference_rows(both["doc_id"].to_numpy(), na, sa, nb, sb, diff, level, n_resamples, seed)
     differences = _checked(pd.DataFrame(rows), na, sa, nb, sb, level)
     difference = _headline(differences, K)
@@ -278,9 +278,9 @@ def _difference_rows(doc_ids: np.ndarray, na: np.ndarray, sa: np.ndarray, nb: np
     lo, hi = np.quantile(reps, [0.5 - level / 2, 0.5 + level / 2])
     rows.append({"estimator": "micro", "method": "cluster_bootstrap", "estimate": est, "se": float(reps.std(ddof=1)),
                  "df": float("nan"), "low": float(lo), "high": float(hi), "n_documents": K})
-    few = K < _core.FEW_CLUSTERS
+    few = K < _kernels.FEW_CLUSTERS
     for r in rows:  # the core's rule: methods whose reference ignores K are flagged below FEW_CLUSTERS
-        r["flags"] = "few_clusters" if few and r["method"] in _core._FEW_CLUSTER_METHODS else ""
+        r["flags"] = "few_clusters" if few and r["method"] in _kernels._FEW_CLUSTER_METHODS else ""
     return rows
 
 
@@ -297,8 +297,8 @@ def _comparison_notices(results: Mapping[str, EvaluationResult], K: int) -> tupl
     """What the comparison can and cannot say: word-window fallbacks, few shared documents, and each
     chunking's own notices (once each); with the fallback record."""
     notices, fallback = _fallback_notices(results)
-    if K < _core.FEW_CLUSTERS:
-        notices.append(f"only {K} documents are shared (fewer than {_core.FEW_CLUSTERS}): the document bootstrap "
+    if K < _kernels.FEW_CLUSTERS:
+        notices.append(f"only {K} documents are shared (fewer than {_kernels.FEW_CLUSTERS}): the document bootstrap "
                        "interval is flagged few_clusters (its reference ignores how few documents there are); "
                        "read the t intervals.")
     for r in results.values():

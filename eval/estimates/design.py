@@ -6,7 +6,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ragcov_data.eval.estimates import _core
+from ragcov_data.eval.estimates import _kernels
 from ragcov_data.eval.estimates.interval import _interval_iv, sufficient_stats
 from ragcov_data.eval.estimates.results import DesignEffectResult
 
@@ -112,7 +112,7 @@ def design_effect(values: Any, clusters: Any, *, order: Any = None) -> DesignEff
     v, c = _interval_iv(values, clusters, 0.95, 1)
     _, n, s, q = sufficient_stats(v, c)
     K, N = len(n), float(n.sum())
-    icc = float(_core.anova_icc(n, s, q)[0]) if K >= 2 else float("nan")
+    icc = float(_kernels.anova_icc(n, s, q)[0]) if K >= 2 else float("nan")
     mean_size = N / K
     cv = float(n.std(ddof=0) / mean_size)
     size_term = (cv * cv + 1.0) * mean_size - 1.0  # sum n^2 / N - 1, 0 when every document has one query

@@ -20,7 +20,7 @@ from ragcov_data.errors import RagcovError
 from ragcov_data.eval.estimates.verify import finish_estimates  # + intervals cut to the values' range
 from ragcov_data.ties import DEFAULT_TIE_POLICY
 
-from ragcov_data.eval.estimates import _core
+from ragcov_data.eval.estimates import _kernels
 from ragcov_data.eval.outcomes.args import ON_MISSING as ON_MISSING_ALL, check_outcome_args
 from ragcov_data.eval.outcomes.table import OutcomeTable, _manifest
 from ragcov_data.eval.estimates.design import design_effect
@@ -45,20 +45,20 @@ from ragcov_data.eval.outcomes.table import query_column as _query_column  # noq
 
 def _methods_iv(methods: Any, stratified: bool) -> tuple[str, ...]:
     if methods is None:  # every method; those needing the population's sizes join where they are known
-        return _core.STRATIFIED_METHODS if stratified else tuple(m for m in _core.METHODS
-                                                                  if m not in _core.SIZE_METHODS)
+        return _kernels.STRATIFIED_METHODS if stratified else tuple(m for m in _kernels.METHODS
+                                                                  if m not in _kernels.SIZE_METHODS)
     if isinstance(methods, str):
         methods = (methods,)
     methods = tuple(methods)
-    bad = [m for m in methods if m not in _core.METHODS]
+    bad = [m for m in methods if m not in _kernels.METHODS]
     if bad:
-        raise RagcovError(f"unknown method(s) {bad} in `methods`; valid: {tuple(_core.METHODS)}.")
+        raise RagcovError(f"unknown method(s) {bad} in `methods`; valid: {tuple(_kernels.METHODS)}.")
     if not methods:
         raise RagcovError("`methods` is empty; give at least one method or None for all.")
     if stratified:
-        bad = [m for m in methods if m not in _core.STRATIFIED_METHODS]
+        bad = [m for m in methods if m not in _kernels.STRATIFIED_METHODS]
         if bad:
-            raise RagcovError(f"methods {bad} do not apply to a stratified design; valid: {_core.STRATIFIED_METHODS}.")
+            raise RagcovError(f"methods {bad} do not apply to a stratified design; valid: {_kernels.STRATIFIED_METHODS}.")
     return methods
 
 
@@ -74,7 +74,7 @@ def singleton_methods(methods: Sequence[str], n_clusters: int) -> tuple[str, ...
     ``deff_wald`` (its ICC needs clusters of two or more) are left out; ``cr2`` and ``cr1`` equal ``t``
     exactly here, so only the first of ``t``, ``cr2``, ``cr1`` requested is kept. Nothing left is an error.
     """
-    keep = [m for m in methods if _core.applicable("macro", m)]
+    keep = [m for m in methods if _kernels.applicable("macro", m)]
     same_as_t = [m for m in keep if m in ("t", "cr2", "cr1")]
     first = min(same_as_t, key=("t", "cr2", "cr1").index) if same_as_t else None
     keep = [m for m in keep if m not in same_as_t or m == first]
@@ -95,7 +95,7 @@ def estimates_table(
     n_resamples: int,
     strata: np.ndarray | None = None,
     population_sizes: Any = None,
-    estimators: Sequence[str] = _core.ESTIMATORS,
+    estimators: Sequence[str] = _kernels.ESTIMATORS,
 ) -> pd.DataFrame:
     """Rows ``estimator, method, estimate, se, df, low, high, width, flags, naive`` for one sample.
 
@@ -121,14 +121,14 @@ def estimates_table(
     else:
         kw["population"] = _population(population_sizes, False, None)
     counts = None
-    if not stratified and K >= 2 and any(_core.METHODS[m]["kind"] == "bootstrap" and m != "chunk_bootstrap"
+    if not stratified and K >= 2 and any(_kernels.METHODS[m]["kind"] == "bootstrap" and m != "chunk_bootstrap"
                                          for m in methods):
-        counts = _core._counts_chunk(1, K, n_resamples, np.random.default_rng(seed))
+        counts = _kernels._counts_chunk(1, K, n_resamples, np.random.default_rng(seed))
     rows = []
     for est in estimators:
         core_est = "macro" if est == SINGLETON_ESTIMATOR else est
         for m in methods:
-            if not _core.applicable(core_est, m, stratified, sizes=kw["population"].get("sizes") is not None):
+            if not _kernels.applicable(core_est, m, stratified, sizes=kw["population"].get("sizes") is not None):
                 continue
             extra: dict[str, Any] = {}
             if m == "chunk_bootstrap":
@@ -136,16 +136,16 @@ def estimates_table(
                 if not np.allclose(q, s):
                     lv, cnt = np.unique(values, return_counts=True)
                     extra["value_counts"] = (lv, cnt[None, :])
-            elif _core.METHODS[m]["kind"] == "bootstrap" and counts is not None:
+            elif _kernels.METHODS[m]["kind"] == "bootstrap" and counts is not None:
                 extra["boot_counts"] = counts
-            elif _core.METHODS[m]["kind"] == "wild":  # wild cluster bootstrap: its own seeded weights
+            elif _kernels.METHODS[m]["kind"] == "wild":  # wild cluster bootstrap: its own seeded weights
                 extra["rng"] = None if seed is None else np.random.default_rng([int(seed), 2])
-            out = _core.interval_batch(n, s, q, estimator=core_est, method=m, level=level,
+            out = _kernels.interval_batch(n, s, q, estimator=core_est, method=m, level=level,
                                        n_resamples=n_resamples, **kw, **extra)
             r = {k: float(v[0]) for k, v in out.items() if k != "flags"}
             rows.append({"estimator": est, "method": m, **{k: r[k] for k in ("estimate", "se", "df", "low", "high")},
-                         "width": r["high"] - r["low"], "flags": ",".join(_core.decode_flags(out["flags"][0])),
-                         "naive": bool(_core.METHODS[m]["naive"]), "n_clusters": K, "n_obs": int(n.sum())})
+                         "width": r["high"] - r["low"], "flags": ",".join(_kernels.decode_flags(out["flags"][0])),
+                         "naive": bool(_kernels.METHODS[m]["naive"]), "n_clusters": K, "n_obs": int(n.sum())})
     return pd.DataFrame(rows)
 
 
@@ -193,8 +193,8 @@ def with_size_methods(methods_t: tuple[str, ...], requested: Any, population_siz
     ``--population-size``) when one did."""
     known = getattr(population_sizes, "sizes", None) is not None
     if requested is None:
-        return methods_t + (_core.SIZE_METHODS if known else ())
-    asked = [m for m in methods_t if m in _core.SIZE_METHODS]
+        return methods_t + (_kernels.SIZE_METHODS if known else ())
+    asked = [m for m in methods_t if m in _kernels.SIZE_METHODS]
     if asked and not known:
         m = asked[0]
         if sampled and not fpc:
@@ -224,7 +224,7 @@ def _grouped_estimates(values, clusters, groups, methods, strata, **kw) -> pd.Da
     pop = kw.get("population_sizes")
     if getattr(pop, "sizes", None) is not None:
         kw = {**kw, "population_sizes": float(pop)}
-    methods = tuple(m for m in methods if m not in _core.SIZE_METHODS)
+    methods = tuple(m for m in methods if m not in _kernels.SIZE_METHODS)
     for g in pd.unique(groups):
         m = groups == g
         t = estimates_table(values[m], clusters[m], methods, strata=None if strata is None else strata[m], **kw)
@@ -282,7 +282,7 @@ def evaluate(
         Queries column of strata for a two-stage / stratified design (method ``t`` only, mean over strata).
     population_sizes : float or mapping, optional
         Finite population sizes (see :func:`ragcov_data.eval.interval`). Default: those of the document sample
-        the task or the run records (:mod:`ragcov_data.sampling`), whose queries alone are scored.
+        the task or the run records (:mod:`ragcov_data.tasks.sampling`), whose queries alone are scored.
     fpc : bool, default: True
         Apply that sample's finite-population correction (``False``: infer as from an infinite population).
     exclude_self : bool, default: True
@@ -300,8 +300,8 @@ def evaluate(
         outside a complete corpus, qrels grades that are not integers (see the module docstring).
     """
     tie_policy = check_outcome_args(on_missing, tie_policy, single=True)
-    _core.check_level(level)
-    _core.check_resamples(n_resamples, level, methods, stratified=strata is not None)  # minimum for level
+    _kernels.check_level(level)
+    _kernels.check_resamples(n_resamples, level, methods, stratified=strata is not None)  # minimum for level
     methods_t = _methods_iv(methods, strata is not None)
     table = outcomes(run, task, metric, tie_policy=tie_policy, relevance_threshold=relevance_threshold,
                      on_missing=on_missing, cluster=cluster, by=by, strata=strata, exclude_self=exclude_self,

@@ -8,7 +8,7 @@ import pandas as pd
 
 from ragcov_data.errors import RagcovError
 
-from ragcov_data.eval.estimates import _core
+from ragcov_data.eval.estimates import _kernels
 from ragcov_data.eval.estimates.results import IntervalResult
 
 __all__ = ["interval", "sufficient_stats"]
@@ -33,8 +33,8 @@ def _interval_iv(values: Any, clusters: Any, level: float, n_resamples: int) -> 
                           "drop or fill them before computing an interval.")
     if np.any(pd.isna(c)):
         raise RagcovError(f"`clusters` has {int(pd.isna(c).sum())} missing labels; every query needs a document.")
-    _core.check_level(level)
-    _core.check_resamples(n_resamples, level, methods=())  # positive integer; the minimum needs the method
+    _kernels.check_level(level)
+    _kernels.check_resamples(n_resamples, level, methods=())  # positive integer; the minimum needs the method
     return v, c
 
 
@@ -114,13 +114,13 @@ def interval(
     method : str, default: "cr2"
         ``wald_iid``, ``chunk_bootstrap`` (naive contrasts, micro only), ``cluster_bootstrap``,
         ``bootstrap_t``, ``cr2``, ``cr1``, ``deff_wald`` (micro only), ``t`` (macro only; the only
-        method under a stratified design). Formulas: ``ragcov_data.eval._core``.
+        method under a stratified design). Formulas: ``ragcov_data.eval.estimates._kernels``.
     level : float, default: 0.95
     seed : int, Generator or None, default: 0
         Seed of the bootstrap methods (results are reproducible for a seed).
     n_resamples : int, default: 5000
         Bootstrap replicates; bootstrap methods need at least ``ceil(2 / (1 - level)) - 1`` (39 at
-        95%, :func:`ragcov_data.eval._core.min_resamples`).
+        95%, :func:`ragcov_data.eval.estimates._kernels.min_resamples`).
     strata : array_like, optional
         Stratum (e.g. document type) of each query, constant within a document: a two-stage /
         stratified design whose target is the mean over strata of per-stratum estimates.
@@ -132,7 +132,7 @@ def interval(
     -------
     IntervalResult
         ``flags`` names degenerate or fragile conditions, e.g. ``few_clusters`` for a bootstrap with
-        fewer than 10 documents (see :data:`ragcov_data.eval._core.FLAGS`).
+        fewer than 10 documents (see :data:`ragcov_data.eval.estimates._kernels.FLAGS`).
 
     Raises
     ------
@@ -154,8 +154,8 @@ def interval(
     stratified = strata is not None
     sizes = (population_sizes.get("sizes") if isinstance(population_sizes, Mapping)
              else getattr(population_sizes, "sizes", None)) is not None
-    _core._check_pair(estimator, method, stratified, sizes)
-    _core.check_resamples(n_resamples, level, (method,), stratified)
+    _kernels._check_pair(estimator, method, stratified, sizes)
+    _kernels.check_resamples(n_resamples, level, (method,), stratified)
     labels, n, s, q = sufficient_stats(v, c)
     K = len(labels)
     if K < 2 and method not in ("wald_iid", "chunk_bootstrap"):
@@ -165,8 +165,8 @@ def interval(
     return IntervalResult(
         estimate=float(out["estimate"][0]), se=float(out["se"][0]), df=float(out["df"][0]),
         low=float(out["low"][0]), high=float(out["high"][0]), estimator=estimator, method=method,
-        level=level, n_clusters=K, n_obs=len(v), flags=_core.decode_flags(out["flags"][0]),
-        naive=bool(_core.METHODS[method]["naive"]),
+        level=level, n_clusters=K, n_obs=len(v), flags=_kernels.decode_flags(out["flags"][0]),
+        naive=bool(_kernels.METHODS[method]["naive"]),
     )
 
 
@@ -189,9 +189,9 @@ def _batch_kwargs(v: np.ndarray, c: np.ndarray, labels: np.ndarray, s: np.ndarra
 
 def _run_batch(n: np.ndarray, s: np.ndarray, q: np.ndarray, estimator: str, method: str, level: float,
                n_resamples: int, seed: Any, kwargs: dict[str, Any]) -> dict[str, np.ndarray]:
-    """One sample through :func:`_core.interval_batch`; its input errors become :class:`RagcovError`."""
+    """One sample through :func:`_kernels.interval_batch`; its input errors become :class:`RagcovError`."""
     try:
-        return _core.interval_batch(n, s, q, estimator=estimator, method=method, level=level,
+        return _kernels.interval_batch(n, s, q, estimator=estimator, method=method, level=level,
                                     n_resamples=int(n_resamples), rng=seed, **kwargs)
     except ValueError as exc:
         if isinstance(exc, RagcovError):

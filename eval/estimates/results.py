@@ -18,7 +18,7 @@ import pandas as pd
 from ragcov_data._atomic import atomic_write
 from ragcov_data._json import to_jsonable
 from ragcov_data.errors import InputFileError, RagcovError
-from ragcov_data.eval.estimates._core import METHODS
+from ragcov_data.eval.estimates._kernels import METHODS
 from ragcov_data.eval.outcomes.context import context_line
 
 
@@ -173,7 +173,7 @@ class IntervalResult(_JsonMixin):
     n_clusters, n_obs : int
         Number of documents (clusters) and of queries.
     flags : tuple of str
-        Degenerate or naive conditions (see ``ragcov_data.eval._core.FLAGS``).
+        Degenerate or naive conditions (see ``ragcov_data.eval.estimates._kernels.FLAGS``).
     naive : bool
         The method ignores the document clustering (kept only as a contrast).
     """

@@ -76,7 +76,7 @@ import numpy as np
 import pandas as pd
 
 from ragcov_data._atomic import atomic_write
-from ragcov_data.eval.estimates import _core
+from ragcov_data.eval.estimates import _kernels
 from ragcov_data.eval.estimates._bounds import clip_table, no_variation_text, value_range
 from ragcov_data.eval.estimates.interval import sufficient_stats
 from ragcov_data.eval.estimates.results import mark_recommended
@@ -291,7 +291,7 @@ def _simulate_sized(design: Mapping[str, Any], pairs: list[tuple[str, str]], rep
             truth = ps.sum() / pn.sum() if core_est == "micro" else (ps / pn).mean()
             sub = idx[t]
             # the bootstrap's seed is the method's own: a pair checked alone or with others gets the same number
-            r = _core.interval_batch(pn[sub], ps[sub], pq[sub], estimator=core_est, method=m, level=level,
+            r = _kernels.interval_batch(pn[sub], ps[sub], pq[sub], estimator=core_est, method=m, level=level,
                                      n_resamples=B, rng=np.random.default_rng([seed, zlib.crc32(m.encode()), t]),
                                      population=pop)
             lo, hi = r["low"], r["high"]
@@ -333,7 +333,7 @@ def _simulate(design: Mapping[str, Any], pairs: list[tuple[str, str]], reps: int
         core_est = "macro" if est == "mean" else est
         if m == "chunk_bootstrap" and not np.allclose(pq, ps):
             continue  # needs per-query values; left unverified
-        if m in _core.SIZE_METHODS and (pop or {}).get("sizes") is None:
+        if m in _kernels.SIZE_METHODS and (pop or {}).get("sizes") is None:
             continue  # needs the population's sizes: the twin was not built; left unverified
         R = reps  # every method on the same draws and count: no check passes by its noise (mark_recommended)
         mrng = np.random.default_rng([int(design.get("seed", 0)), len(out)])
@@ -341,7 +341,7 @@ def _simulate(design: Mapping[str, Any], pairs: list[tuple[str, str]], reps: int
         hits = 0
         for lo_ in range(0, R, step):
             sub = idx[lo_:min(R, lo_ + step)]
-            r = _core.interval_batch(pn[sub], ps[sub], pq[sub], estimator=core_est, method=m, level=level,
+            r = _kernels.interval_batch(pn[sub], ps[sub], pq[sub], estimator=core_est, method=m, level=level,
                                      n_resamples=B, rng=mrng, population=pop)
             lo, hi = r["low"], r["high"]
             hits += int((np.isfinite(lo) & np.isfinite(hi) & (lo <= t + 1e-12) & (t - 1e-12 <= hi)).sum())
@@ -369,7 +369,7 @@ def verify_design(design: Mapping[str, Any], pairs: list[tuple[str, str]], *, re
     that cannot be verified from cluster sums (``chunk_bootstrap`` on non-binary values) are absent.
     Cached: a design computed once is read back, missing pairs are added to its file.
     """
-    B = max(int(n_resamples), _core.min_resamples(float(design["level"])))
+    B = max(int(n_resamples), _kernels.min_resamples(float(design["level"])))
     path = Path(cache_dir) if cache_dir is not None else default_cache_dir()
     f = path / f"{_key(design, reps, B)}.json"
     have: dict[str, dict] = {}

@@ -71,9 +71,9 @@ from ragcov_data.runs.passages import is_passage_run
 from ragcov_data.eval.outcomes.table import DEFAULT_CLUSTERS, _split_frame, load_task_frames
 from ragcov_data.ties import DEFAULT_TIE_POLICY, check_tie_policy
 
-from ragcov_data.eval.estimates import _core
+from ragcov_data.eval.estimates import _kernels
 from ragcov_data.eval.misses import _flags
-from ragcov_data.eval.estimates._core import check_level
+from ragcov_data.eval.estimates._kernels import check_level
 from ragcov_data.eval.misses._flags import _META, DEFAULTS, FLAG_NAMES, _contains  # noqa: F401  (_contains: tests)
 from ragcov_data.eval.estimates.results import _fmt, _JsonMixin
 
@@ -286,7 +286,7 @@ def _shares(indicators: np.ndarray, clusters: np.ndarray, level: float) -> dict[
         nan = np.full(R, np.nan)
         return {"estimate": nan, "se": nan, "df": nan, "low": nan, "high": nan, "flags": np.zeros(R, np.int64)}
     # 0/1 values: the sum of squares equals the sum
-    return _core.interval_batch(np.broadcast_to(n, (R, K)), s, s, estimator="micro", method="cr2", level=level)
+    return _kernels.interval_batch(np.broadcast_to(n, (R, K)), s, s, estimator="micro", method="cr2", level=level)
 
 
 def _checks(indicators: np.ndarray, clusters: np.ndarray, level: float, seed: int | None) -> list[dict[str, Any]]:
@@ -318,7 +318,7 @@ def _bounded(low: Any, high: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def _flag_text(bits: int) -> str:
-    return ",".join(_core.decode_flags(int(bits)))
+    return ",".join(_kernels.decode_flags(int(bits)))
 
 
 # ----------------------------------------------------------------------------------------- misses

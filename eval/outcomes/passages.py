@@ -1,7 +1,7 @@
 """Passage runs in the outcome stage: a pipeline's returned text, located in the task's documents and scored.
 
 A passage run (:mod:`ragcov_data.runs.passages`) names no chunk of ragcov's. Each passage is located in the task's
-documents (:func:`ragcov_data.documents.task_documents`, :mod:`ragcov_data.runs.locate`), then read by the task's
+documents (:func:`ragcov_data.tasks.documents.task_documents`, :mod:`ragcov_data.runs.locate`), then read by the task's
 measures (:data:`MEASURE_RULES`):
 
 - **cited questions** (``irpf``): by character spans, as ragcov's own chunks are. ``recall@k`` / ``hit@k``: the
@@ -26,7 +26,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from ragcov_data.documents import chunk_spans_in_documents, task_documents, task_kind
+from ragcov_data.tasks.documents import chunk_spans_in_documents, task_documents, task_kind
 from ragcov_data.errors import QrelsRunMismatchError, RagcovError
 from ragcov_data.runs.line import CharacterLine, character_line, flat_text
 from ragcov_data.runs.locate import FUZZY_THRESHOLD, HOW, LOCATE_RULE, locate_passages

@@ -18,7 +18,7 @@ import pandas as pd
 from ragcov_data.errors import RagcovError
 from ragcov_data.eval.outcomes.budget import cited_scoring
 from ragcov_data.eval.outcomes.metrics import _lists, parse_metric  # _lists.prepare_qrels: looked up at call time
-from ragcov_data.sampling import (DocumentPopulation, census_sizes, eval_info, population_for_eval, restrict_frames,
+from ragcov_data.tasks.sampling import (DocumentPopulation, census_sizes, eval_info, population_for_eval, restrict_frames,
                                   sample_of, unequal_probabilities)
 from ragcov_data.ties import DEFAULT_TIE_POLICY
 from ragcov_data.eval.outcomes.args import check_outcome_args

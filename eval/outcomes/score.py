@@ -22,7 +22,7 @@ from ragcov_data.eval.outcomes.prepare import PreparedTask
 from ragcov_data.eval.outcomes.run_checks import (_check_query_normalisation, _where, check_made_on,
                                                   check_run_documents, check_run_parameters)
 from ragcov_data.eval.outcomes.table import check_run, exclude_self_rows, tie_profile
-from ragcov_data.sampling import resolve_for_eval, sample_of
+from ragcov_data.tasks.sampling import resolve_for_eval, sample_of
 
 __all__ = ["ScoredRun", "score_run", "check_read_run", "scores_of"]
 

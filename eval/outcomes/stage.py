@@ -61,7 +61,7 @@ def outcomes_many(
     exclude_self : bool
         Drop rows retrieving the query's own chunk (self-retrieval).
     fpc : bool
-        Apply a document sample's finite-population correction (see :mod:`ragcov_data.sampling`).
+        Apply a document sample's finite-population correction (see :mod:`ragcov_data.tasks.sampling`).
     population_sizes : float or mapping, optional
         Given population sizes (override the sample's).
     query_columns : sequence of str

@@ -6,8 +6,8 @@ in one place, in this order:
 
 1. the task's frames are read once (queries, qrels, corpus ids and chunk order);
 2. a document-sampled task, or a run made on a document sample, is restricted to the sampled
-   documents' queries (:func:`ragcov_data.sampling.restrict_frames`), and the finite-population
-   information is worked out once (:func:`ragcov_data.sampling.population_for_eval`): every verb then
+   documents' queries (:func:`ragcov_data.tasks.sampling.restrict_frames`), and the finite-population
+   information is worked out once (:func:`ragcov_data.tasks.sampling.population_for_eval`): every verb then
    applies the same correction, so ``eval`` and ``leaderboard``/``compare`` give one interval;
 3. the qrels are checked and queries without any judgment are left out (a notice, as trec_eval);
 4. each run is read (:func:`read_run`, the one call site of the run reader) and checked against the
@@ -39,10 +39,10 @@ import numpy as np
 import pandas as pd
 
 from ragcov_data.errors import QrelsRunMismatchError, RagcovError
-from ragcov_data.qrels import check_qrels
+from ragcov_data.tasks.qrels import check_qrels
 from ragcov_data.runs import load_run
-from ragcov_data.sampling import resolve_for_eval, sample_of
-from ragcov_data.task import manifest_of
+from ragcov_data.tasks.sampling import resolve_for_eval, sample_of
+from ragcov_data.tasks.record import manifest_of
 from ragcov_data.ties import DEFAULT_TIE_POLICY, tied
 from ragcov_data.eval.outcomes.args import ON_MISSING, check_outcome_args
 from ragcov_data.eval.outcomes.run_checks import (TASK_PARAMETERS, _check_query_normalisation,  # noqa: F401
@@ -88,7 +88,7 @@ class OutcomeTable:
     population_sizes : float, mapping or None
         What the intervals correct for (``None``: an infinite population).
     sample : dict or None
-        The document sample behind the task or the run (:mod:`ragcov_data.sampling`).
+        The document sample behind the task or the run (:mod:`ragcov_data.tasks.sampling`).
     info : dict
         ``n_missing_queries``, ``missing_queries`` (ids scored 0), ``on_missing``, ``n_self_rows_removed``,
         ``n_unknown_document_rows``, ``n_unjudged_queries``, ``top_tie_share``, ``all_tied_share``,

@@ -3,7 +3,7 @@
 With a whole population's outcomes known (a census run, or the :mod:`twin <ragcov_data.eval.twin>`), the study
 repeats what an evaluator does in practice — sample K documents, build an interval — ``reps`` times and counts
 how often the interval contains the truth. Every interval comes from the evaluator's own statistical core
-(:func:`ragcov_data.eval._core.interval_batch`), vectorised over replicates, so the study measures exactly the
+(:func:`ragcov_data.eval.estimates._kernels.interval_batch`), vectorised over replicates, so the study measures exactly the
 code that :func:`ragcov_data.eval.evaluate` runs.
 """
 from __future__ import annotations
@@ -16,8 +16,8 @@ import numpy as np
 import pandas as pd
 
 from ragcov_data.errors import RagcovError
-from ragcov_data.eval.estimates import _core as _stat_core
-from ragcov_data.eval.estimates._core import ESTIMATORS
+from ragcov_data.eval.estimates import _kernels as _stat_core
+from ragcov_data.eval.estimates._kernels import ESTIMATORS
 
 __all__ = ["coverage_study", "population_counts", "DESIGNS"]
 
@@ -259,7 +259,7 @@ def coverage_study(population: Any, k: int | Sequence[int] = 20, reps: int = 500
     RagcovError
         Unknown method / estimator / design, K not smaller than the population (a sample that is the census
         always "covers") or smaller than 2, too few bootstrap replicates for ``level``
-        (:func:`ragcov_data.eval._core.min_resamples`), or a population in neither accepted layout.
+        (:func:`ragcov_data.eval.estimates._kernels.min_resamples`), or a population in neither accepted layout.
 
     Notes
     -----

@@ -18,7 +18,7 @@ import pandas as pd
 from scipy import stats
 
 from ragcov_data.errors import RagcovError
-from ragcov_data.eval.estimates._core import METHODS, check_level, check_resamples
+from ragcov_data.eval.estimates._kernels import METHODS, check_level, check_resamples
 from ragcov_data.eval.planning.coverage import ESTIMATORS, coverage_study, population_counts
 
 __all__ = ["plan", "recommend", "choose_methods", "PlanResult", "RecommendResult", "DEFAULT_METHODS"]
@@ -108,7 +108,7 @@ def plan(pilot: Any, target_halfwidth: float, level: float = 0.95, estimators: s
     show_progress : bool, default: False
     n_resamples : int, default: 999
         Bootstrap resamples when a confirming method resamples (at least ``ceil(2 / (1 - level)) - 1``,
-        :func:`ragcov_data.eval._core.min_resamples`).
+        :func:`ragcov_data.eval.estimates._kernels.min_resamples`).
 
     Returns
     -------

@@ -33,7 +33,7 @@ from scipy import stats
 from ragcov_data.errors import RagcovError
 
 from ragcov_data.eval.comparisons.compare import compare
-from ragcov_data.eval.estimates._core import ESTIMATORS, check_level, interval_batch
+from ragcov_data.eval.estimates._kernels import ESTIMATORS, check_level, interval_batch
 from ragcov_data.eval.estimates.design import design_effect
 from ragcov_data.eval.estimates.results import ComparisonResult, _JsonMixin
 
@@ -215,7 +215,7 @@ def _check(difference: Any, n_systems: Any, power: Any, level: Any, family: Any,
 def _micro_df(k: int, size_ratio: float) -> float:
     """Reference df of CR2 at K clusters: the Satterthwaite df's large-K form ``K / (1 + cv²)``, in [1, K−1].
 
-    ``1 + cv² = mean(n²) / mean(n)²`` of the pilot's sizes; the closed-form df (see ``_core.cr2_df``) is
+    ``1 + cv² = mean(n²) / mean(n)²`` of the pilot's sizes; the closed-form df (see ``_kernels.cr2_df``) is
     ``1 / (Σf² + ...)`` with ``Σf² ≈ (1 + cv²) / K``. Below a few hundred clusters this undershoots the
     typical df of a sample (conservative: a larger K).
     """

@@ -18,7 +18,7 @@ import pandas as pd
 from scipy import optimize, signal, special, stats
 
 from ragcov_data.errors import RagcovError
-from ragcov_data.eval.estimates import _core
+from ragcov_data.eval.estimates import _kernels
 from ragcov_data.eval.estimates.design import autocorrelation
 
 __all__ = ["simulate_population", "population_figures", "DocType", "DEFAULT_DOC_TYPES"]
@@ -77,10 +77,10 @@ def _doc_stats(doc_codes: np.ndarray, values: np.ndarray, n_docs: int) -> tuple[
 
 
 def _icc_anova(n: np.ndarray, s: np.ndarray, ss: np.ndarray) -> float:
-    """One-way ANOVA intraclass correlation for unequal cluster sizes: the core's :func:`_core.anova_icc`."""
+    """One-way ANOVA intraclass correlation for unequal cluster sizes: the core's :func:`_kernels.anova_icc`."""
     if len(n) < 2:
         return float("nan")
-    icc = float(_core.anova_icc(n, s, ss)[0])
+    icc = float(_kernels.anova_icc(n, s, ss)[0])
     return icc if np.isfinite(icc) else float("nan")
 
 

@@ -16,7 +16,8 @@ import sys
 import warnings
 from typing import Any, Callable
 
-from ragcov_data import __version__, engine
+from ragcov_data import __version__
+from ragcov_data.execution import engine
 from ragcov_data.cli._common import check_args_outputs
 from ragcov_data.errors import RagcovError
 

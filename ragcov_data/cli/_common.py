@@ -14,7 +14,7 @@ import pandas as pd
 from ragcov_data import outputs as marks
 from ragcov_data.cli._outputs import DATA_FILE_NAMES, output_kind
 from ragcov_data.errors import RagcovError
-from ragcov_data.paths import DEFAULT_SOURCES, check_writable
+from ragcov_data.tasks.paths import DEFAULT_SOURCES, check_writable
 from ragcov_data.runs import FORMATS
 
 
@@ -35,9 +35,9 @@ def str_list(text: str) -> list[str]:
 
 
 def read_population(path: str, twin: bool = False, seed: int = 0) -> pd.DataFrame:
-    """A population table or ``eval --json`` file: :func:`ragcov_data.studies.read_population`."""
+    """A population table or ``eval --json`` file: :func:`ragcov_data.jobs.studies.read_population`."""
     # local: keeps `ragcov --help` from importing datasets and scipy.stats (the studies)
-    from ragcov_data.studies import read_population as read
+    from ragcov_data.jobs.studies import read_population as read
 
     return read(path, twin=twin, seed=seed)
 
@@ -73,7 +73,7 @@ def check_outputs(inputs: Iterable[tuple[str, Any]], outputs: Iterable[tuple[str
     is refused, writing ragcov's HTML again is not; ``force`` replaces such a file, never an input), and a
     report option may not have another kind's suffix (:func:`ragcov_data.outputs.check_suffix`: ``leaderboard
     --latex x.trec a.trec`` is refused). Every output must also be writable
-    (:func:`ragcov_data.paths.check_writable`).
+    (:func:`ragcov_data.tasks.paths.check_writable`).
 
     Parameters
     ----------

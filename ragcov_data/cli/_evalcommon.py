@@ -7,15 +7,15 @@ from pathlib import Path
 from typing import Any
 
 from ragcov_data.cli._common import add_run_options, read_population, run_options
-from ragcov_data.cli._task import add_task_source, load_task_source
+from ragcov_data.cli._task_options import add_task_source, load_task_source
 from ragcov_data.errors import InputFileError, RagcovError
-from ragcov_data.paths import check_writable
+from ragcov_data.tasks.paths import check_writable
 from ragcov_data.runs import load_run
 from ragcov_data.ties import DEFAULT_TIE_POLICY, TIE_POLICIES, TIE_POLICY_ALIASES
 
 
 def load_task(args: argparse.Namespace) -> Any:
-    """The task the source options name (see :mod:`ragcov_data.cli._task`).
+    """The task the source options name (see :mod:`ragcov_data.cli._task_options`).
 
     The ``--json`` output path is checked first, so an unwritable path fails before any work.
     """

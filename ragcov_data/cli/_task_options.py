@@ -1,4 +1,4 @@
-"""The task-source options every verb accepts, mapped onto :func:`ragcov_data.sources.resolve_task`.
+"""The task-source options every verb accepts, mapped onto :func:`ragcov_data.tasks.sources.resolve_task`.
 
     --dataset NAME            a registered benchmark, built from --data-dir (or $RAGCOV_DATA_DIR)
     --data-dir DIR            the source data of --dataset, or a task folder written by `ragcov build --out`
@@ -8,7 +8,7 @@
     --task DIR                a task folder written by `ragcov build --out`, said explicitly
 
 The resolution (which source wins, what conflicts, how a task folder is verified) is the library's
-:func:`ragcov_data.sources.resolve_task`; this module only declares the options and passes them on.
+:func:`ragcov_data.tasks.sources.resolve_task`; this module only declares the options and passes them on.
 """
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from ragcov_data import sources
-from ragcov_data.sources import DEFAULT_DATASET, TaskSource, _chunking, _sample, read_table, sample_line
+from ragcov_data.tasks import sources
+from ragcov_data.tasks.sources import DEFAULT_DATASET, TaskSource, _chunking, _sample, read_table, sample_line
 
 __all__ = ["add_task_source", "add_sample_options", "load_task_source", "sample_kwargs", "chunking_kwargs",
            "task_folder", "sample_line", "read_table", "TaskSource", "DEFAULT_DATASET"]
@@ -99,7 +99,7 @@ def task_folder(args: argparse.Namespace) -> Path | None:
 
 
 def source_kwargs(args: argparse.Namespace) -> dict[str, Any]:
-    """The task-source options as :func:`ragcov_data.sources.resolve_task` keywords."""
+    """The task-source options as :func:`ragcov_data.tasks.sources.resolve_task` keywords."""
     return dict(dataset=args.dataset, data_dir=args.data_dir, data_files=getattr(args, "data_files", None),
                 task=getattr(args, "task", None), chunk_words=args.chunk_words, query_words=args.query_words,
                 chunking=getattr(args, "chunking", None), min_words=getattr(args, "min_words", None),
@@ -111,5 +111,5 @@ def source_kwargs(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def load_task_source(args: argparse.Namespace, *, show_progress: bool = False) -> TaskSource:
-    """Load the task the options name: one call of :func:`ragcov_data.sources.resolve_task`."""
+    """Load the task the options name: one call of :func:`ragcov_data.tasks.sources.resolve_task`."""
     return sources.resolve_task(**source_kwargs(args), show_progress=show_progress)

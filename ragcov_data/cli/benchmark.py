@@ -4,16 +4,16 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ragcov_data import engine
+from ragcov_data.execution import engine
 from ragcov_data._atomic import atomic_write
 from ragcov_data.baselines.registry import RETRIEVER_NAMES
 from ragcov_data.cli._common import int_list, log_line, str_list
 from ragcov_data.cli.run import add_engine_options, engine_kwargs
 from ragcov_data.errors import RagcovError
-from ragcov_data.paths import check_writable
-from ragcov_data.pipeline import DEFAULT_RETRIEVERS, run_benchmark
+from ragcov_data.tasks.paths import check_writable
+from ragcov_data.jobs.benchmark import DEFAULT_RETRIEVERS, run_benchmark
 from ragcov_data.reporting import write_report
-from ragcov_data.task import is_task_folder
+from ragcov_data.tasks.record import is_task_folder
 
 #: Measured wall time of the default set (stated in --help).
 DEFAULT_TIMING = ("Wall time on the shared data and 2 cores: see the README (cold embedding cache; the encoders take "

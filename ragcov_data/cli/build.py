@@ -14,12 +14,12 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from ragcov_data import sources
-from ragcov_data.api import load_dataset
-from ragcov_data.cli._task import (DEFAULT_DATASET, _chunking_given, add_sample_options, add_task_source,
+from ragcov_data.tasks import sources
+from ragcov_data.tasks.load import load_dataset
+from ragcov_data.cli._task_options import (DEFAULT_DATASET, _chunking_given, add_sample_options, add_task_source,
                                    sample_kwargs, sample_line, source_kwargs, task_folder)
 from ragcov_data.errors import RagcovError
-from ragcov_data.task import Task, check_task_out, manifest_of
+from ragcov_data.tasks.record import Task, check_task_out, manifest_of
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:

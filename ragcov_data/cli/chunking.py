@@ -9,12 +9,12 @@ import argparse
 import sys
 from typing import Any
 
-from ragcov_data.cli._task import add_task_source, source_kwargs
+from ragcov_data.cli._task_options import add_task_source, source_kwargs
 from ragcov_data.cli.chunking_cited import dispatch, extend_parser  # --dataset irpf / cited_questions
 from ragcov_data.cli.run import RETRIEVERS, make_retriever
 from ragcov_data.errors import RagcovError
-from ragcov_data.paths import check_writable
-from ragcov_data.sources import task_folder
+from ragcov_data.tasks.paths import check_writable
+from ragcov_data.tasks.sources import task_folder
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -58,7 +58,7 @@ def _tasks(args: argparse.Namespace) -> dict[str, Any]:
         raise RagcovError("`ragcov chunking` builds tasks from an acervo: give --data-dir (the aneel_taesa source "
                           "data) or --data-files, not a task folder or another dataset.")
     # local: keeps `ragcov --help` from importing datasets and scipy.stats (the studies)
-    from ragcov_data.studies import acervo_chunkings
+    from ragcov_data.jobs.studies import acervo_chunkings
 
     return acervo_chunkings(source_kwargs(args), show_progress=not args.quiet)
 
@@ -78,7 +78,7 @@ def _built_task(data_dir: Any) -> str | None:
 
 def run(args: argparse.Namespace) -> int:
     # local: keeps `ragcov --help` from importing datasets and scipy.stats (the studies)
-    from ragcov_data.studies import chunking_comparison
+    from ragcov_data.jobs.studies import chunking_comparison
 
     code = dispatch(args)  # cited questions (--dataset irpf / cited_questions): their own comparison
     if code is not None:

@@ -23,7 +23,7 @@ from typing import Any
 from ragcov_data.cli.run import RETRIEVERS, make_retriever
 from ragcov_data.errors import RagcovError
 from ragcov_data.loaders.chunkers import resolve
-from ragcov_data.paths import check_writable
+from ragcov_data.tasks.paths import check_writable
 
 #: Datasets this branch of ``ragcov chunking`` serves.
 DATASETS = ("irpf", "cited_questions")
@@ -157,7 +157,7 @@ def _passage_files(files: list[str] | None) -> dict[str, str]:
 def _pipeline_runs(specs: list[str] | None, tasks: dict[str, Any], quiet: bool) -> dict[str, Any]:
     """Each ``--pipeline``'s passage run on the questions (asked on the first chunking's task: a pipeline reads
     the acts, not ragcov's chunks), named by its ``module:attr``."""
-    from ragcov_data.pipelines import import_object, pipeline_or_factory, run_pipeline
+    from ragcov_data.execution.pipelines import import_object, pipeline_or_factory, run_pipeline
 
     out: dict[str, Any] = {}
     for spec in specs or []:
@@ -192,7 +192,7 @@ def run_cited(args: argparse.Namespace, retrievers: list[str]) -> int:
     import copy
 
     # local: keeps `ragcov --help` from importing datasets and scipy.stats (the studies)
-    from ragcov_data.studies import cited_study, cited_tasks
+    from ragcov_data.jobs.studies import cited_study, cited_tasks
 
     if args.json_out:
         check_writable(args.json_out)

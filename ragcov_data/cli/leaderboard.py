@@ -6,10 +6,10 @@ from pathlib import Path
 
 from ragcov_data.cli._common import add_run_options
 from ragcov_data.cli._evalcommon import metric_depth, read_run_arg
-from ragcov_data.cli._task import add_task_source, load_task_source
+from ragcov_data.cli._task_options import add_task_source, load_task_source
 from ragcov_data.errors import RagcovError
 from ragcov_data.runs._mteb import mteb_model_name
-from ragcov_data.paths import check_writable
+from ragcov_data.tasks.paths import check_writable
 from ragcov_data.ties import DEFAULT_TIE_POLICY, TIE_POLICIES, TIE_POLICY_ALIASES
 
 #: Compression suffixes dropped before the format suffix when a run is named by its file stem.

@@ -10,8 +10,8 @@ import argparse
 from ragcov_data._atomic import atomic_write
 from ragcov_data.cli._common import add_run_options
 from ragcov_data.cli._evalcommon import load_task, read_run_arg
-from ragcov_data.cli._task import add_task_source
-from ragcov_data.paths import check_writable
+from ragcov_data.cli._task_options import add_task_source
+from ragcov_data.tasks.paths import check_writable
 from ragcov_data.ties import DEFAULT_TIE_POLICY, TIE_POLICIES, TIE_POLICY_ALIASES
 
 

@@ -9,9 +9,9 @@ import pandas as pd
 
 from ragcov_data.cli._common import add_run_options, str_list
 from ragcov_data.cli._evalcommon import load_task, read_population_arg, read_run_arg
-from ragcov_data.cli._task import add_task_source
+from ragcov_data.cli._task_options import add_task_source
 from ragcov_data.errors import RagcovError
-from ragcov_data.paths import check_writable
+from ragcov_data.tasks.paths import check_writable
 from ragcov_data.ties import DEFAULT_TIE_POLICY, TIE_POLICIES, TIE_POLICY_ALIASES
 
 
@@ -148,8 +148,8 @@ def _run_difference(args: argparse.Namespace) -> int:
 
 
 def read_pilot(path: str) -> pd.DataFrame:
-    """Paired differences of a pilot: :func:`ragcov_data.studies.read_pilot`."""
+    """Paired differences of a pilot: :func:`ragcov_data.jobs.studies.read_pilot`."""
     # local: keeps `ragcov --help` from importing datasets and scipy.stats (the studies)
-    from ragcov_data.studies import read_pilot as read
+    from ragcov_data.jobs.studies import read_pilot as read
 
     return read(path)

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import argparse
 
-from ragcov_data.api import load_dataset
-from ragcov_data.paths import check_writable
-from ragcov_data.publish import publish
-from ragcov_data.registry import builder_class, list_datasets
+from ragcov_data.tasks.load import load_dataset
+from ragcov_data.tasks.paths import check_writable
+from ragcov_data.tasks.publish import publish
+from ragcov_data.tasks.registry import builder_class, list_datasets
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ragcov_data.paths import check_writable
+from ragcov_data.tasks.paths import check_writable
 from ragcov_data.reporting import load_results, write_report
 
 

@@ -18,14 +18,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ragcov_data import engine
+from ragcov_data.execution import engine
 from ragcov_data.baselines import save_run
 from ragcov_data.baselines.registry import RETRIEVERS as SPECS, RETRIEVER_NAMES, make_retriever as build
-from ragcov_data.cli._task import add_sample_options, add_task_source, load_task_source, sample_line
-from ragcov_data.engine import ENGINES
+from ragcov_data.cli._task_options import add_sample_options, add_task_source, load_task_source, sample_line
+from ragcov_data.execution.engine import ENGINES
 from ragcov_data.errors import RagcovError
-from ragcov_data.paths import check_writable
-from ragcov_data.sampling import sample_tag
+from ragcov_data.tasks.paths import check_writable
+from ragcov_data.tasks.sampling import sample_tag
 
 #: Every baseline by name (:mod:`ragcov_data.baselines.registry`).
 RETRIEVERS = RETRIEVER_NAMES
@@ -124,7 +124,7 @@ def make_retriever(args: argparse.Namespace) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     # local: keeps `ragcov --help` from importing datasets and scipy.stats (the studies)
-    from ragcov_data.studies import make_run
+    from ragcov_data.jobs.studies import make_run
 
     if args.k is not None and args.k < 1:
         raise RagcovError(f"`--k` must be a positive integer; got {args.k}.")
@@ -156,7 +156,7 @@ def run(args: argparse.Namespace) -> int:
 
 def run_pipeline_verb(args: argparse.Namespace) -> int:
     """``ragcov run --pipeline``: ask the pipeline every question of the task, write the passage run."""
-    from ragcov_data.pipelines import import_object, pipeline_or_factory, run_pipeline
+    from ragcov_data.execution.pipelines import import_object, pipeline_or_factory, run_pipeline
 
     _refuse_retriever_options(args)
     _replace_on_purpose(args)

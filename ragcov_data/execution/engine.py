@@ -1,6 +1,6 @@
 """Where retrieval runs: this process (``engine="local"``) or a Ray cluster (``engine="ray"``).
 
-    from ragcov_data import engine
+    from ragcov_data.execution import engine
     run = engine.run_task(bm25, task, k=10)                          # index, search, stamp: here
     run = engine.run_task(bm25, task, k=10, engine="ray", workers=2)  # the same run, on Ray
     run = engine.search(bm25, queries, k=10, exclude_self=True, engine="ray", workers=2)  # an indexed retriever

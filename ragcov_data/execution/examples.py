@@ -1,6 +1,6 @@
 """Two real pipelines to score and to copy: LangChain and LlamaIndex, each splitting the task's documents its own way
 and searching them with BM25 (offline, no model). Each is a factory ``build(documents) -> retriever`` for
-:func:`ragcov_data.run_pipeline` (``ingest=``) and ``ragcov run --pipeline ragcov_data.pipeline_examples:NAME``.
+:func:`ragcov_data.run_pipeline` (``ingest=``) and ``ragcov run --pipeline ragcov_data.execution.examples:NAME``.
 
 They need the ``[langchain]`` or ``[llamaindex]`` extra (both in ``[test]``).
 """

@@ -45,7 +45,7 @@ import numpy as np
 import pandas as pd
 
 from ragcov_data._atomic import atomic_write
-from ragcov_data.documents import task_documents
+from ragcov_data.tasks.documents import task_documents
 from ragcov_data.errors import InputFileError, RagcovError
 from ragcov_data.runs.passages import META_KEY, PASSAGE_NAMES, validate_passage_run
 
@@ -193,7 +193,7 @@ def _questions_hash(qids: Sequence[str]) -> str:
 
 
 def _meta(task: Any, qids: Sequence[str], name: str, k: int | None) -> dict[str, Any]:
-    from ragcov_data.task import manifest_of
+    from ragcov_data.tasks.record import manifest_of
 
     m = manifest_of(task) or {}
     return {"task": m.get("dataset") or m.get("task"), "config": (m.get("config") or {}).get("name"),
@@ -340,7 +340,7 @@ def _out_path(out: str | os.PathLike | None) -> Path | None:
     """The checked ``out`` path (a writable ``.jsonl`` file; its missing folders are created)."""
     if out is None:
         return None
-    from ragcov_data.paths import check_writable
+    from ragcov_data.tasks.paths import check_writable
 
     path = Path(out)
     if path.suffix.lower() != ".jsonl":

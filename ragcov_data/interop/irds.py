@@ -26,8 +26,8 @@ import re
 from collections import namedtuple
 from typing import Any, Iterator
 
-from ragcov_data.api import load_dataset
-from ragcov_data.registry import builder_class, list_datasets
+from ragcov_data.tasks.load import load_dataset
+from ragcov_data.tasks.registry import builder_class, list_datasets
 
 PREFIX = "ragcov"
 _REGISTERED: dict[str, tuple[str, str | None, str | None]] = {}

@@ -43,7 +43,7 @@ def _mteb() -> Any:
     try:
         import mteb
     except ImportError:
-        raise RagcovError("ragcov_data.mteb needs mteb: pip install 'ragcov-data[mteb]'.") from None
+        raise RagcovError("ragcov_data.interop.mteb needs mteb: pip install 'ragcov-data[mteb]'.") from None
     return mteb
 
 
@@ -148,7 +148,7 @@ def interval_scores(results: dict[str, dict[str, float]], task: Any, main_score:
 
 
 def _juristcu(root: Path) -> Any:
-    from ragcov_data.api import load_dataset
+    from ragcov_data.tasks.load import load_dataset
 
     meta = _metadata(
         "RagcovJurisTCU",
@@ -162,7 +162,7 @@ def _juristcu(root: Path) -> Any:
 
 
 def _irpf(root: Path, cut: int) -> Any:
-    from ragcov_data.api import load_dataset
+    from ragcov_data.tasks.load import load_dataset
 
     meta = _metadata(
         f"RagcovIRPF-{cut}",
@@ -177,7 +177,7 @@ def _irpf(root: Path, cut: int) -> Any:
 
 
 def _aneel(root: Path, cut: int = 400) -> Any:
-    from ragcov_data.api import load_dataset
+    from ragcov_data.tasks.load import load_dataset
 
     meta = _metadata(
         "RagcovANEELSelfRetrieval",

@@ -28,10 +28,10 @@ from ragcov_data import __version__, load_dataset
 from ragcov_data._json import to_jsonable
 from ragcov_data.baselines.registry import RETRIEVERS as SPECS, RETRIEVER_NAMES
 from ragcov_data.baselines.registry import make_retriever  # called once, in _make_retriever
-from ragcov_data.engine import run_task
+from ragcov_data.execution.engine import run_task
 from ragcov_data.errors import RagcovError
-from ragcov_data.paths import data_dir as _data_dir
-from ragcov_data.reporting.studies import (budget_block, chunking_block, irpf_sentence, leaderboard_block,
+from ragcov_data.tasks.paths import data_dir as _data_dir
+from ragcov_data.reporting.blocks import (budget_block, chunking_block, irpf_sentence, leaderboard_block,
                                            misses_block, misses_table, pair_records, single_system_sentence,
                                            study_sentence)
 
@@ -129,7 +129,7 @@ def run_benchmark(data_dir: str | os.PathLike, *, chunk_words: int = 100, retrie
     log : callable, default: print
         Receives one-line progress messages.
     engine : mapping, optional
-        ``engine``, ``workers``, ``address`` for :mod:`ragcov_data.engine` (default: this process); the
+        ``engine``, ``workers``, ``address`` for :mod:`ragcov_data.execution.engine` (default: this process); the
         runs, hence every figure, are the same.
 
     Returns
@@ -208,7 +208,7 @@ def _aneel_task(root: Path, chunk_words: int, log: Any) -> tuple[Any, pd.DataFra
 def _skeleton(root: Path, ds: Any, qmeta: pd.DataFrame, settings: dict[str, Any], level: float) -> dict[str, Any]:
     """The results dict before any retriever ran: ``meta``, ``task`` and every section empty."""
     # local: keeps `ragcov --help` from importing scipy.stats, datasets, matplotlib
-    from ragcov_data.eval.estimates import _core
+    from ragcov_data.eval.estimates import _kernels
 
     results: dict[str, Any] = {
         "meta": {"created": _dt.datetime.now().isoformat(timespec="seconds"), "metric": "hit@1", "level": level,
@@ -217,7 +217,7 @@ def _skeleton(root: Path, ds: Any, qmeta: pd.DataFrame, settings: dict[str, Any]
                  "data_dir": str(root), "settings": settings},
         "task": {"name": "aneel_taesa", "documents": int(qmeta["doc_id"].nunique()), "queries": int(len(qmeta)),
                  "corpus_chunks": int(len(ds["corpus"])), "doc_types": int(qmeta["doc_type"].nunique())},
-        "naive_methods": [m for m, spec in _core.METHODS.items() if spec["naive"]],
+        "naive_methods": [m for m, spec in _kernels.METHODS.items() if spec["naive"]],
         "retrievers": [], "comparisons": [], "leaderboard": None, "coverage": None, "juristcu": None,
         "chunkings": None, "misses": None, "study": None, "irpf": None,
     }
@@ -270,7 +270,7 @@ def _coverage(ev: Any, qmeta: pd.DataFrame, pop_name: str, ks: Sequence[int], *,
 
 def _run(name: str, task: Any, show_progress: bool, engine: Mapping[str, Any] | None, *,
          exclude_self: bool, queries: Any = None) -> pd.DataFrame:
-    """The run of the baseline ``name`` on ``task`` (:func:`ragcov_data.engine.run_task`, k=10), here or
+    """The run of the baseline ``name`` on ``task`` (:func:`ragcov_data.execution.engine.run_task`, k=10), here or
     on the engine the job was given."""
     return run_task(_make_retriever(name, show_progress), task, k=10, exclude_self=exclude_self, queries=queries,
                     show_progress=show_progress, **dict(engine or {}))
@@ -324,7 +324,7 @@ def _irpf(path: Path, names: Sequence[str], log: Any, show_progress: bool, engin
     # local: keeps `ragcov --help` from importing scipy.stats, datasets, matplotlib
     from ragcov_data.eval.comparisons.cited import leaderboard_from_values, per_query_values, topic_of
     from ragcov_data.loaders.cited_questions import IRPF_FILES, irpf_dir
-    from ragcov_data.studies import cited_study, cited_tasks
+    from ragcov_data.jobs.studies import cited_study, cited_tasks
 
     folder = irpf_dir(path)
     acts, questions = folder / IRPF_FILES["acts"], folder / IRPF_FILES["questions"]
@@ -398,7 +398,7 @@ def _chunking_study(root: Path, words: Any, words_run: pd.DataFrame, words_eval:
     """``name`` on the dispositivo task too; both chunkings compared paired by document; misses of both."""
     # local: keeps `ragcov --help` from importing scipy.stats, datasets, matplotlib
     from ragcov_data.eval import misses
-    from ragcov_data.studies import chunking_comparison
+    from ragcov_data.jobs.studies import chunking_comparison
 
     words_name = f"words-{chunk_words}"
     log(f"chunking study: {name} on the dispositivo task, paired by document with {words_name}; hit@1 misses")

@@ -3,8 +3,8 @@ chunkings x retrievers of cited questions, read a pilot or a population.
 
 ``ragcov run``, ``ragcov chunking`` and ``ragcov plan``/``coverage`` parse their options and print; the
 work is here, callable from Python with the same results. Every run is made by the one entry point,
-:func:`ragcov_data.engine.run_task` (index, search, stamp the task's fingerprint; here or on Ray), and
-:mod:`ragcov_data.pipeline` (``ragcov benchmark``) uses :func:`chunking_comparison` for its own chunking
+:func:`ragcov_data.execution.engine.run_task` (index, search, stamp the task's fingerprint; here or on Ray), and
+:mod:`ragcov_data.jobs.benchmark` (``ragcov benchmark``) uses :func:`chunking_comparison` for its own chunking
 study, so the two jobs cannot drift apart.
 """
 from __future__ import annotations
@@ -18,18 +18,18 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ragcov_data import sources
+from ragcov_data.tasks import sources
 from ragcov_data.baselines.found_nothing import FOUND_NOTHING_KEY, found_nothing
-from ragcov_data.engine import columns_of, is_self_retrieval, run_task, shutdown
+from ragcov_data.execution.engine import columns_of, is_self_retrieval, run_task, shutdown
 from ragcov_data.errors import InputFileError, RagcovError
 from ragcov_data.eval import evaluate
-from ragcov_data.eval.comparisons.chunkings import compare_chunkings
+from ragcov_data.eval.comparisons.paired_chunkings import compare_chunkings
 from ragcov_data.eval.comparisons.cited import cited_chunking_study
 from ragcov_data.eval.outcomes.table import outcomes_from_eval_json
 from ragcov_data.eval.planning.twin import simulate_population
 from ragcov_data.loaders.cited_questions import build_cited_task
 from ragcov_data.runs.fingerprint import FINGERPRINT_KEY
-from ragcov_data.sources import read_table  # one table reader: BOM, JSON Lines, ids as text
+from ragcov_data.tasks.sources import read_table  # one table reader: BOM, JSON Lines, ids as text
 
 __all__ = ["make_run", "check_searchable", "acervo_chunkings", "chunking_comparison", "cited_tasks", "cited_study",
            "read_pilot", "read_population"]
@@ -65,7 +65,7 @@ def check_searchable(task: Any, self_retrieval: bool) -> None:
 
 def make_run(retriever: Any, task: Any, *, k: int = 10, engine: Mapping[str, Any] | None = None,
              attrs: Mapping[str, Any] | None = None) -> tuple[pd.DataFrame, bool, str | None]:
-    """The run of ``ragcov run``: ``retriever`` on ``task`` (:func:`ragcov_data.engine.run_task`), with the
+    """The run of ``ragcov run``: ``retriever`` on ``task`` (:func:`ragcov_data.execution.engine.run_task`), with the
     source's ``attrs`` and the queries that found nothing recorded; returns ``(run, exclude_self, notice)``.
 
     A run with no row at all is an error (nothing would be written); a local Ray cluster started for the
@@ -104,7 +104,7 @@ def chunking_comparison(tasks: Mapping[str, Any], make_retriever: Callable[[], A
                         evals: Mapping[str, Any] | None = None) -> tuple[Any, dict[str, pd.DataFrame], dict[str, Any]]:
     """Self-retrieval under each chunking of one acervo, compared paired by document.
 
-    Each task without a run in ``runs`` gets a fresh retriever's run (:func:`ragcov_data.engine.run_task`,
+    Each task without a run in ``runs`` gets a fresh retriever's run (:func:`ragcov_data.execution.engine.run_task`,
     k=10, own chunk excluded); each without an evaluation in ``evals`` is evaluated on ``metric`` clustered
     by document; :func:`ragcov_data.eval.chunkings.compare_chunkings` compares them. Returns
     ``(comparison, runs, evals)`` in the order of ``tasks``.
@@ -124,7 +124,7 @@ def chunking_comparison(tasks: Mapping[str, Any], make_retriever: Callable[[], A
 
 def acervo_chunkings(source: Mapping[str, Any], *, show_progress: bool = False) -> dict[str, Any]:
     """The two self-retrieval tasks ``ragcov chunking`` compares, cut from the one acervo ``source`` names
-    (:func:`ragcov_data.sources.resolve_task` keywords): word windows of ``chunk_words`` (default 100), then
+    (:func:`ragcov_data.tasks.sources.resolve_task` keywords): word windows of ``chunk_words`` (default 100), then
     dispositivos within ``min_words``/``max_words``."""
     words = sources.resolve_task(**{**source, "min_words": None, "max_words": None}, show_progress=show_progress)
     disp = sources.resolve_task(**{**source, "chunking": "dispositivo"}, show_progress=show_progress)
@@ -158,7 +158,7 @@ def cited_tasks(acts: Any, questions: Any, chunkings: Sequence[tuple[str, Mappin
 def cited_study(tasks: Mapping[str, Any], makers: Mapping[str, Callable[[], Any]], *,
                 engine: Mapping[str, Any] | None = None, **kw: Any) -> Any:
     """:func:`ragcov_data.eval.cited.cited_chunking_study` of ``tasks`` x ``makers``, every run made by
-    :func:`ragcov_data.engine.run_task` (here, or on the engine given)."""
+    :func:`ragcov_data.execution.engine.run_task` (here, or on the engine given)."""
     runner = partial(run_task, exclude_self=False, show_progress=None, **dict(engine or {}))
     return cited_chunking_study(tasks, makers, runner=runner, **kw)
 

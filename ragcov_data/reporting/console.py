@@ -13,7 +13,7 @@ from typing import Any, Mapping, Sequence
 from ragcov_data._format import num, pct
 from ragcov_data.eval.comparisons.leaderboard_latex import board_tables
 from ragcov_data.eval.comparisons.leaderboard_render import Board, head, micro_lines, rank_text, short_sentence, tier_text
-from ragcov_data.reporting.studies import flip_difference
+from ragcov_data.reporting.blocks import flip_difference
 
 __all__ = ["summary", "latex_summary", "task_boards", "board_table", "MAX_LINE"]
 

@@ -38,7 +38,7 @@ from ragcov_data.eval import evaluate, leaderboard
 from ragcov_data.eval.estimates.evaluator import ALL_GROUP
 from ragcov_data.eval.outcomes.metrics import parse_metric
 from ragcov_data.loaders.juristcu import FULL_CORPUS_DOCS, SUBSET_NOTE
-from ragcov_data.task import manifest_of
+from ragcov_data.tasks.record import manifest_of
 
 __all__ = ["juristcu_section", "SUBSET_NOTE", "GROUP_ORDER", "DEFAULT_METRICS"]
 

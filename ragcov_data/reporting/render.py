@@ -23,7 +23,7 @@ from ragcov_data._format import num, pct
 from ragcov_data.eval.comparisons import leaderboard_render as LB
 from ragcov_data.reporting import figures as F
 from ragcov_data.reporting import sections as S
-from ragcov_data.reporting.studies import as_ranked, flip_difference
+from ragcov_data.reporting.blocks import as_ranked, flip_difference
 
 _CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;max-width:1080px;margin:2em auto;padding:0 1em;color:#222}

@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from ragcov_data.errors import QrelsRunMismatchError
-from ragcov_data.task import manifest_of
+from ragcov_data.tasks.record import manifest_of
 
 #: Key of a run's ``attrs`` (and parquet metadata) holding the fingerprint of the task it was made on.
 FINGERPRINT_KEY = "task_fingerprint"

@@ -11,7 +11,7 @@ from typing import Any, Iterator
 from ragcov_data import __version__
 from ragcov_data.errors import RagcovError
 from ragcov_data.legal.acervo import sha256_file
-from ragcov_data.registry import builder_class
+from ragcov_data.tasks.registry import builder_class
 
 
 def _code_hash(cls: type) -> str:
@@ -151,7 +151,7 @@ def load_dataset(
     -------
     datasets.DatasetDict
         Splits ``corpus``, ``queries``, ``qrels``; the manifest JSON is in each split's
-        ``info.description`` (see :func:`ragcov_data.task.manifest_of`).
+        ``info.description`` (see :func:`ragcov_data.tasks.record.manifest_of`).
 
     Examples
     --------

@@ -18,14 +18,13 @@ import hashlib
 import json
 import os
 import re
-import sys
 from importlib import resources
 from pathlib import Path
 from typing import Any, Mapping
 
 from ragcov_data.errors import RagcovError
-from ragcov_data.registry import builder_class
-from ragcov_data.task import SPLITS, Task, manifest_of, write_json, write_parquet
+from ragcov_data.tasks.registry import builder_class
+from ragcov_data.tasks.record import SPLITS, Task, manifest_of, write_json, write_parquet
 from ragcov_data._atomic import atomic_write
 from ragcov_data.outputs import PUBLISH, mark_folder
 
@@ -182,14 +181,3 @@ def publish(
     atomic_write(out / "README.md", readme)
     return out
 
-
-class _CallableModule(type(sys.modules[__name__])):
-    """``import ragcov_data.publish`` binds this module as the package's ``publish`` attribute, over the lazy
-    function of the same name; calling the module calls :func:`publish`, so ``ragcov_data.publish(...)`` works
-    whichever was imported first."""
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return publish(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule

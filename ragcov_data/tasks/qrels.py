@@ -5,7 +5,7 @@ A qrels table has the columns ``query-id``, ``corpus-id`` and ``score`` (the gra
 documented range, a grade that is not a number, or a judgment naming a document or query the task does not
 have is said out loud (with the file, the row, the value and the fix) instead of being scored silently::
 
-    from ragcov_data.qrels import check_qrels
+    from ragcov_data.tasks.qrels import check_qrels
     report = check_qrels(qrels, corpus_ids=corpus["_id"], query_ids=queries["_id"],
                          grade_range=(0, 3), source="task/qrels.parquet")
     report.unknown_documents        # {"rows": ..., "ids": ..., "examples": [...]}

@@ -4,7 +4,7 @@ A :class:`Task` holds three pandas DataFrames in the BEIR/MTEB layout (``corpus`
 ``qrels``) plus a JSON-able ``manifest`` (config, rules, sha256 of every source file, counts, package
 version). Building one from an acervo is the loaders' job (:func:`ragcov_data.loaders.build.build_task`);
 this module sits below them and imports nothing from :mod:`ragcov_data.loaders` or
-:mod:`ragcov_data.sampling`.
+:mod:`ragcov_data.tasks.sampling`.
 """
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ import pandas as pd
 from ragcov_data.legal.acervo import sha256_file
 from ragcov_data.errors import ChecksumError, InputFileError, RagcovError
 from ragcov_data._atomic import _umask, atomic_write
-from ragcov_data.paths import check_writable
+from ragcov_data.tasks.paths import check_writable
 
 SPLITS = ("corpus", "queries", "qrels")
 #: Files of a task folder written by :meth:`Task.to_parquet` (``ragcov build --out``).
@@ -314,7 +314,7 @@ def check_task_out(out_dir: str | os.PathLike) -> Path:
 
     A new or empty folder, or one holding only a task's files, is fine. A folder with anything else
     in it is refused rather than replaced (its files would be lost). Also checks that the nearest
-    existing parent is writable (:func:`ragcov_data.paths.check_writable`).
+    existing parent is writable (:func:`ragcov_data.tasks.paths.check_writable`).
     """
     out = check_writable(out_dir, folder=True)
     if out.is_dir():

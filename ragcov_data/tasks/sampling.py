@@ -49,7 +49,7 @@ import numpy as np
 import pandas as pd
 
 from ragcov_data.errors import QrelsRunMismatchError, RagcovError
-from ragcov_data.task import Task, manifest_of
+from ragcov_data.tasks.record import Task, manifest_of
 
 SAMPLE_KEY = "sample"
 UNIT = "doc_id"
@@ -234,7 +234,7 @@ def eligible_documents(corpus: pd.DataFrame, strata: str | None = None, where: s
 def sample_task(task: Any, k: int, seed: int = 0, strata: str | None = None) -> Any:
     """The task with the queries and qrels of ``k`` documents drawn from its corpus (the corpus kept whole).
 
-    ``task`` is a :class:`ragcov_data.task.Task` (or anything with corpus/queries/qrels DataFrames and a
+    ``task`` is a :class:`ragcov_data.tasks.record.Task` (or anything with corpus/queries/qrels DataFrames and a
     ``manifest``); the result is a new Task whose manifest records the sample (``manifest["sample"]``)
     and whose ``counts`` gain ``queries_sampled`` / ``qrels_sampled``.
     """
@@ -396,7 +396,7 @@ def resolve_for_eval(task_sample: Mapping[str, Any] | None, run_attrs: Mapping[s
 class DocumentPopulation(float):
     """The number of population documents N (a float, as every finite-population consumer reads it) that
     also knows each population document's number of queries (``sizes``, length N): what the ``known_sizes``
-    interval needs (:mod:`ragcov_data.eval._core`)."""
+    interval needs (:mod:`ragcov_data.eval.estimates._kernels`)."""
 
     sizes: np.ndarray
 

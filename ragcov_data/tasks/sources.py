@@ -12,7 +12,7 @@ A task is named by one of
 
 The CLI's task-source options (``--dataset``, ``--data-dir``, ``--data-files``, ``--task``, ``--chunk-words``,
 ``--sample-docs`` ...) map one to one onto the parameters, and every conflict is one error naming the
-option by its command-line spelling. A task folder is read with :func:`ragcov_data.task.read_task`,
+option by its command-line spelling. A task folder is read with :func:`ragcov_data.tasks.record.read_task`,
 which verifies every file against the sha256 in its manifest.
 """
 from __future__ import annotations
@@ -25,13 +25,13 @@ from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
-from ragcov_data.api import load_dataset
+from ragcov_data.tasks.load import load_dataset
 from ragcov_data.errors import InputFileError, RagcovError
 from ragcov_data.loaders.build import build_task
-from ragcov_data.paths import default_source
-from ragcov_data.qrels import check_qrels
-from ragcov_data.sampling import sample_task
-from ragcov_data.task import is_task_folder, manifest_of, read_task
+from ragcov_data.tasks.paths import default_source
+from ragcov_data.tasks.qrels import check_qrels
+from ragcov_data.tasks.sampling import sample_task
+from ragcov_data.tasks.record import is_task_folder, manifest_of, read_task
 
 DEFAULT_DATASET = "aneel_taesa"
 DEFAULT_CHUNK_WORDS = 100
@@ -145,7 +145,7 @@ def resolve_task(
         Keep superseded wording of compiled acts in the index (corpus column ``in_force``).
     sample_docs, seed, strata : optional
         Queries of ``sample_docs`` documents drawn with ``seed`` (default 0), within the strata of the
-        document column ``strata`` (:mod:`ragcov_data.sampling`); a task folder holding the census is
+        document column ``strata`` (:mod:`ragcov_data.tasks.sampling`); a task folder holding the census is
         sampled after it is read.
     id_column, text_column : str
         ``data_files`` tables: the id and text columns.
@@ -333,7 +333,7 @@ def read_table(path: Path, id_columns: tuple[str, ...] = ("_id", "doc_id", "chun
     """A queries/qrels/corpus (or population) table — parquet, JSON Lines, CSV, TSV — with ids as strings.
 
     JSON Lines records end at ``\\n`` only (pandas' reader), and a UTF-8 byte-order mark is tolerated in
-    text formats. Qrels (a file named ``qrels.*``) go through :func:`ragcov_data.qrels.check_qrels`, so
+    text formats. Qrels (a file named ``qrels.*``) go through :func:`ragcov_data.tasks.qrels.check_qrels`, so
     a grade that is not an integer is an error naming the line.
     """
     path = Path(path)

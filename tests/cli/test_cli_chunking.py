@@ -9,7 +9,7 @@ import ragcov_data
 from ragcov_data.baselines import BM25
 from ragcov_data.cli import main
 from ragcov_data.eval import evaluate
-from ragcov_data.eval.comparisons.chunkings import compare_chunkings
+from ragcov_data.eval.comparisons.paired_chunkings import compare_chunkings
 
 
 def test_chunking_verb_equals_the_api(data_dir, tmp_path, capsys):

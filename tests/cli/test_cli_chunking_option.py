@@ -1,4 +1,4 @@
-"""``--chunking dispositivo`` on the verbs that build a task (build, run, eval through cli/_task.py) and publish."""
+"""``--chunking dispositivo`` on the verbs that build a task (build, run, eval through cli/_task_options.py) and publish."""
 from __future__ import annotations
 
 import json

@@ -17,7 +17,7 @@ from ragcov_data.runs import save_run
 
 @pytest.fixture(scope="module")
 def irpf(data_dir, tmp_path_factory):
-    from ragcov_data.sources import resolve_task
+    from ragcov_data.tasks.sources import resolve_task
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -38,7 +38,7 @@ def _per_query(path):
 
 def test_eval_recall_is_provision_recall(irpf, data_dir, tmp_path, capsys):
     ds, task, run, path = irpf
-    from ragcov_data.task import manifest_of
+    from ragcov_data.tasks.record import manifest_of
 
     gran = manifest_of(ds)["config"]["granularity"]
     ref = per_query_values(run, task, metrics=["recall@10", "recall@1000w", "iou@1000w"], granularity=gran)

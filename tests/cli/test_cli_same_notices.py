@@ -16,7 +16,7 @@ import pytest
 from ragcov_data.cli import main
 from ragcov_data.eval import evaluate
 from ragcov_data.runs import load_run, save_run
-from ragcov_data.sources import resolve_task
+from ragcov_data.tasks.sources import resolve_task
 
 
 @pytest.fixture(scope="module")

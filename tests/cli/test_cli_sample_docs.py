@@ -9,7 +9,7 @@ import pytest
 
 from ragcov_data.baselines import load_run
 from ragcov_data.cli import main
-from ragcov_data.task import read_task
+from ragcov_data.tasks.record import read_task
 
 
 def _eval_json(tmp_path, name, *args):

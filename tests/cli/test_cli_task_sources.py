@@ -281,8 +281,8 @@ def test_benchmark_on_a_task_folder_says_what_to_run_instead(task_dir, tmp_path,
 
 
 def test_resolve_task_is_the_library_call_behind_every_source(acervo, task_dir, tmp_path):
-    from ragcov_data.sources import resolve_task
-    from ragcov_data.task import read_task
+    from ragcov_data.tasks.sources import resolve_task
+    from ragcov_data.tasks.record import read_task
 
     built = resolve_task(data_files=[acervo], chunk_words=40, query_words=10)
     assert built.kind == "data_files" and built.attrs == {"dataset": "aneel_taesa", "chunk_words": 40}
@@ -313,7 +313,7 @@ def test_resolve_task_is_the_library_call_behind_every_source(acervo, task_dir, 
 ])
 def test_resolve_task_conflicts_are_one_error(kwargs, message, acervo, task_dir):
     from ragcov_data.errors import RagcovError
-    from ragcov_data.sources import resolve_task
+    from ragcov_data.tasks.sources import resolve_task
 
     subst = {"T": str(task_dir), "A": str(acervo)}
     kwargs = {k: ([subst[x] for x in v] if isinstance(v, list) else subst.get(v, v)) for k, v in kwargs.items()}
@@ -322,7 +322,7 @@ def test_resolve_task_conflicts_are_one_error(kwargs, message, acervo, task_dir)
 
 
 def test_the_cli_resolves_a_task_with_one_library_call(acervo, tmp_path, monkeypatch, capsys):
-    import ragcov_data.sources as sources
+    import ragcov_data.tasks.sources as sources
 
     calls = []
     real = sources.resolve_task

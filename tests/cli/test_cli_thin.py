@@ -2,7 +2,7 @@
 
 Read with :mod:`ast`: every verb's ``run(args)`` in ``ragcov_data/cli/*.py`` fits in 40 lines, the jobs they
 call fit in 80, and no CLI module indexes or searches a retriever itself (runs come from
-``ragcov_data.engine.run_task`` through the library).
+``ragcov_data.execution.engine.run_task`` through the library).
 """
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ def test_every_verb_run_fits_in_40_lines(path):
     assert _lines(fn) <= MAX_RUN, f"{path.name}: run() is {_lines(fn)} lines; move the work into the library"
 
 
-@pytest.mark.parametrize("module, name", [("ragcov_data/pipeline.py", "run_benchmark"),
+@pytest.mark.parametrize("module, name", [("ragcov_data/jobs/benchmark.py", "run_benchmark"),
                                           ("eval/comparisons/cited.py", "cited_chunking_study")])
 def test_the_jobs_fit_in_80_lines(module, name):
     fn = _functions(ROOT / module)[name]
@@ -53,7 +53,7 @@ def test_no_cli_module_indexes_or_searches():
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
                 assert node.func.attr not in ("index", "search"), \
-                    f"{path.name}:{node.lineno} calls .{node.func.attr}(); use ragcov_data.engine.run_task"
+                    f"{path.name}:{node.lineno} calls .{node.func.attr}(); use ragcov_data.execution.engine.run_task"
 
 
 def test_the_limit_check_fails_on_a_long_run(tmp_path):

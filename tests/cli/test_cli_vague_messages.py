@@ -43,7 +43,7 @@ def test_unknown_cluster_lists_every_queries_column(small, capsys):
 
 def test_chunking_on_a_tables_folder_does_not_blame_chunking(small, tmp_path, capsys):
     _, src, _ = small
-    from ragcov_data.sources import resolve_task
+    from ragcov_data.tasks.sources import resolve_task
 
     task = resolve_task(data_files=[str(src)]).task
     for split in ("corpus", "queries", "qrels"):

@@ -10,24 +10,24 @@ import pytest
 
 from ragcov_data._json import to_jsonable
 from ragcov_data.errors import RagcovError
-from ragcov_data.eval.estimates import _core
+from ragcov_data.eval.estimates import _kernels
 from ragcov_data.eval import design_effect, evaluate, interval
 
 
 @pytest.mark.parametrize("bad", [0, 1, 1.0, -0.5, 95, float("nan"), "0.95", True, None])
 def test_check_level_refuses_everything_outside_the_open_unit_interval(bad):
     with pytest.raises(RagcovError, match=r"`level` must be in \(0, 1\), e.g. 0.95; got"):
-        _core.check_level(bad)
+        _kernels.check_level(bad)
     assert isinstance(RagcovError("x"), ValueError)
 
 
 def test_check_level_float_only_and_every_caller_says_the_same():
-    assert _core.check_level(0.9) == 0.9 and _core.check_level(np.float32(0.5)) == 0.5
+    assert _kernels.check_level(0.9) == 0.9 and _kernels.check_level(np.float32(0.5)) == 0.5
     with pytest.raises(RagcovError, match=r"`level` must be a float in \(0, 1\)"):
-        _core.check_level(1, float_only=True)
+        _kernels.check_level(1, float_only=True)
     v, c = np.array([1.0, 0, 1, 1, 0, 0]), np.array(list("aabbcc"))
     for call in (lambda: interval(v, c, level=1.5),
-                 lambda: _core.interval_batch(np.ones((1, 3)), np.ones((1, 3)), np.ones((1, 3)), estimator="micro",
+                 lambda: _kernels.interval_batch(np.ones((1, 3)), np.ones((1, 3)), np.ones((1, 3)), estimator="micro",
                                               method="cr2", level=1.5)):
         with pytest.raises(RagcovError, match=r"`level` must be in \(0, 1\), e.g. 0.95; got 1.5"):
             call()

@@ -8,7 +8,7 @@ from scipy import stats
 
 from ragcov_data.errors import RagcovError
 from ragcov_data.eval import evaluate
-from ragcov_data.eval.comparisons.chunkings import compare_chunkings
+from ragcov_data.eval.comparisons.paired_chunkings import compare_chunkings
 
 
 def _task_and_run(sizes: dict[str, int], hits: dict[str, list[int]]):
@@ -81,7 +81,7 @@ def test_bad_inputs():
 
 
 def test_few_documents_flag_the_bootstrap_as_the_core_does():
-    from ragcov_data.eval.estimates import _core
+    from ragcov_data.eval.estimates import _kernels
 
     rng = np.random.default_rng(3)
     for k, few in ((6, True), (12, False)):
@@ -92,6 +92,6 @@ def test_few_documents_flag_the_bootstrap_as_the_core_does():
         assert c._row("micro", "cluster_bootstrap")["flags"] == ("few_clusters" if few else "")
         assert c._row("macro", "t")["flags"] == "" and c.info["few_clusters"] is few
         # the same rule as the core's own interval of the bootstrap (few_clusters below FEW_CLUSTERS)
-        assert (k < _core.FEW_CLUSTERS) is few
+        assert (k < _kernels.FEW_CLUSTERS) is few
         assert ("few_clusters" in c.summary()) is few
         assert c.info["fallback"] == {"A": False, "B": False}  # plain frames: no chunking recorded, nothing said

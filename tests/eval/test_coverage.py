@@ -7,7 +7,7 @@ import pytest
 from scipy import stats
 
 from ragcov_data.errors import RagcovError
-from ragcov_data.eval.estimates._core import METHODS, valid_methods
+from ragcov_data.eval.estimates._kernels import METHODS, valid_methods
 from ragcov_data.eval.planning.coverage import COLUMNS, coverage_study, population_counts
 
 
@@ -50,7 +50,7 @@ def test_table_shape_columns_and_attrs():
     assert len(tab) == 3 * n_methods
     assert sorted(tab["k"].unique()) == [5, 10, 20]
     # known_sizes needs a sampled task's recorded sizes: not among a coverage study's methods
-    from ragcov_data.eval.estimates._core import SIZE_METHODS
+    from ragcov_data.eval.estimates._kernels import SIZE_METHODS
 
     assert set(tab["method"]) == set(METHODS) - set(SIZE_METHODS)
     assert tab["coverage"].between(0, 1).all() and (tab["mean_width"] > 0).all()
@@ -148,7 +148,7 @@ def test_sampled_without_replacement_macro_t_fpc_holds_and_micro_cr2_fpc_does_no
     correction falls short (the reason sampled tasks print the verified method, eval/verify.py)."""
     import numpy as np
 
-    from ragcov_data.eval.estimates import _core
+    from ragcov_data.eval.estimates import _kernels
 
     rng = np.random.default_rng(0)
     D, K, R = 150, 40, 1500
@@ -160,8 +160,8 @@ def test_sampled_without_replacement_macro_t_fpc_holds_and_micro_cr2_fpc_does_no
     s = np.round(rate * n)
     idx = np.argsort(rng.random((R, D)), axis=1)[:, :K]
     pop = {"documents": D}
-    macro = _core.interval_batch(n[idx], s[idx], s[idx], estimator="macro", method="t", population=pop)
-    micro = _core.interval_batch(n[idx], s[idx], s[idx], estimator="micro", method="cr2", population=pop)
+    macro = _kernels.interval_batch(n[idx], s[idx], s[idx], estimator="macro", method="t", population=pop)
+    micro = _kernels.interval_batch(n[idx], s[idx], s[idx], estimator="micro", method="cr2", population=pop)
     tm, tu = (s / n).mean(), s.sum() / n.sum()
     cov_macro = np.mean((macro["low"] <= tm) & (tm <= macro["high"]))
     cov_micro = np.mean((micro["low"] <= tu) & (tu <= micro["high"]))

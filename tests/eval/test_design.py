@@ -177,7 +177,7 @@ def test_autocorrelation_at_every_lag_matches_a_loop_and_is_the_one_lag1():
 
 
 def test_twin_uses_the_one_icc_and_autocorrelation():
-    from ragcov_data.eval.estimates import _core
+    from ragcov_data.eval.estimates import _kernels
     from ragcov_data.eval.estimates.design import autocorrelation
     import pandas as pd
 
@@ -198,14 +198,14 @@ def test_twin_uses_the_one_icc_and_autocorrelation():
     assert f["icc"] == pytest.approx((msb - msw) / (msb + (n0 - 1) * msw), rel=1e-12)
     n = np.array([len(g) for g in groups], float)
     s = np.array([g.sum() for g in groups])
-    assert f["icc"] == pytest.approx(float(_core.anova_icc(n, s, s)[0]), rel=1e-12)
+    assert f["icc"] == pytest.approx(float(_kernels.anova_icc(n, s, s)[0]), rel=1e-12)
     assert f["lag1"] == pytest.approx(autocorrelation(value, doc, pop["chunk_index"].to_numpy())[0], rel=1e-12)
 
 
 def test_autocorrelation_equals_the_benchmark_report_correlogram():
     """The report's correlogram (written separately) gives the same numbers: it can call the one function."""
     from ragcov_data.eval.estimates.design import autocorrelation
-    from ragcov_data.pipeline import within_doc_acf
+    from ragcov_data.jobs.benchmark import within_doc_acf
 
     rng = np.random.default_rng(7)
     sizes = rng.integers(1, 30, 20)

@@ -9,7 +9,7 @@ import pytest
 
 from ragcov_data.errors import QrelsRunMismatchError, RagcovError
 from ragcov_data.eval import compare, evaluate, interval
-from ragcov_data.eval.estimates import _core
+from ragcov_data.eval.estimates import _kernels
 
 SIZES = {"A": 4, "B": 3, "C": 5, "D": 2, "E": 3}
 
@@ -55,7 +55,7 @@ def test_evaluate_self_retrieval_end_to_end():
     assert rep.cluster == "doc_id" and rep.metric == "hit@1" and rep.tie_policy == "trec_eval"
     e = rep.estimates.set_index(["estimator", "method"])
     # every applicable pair present, naive ones marked
-    pairs = {(est, m) for est in _core.ESTIMATORS for m in _core.valid_methods(est)}
+    pairs = {(est, m) for est in _kernels.ESTIMATORS for m in _kernels.valid_methods(est)}
     assert set(e.index) == pairs
     assert e.loc[("micro", "wald_iid"), "naive"] and not e.loc[("micro", "cr2"), "naive"]
     # estimates equal interval() on the per-query values

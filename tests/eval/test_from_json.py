@@ -87,7 +87,7 @@ def test_bad_files_are_refused_clearly(results, tmp_path):
 def test_confidence_interval_has_one_signature_on_every_result(results):
     import inspect
 
-    from ragcov_data.eval.comparisons.chunkings import ChunkingComparison
+    from ragcov_data.eval.comparisons.paired_chunkings import ChunkingComparison
     from ragcov_data.eval.estimates.results import CI_SIGNATURE, ComparisonResult, ConfidenceInterval
 
     for cls in (IntervalResult, EvaluationResult, ComparisonResult, ChunkingComparison):

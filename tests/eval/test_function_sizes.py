@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-MODULES = ["eval/estimates/_core.py", "eval/estimates/interval.py", "eval/misses/analysis.py",
+MODULES = ["eval/estimates/_kernels.py", "eval/estimates/interval.py", "eval/misses/analysis.py",
            "eval/misses/_flags.py", "eval/planning/twin.py", "eval/planning/power.py", "eval/planning/coverage.py",
-           "eval/planning/planner.py", "eval/comparisons/pool.py", "eval/comparisons/chunkings.py"]
+           "eval/planning/planner.py", "eval/comparisons/pool.py", "eval/comparisons/paired_chunkings.py"]
 MAX_FUNCTION, MAX_MODULE = 80, 800
 
 

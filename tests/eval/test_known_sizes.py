@@ -1,12 +1,12 @@
 """``known_sizes``: the micro interval of a document-sampled task that reads every population document's
-size (eval/_core.py). Its formula against a plain computation, its coverage where the sample-only methods
+size (eval/_kernels.py). Its formula against a plain computation, its coverage where the sample-only methods
 fail (a dominant document the sample can miss), its errors, and the sizes a sampled task records."""
 import numpy as np
 import pytest
 from scipy import stats
 
 from ragcov_data.errors import RagcovError
-from ragcov_data.eval.estimates import _core
+from ragcov_data.eval.estimates import _kernels
 from ragcov_data.eval import interval
 
 
@@ -23,7 +23,7 @@ def test_formula_equals_a_plain_computation():
     sizes, s_all = _dominant_population()
     pick = np.r_[3, 7, 11, 20, 31, 44, 52, 60, 71, 79]
     n, s = sizes[pick], s_all[pick]
-    out = _core.interval_batch(n, s, s, estimator="micro", method="known_sizes",
+    out = _kernels.interval_batch(n, s, s, estimator="micro", method="known_sizes",
                                population={"documents": len(sizes), "sizes": sizes})
     r = s.sum() / n.sum()
     sigma2 = sum((si - r * ni) ** 2 for si, ni in zip(s, n)) / sum(ni ** 2 for ni in n)
@@ -34,7 +34,7 @@ def test_formula_equals_a_plain_computation():
     assert out["se"][0] == pytest.approx(se, rel=1e-12)
     assert (out["low"][0], out["high"][0]) == pytest.approx((r - half, r + half), rel=1e-12)
     assert out["df"][0] == len(pick) - 1
-    assert "fpc_ignored" in _core.decode_flags(out["flags"][0])  # the correction is not applied (measured)
+    assert "fpc_ignored" in _kernels.decode_flags(out["flags"][0])  # the correction is not applied (measured)
 
 
 def test_covers_where_sample_only_methods_miss_a_dominant_document():
@@ -46,7 +46,7 @@ def test_covers_where_sample_only_methods_miss_a_dominant_document():
     idx = np.argsort(rng.random((R, len(sizes))), axis=1)[:, :K]
     cover = {}
     for m in ("cr2", "known_sizes"):
-        o = _core.interval_batch(sizes[idx], s_all[idx], s_all[idx], estimator="micro", method=m,
+        o = _kernels.interval_batch(sizes[idx], s_all[idx], s_all[idx], estimator="micro", method=m,
                                  population={"documents": len(sizes), "sizes": sizes})
         cover[m] = float(np.mean((o["low"] <= truth) & (truth <= o["high"])))
     assert cover["known_sizes"] >= 0.95 - 3 * np.sqrt(0.05 * 0.95 / R)
@@ -62,16 +62,16 @@ def test_without_sizes_the_error_says_what_it_needs():
         interval(v, c, "micro", "known_sizes", population_sizes=50)
     r = interval(v, c, "micro", "known_sizes", population_sizes={"documents": 6, "sizes": [2, 2, 2, 2, 2, 9]})
     assert np.isfinite(r.se) and r.se > 0
-    assert "known_sizes" not in _core.valid_methods("micro")  # not among the default methods of a census
-    assert "known_sizes" in _core.valid_methods("micro", sizes=True)
-    assert "known_sizes" not in _core.valid_methods("macro", sizes=True)
+    assert "known_sizes" not in _kernels.valid_methods("micro")  # not among the default methods of a census
+    assert "known_sizes" in _kernels.valid_methods("micro", sizes=True)
+    assert "known_sizes" not in _kernels.valid_methods("macro", sizes=True)
 
 
 def test_sampled_task_records_sizes_and_evaluate_uses_them(data_dir):
     import ragcov_data
     from ragcov_data.baselines import BM25
     from ragcov_data.eval import evaluate
-    from ragcov_data.sampling import sample_of
+    from ragcov_data.tasks.sampling import sample_of
 
     full = ragcov_data.load_dataset("aneel_taesa", data_dir=str(data_dir), show_progress=False)
     part = ragcov_data.load_dataset("aneel_taesa", data_dir=str(data_dir), sample_docs=30, sample_seed=1,
@@ -102,7 +102,7 @@ def test_document_population_is_a_float_that_keeps_its_sizes():
     import copy
     import pickle
 
-    from ragcov_data.sampling import DocumentPopulation
+    from ragcov_data.tasks.sampling import DocumentPopulation
 
     p = DocumentPopulation(5, [1, 2, 3, 4, 5])
     assert isinstance(p, float) and p == 5.0 and float(p) + 1 == 6.0

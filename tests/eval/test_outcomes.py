@@ -18,7 +18,7 @@ from ragcov_data.errors import QrelsRunMismatchError  # noqa: E402
 from ragcov_data.eval import compare, evaluate, leaderboard, misses  # noqa: E402
 from ragcov_data.eval.outcomes.stage import outcomes, outcomes_many
 from ragcov_data.eval.outcomes.table import OutcomeTable  # noqa: E402
-from ragcov_data.task import Task  # noqa: E402
+from ragcov_data.tasks.record import Task  # noqa: E402
 
 ALL_RUNS = {"A": lambda i: True, "B": lambda i: True, "C": lambda i: True, "D": lambda i: True,
             "E": lambda i: True}

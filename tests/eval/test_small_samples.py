@@ -9,7 +9,7 @@ import pytest
 from scipy import stats
 
 from ragcov_data.errors import RagcovError
-from ragcov_data.eval.estimates import _core
+from ragcov_data.eval.estimates import _kernels
 from ragcov_data.eval import compare, coverage_study, design_effect, evaluate, interval
 from ragcov_data.eval.planning.planner import plan, recommend
 
@@ -43,7 +43,7 @@ def _task(hits: dict[str, list[int]]):
 @pytest.mark.parametrize("level, need", [(0.95, 39), (0.9, 19), (0.99, 199), (0.8, 9)])
 def test_minimum_replicates_follow_the_one_per_tail_rule(level, need):
     # (B + 1) * (1 - level) / 2 >= 1, worked by hand: 0.95 -> 40 * 0.025 = 1 -> B = 39
-    assert _core.min_resamples(level) == need
+    assert _kernels.min_resamples(level) == need
     v, c = _sample()
     for method in ("cluster_bootstrap", "bootstrap_t", "chunk_bootstrap"):
         r = interval(v, c, "micro", method, level=level, n_resamples=need)
@@ -60,10 +60,10 @@ def test_one_replicate_is_refused_everywhere_bootstraps_run():
     labels_n = np.bincount(c).astype(float)
     s = np.bincount(c, weights=v)
     with pytest.raises(RagcovError, match=msg):  # the core itself, also through shared counts
-        _core.interval_batch(labels_n, s, s, estimator="micro", method="cluster_bootstrap", n_resamples=1)
+        _kernels.interval_batch(labels_n, s, s, estimator="micro", method="cluster_bootstrap", n_resamples=1)
     with pytest.raises(RagcovError, match=msg):
-        _core.interval_batch(labels_n, s, s, estimator="micro", method="bootstrap_t",
-                             boot_counts=_core.bootstrap_counts(1, len(s), 1, 0))
+        _kernels.interval_batch(labels_n, s, s, estimator="micro", method="bootstrap_t",
+                             boot_counts=_kernels.bootstrap_counts(1, len(s), 1, 0))
     pop = pd.DataFrame({"doc_id": c, "value": v})
     with pytest.raises(RagcovError, match=msg):
         coverage_study(pop, k=5, reps=20, n_resamples=1, show_progress=False)

@@ -21,7 +21,7 @@ from ragcov_data.eval import compare, evaluate, leaderboard, misses  # noqa: E40
 from ragcov_data.eval.estimates import verify as V  # noqa: E402
 from ragcov_data.eval.comparisons import verify_family as VF  # noqa: E402
 from ragcov_data.eval.comparisons._nullfamily import null_family_rates  # noqa: E402
-from ragcov_data.eval.comparisons.chunkings import compare_chunkings  # noqa: E402
+from ragcov_data.eval.comparisons.paired_chunkings import compare_chunkings  # noqa: E402
 from ragcov_data.eval.comparisons.cited import leaderboard_from_values  # noqa: E402
 from ragcov_data.eval.comparisons.leaderboard import PAIR_TEST  # noqa: E402
 from ragcov_data.eval.comparisons.verify_family import check_notices  # noqa: E402

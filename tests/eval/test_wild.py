@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 import statsmodels.api as sm
 
-from ragcov_data.eval.estimates import _core
+from ragcov_data.eval.estimates import _kernels
 from ragcov_data.eval import interval, null_family_rates
 from ragcov_data.eval.comparisons._family import family
 from ragcov_data.eval.estimates._wild import (WildStats, minp_counts, minp_level, wild_family, wild_interval, wild_pvalue,
@@ -158,7 +158,7 @@ def test_family_coherent_and_one_pair_is_the_single_test():
 
 def test_method_in_registry_and_interval_api():
     y, cl = _data(K=25, seed=7)
-    assert _core.applicable("micro", "wild_cluster") and _core.applicable("macro", "wild_cluster")
+    assert _kernels.applicable("micro", "wild_cluster") and _kernels.applicable("macro", "wild_cluster")
     a = interval(y, cl, estimator="micro", method="wild_cluster", seed=3, n_resamples=999)
     b = interval(y, cl, estimator="micro", method="wild_cluster", seed=3, n_resamples=999)
     assert (a.low, a.high) == (b.low, b.high)

@@ -231,7 +231,7 @@ def test_irpf_every_chunking_resolves(data_dir):
 
 def test_load_dataset_irpf_named_config(data_dir, tmp_path):
     import ragcov_data
-    from ragcov_data.task import manifest_of
+    from ragcov_data.tasks.record import manifest_of
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -7,7 +7,7 @@ from pathlib import Path
 import yaml
 
 from ragcov_data import publish
-from ragcov_data.publish import packaged_card
+from ragcov_data.tasks.publish import packaged_card
 
 REPO = Path(__file__).resolve().parents[2]
 

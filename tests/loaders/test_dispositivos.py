@@ -14,7 +14,7 @@ import pytest
 from ragcov_data import RagcovError, build_task, load_dataset
 from ragcov_data.loaders import chunking as ch
 from ragcov_data.loaders import dispositivos as dv
-from ragcov_data.task import manifest_of
+from ragcov_data.tasks.record import manifest_of
 
 LEI = """L14999
 

@@ -17,7 +17,7 @@ from ragcov_data.loaders.juristcu import (
     clean_text,
     read_juristcu,
 )
-from ragcov_data.task import manifest_of
+from ragcov_data.tasks.record import manifest_of
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ from datasets import DatasetDict
 
 import ragcov_data
 from ragcov_data import RagcovError, Task, load_dataset
-from ragcov_data.task import manifest_of
+from ragcov_data.tasks.record import manifest_of
 
 
 def test_default_config_matches_build_task(aneel_ds, aneel_task, tmp_path):

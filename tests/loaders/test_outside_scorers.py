@@ -10,7 +10,7 @@ import ragcov_data
 from ragcov_data.errors import RagcovError
 from ragcov_data.eval import evaluate
 from ragcov_data.eval.outcomes.metrics import per_query
-from ragcov_data.outside import REMOVED_KEY, exclude_self, identical_id_rows
+from ragcov_data.interop.outside import REMOVED_KEY, exclude_self, identical_id_rows
 
 K = 10
 

@@ -10,10 +10,10 @@ import ragcov_data
 from ragcov_data.baselines import BM25
 from ragcov_data.errors import QrelsRunMismatchError, RagcovError
 from ragcov_data.eval import evaluate, interval
-from ragcov_data.sampling import (ALLOCATION_RULE, allocate, design_weights, docs_sha256, draw, eval_info,
+from ragcov_data.tasks.sampling import (ALLOCATION_RULE, allocate, design_weights, docs_sha256, draw, eval_info,
                                   micro_estimates, population_for_eval, restrict_frames, sample_task,
                                   unequal_probabilities)
-from ragcov_data.task import manifest_of
+from ragcov_data.tasks.record import manifest_of
 
 
 @pytest.fixture(scope="module")

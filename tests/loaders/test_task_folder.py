@@ -8,10 +8,10 @@ import shutil
 import pandas as pd
 import pytest
 
-import ragcov_data.task as task_mod
+import ragcov_data.tasks.record as task_mod
 from ragcov_data import build_task
 from ragcov_data.errors import ChecksumError, InputFileError, RagcovError
-from ragcov_data.task import Task, is_task_folder, read_task
+from ragcov_data.tasks.record import Task, is_task_folder, read_task
 
 
 @pytest.fixture()

@@ -245,7 +245,7 @@ def test_load_dataset_passes_keep_superseded(acervo_dir, tmp_path):
 def test_cli_option_reaches_the_task():
     import argparse
 
-    from ragcov_data.cli._task import add_task_source, chunking_kwargs
+    from ragcov_data.cli._task_options import add_task_source, chunking_kwargs
 
     p = argparse.ArgumentParser()
     add_task_source(p)
