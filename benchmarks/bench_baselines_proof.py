@@ -93,7 +93,7 @@ def _pandas(x):
 
 
 def irpf_leaderboard(runs: dict, t: dict, n_resamples: int, icc_threshold: float = 0.05):
-    """recall@10 of the cited provisions per question (:func:`ragcov_data.eval.cited.per_query_values`), ranked
+    """recall@10 of the cited provisions per question (:func:`ragcov_data.eval.comparisons.cited.per_query_values`), ranked
     as one family clustered as the main job's chunking study decides: by topic when the ICC of BM25's recall by
     topic exceeds ``icc_threshold``, else by question."""
     from ragcov_data.eval import design_effect

@@ -3,7 +3,7 @@
 
 Run by hand:  python benchmarks/bench_evaluate.py [--n-resamples 5000] [--repeats 3] [--data-dir ../shared/data]
 
-Each interval's verification (``ragcov_data.eval.verify``) is cached on disk: the first run on a design is
+Each interval's verification (``ragcov_data.eval.estimates.verify``) is cached on disk: the first run on a design is
 *cold* (it simulates), the next ones *warm* (they read the cache). The script times both, in a fresh cache
 folder, on the generated task and, when ``--data-dir`` holds the ANEEL documents, on the ANEEL
 self-retrieval task with a BM25 run (2,312 queries in 147 documents).

@@ -50,12 +50,12 @@ def no_qrels_error(dataset: str, manifest: Mapping[str, Any], doc_ids: Sequence[
         f"{dataset}: no citation of the {counts.get('queries', 0)} question(s) resolved in the acts "
         f"({counts.get('citations', 0)} citation(s): {why}{'; e.g. ' + shown if shown else ''}), so the task has "
         f"no qrels. Check that the questions cite the acts read ({len(doc_ids)} document(s): {acts}) by their "
-        "number and year, and that each citation string parses (`ragcov_data.citations.parse(raw)`); "
+        "number and year, and that each citation string parses (`ragcov_data.legal.citations.parse(raw)`); "
         "`build_cited_task(acts, questions).manifest['unresolved']` lists every citation with its reason.")
 
 
 class Gold(NamedTuple):
-    """One cited provision of a question: the :class:`ragcov_data.citations.Citation` (parsed from ``raw``, or
+    """One cited provision of a question: the :class:`ragcov_data.legal.citations.Citation` (parsed from ``raw``, or
     built from a structured reference) and the ``raw`` string it came from."""
 
     citation: cit.Citation

@@ -1,7 +1,7 @@
 """Where each provision of an act lies, and article-level chunks.
 
 :func:`locate` finds the character span of every artigo, parágrafo, inciso, alínea and item of an act's
-text, line by line, with the heading grammar of :mod:`ragcov_data.citations` (:func:`heading_match`):
+text, line by line, with the heading grammar of :mod:`ragcov_data.legal.citations` (:func:`heading_match`):
 a line opens a dispositivo when it starts with its marker and the text goes on as a heading does
 (``Art. 7º O imposto``), not as a citation does (``§ 1º do art. 7º``). The rules (:data:`LOCATE_RULE`):
 

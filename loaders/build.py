@@ -77,7 +77,7 @@ def build_task(
     keep_superseded : bool, default: False
         Keep superseded wording of text files in the index (see :func:`read_acervo`); the corpus columns
         ``in_force``, ``units_not_in_force`` and ``share_not_in_force`` mark it, per dispositivo unit
-        (:mod:`ragcov_data.vigencia`).
+        (:mod:`ragcov_data.legal.vigencia`).
 
     Returns
     -------

@@ -3,7 +3,7 @@
 The corpus is a set of acts cut into chunks (word windows, dispositivos or whole artigos); the queries
 are questions; the gold of each question is a list of citations — structured references (``doc_id,
 article, paragraph, inciso, alinea``) or human-written strings (``raw``) read by
-:func:`ragcov_data.citations.parse`. Qrels are resolved onto whatever chunking was built::
+:func:`ragcov_data.legal.citations.parse`. Qrels are resolved onto whatever chunking was built::
 
     import ragcov_data
     ds = ragcov_data.load_dataset("irpf", data_dir="../shared/data", chunking="article")
@@ -104,7 +104,7 @@ RESOLUTION_RULE = (
     "overlapping a cited artigo; a chunk keeps its highest grade; unresolved citations are listed, never dropped"
 )
 GOLD_RULE = {
-    "raw": "the human-written citation strings (`raw`), parsed by ragcov_data.citations.parse",
+    "raw": "the human-written citation strings (`raw`), parsed by ragcov_data.legal.citations.parse",
     "references": "the structured references (doc_id, article, paragraph, inciso, alinea)",
     "auto": "the human-written citation strings (`raw`) where a question has them, else its structured references",
 }

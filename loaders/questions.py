@@ -26,7 +26,7 @@ def read_questions(path: str | os.PathLike) -> list[dict]:
 
     Accepted spellings: ``qid`` / ``_id`` / ``id``; ``question`` / ``text``; ``references`` (structured
     dicts, each with ``doc_id``/``article`` ... and/or ``raw``) or ``citations`` (a string or a list of
-    strings, parsed by :func:`ragcov_data.citations.parse`).
+    strings, parsed by :func:`ragcov_data.legal.citations.parse`).
 
     Raises
     ------

@@ -242,7 +242,7 @@ class SelfRetrievalBuilder(TaskBuilder):
         task = self.task()
         feats = task_features(task.manifest["metadata_columns"],
                               units=task.manifest["config"].get("chunking") == "dispositivo")
-        if "in_force" in task.corpus.columns:  # vigência (ragcov_data.vigencia)
+        if "in_force" in task.corpus.columns:  # vigência (ragcov_data.legal.vigencia)
             feats["corpus"]["in_force"] = datasets.Value("bool")
         if "units_not_in_force" in task.corpus.columns:  # vigência per dispositivo
             feats["corpus"]["units_not_in_force"] = datasets.List(datasets.Value("string"))

@@ -24,7 +24,7 @@ from ragcov_data.errors import RagcovError
 
 TIE_TOL = 1e-9
 
-#: Tie policies of every metric, by name (see ``ragcov_data.eval.metrics``):
+#: Tie policies of every metric, by name (see ``ragcov_data.eval.outcomes.metrics``):
 #: ``trec_eval`` (score desc, id desc), ``run`` (the file's ranks), ``pessimistic`` (relevant documents
 #: last within each tie), ``optimistic`` (first), ``expected`` (mean over every order of the ties).
 TIE_POLICIES = ("trec_eval", "run", "pessimistic", "optimistic", "expected")

@@ -13,7 +13,7 @@ import pytest
 import ragcov_data
 from ragcov_data.cli import main
 from ragcov_data.errors import InputFileError, RagcovError
-from ragcov_data.eval.cited import per_query_values
+from ragcov_data.eval.comparisons.cited import per_query_values
 from ragcov_data.runs import load_run
 from ragcov_data.runs.line import character_line
 from ragcov_data.runs.locate import locate_passages

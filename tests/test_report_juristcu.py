@@ -7,7 +7,7 @@ import re
 import pytest
 
 from ragcov_data.baselines import BM25, TfIdf
-from ragcov_data.eval.juristcu import juristcu_section
+from ragcov_data.reporting.juristcu import juristcu_section
 from ragcov_data.loaders.juristcu import read_juristcu
 from ragcov_data.reporting import to_jsonable
 from ragcov_data.reporting.blocks import leaderboard_block

@@ -92,16 +92,14 @@ def test_paired_figure_follows_the_leaderboard_order():
 
 
 def test_reporting_only_renders_and_the_pipeline_builds_retrievers_in_one_place():
-    """reporting/ imports neither the baselines nor the pipeline; the pipeline makes every retriever through
-    _make_retriever; the JurisTCU section keeps its documented import path."""
+    """reporting/ imports neither the baselines nor the main job; the main job makes every retriever through
+    _make_retriever."""
     import ast
     from pathlib import Path
 
     import ragcov_data.reporting as rep
     from ragcov_data.jobs import benchmark as pipeline
     from ragcov_data.baselines import BM25
-    from ragcov_data.eval.juristcu import juristcu_section as old_path
-    from ragcov_data.reporting.juristcu import juristcu_section
 
     for path in Path(rep.__file__).parent.glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -112,7 +110,6 @@ def test_reporting_only_renders_and_the_pipeline_builds_retrievers_in_one_place(
     src = Path(pipeline.__file__).read_text(encoding="utf-8")
     assert src.count(" make_retriever(") == 1  # only inside _make_retriever, through the registry
     assert "ragcov_data.baselines.registry import make_retriever" in src
-    assert old_path is juristcu_section
 
 
 def test_study_sentence_never_prints_minus_zero():

@@ -23,7 +23,7 @@ Metrics (per question; :func:`per_query_values`)
 - ``hit@k``: 1 if any cited provision is overlapped in the top ``k``.
 - ``ndcg@k``: trec_eval's nDCG (linear gain) on the chunk qrels of the granularity (dispositivo: grade 2
   for chunks overlapping the cited dispositivo, 1 for the rest of its artigo; article: 1), computed by
-  :func:`ragcov_data.eval.metrics.per_query`. Caveat: a provision split over many small chunks has
+  :func:`ragcov_data.eval.outcomes.metrics.per_query`. Caveat: a provision split over many small chunks has
   many relevant chunks, so its ideal DCG is larger; nDCG rewards retrieving all of them, recall@k does
   not.
 

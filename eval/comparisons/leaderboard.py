@@ -2,7 +2,7 @@
 
 Design (every choice below is the documented default; the machinery is :mod:`._family`)
 --------------------------------------------------------------------------------------
-- **Values.** Every run is scored per query by :func:`ragcov_data.eval.metrics.per_query` with one tie
+- **Values.** Every run is scored per query by :func:`ragcov_data.eval.outcomes.metrics.per_query` with one tie
   policy for all (default ``trec_eval``). The unit of inference is the task's default cluster
   (``source_key``, else ``doc_id``, else the query) unless ``cluster=`` names another queries column.
   With ``by=`` everything is done per group and overall (group ``"__all__"``); each group is its own

@@ -1,7 +1,7 @@
 """Text, markdown and self-contained HTML (inline SVG) views of a leaderboard — the one rendering, public so the
 report layer draws leaderboards with it.
 
-Every function takes a :class:`~ragcov_data.eval.leaderboard.LeaderboardResult` or its JSON form
+Every function takes a :class:`~ragcov_data.eval.comparisons.leaderboard.LeaderboardResult` or its JSON form
 (``to_dict()`` / the report's ``results.json`` block: ``systems`` and ``pairs`` as records), so the
 ``leaderboard`` page and the benchmark report draw a leaderboard with the same code. Internal ids of
 methods stay in the JSON; the views name them in words (:data:`METHOD_WORDS`), and the overall group

@@ -57,7 +57,7 @@ def pool_readings(runs: Sequence[pd.DataFrame], qrels: Any, spec: Any, V: np.nda
     """Per-query values (systems x queries) of every run under the three readings.
 
     ``V`` is the estimate's matrix (reading ``irrelevant``), reused; ``kw`` are the keyword arguments
-    of :func:`ragcov_data.eval.metrics.per_query` the leaderboard scored ``V`` with.
+    of :func:`ragcov_data.eval.outcomes.metrics.per_query` the leaderboard scored ``V`` with.
     """
     out = {"irrelevant": V}
     for reading in ("skip", "relevant"):

@@ -1,7 +1,7 @@
 """Bounded quantities stay in bounds: intervals of rates inside [0, 1], of differences inside [-1, 1].
 
 Construction: the interval of a method is computed on the raw scale (its coverage is what
-:mod:`ragcov_data.eval.verify` measures) and then intersected with the range the quantity can take:
+:mod:`ragcov_data.eval.estimates.verify` measures) and then intersected with the range the quantity can take:
 ``[0, 1]`` for the mean of per-query values in ``[0, 1]`` (hit@k, MRR, nDCG, P@k, R@k, shares) and
 ``[-1, 1]`` for a mean paired difference of such values. The clipped interval covers exactly when the raw
 one does, because the true value lies inside the range (its coverage *is* the raw interval's, measured),

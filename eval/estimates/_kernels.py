@@ -72,12 +72,12 @@ wild_cluster (micro, macro)
     wild cluster restricted bootstrap (WCR; Rademacher weights, Webb six-point for ``K <= 12``;
     ``B = n_resamples``, all ``2^K`` sign vectors when ``2^K <= B``) of the intercept-only regression
     (micro: one row per query; macro: one row per document), interval by inverting its test
-    (:mod:`ragcov_data.eval._wild`). ``se`` is CR1's, df = nan. Unlike the ``t`` reference of
+    (:mod:`ragcov_data.eval.estimates._wild`). ``se`` is CR1's, df = nan. Unlike the ``t`` reference of
     ``cr2``, the test keeps its size when a few documents hold most queries (MacKinnon & Webb 2017):
     on null pairs of the ANEEL census (two systems exchanged within documents) the micro CR2 test
     rejects 8%, the WCR 5.3% +- 0.2 at 5%. It is a test-based interval: its coverage when the
     estimate's sampling distribution is bimodal (one dominant document in or out of the sample) is no
-    better than CR2's; that is measured per design (:mod:`ragcov_data.eval.verify`).
+    better than CR2's; that is measured per design (:mod:`ragcov_data.eval.estimates.verify`).
 
 Bootstrap replicates
 --------------------

@@ -263,7 +263,7 @@ def evaluate(
     task : DatasetDict or dict of DataFrames
         Splits ``queries`` and ``qrels`` (``corpus`` optional: chunk order, and every run document checked).
     metric : str, default: "hit@1"
-        ``hit@k``, ``ndcg@k``, ``p@k``, ``r@k``, ``mrr@k`` (``ragcov_data.eval.metrics``).
+        ``hit@k``, ``ndcg@k``, ``p@k``, ``r@k``, ``mrr@k`` (``ragcov_data.eval.outcomes.metrics``).
     tie_policy : {"trec_eval", "run", "pessimistic", "optimistic", "expected"}, default: "trec_eval"
         Order of equal scores (:mod:`ragcov_data.ties`); the default (document id descending) gives trec_eval's values.
     relevance_threshold : int, default: 1
@@ -323,7 +323,7 @@ def _evaluation(table: OutcomeTable, task: Any, methods_t: tuple[str, ...], *, l
     diagnostics = _diagnostics(values, clusters, table.info["order"], pdoc, table.cluster)
     info = {**table.result_info(), "n_resamples": n_resamples, "seed": seed, "by": table.by, "strata": table.strata,
             "task": _task_record(task)}
-    # each interval's measured coverage at this design, kept in bounds (ragcov_data.eval.verify)
+    # each interval's measured coverage at this design, kept in bounds (ragcov_data.eval.estimates.verify)
     estimates = finish_estimates(estimates, values, clusters, groups, table.population_sizes, table.strata_values,
                                  level, seed)
     return EvaluationResult(per_query=pq, per_document=pdoc, estimates=estimates, diagnostics=diagnostics,

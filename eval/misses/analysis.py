@@ -27,14 +27,14 @@ chunk is compared with the query's own chunk and document:
     issuer not different, equal heading pattern: act type + number pattern), another number or date, *and*
     the two documents' texts overlap: Jaccard of their word 5-gram sets ``>= 0.5`` (``edition_overlap``;
     on the ANEEL sample the same-series pairs have median 0.03 and 99th percentile 0.41, so series siblings
-    that only share a template stay out) (:mod:`ragcov_data.eval._editions`);
+    that only share a template stay out) (:mod:`ragcov_data.eval.misses._editions`);
 ``contains_query``
     the query's words appear, in order and contiguous, in the retrieved chunk (casefolded whitespace words):
     the retriever found the query's text elsewhere, a duplicate the query cannot tell apart;
 ``retrieved_not_in_force``
     the retrieved chunk is superseded wording (corpus ``in_force`` false: every unit it holds is out of
     force) or its document states that it is revoked or suspended (corpus ``status``, else read from the
-    document's text by :func:`ragcov_data.vigencia.document_status`); the table names the out-of-force
+    document's text by :func:`ragcov_data.legal.vigencia.document_status`); the table names the out-of-force
     units the retrieved chunk holds (``retrieved_units_not_in_force``, from corpus ``units_not_in_force``)
     and the share of its words they hold (``retrieved_share_not_in_force``), so a chunk with one revoked
     parágrafo (flag false, one unit named) and a chunk all of old wording (flag true) are told apart;
@@ -42,10 +42,10 @@ chunk is compared with the query's own chunk and document:
     the retrieved document cites the query's act, or the query's document cites the retrieved act (an act
     is its heading's type, number and year; citations such as ``Lei nº 9.427, de 26 de dezembro de 1996``,
     ``REN 1.000/2021``, ``DSP SCG/ANEEL 2.124 de 09.08.2016`` are matched on type, number and year:
-    :func:`ragcov_data.eval._editions.citations`).
+    :func:`ragcov_data.eval.misses._editions.citations`).
 
 A voto, decisão or nota técnica whose ``issuer`` is unknown gets the one its heading or signature shows
-(:func:`ragcov_data.eval._editions.derive_issuer`: ANEEL's protocol number ``48500.`` or a director's
+(:func:`ragcov_data.eval.misses._editions.derive_issuer`: ANEEL's protocol number ``48500.`` or a director's
 signature), for ``same_issuer`` and ``other_edition``; the misses table says which issuers were derived.
 
 Each share is a ratio estimator over documents: (misses with the flag) / (misses), where the misses of
@@ -368,7 +368,7 @@ def misses(run: Any, task: Any, *, tie_policy: str = DEFAULT_TIE_POLICY, cluster
     RagcovError
         A task without corpus texts or chunk ids, a run naming documents outside the corpus, queries
         missing from the run (unless ``on_missing="zero"``), bad thresholds, plus everything
-        :func:`~ragcov_data.eval.metrics.per_query` rejects.
+        :func:`~ragcov_data.eval.outcomes.metrics.per_query` rejects.
     """
     tie_policy = check_tie_policy(tie_policy)
     check_level(level)
@@ -459,7 +459,7 @@ def _definitions(cluster_name: str, level: float, near_duplicate: float, boilerp
                           "chunk",
         "retrieved_not_in_force": "the retrieved chunk is superseded wording (corpus in_force false: every "
                                   "unit it holds is out of force) or its document states it is revoked or "
-                                  "suspended (corpus status, else ragcov_data.vigencia.document_status of its "
+                                  "suspended (corpus status, else ragcov_data.legal.vigencia.document_status of its "
                                   "text); the table's retrieved_units_not_in_force names the out-of-force "
                                   "units the retrieved chunk holds, retrieved_share_not_in_force the share of "
                                   "its words they hold",

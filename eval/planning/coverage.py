@@ -1,6 +1,6 @@
 """Coverage study: how often does a 95% interval contain the population value?
 
-With a whole population's outcomes known (a census run, or the :mod:`twin <ragcov_data.eval.twin>`), the study
+With a whole population's outcomes known (a census run, or the :mod:`twin <ragcov_data.eval.planning.twin>`), the study
 repeats what an evaluator does in practice — sample K documents, build an interval — ``reps`` times and counts
 how often the interval contains the truth. Every interval comes from the evaluator's own statistical core
 (:func:`ragcov_data.eval.estimates._kernels.interval_batch`), vectorised over replicates, so the study measures exactly the
@@ -269,7 +269,7 @@ def coverage_study(population: Any, k: int | Sequence[int] = 20, reps: int = 500
 
     Examples
     --------
-    >>> from ragcov_data.eval.twin import simulate_population
+    >>> from ragcov_data.eval.planning.twin import simulate_population
     >>> table = coverage_study(simulate_population(), k=20, reps=500, methods=["wald_iid"],
     ...                        estimators="micro", show_progress=False)  # doctest: +SKIP
     """

@@ -91,7 +91,7 @@ def plan(pilot: Any, target_halfwidth: float, level: float = 0.95, estimators: s
     Parameters
     ----------
     pilot : DataFrame or EvaluationResult
-        Per-query outcomes or per-document counts (see :func:`~ragcov_data.eval.coverage.population_counts`)
+        Per-query outcomes or per-document counts (see :func:`~ragcov_data.eval.planning.coverage.population_counts`)
         of a pilot sample or a population.
     target_halfwidth : float
         Desired half-width of the interval (e.g. ``0.05`` for ±5 points).
@@ -124,7 +124,7 @@ def plan(pilot: Any, target_halfwidth: float, level: float = 0.95, estimators: s
 
     Examples
     --------
-    >>> from ragcov_data.eval.twin import simulate_population
+    >>> from ragcov_data.eval.planning.twin import simulate_population
     >>> plan(simulate_population(), 0.05, confirm=False)  # doctest: +SKIP
     """
     pop = population_counts(pilot)
@@ -247,7 +247,7 @@ def recommend(
     k : int
         Documents the evaluation will sample.
     level, reps, seed, n_resamples, show_progress
-        As in :func:`~ragcov_data.eval.coverage.coverage_study`.
+        As in :func:`~ragcov_data.eval.planning.coverage.coverage_study`.
     estimators : str or sequence, default: ("micro", "macro")
     include_naive : bool, default: False
         Also consider methods that treat chunks as independent (off: their coverage on one population says

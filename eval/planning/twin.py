@@ -86,7 +86,7 @@ def _icc_anova(n: np.ndarray, s: np.ndarray, ss: np.ndarray) -> float:
 
 def _lag1(values: np.ndarray, doc_codes: np.ndarray, doc_means: np.ndarray | None = None) -> float:
     """Pooled lag-1 autocorrelation of outcomes after removing each document's mean
-    (:func:`ragcov_data.eval.design.autocorrelation`); rows in chunk order within each document."""
+    (:func:`ragcov_data.eval.estimates.design.autocorrelation`); rows in chunk order within each document."""
     return float(autocorrelation(values, doc_codes, None, 1)[0])
 
 

@@ -7,7 +7,7 @@
 
 The same questions are asked under every chunking (default: words-50, words-100, words-200, dispositivo,
 article), each retriever runs on each, every (chunking, retriever) is scored per question against its
-own chunking's qrels, and the systems are ranked as one family (:func:`ragcov_data.eval.cited.
+own chunking's qrels, and the systems are ranked as one family (:func:`ragcov_data.eval.comparisons.cited.
 cited_chunking_study`) at each context budget of ``--budgets`` (recall@500w, @1000w, @2000w: every
 chunking given the same number of words; the headline names the budget), then on recall@10 and nDCG@10
 (k chunks of unequal size: labelled as comparing unequal contexts). The JSON holds per budget the

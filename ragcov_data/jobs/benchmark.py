@@ -4,7 +4,7 @@ two chunkings, analyse the misses, study coverage — the results a report rende
 Every pairwise comparison comes from :func:`ragcov_data.eval.leaderboard` (one family of all pairs:
 simultaneous intervals and their own family-adjusted p-values); the chunking study runs the first of BM25 /
 the first retriever on both chunkings (``words-<chunk_words>`` and ``dispositivo``), compares them paired
-by document (:func:`ragcov_data.eval.chunkings.compare_chunkings`) and flags every hit@1 miss of both runs
+by document (:func:`ragcov_data.eval.comparisons.paired_chunkings.compare_chunkings`) and flags every hit@1 miss of both runs
 (:func:`ragcov_data.eval.misses`).
 
 :func:`run_benchmark` returns the ``results`` dict that :func:`ragcov_data.reporting.write_report` renders
@@ -87,7 +87,7 @@ def default_retrievers() -> list[str]:
 
 def within_doc_acf(values: np.ndarray, docs: np.ndarray, order: np.ndarray, max_lag: int = 10) -> list[float]:
     """Pooled within-document autocorrelation of demeaned outcomes at lags 1..max_lag (the report's correlogram):
-    :func:`ragcov_data.eval.design.autocorrelation`, the one implementation."""
+    :func:`ragcov_data.eval.estimates.design.autocorrelation`, the one implementation."""
     # local: keeps `ragcov --help` from importing scipy.stats, datasets, matplotlib
     from ragcov_data.eval.estimates.design import autocorrelation
 
@@ -319,7 +319,7 @@ def _irpf(path: Path, names: Sequence[str], log: Any, show_progress: bool, engin
     """Real questions (IRPF): the chunking x retriever family on recall of the cited provisions within each
     budget of :data:`IRPF_BUDGETS` words (the answer: which cut wins at :data:`IRPF_BUDGET` words, its
     difference and simultaneous interval against the next; ``budgets``) and on recall@10 (unequal contexts;
-    ``chunkings``) (:func:`ragcov_data.eval.cited.cited_chunking_study`, as ``ragcov chunking --dataset
+    ``chunkings``) (:func:`ragcov_data.eval.comparisons.cited.cited_chunking_study`, as ``ragcov chunking --dataset
     irpf``), then every retriever of ``names`` ranked on the article chunks, clustered as the study decided."""
     # local: keeps `ragcov --help` from importing scipy.stats, datasets, matplotlib
     from ragcov_data.eval.comparisons.cited import leaderboard_from_values, per_query_values, topic_of

@@ -106,7 +106,7 @@ def chunking_comparison(tasks: Mapping[str, Any], make_retriever: Callable[[], A
 
     Each task without a run in ``runs`` gets a fresh retriever's run (:func:`ragcov_data.execution.engine.run_task`,
     k=10, own chunk excluded); each without an evaluation in ``evals`` is evaluated on ``metric`` clustered
-    by document; :func:`ragcov_data.eval.chunkings.compare_chunkings` compares them. Returns
+    by document; :func:`ragcov_data.eval.comparisons.paired_chunkings.compare_chunkings` compares them. Returns
     ``(comparison, runs, evals)`` in the order of ``tasks``.
     """
     runs, evals = dict(runs or {}), dict(evals or {})
@@ -157,7 +157,7 @@ def cited_tasks(acts: Any, questions: Any, chunkings: Sequence[tuple[str, Mappin
 
 def cited_study(tasks: Mapping[str, Any], makers: Mapping[str, Callable[[], Any]], *,
                 engine: Mapping[str, Any] | None = None, **kw: Any) -> Any:
-    """:func:`ragcov_data.eval.cited.cited_chunking_study` of ``tasks`` x ``makers``, every run made by
+    """:func:`ragcov_data.eval.comparisons.cited.cited_chunking_study` of ``tasks`` x ``makers``, every run made by
     :func:`ragcov_data.execution.engine.run_task` (here, or on the engine given)."""
     runner = partial(run_task, exclude_self=False, show_progress=None, **dict(engine or {}))
     return cited_chunking_study(tasks, makers, runner=runner, **kw)

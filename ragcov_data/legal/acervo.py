@@ -11,7 +11,7 @@ Accepted sources (one path or a list of paths, read in the given order):
   reduced to its text with the standard-library parser, ``<script>``/``<style>`` dropped, decoded as UTF-8
   or, failing that, in the charset the page declares, e.g. Planalto's ``windows-1252``).
 
-Text files are read as published compilations (:mod:`ragcov_data.vigencia`): superseded wording
+Text files are read as published compilations (:mod:`ragcov_data.legal.vigencia`): superseded wording
 (``<strike>`` in HTML, ``~~...~~`` in Markdown, a SIJUT ``[Revogado(a) pelo(a) ...]`` provision, the
 earlier of two wordings of one provision in plain text) is taken out unless ``keep_superseded=True``, and
 counted in ``Acervo.vigencia``; each document gets the ``status`` its text states (``revoked``,
@@ -500,7 +500,7 @@ def read_acervo(
     keep_superseded : bool, default: False
         Text files (``.html``/``.md``/``.txt``): keep superseded wording (struck-through, revoked on a SIJUT
         page, the earlier of two wordings of one provision) in the text, its spans in
-        ``Document.superseded``, instead of taking it out (see :mod:`ragcov_data.vigencia`).
+        ``Document.superseded``, instead of taking it out (see :mod:`ragcov_data.legal.vigencia`).
 
     Returns
     -------

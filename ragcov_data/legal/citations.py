@@ -69,7 +69,7 @@ imposto``, ``§ 1º Constituem``, ``Parágrafo único. O``, ``I -``, ``a)``), :f
 
 Examples
 --------
->>> from ragcov_data.citations import parse
+>>> from ragcov_data.legal.citations import parse
 >>> [c.key for c in parse("Lei nº 7.713, de 22 de dezembro de 1988, arts. 3º, § 1º, e 6º, inciso XII")]
 [('lei-7713-1988', '3', '1', None, None, None), ('lei-7713-1988', '6', None, 'XII', None, None)]
 >>> [(c.act.type, c.act.number, c.article, c.paragraph, c.inciso)

@@ -170,7 +170,7 @@ def _pair(pairs: pd.DataFrame, x: str, y: str) -> tuple[float, float, float, boo
 
 
 def budget_block(study: Any, budget: int) -> dict[str, Any]:
-    """The equal-context answer of a cited chunking study (:class:`ragcov_data.eval.cited.CitedChunkingResult`)
+    """The equal-context answer of a cited chunking study (:class:`ragcov_data.eval.comparisons.cited.CitedChunkingResult`)
     for the report: ``answer`` (which cut wins at ``budget`` words, its difference and simultaneous interval
     against the next cut), ``sentence``, ``curve`` (every system's recall within every budget, with its
     interval: the figure's points) and ``families`` (each budget's leaderboard block)."""

@@ -151,7 +151,7 @@ def juristcu_section(
         high`` (simultaneous max-|t| interval at ``level`` over the group's pairs), ``p``, ``p_adj``
         (the interval's own test, see :mod:`ragcov_data.eval.leaderboard`), ``family``, ``wins, losses, ties, n_queries, n_clusters, relevance_threshold, level``.
         Empty with a single retriever.
-        ``"leaderboards"``: metric -> :class:`~ragcov_data.eval.leaderboard.LeaderboardResult` (``by="group"``;
+        ``"leaderboards"``: metric -> :class:`~ragcov_data.eval.comparisons.leaderboard.LeaderboardResult` (``by="group"``;
         ranks, tiers, judged@k, ``.separable(group)``); empty with a single retriever.
         Both carry ``attrs`` with ``level``, ``seed``, ``relevance_threshold`` and ``corpus_note``.
 

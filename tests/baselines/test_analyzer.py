@@ -57,7 +57,7 @@ def test_analyzer_iv(kwargs, match):
         Analyzer(**kwargs)
 
 
-@pytest.mark.parametrize("module", ["analyzer", "bm25", "tfidf", "runs"])
+@pytest.mark.parametrize("module", ["analyzer", "bm25", "tfidf", "top_ties"])
 def test_doctests(module):
     import importlib
 

@@ -11,7 +11,7 @@ import pytest
 from ragcov_data.baselines import BM25
 from ragcov_data.cli import main
 from ragcov_data.eval import evaluate
-from ragcov_data.eval.cited import per_query_values
+from ragcov_data.eval.comparisons.cited import per_query_values
 from ragcov_data.runs import save_run
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from ragcov_data.baselines import BM25, TfIdf, save_run
 from ragcov_data.eval import compare, evaluate
-from ragcov_data.eval.juristcu import juristcu_section
+from ragcov_data.reporting.juristcu import juristcu_section
 from ragcov_data.loaders.juristcu import read_juristcu
 
 

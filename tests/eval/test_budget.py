@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from ragcov_data.errors import RagcovError
-from ragcov_data.eval.cited import per_query_values
+from ragcov_data.eval.comparisons.cited import per_query_values
 from ragcov_data.eval.outcomes.budget import cited_values, context_size, parse_cited_metric
 from ragcov_data.eval.outcomes.context import context_cut
 

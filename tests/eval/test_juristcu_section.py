@@ -8,7 +8,7 @@ from scipy import stats
 
 from ragcov_data.baselines import BM25, TfIdf
 from ragcov_data.errors import RagcovError
-from ragcov_data.eval.juristcu import SUBSET_NOTE, juristcu_section
+from ragcov_data.reporting.juristcu import SUBSET_NOTE, juristcu_section
 from ragcov_data.eval.outcomes.metrics import per_query
 from ragcov_data.loaders.juristcu import read_juristcu
 

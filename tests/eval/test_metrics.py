@@ -1,4 +1,4 @@
-"""Hand-computed cases, tie policies and validation of ragcov_data.eval.metrics."""
+"""Hand-computed cases, tie policies and validation of ragcov_data.eval.outcomes.metrics."""
 from __future__ import annotations
 
 import math

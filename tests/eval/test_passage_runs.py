@@ -13,7 +13,7 @@ import pytest
 import ragcov_data
 from ragcov_data.errors import InputFileError, QrelsRunMismatchError, RagcovError
 from ragcov_data.eval import evaluate
-from ragcov_data.eval.cited import per_query_values
+from ragcov_data.eval.comparisons.cited import per_query_values
 from ragcov_data.runs import load_run
 from ragcov_data.eval.outcomes.passages import locate_run
 from _span_scratch import MEASURES, scratch_values, windows

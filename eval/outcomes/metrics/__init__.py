@@ -14,7 +14,7 @@ Conventions (stated once, used by every metric)
   relevance threshold) and keep their position, while the ideal ranking and the count of relevant
   documents stay those of the judgments; a value can then only rise from trec_eval's, so it is an
   upper bound on the score (capped at 1 per query, since nDCG and recall could pass the judged ideal).
-- **Ordering and ties.** One tie policy for every metric (see :mod:`ragcov_data.eval.metrics._lists`):
+- **Ordering and ties.** One tie policy for every metric (see :mod:`ragcov_data.eval.outcomes.metrics._lists`):
   ``trec_eval`` (default: score descending, then ``corpus-id`` descending, ranks ignored — the values
   trec_eval gives on the same run file), ``run`` (the run's ranks), ``pessimistic``, ``optimistic``,
   ``expected`` (exact mean over every order of tied documents, McSherry & Najork 2008).
@@ -26,7 +26,7 @@ Conventions (stated once, used by every metric)
 Examples
 --------
 >>> import pandas as pd
->>> from ragcov_data.eval.metrics import per_query
+>>> from ragcov_data.eval.outcomes.metrics import per_query
 >>> run = pd.DataFrame({"query-id": ["q1", "q1", "q2"], "corpus-id": ["a", "b", "c"],
 ...                     "rank": [1, 2, 1], "score": [2.0, 1.0, 0.5]})
 >>> qrels = pd.DataFrame({"query-id": ["q1", "q2"], "corpus-id": ["b", "d"], "score": [2, 1]})
@@ -111,7 +111,7 @@ def parse_metric(metric: str | MetricSpec) -> MetricSpec:
                           "cited-questions task (irpf, cited_questions), whose citations carry the provisions' "
                           "character spans — `ragcov eval RUN --dataset irpf --metric recall@1000w`, "
                           "`ragcov chunking "
-                          "--dataset irpf`, or ragcov_data.eval.cited.per_query_values.")
+                          "--dataset irpf`, or ragcov_data.eval.comparisons.cited.per_query_values.")
     if m is None:
         raise RagcovError(
             f"`metric` must look like 'name@k' (e.g. 'ndcg@10', 'hit@1'); got {metric!r}. Valid names: {valid}."

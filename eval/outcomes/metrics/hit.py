@@ -2,7 +2,7 @@
 
 .. math:: \\mathrm{hit@}k(q) = \\mathbb{1}[\\exists\\, i \\le k : \\mathrm{rel}(d_i) \\ge \\theta]
 
-Ties follow the lists' tie policy (see :mod:`ragcov_data.eval.metrics._lists`): ``trec_eval`` and
+Ties follow the lists' tie policy (see :mod:`ragcov_data.eval.outcomes.metrics._lists`): ``trec_eval`` and
 ``run`` read the order as it is; ``pessimistic`` counts a tie with a non-relevant document as a miss
 (at k = 1: 1 only if every document tied at the top is relevant); ``optimistic`` the reverse;
 ``expected`` is the exact mean over every order of the tied documents (at k = 1: the share of relevant
