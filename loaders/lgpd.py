@@ -153,9 +153,15 @@ class LGPDBuilder(CitedQuestionsBuilder):
     ``questions=PATH`` or ``data_files={"questions": PATH[, "acts": unit tables]}``."""
 
     DATASET = "lgpd"
+    #: Keywords of ``load_dataset("lgpd", ...)`` beside the config's fields.
+    BUILDER_KWARGS = ("questions",)
 
     def __init__(self, *args: Any, data_dir: Any = None, questions: Any = None, data_files: Any = None,
                  **kwargs: Any) -> None:
+        given = {"acts": kwargs.pop("acts_files", None), "questions": kwargs.pop("questions_file", None)}
+        if any(v is not None for v in given.values()) and (data_files is None or isinstance(data_files, Mapping)):
+            # the config's own fields (acts_files, questions_file), as a saved config holds them
+            data_files = {**{k: v for k, v in given.items() if v is not None}, **(data_files or {})}
         acts, q = _files(data_files, questions)
         kwargs["acts_files"], kwargs["questions_file"] = lgpd_sources(data_dir, acts, q)
         super().__init__(*args, **kwargs)
