@@ -30,7 +30,7 @@ from typing import Any
 
 import pandas as pd
 
-from ragcov_data.errors import InputFileError
+from ragcov_data.errors import InputFileError, RagcovError
 from ragcov_data.legal.acervo import Acervo, Document, SourceFile, _decode, sha256_file
 
 __all__ = ["UNIT_COLUMNS", "UNIT_TYPES", "REBUILD_RULE", "read_unit_table", "rebuild_act", "unit_acervo",
@@ -168,6 +168,9 @@ def _heading(u: Unit, units: list[Unit], name: str) -> list[str]:
 def _article_lines(art: Unit, parts: list[Unit], name: str) -> list[str]:
     """The ART row's text cut into lines where each parágrafo, inciso and alínea starts."""
     text = _norm(art.text)
+    if not re.match(r"Art\.?\s*\d", text):
+        raise InputFileError(f"{name}: row {art.row} ({art.label}): an ART row opens with its label (Art. 5º ...); "
+                             f"got {text[:40]!r}.")
     cuts, cursor = [], 0
     for u in parts:
         if u.kind in ("INC", "ALI"):
@@ -211,7 +214,10 @@ def unit_acervo(paths: list[str | os.PathLike]) -> tuple[Acervo, dict[str, list[
         p = Path(path).expanduser().resolve()
         units = read_unit_table(p)
         act_urn = units[0].urn.split("!")[0]
-        doc_id, title = canonical_id(read_urn(act_urn).act) or p.stem, urn_title(act_urn)
+        try:
+            doc_id, title = canonical_id(read_urn(act_urn).act) or p.stem, urn_title(act_urn)
+        except RagcovError as exc:
+            raise InputFileError(f"{p}: row {units[0].row}: {exc}") from None
         if doc_id in units_of:
             raise InputFileError(f"{p}: the act {doc_id} is given twice; pass each unit table once.")
         units_of[doc_id] = units

@@ -232,6 +232,14 @@ def test_a_unit_not_in_its_artigo_is_an_error(tmp_path):
         unit_acervo([p])
 
 
+def test_an_artigo_without_its_label_or_an_unknown_act_type(tmp_path):
+    with pytest.raises(InputFileError, match=r"row 1 .*an ART row opens with its label"):
+        unit_acervo([_write(tmp_path, GOOD.replace('] Art. 1º São:', '] São:', 1))])
+    other = GOOD.replace("federal:lei:", "federal:regimento:")
+    with pytest.raises(InputFileError, match=r"t.csv: row 1: .*document type 'regimento'"):
+        unit_acervo([_write(tmp_path, other)])
+
+
 def test_a_table_without_artigos_and_a_missing_or_latin1_file(tmp_path):
     with pytest.raises(InputFileError, match="no ART row"):
         unit_acervo([_write(tmp_path, "\n".join(GOOD.splitlines()[1:]) + "\n")])
