@@ -24,8 +24,7 @@ def test_run_then_eval_clusters_by_exam(data_dir, tmp_path, capsys, shared):
     trec, out = tmp_path / "lgpd.trec", tmp_path / "eval.json"
     assert main(["run", "--dataset", "lgpd", "--data-dir", str(data_dir), "--retriever", "bm25",
                  "--out", str(trec)]) == 0
-    cap = capsys.readouterr()
-    assert "352 queries searched" in cap.out and "of acts not in the corpus" in cap.err
+    assert "352 queries searched" in capsys.readouterr().out  # (the unresolved citations are said at a first build)
     assert main(["eval", str(trec), "--dataset", "lgpd", "--data-dir", str(data_dir), "--metric", "recall@10",
                  "--cluster", "exam", "--n-resamples", "999", "--json", str(out)]) == 0
     text = capsys.readouterr().out
