@@ -8,7 +8,9 @@
 - :mod:`.self_retrieval`: ``aneel_taesa`` (chunked self-retrieval over any acervo);
 - :mod:`.juristcu`: ``juristcu``;
 - :mod:`.cited_questions`: ``cited_questions`` and ``irpf`` (real questions, gold = cited provisions);
-  :mod:`.articles` locates provisions and cuts article-level chunks.
+  :mod:`.articles` locates provisions and cuts article-level chunks;
+- :mod:`.lgpd`: ``lgpd`` (exam questions cited by LexML URN, over acts rebuilt from unit tables by
+  :mod:`._unit_tables`).
 
 Use them through :func:`ragcov_data.load_dataset`; builders are imported lazily by the registry.
 """

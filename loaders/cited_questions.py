@@ -40,7 +40,8 @@ Splits
 corpus: ``_id, doc_id, chunk_index, text, unit, continued, start_char, end_char`` (the chunk's
 character span in its act), ``articles`` (the artigos the chunk holds; empty for word windows), ``in_force``
 where the acts carry vigência (by span, for every chunker), and the acts' metadata. queries: ``_id, text, coverage, partial,
-question_summary, topic`` (the summary up to its first dash, else the question id: a cluster for
+question_summary, topic`` (the record's ``topic`` if it has one, else the summary up to its first dash, else the
+question id: a cluster for
 ``evaluate(..., cluster="topic")``), ``n_citations, n_resolved``. qrels: ``query-id, corpus-id, score``. citations: one row
 per (question, cited provision): ``query-id, citation, doc_id, article, paragraph, inciso, alinea, item,
 caput, raw, status, chunks`` (the chunks overlapping the provision itself), ``article_chunks`` (those
@@ -404,7 +405,7 @@ def resolve_citations(questions: Sequence[Mapping[str, Any]], *, index: Mapping[
                            "article_start_char": art_span[0], "article_end_char": art_span[1]})
         summary = q.get("question_summary")
         q_rows.append({"_id": q["qid"], "text": q["question"], "coverage": cov, "partial": partial,
-                       "question_summary": summary, "topic": topic_of(summary) or q["qid"],
+                       "question_summary": summary, "topic": q.get("topic") or topic_of(summary) or q["qid"],
                        "n_citations": len(cited), "n_resolved": n_res})
     return q_rows, c_rows, qrels, unresolved, coarse
 
@@ -607,12 +608,17 @@ class CitedQuestionsBuilder(TaskBuilder):
                 kwargs.update({k: v for k, v in spec.builtin.items() if v is not None}, chunker=None)
             else:  # keyed by its spans on the acts (its behaviour), not by its name
                 if kwargs.get("acts_files"):
-                    spec = chunkers.with_behaviour(spec, _read_acts(list(kwargs["acts_files"])).documents)
+                    spec = chunkers.with_behaviour(spec, self._acts_documents(kwargs["acts_files"]))
                 self._spec = spec
                 kwargs["chunker"] = chunkers.register(spec)
             kwargs["chunker_name"] = None  # folded into `chunker`
         kwargs.setdefault("dataset_name", self.DATASET)
         super().__init__(*args, **kwargs)
+
+    @staticmethod
+    def _acts_documents(acts_files: Sequence[str]) -> list:
+        """The acts' documents, as the task reads them (an external chunker is keyed by its spans on them)."""
+        return _read_acts(list(acts_files)).documents
 
     @staticmethod
     def _files(data_files: Any) -> tuple[tuple[str, ...], str]:

@@ -21,6 +21,8 @@ _NUM = re.compile(r"^(\d{1,4}(?:\.\d{3})*)([º°ªo]|\.[º°])?(?:-?([A-Z]))?[.:
 _ART = re.compile(r"^(?:Art|ART|Artigo|ARTIGO)(?:\.|\b)(.*)$")
 _RT = re.compile(r"^rt\.()$")
 _INCISO = re.compile(r"^([IVXLCDM]+)([-–—−‐‑])?(.*)$")
+#: What follows ``V-`` in an inserted inciso's marker: its letter, and the dash when glued (``V-A``, ``V-A–``).
+_INCISO_SUFFIX = re.compile(r"^([A-Z])([-–—−‐‑])?$")
 _ALINEA = re.compile(r"^([a-z])\)(.*)$")
 _ITEM = re.compile(r"^(\d{1,3})[.)](\D.*)?$")
 _HEADINGS = {"TÍTULO": "título", "CAPÍTULO": "capítulo", "LIVRO": "livro", "SEÇÃO": "seção", "Seção": "seção",
@@ -38,7 +40,7 @@ _CITATION_WORDS = {
     "respectiva", "o(s)", "a(s)",
 }
 _BLOCK_ID = re.compile(r"^\^[0-9a-z]{4,8}$")
-_ANNOTATION = re.compile(r"^\((?:reda[çc][ãa]o|inclu[íi]d|revogad|vetad|vide|nr\b|vig[êe]ncia|regulamento|acrescid|"
+_ANNOTATION = re.compile(r"^\((?:reda[çc][ãa]o|inclu[íi]d|inclus[ãa]o|revogad|vetad|vide|nr\b|vig[êe]ncia|regulamento|acrescid|"
                          r"renumerad|alterad|suprimid|produ[çc][ãa]o|promulga|declarad|express|suspens|"
                          r"ratificad|convertid|transformad|mantid)", re.I)
 
@@ -105,12 +107,8 @@ def _closes_clause(words: Sequence[str], i: int) -> bool:
     if prev in ("(NR)", "(NR).", "(...)", "(…)", "[...]"):
         return True
     if bare.endswith((")", ").", "]", "].")):
-        opening = "(" if ")" in bare[-2:] else "["
-        for j in range(i - 1, max(i - 31, -1), -1):  # the annotation's opening bracket, a few words back
-            w = prev if j == i - 1 else words[j]
-            if opening in w:
-                return bool(_ANNOTATION.match("(" + w[w.index(opening):].lstrip("[(")))
-        return False
+        at = _opening_bracket(words, i, prev, "(" if ")" in bare[-2:] else "[")
+        return at is not None and bool(_ANNOTATION.match("(" + at.lstrip("[(")))
     if (re.fullmatch(r"\d{4}\)?\.?", bare) or prev == "Vigência") and _bare_annotation(words, i - 1):
         return True  # planalto's annotation as bare links: "Revogado pelo / Decreto nº 10.854, de 2021"
     if prev in ("Vigência", "Regulamento", "encerrada") and i >= 2 and _closes_clause(words, i - 1):
@@ -123,6 +121,24 @@ def _closes_clause(words: Sequence[str], i: int) -> bool:
     if prev in ("(NR)", "(NR).", "(...)", "(…)", "[...]"):
         return True
     return False
+
+
+def _opening_bracket(words: Sequence[str], i: int, prev: str, opening: str, reach: int = 60) -> str | None:
+    """The text from the bracket that opens the one closing word ``i - 1`` (``prev``), balanced, so a nested
+    annotation (``(Redação dada por Republicação … (Seq. 1) (Diário Oficial … (p. 1, col. 1)))``) is read from
+    its outer opening; None when it opens more than ``reach`` words back."""
+    closing = ")" if opening == "(" else "]"
+    depth = 0
+    for j in range(i - 1, max(i - 1 - reach, -1), -1):
+        w = prev if j == i - 1 else words[j]
+        for k in range(len(w) - 1, -1, -1):
+            if w[k] == closing:
+                depth += 1
+            elif w[k] == opening:
+                depth -= 1
+                if depth <= 0:
+                    return w[k:]
+    return None
 
 
 _BARE_NOTE = {"Revogado", "Revogada", "Revogados", "Revogadas", "Incluído", "Incluída", "Incluídos", "Incluídas",
@@ -189,7 +205,7 @@ class _Frame:
         self.art_label: str | None = None
         self.par: tuple[int, str] | None = None
         self.par_label: str | None = None
-        self.inc: int | None = None
+        self.inc: tuple[int, str] | None = None  # (numeral, letter of an inserted inciso: "V-A" -> (5, "A"))
         self.inc_label: str | None = None
         self.ali: str | None = None
         self.item: int | None = None
@@ -527,10 +543,16 @@ def _match(words: Sequence[str], i: int, w: str, frame: _Frame
     if frame.art is None:
         return None  # §, incisos, alíneas and itens live inside an artigo
     m = _INCISO.match(w)  # inciso: roman numeral and a dash, glued or in the next word
+    suffix = _INCISO_SUFFIX.match(m.group(3)) if m and m.group(2) == "-" else None
+    if suffix and (suffix.group(2) or (i + 1 < n and words[i + 1][0] in _DASHES)):  # "V-A –": inserted after V
+        val = _roman(m.group(1))
+        if val is not None:
+            key = (val, suffix.group(1))
+            return "inc", 3, key, f"{m.group(1)}-{suffix.group(1)}", i + 1, key
     if m and (m.group(2) or (not m.group(3) and i + 1 < n and words[i + 1][0] in _DASHES)):
         val = _roman(m.group(1))
         if val is not None:
-            return "inc", 3, val, m.group(1), i + 1, val
+            return "inc", 3, (val, ""), m.group(1), i + 1, (val, "")
     m = _ALINEA.match(w)
     if m:
         return "ali", 4, m.group(1), m.group(1), i + 1, m.group(1)

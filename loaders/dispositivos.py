@@ -6,7 +6,8 @@ The parser finds, over the words of a text (``str.split()``), where a dispositiv
   ``ÚNICO``), and ``ANEXO`` (a container: the articles after it are labelled ``anexo I > art. 1``);
 - artigos: ``Art. 1º``, ``Art. 10.``, ``Art. 1º-A``, ``Art. 2o``, ``Art. 1 o``, ``Art.1º``, ``ARTIGO 1º``;
 - parágrafos: ``§ 1º``, ``§§ 3º e 4º``, ``Parágrafo único``;
-- incisos: a roman numeral followed by a dash (``I -``, ``IV –``, ``II—``);
+- incisos: a roman numeral followed by a dash (``I -``, ``IV –``, ``II—``); an inciso inserted after another
+  carries its letter (``V-A –``, between V and VI);
 - alíneas: ``a)``; itens: ``1.`` or ``1)`` inside an alínea.
 
 Text extracted from PDF breaks lines anywhere, so a citation ("observado o disposto no\\n§ 1º do art.
@@ -15,7 +16,8 @@ Text extracted from PDF breaks lines anywhere, so a citation ("observado o dispo
 1. it starts a line (any word may, in a text without line breaks);
 2. the text before it closes a sentence or clause: the previous word ends with ``.``, ``:``, ``;``, ``!``,
    ``?`` (not an abbreviation such as ``art.`` or ``nº.``), or is a closing quote after one of those,
-   an annotation such as ``(NR)`` or ``(Redação dada pela Lei ...)``, the ``e``/``ou`` that ends an item
+   an annotation such as ``(NR)`` or ``(Redação dada pela Lei ...)`` (read from its outer parenthesis when
+   nested: ``(Redação dada por … (Seq. 1) (Diário Oficial … (p. 1, col. 1)))``), the ``e``/``ou`` that ends an item
    (``...; e``), or the words since the last heading are its title (no clause punctuation yet); an
    upper-case heading (``CAPÍTULO``, ``ANEXO``), and an artigo or parágrafo that is the very next number
    (art. n + 1, § n + 1), and the first artigo of an act (or of an ANEXO) at a line start, also follow any

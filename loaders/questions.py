@@ -26,13 +26,17 @@ def read_questions(path: str | os.PathLike) -> list[dict]:
 
     Accepted spellings: ``qid`` / ``_id`` / ``id``; ``question`` / ``text``; ``references`` (structured
     dicts, each with ``doc_id``/``article`` ... and/or ``raw``) or ``citations`` (a string or a list of
+<<<<<<< HEAD
     strings, parsed by :func:`ragcov_data.legal.citations.parse`).
+=======
+    strings, parsed by :func:`ragcov_data.citations.parse`: a written citation, a LexML URN or a source key).
+>>>>>>> lgpd-task
 
     Raises
     ------
     InputFileError
         Missing file, a file that is not UTF-8 (a BOM is allowed), bad JSON, a question without id, text or
-        citations, duplicate ids; the message names the file, the line and the fix.
+        citations, a broken LexML URN, duplicate ids; the message names the file, the line and the fix.
     """
     p = Path(path)
     if not p.is_file():
@@ -53,6 +57,17 @@ def read_questions(path: str | os.PathLike) -> list[dict]:
 
 
 _LEVELS = ("article", "paragraph", "inciso", "alinea", "item")
+
+
+def _check_urn(where: str, qid: str, raw: Any) -> None:
+    """A citation string written as a LexML URN must be one: a broken URN is an error naming the question."""
+    from ragcov_data.legal import citations as cit
+
+    if isinstance(raw, str) and cit.is_urn(raw):
+        try:
+            cit.read_urn(raw)
+        except cit.UrnError as exc:
+            raise InputFileError(f"{where} (qid {qid!r}): {exc} Fix the URN or drop the reference.") from None
 
 
 def validate_questions(records: Sequence[tuple[str, Any]]) -> list[dict]:
@@ -85,6 +100,7 @@ def validate_questions(records: Sequence[tuple[str, Any]]) -> list[dict]:
             if not isinstance(r, Mapping) or not (r.get("raw") or r.get("doc_id")):
                 raise InputFileError(f"{where} (qid {qid!r}): a reference needs `raw` (a citation string) or "
                                      f"`doc_id` (+ `article` ...); got {r!r}.")
+            _check_urn(where, qid, r.get("raw"))
             for level in _LEVELS:
                 v = r.get(level)
                 if v is not None and (isinstance(v, bool) or not isinstance(v, (str, int, float))):

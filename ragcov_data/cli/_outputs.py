@@ -11,9 +11,10 @@ from typing import Any
 
 from ragcov_data import outputs as marks
 
-#: Names of the files a data folder holds (read by --dataset juristcu / irpf / aneel_taesa and task folders).
+#: Names of the files a data folder holds (read by --dataset juristcu / irpf / lgpd / aneel_taesa and task folders).
 DATA_FILE_NAMES = ("query.csv", "qrel.csv", "doc.csv", "laws.jsonl", "questions.jsonl", "aneel_fulltext.jsonl",
-                   "aneel_ementas.jsonl", "manifest.json")
+                   "aneel_ementas.jsonl", "manifest.json", "questoes.jsonl", "lei_13709_20180814.csv",
+                   "lei_12527_20111118.csv")
 #: Option -> the kind of output it writes, on every verb.
 _BY_OPTION = {"--json": marks.JSON, "--html": marks.HTML, "--markdown": marks.MARKDOWN, "--latex": marks.LATEX,
               "--csv": marks.MISSES_TABLE}

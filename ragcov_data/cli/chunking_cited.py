@@ -4,6 +4,7 @@
     ragcov chunking --dataset irpf --data-dir ../shared/data --chunking words-100,article --retriever bm25
     ragcov chunking --dataset cited_questions --data-files acts.jsonl --questions questions.jsonl
     ragcov chunking --dataset irpf --chunker words-50 --chunker dispositivo --chunker recursive-800
+    ragcov chunking --dataset lgpd --data-dir ../shared/data --questions heldout.jsonl --retriever bm25
 
 The same questions are asked under every chunking (default: words-50, words-100, words-200, dispositivo,
 article), each retriever runs on each, every (chunking, retriever) is scored per question against its
@@ -26,7 +27,7 @@ from ragcov_data.loaders.chunkers import resolve
 from ragcov_data.tasks.paths import check_writable
 
 #: Datasets this branch of ``ragcov chunking`` serves.
-DATASETS = ("irpf", "cited_questions")
+DATASETS = ("irpf", "lgpd", "cited_questions")
 DEFAULT_CHUNKINGS = ("words-50", "words-100", "words-200", "dispositivo", "article")
 #: Context budgets (words) ranked by default, one family each.
 DEFAULT_BUDGETS = (500, 1000, 2000)
@@ -38,8 +39,10 @@ def extend_parser(p: argparse.ArgumentParser) -> None:
     for action in p._actions:  # the shared options keep their names; lists are checked in `dispatch`
         if action.dest in ("retriever", "chunking"):
             action.choices = None
-    g = p.add_argument_group("cited questions (--dataset irpf / cited_questions)")
-    g.add_argument("--questions", metavar="FILE", help="cited_questions: the questions JSONL (acts in --data-files)")
+    g = p.add_argument_group("cited questions (--dataset irpf / lgpd / cited_questions)")
+    g.add_argument("--questions", metavar="FILE", help="cited_questions: the questions JSONL (acts in --data-files); "
+                                                        "lgpd: another questions file of its layout (the held-out "
+                                                        "half; unit tables in --data-files, default the shared ones)")
     g.add_argument("--chunker", action="append", metavar="NAME",
                    help="a chunker to compare (repeatable, beside --chunking): words-N, dispositivo[-N], article, "
                         "recursive-N (LangChain, N characters), chonkie-sentence-N, semchunk-N (N words; these need "
@@ -182,6 +185,10 @@ def _sources(args: argparse.Namespace) -> tuple[Any, Any]:
 
         folder = irpf_dir(args.data_dir)
         return folder / IRPF_FILES["acts"], folder / IRPF_FILES["questions"]
+    if args.dataset == "lgpd":
+        from ragcov_data.loaders.lgpd import lgpd_sources
+
+        return lgpd_sources(args.data_dir, args.data_files, args.questions)
     if not args.data_files or not args.questions:
         raise RagcovError("--dataset cited_questions needs the acts (--data-files) and --questions FILE.")
     return [Path(f) for f in args.data_files], Path(args.questions)
@@ -209,7 +216,11 @@ def run_cited(args: argparse.Namespace, retrievers: list[str]) -> int:
             kw["min_words"] = args.min_words
         if kw.get("chunking") == "dispositivo" and kw.get("max_words") is None and args.max_words is not None:
             kw["max_words"] = args.max_words
-    tasks = cited_tasks(acts, questions, chunkings, dataset=args.dataset, query_words=args.query_words or 20,
+    build = None
+    if args.dataset == "lgpd":  # unit tables and exam questions (local: keeps `ragcov --help` light)
+        from ragcov_data.loaders.lgpd import build_lgpd_task as build
+    tasks = cited_tasks(acts, questions, chunkings, dataset=args.dataset, build=build,
+                        query_words=args.query_words or 20,
                         granularity=args.granularity,
                         note=lambda _, m: print(f"ragcov chunking: {m}", file=sys.stderr))  # unresolved citations
 

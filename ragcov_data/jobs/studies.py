@@ -135,15 +135,18 @@ def acervo_chunkings(source: Mapping[str, Any], *, show_progress: bool = False) 
 
 
 def cited_tasks(acts: Any, questions: Any, chunkings: Sequence[tuple[str, Mapping[str, Any]]], *,
-                dataset: str, note: Callable[[str, str], Any], **kw: Any) -> dict[str, Any]:
+                dataset: str, note: Callable[[str, str], Any], build: Callable[..., Any] | None = None,
+                **kw: Any) -> dict[str, Any]:
     """One cited-questions task per ``(name, build_cited_task keywords)`` of ``chunkings``, the same questions
-    under each; every warning of a build (unresolved citations) goes to ``note(name, message)``, never silent."""
+    under each (built by ``build``, default :func:`build_cited_task`; ``lgpd``'s reads unit tables and exam
+    questions); every warning of a build (unresolved citations) goes to ``note(name, message)``, never silent."""
+    build = build or build_cited_task
     tasks: dict[str, Any] = {}
     said: dict[str, str] = {}  # a message's body (without the chunking's name) -> the chunking it was said for
     for name, opts in chunkings:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            tasks[name] = build_cited_task(acts, questions, dataset=dataset, config_name=name, **kw, **opts)
+            tasks[name] = build(acts, questions, dataset=dataset, config_name=name, **kw, **opts)
         for w in caught:
             msg = str(w.message)
             body = msg.replace(f"({name})", "(…)", 1)

@@ -53,6 +53,13 @@ Anexo I``, ``Anexo Único``.
 Lei``, a bare ``§ 2º``) are completed from ``parse(text, context=...)`` (the enclosing act and dispositivo);
 without a context they are returned with ``reason="relative_without_context"``.
 
+*LexML URNs* (``urn:lex:br:federal:lei:2018-08-14;13709!art5_cpt_inc6``, the national standard for naming
+a provision) are read wherever a citation string is: a string that is one URN gives its one citation
+(:func:`parse_urn`: ``art55-12`` is art. 55-L, ``par1u`` the parágrafo único, ``ali1`` alínea "a", ``cpt`` the
+caput; see :mod:`ragcov_data.legal._citation_urn`); a broken URN raises :class:`UrnError`. A *source key*
+(``enunciado_cd_anpd_1_2023``: how a citation list names a source that has no URN) is an act of type
+``"source"``, cited as a whole, that no corpus holds.
+
 *Checks*: a year that contradicts the document the table names for the act (``Decreto nº 9.580, de 1942``)
 leaves the citation unresolved with ``reason="year_mismatch"``; an artigo, parágrafo or item number no real
 act has (:data:`MAX_NUMBER`), or an act number beyond its series (:data:`MAX_ACT_NUMBER`), gives
@@ -88,8 +95,9 @@ from ragcov_data.legal._citation_grammar import (MARKER_RE, _FORWARD, _ACT_BEFOR
                                                  _POSSESSIVE, _SELF_ARTICLE, Heading, _chain, _resolve, _roman_ok, heading_match,
                                                  is_citation, normalize_article)
 from ragcov_data.legal._citation_text import clean, original_span
+from ragcov_data.legal._citation_urn import UrnError, is_source_key, is_urn, read_urn, source_act, urn_title
 
-__all__ = ["Act", "Citation", "Heading", "parse", "agreement", "doc_id", "resolve_act", "act_key", "canonical_id",
+__all__ = ["Act", "Citation", "Heading", "parse", "parse_urn", "is_urn", "is_source_key", "read_urn", "urn_title", "UrnError", "agreement", "doc_id", "resolve_act", "act_key", "canonical_id",
            "heading_match", "is_citation", "normalize_article", "DOC_IDS", "ALIASES", "ACT_RE", "MARKER_RE",
            "MAX_NUMBER", "MAX_ACT_NUMBER"]
 
@@ -413,6 +421,9 @@ def parse(text: str, *, table: dict | None = None, acts: bool = True,
     """
     if not isinstance(text, str):
         raise TypeError(f"`text` must be a string; got {type(text).__name__}.")
+    if is_urn(text) or is_source_key(text):  # a LexML URN or a source key: one citation, absolute (no context)
+        c = parse_urn(text, table=table)
+        return [c] if acts or c.article is not None or c.annex is not None else []
     ctx = _context(context, table)
     text, offsets, removed = clean(text)
     act_spans = _acts(text)
@@ -441,6 +452,42 @@ def parse(text: str, *, table: dict | None = None, acts: bool = True,
             out.append(Citation(act, None, start=a, end=b, doc_id=did, reason=reason, cleaned=cleaned))
         out.sort(key=lambda c: (c.start, c.end))
     return out
+
+
+def parse_urn(text: str, *, table: dict | None = None) -> Citation:
+    """The citation a LexML URN names (or a source key, see the module docstring).
+
+    ``urn:lex:br:federal:lei:2018-08-14;13709!art5_cpt_inc6`` is Lei 13.709/2018, art. 5º, caput, inciso VI;
+    ``!art55-12`` art. 55-L; ``!art1_par1u`` its parágrafo único; ``!art4_cpt_inc2_ali1`` alínea "a"; ``!art5``
+    the whole artigo; no ``!`` the act as a whole. The act is looked up in ``table`` as a written citation's
+    is (a year that contradicts the document gives ``year_mismatch``; a number no act has,
+    ``number_out_of_range``); an act not in the table has ``doc_id`` None.
+
+    Raises
+    ------
+    UrnError
+        ``text`` starts with ``urn:lex:`` but breaks the LexML grammar (the message names the part).
+
+    Examples
+    --------
+    >>> c = parse_urn("urn:lex:br:federal:lei:2018-08-14;13709!art55-12_cpt_inc2")
+    >>> (c.act.type, c.act.number, c.act.year, c.article, c.caput, c.inciso)
+    ('lei', '13709', 2018, '55-L', True, 'II')
+    """
+    start = len(text) - len(text.lstrip())
+    end = len(text.rstrip())
+    if not is_urn(text):
+        if not is_source_key(text):
+            raise UrnError(f"{text!r} is neither a LexML URN (urn:lex:...) nor a source key (a lower-case "
+                           "identifier with underscores, e.g. enunciado_cd_anpd_1_2023).")
+        return Citation(source_act(text), None, start=start, end=end)
+    u = read_urn(text)
+    levels = {lv: (v, False) for lv, v in ((1, u.article), (2, u.paragraph), (3, u.inciso), (4, u.alinea),
+                                           (5, u.item)) if v is not None}
+    did, reason = resolve_act(u.act, table)
+    reason = reason or _level_reason(levels)
+    return Citation(u.act, u.article, u.paragraph, u.inciso, u.alinea, u.item, caput=u.caput, start=start, end=end,
+                    doc_id=None if reason else did, annex=u.annex, reason=reason)
 
 
 def _removed_within(removed: list[int], offsets: list[int] | None, a: int, b: int) -> bool:

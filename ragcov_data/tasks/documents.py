@@ -4,7 +4,7 @@ A team scoring its own pipeline on a ragcov task indexes the task's *documents* 
 ragcov's chunks, and returns passages of text (:mod:`ragcov_data.runs.passages`). :func:`task_documents` gives
 those documents, one row each (``doc_id``, ``text``, then the task's document metadata), for every task:
 
-- **cited questions** (``irpf``, ``cited_questions``): the acts as chunked, from the task's ``documents`` split; every
+- **cited questions** (``irpf``, ``lgpd``, ``cited_questions``): the acts as chunked, from the task's ``documents`` split; every
   chunk span and cited-provision span of the task is on this character line.
 - **self-retrieval** (``aneel_taesa``, ``data_files=``): each document's chunks joined with one space, in chunk
   order: the document's words as the task reads them (a word is a whitespace token; chunks are consecutive word

@@ -83,7 +83,7 @@ def _check_config_keys(name: str, cls: type, config: dict[str, Any]) -> None:
 
     config_cls = getattr(cls, "BUILDER_CONFIG_CLASS", None)
     fields = {f.name for f in dataclasses.fields(config_cls)} if dataclasses.is_dataclass(config_cls) else set()
-    accepted = (fields | _BUILDER_KWARGS) - {"name", "version", "description"}
+    accepted = (fields | _BUILDER_KWARGS | set(getattr(cls, "BUILDER_KWARGS", ()))) - {"name", "version", "description"}
     for key in config:
         if key not in accepted:
             close = difflib.get_close_matches(key, accepted, n=1)

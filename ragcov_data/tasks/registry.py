@@ -13,9 +13,10 @@ from ragcov_data.errors import RagcovError
 _BUILDERS: dict[str, str] = {
     "aneel_taesa": "ragcov_data.loaders.self_retrieval:SelfRetrievalBuilder",
     "juristcu": "ragcov_data.loaders.juristcu:JurisTCUBuilder",
-    # cited questions: any questions whose gold is citations, and the shared IRPF set
+    # cited questions: any questions whose gold is citations, the shared IRPF set and the LGPD exam questions
     "cited_questions": "ragcov_data.loaders.cited_questions:CitedQuestionsBuilder",
     "irpf": "ragcov_data.loaders.cited_questions:IRPFBuilder",
+    "lgpd": "ragcov_data.loaders.lgpd:LGPDBuilder",
 }
 
 
