@@ -9,8 +9,11 @@ study, so the two jobs cannot drift apart.
 """
 from __future__ import annotations
 
+import copy
 import json
+import os
 import warnings
+from collections import OrderedDict
 from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
@@ -27,6 +30,7 @@ from ragcov_data.eval.comparisons.paired_chunkings import compare_chunkings
 from ragcov_data.eval.comparisons.cited import cited_chunking_study
 from ragcov_data.eval.outcomes.table import outcomes_from_eval_json
 from ragcov_data.eval.planning.twin import simulate_population
+from ragcov_data.legal.acervo import sha256_file
 from ragcov_data.loaders.cited_questions import build_cited_task
 from ragcov_data.runs.fingerprint import FINGERPRINT_KEY
 from ragcov_data.tasks.sources import read_table  # one table reader: BOM, JSON Lines, ids as text
@@ -139,16 +143,28 @@ def cited_tasks(acts: Any, questions: Any, chunkings: Sequence[tuple[str, Mappin
                 **kw: Any) -> dict[str, Any]:
     """One cited-questions task per ``(name, build_cited_task keywords)`` of ``chunkings``, the same questions
     under each (built by ``build``, default :func:`build_cited_task`; ``lgpd``'s reads unit tables and exam
-    questions); every warning of a build (unresolved citations) goes to ``note(name, message)``, never silent."""
+    questions); every warning of a build (unresolved citations) goes to ``note(name, message)``, never silent.
+
+    A task built in this process from files of the same content with the same options is not built again:
+    a copy of it is returned and its warnings said again (:data:`_BUILT`; the main job's studies share them)."""
     build = build or build_cited_task
     tasks: dict[str, Any] = {}
     said: dict[str, str] = {}  # a message's body (without the chunking's name) -> the chunking it was said for
     for name, opts in chunkings:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            tasks[name] = build(acts, questions, dataset=dataset, config_name=name, **kw, **opts)
-        for w in caught:
-            msg = str(w.message)
+        key = _built_key(acts, questions, dataset, name, opts, build, kw)
+        if key is not None and key in _BUILT:
+            task, messages = _BUILT[key]
+            tasks[name] = copy.deepcopy(task)
+        else:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                tasks[name] = build(acts, questions, dataset=dataset, config_name=name, **kw, **opts)
+            messages = [str(w.message) for w in caught]
+            if key is not None:
+                _BUILT[key] = (copy.deepcopy(tasks[name]), messages)
+                while len(_BUILT) > _BUILT_MAX:
+                    _BUILT.pop(next(iter(_BUILT)))
+        for msg in messages:
             body = msg.replace(f"({name})", "(…)", 1)
             if body in said:  # the same citations under another chunking: said once, then pointed to
                 note(name, f"cited questions ({name}): the same as for {said[body]} (in its manifest too).")
@@ -156,6 +172,29 @@ def cited_tasks(acts: Any, questions: Any, chunkings: Sequence[tuple[str, Mappin
                 said[body] = name
                 note(name, msg)
     return tasks
+
+
+#: Cited-questions tasks built in this process, by the content of their files and their options (oldest first).
+_BUILT: "OrderedDict[tuple, tuple[Any, list[str]]]" = OrderedDict()
+_BUILT_MAX = 12
+
+
+def _built_key(acts: Any, questions: Any, dataset: str, name: str, opts: Mapping[str, Any], build: Callable,
+               kw: Mapping[str, Any]) -> tuple | None:
+    """The key of a build in :data:`_BUILT`: the sha256 of every file read and every option (None when the acts or
+    the questions are not files, or an option is an object whose value cannot be keyed: a chunker, say)."""
+    paths = [acts] if isinstance(acts, (str, os.PathLike)) else acts
+    if not isinstance(paths, (list, tuple)) or not isinstance(questions, (str, os.PathLike)):
+        return None
+    plain = (str, int, float, bool, type(None))
+    if not all(isinstance(v, plain) for v in [*opts.values(), *kw.values()]):
+        return None
+    try:
+        shas = tuple(sha256_file(p) for p in [*paths, questions])
+    except (OSError, TypeError):
+        return None
+    return (shas, dataset, name, tuple(sorted(opts.items())), f"{build.__module__}.{build.__qualname__}",
+            tuple(sorted(kw.items())))
 
 
 def cited_study(tasks: Mapping[str, Any], makers: Mapping[str, Callable[[], Any]], *,
