@@ -230,18 +230,28 @@ def proxy_agreement(proxy: Side, real: Side, *, level: float = 0.95, n_resamples
         info={"level": level, "n_resamples": int(n_resamples), "seed": seed, "checked": bool(check)})
 
 
+def _family_status(board: LeaderboardResult) -> str:
+    """The family check's verdict on the board's pairs (every pair carries the family's): ``verified``,
+    ``not_verified`` or ``unverifiable``."""
+    st = set(board.pairs.loc[board.pairs["group"] == "__all__", "verified_status"].dropna().astype(str))
+    if st == {"verified"}:
+        return "verified"
+    return "not_verified" if "not_verified" in st else "unverifiable"
+
+
 def _interval_status(boards: Mapping[str, LeaderboardResult], check: bool) -> dict[str, Any]:
     """The compatible interval holds its level when both families hold theirs: its status is theirs."""
     if not check:
         return {"verified_status": "unverifiable", "reason": _UNCHECKED}
-    st = [(b.groups.get("__all__") or {}).get("family_check") or {} for b in boards.values()]
-    status = [s.get("verified_status") for s in st]
-    if all(s == "verified" for s in status):
+    status = {k: _family_status(b) for k, b in boards.items()}
+    if all(s == "verified" for s in status.values()):
         return {"verified_status": "verified", "reason": "both families' error checked at this design; the "
-                                                         "range contains every order their verdicts allow"}
-    if any(s == "not_verified" for s in status):
-        return {"verified_status": "not_verified", "reason": "a family's error exceeds its level at this design"}
-    return {"verified_status": "unverifiable", "reason": "a family could not be checked (fewer than 2 clusters)"}
+                                                         "range holds every order their verdicts allow"}
+    bad = [k for k, s in status.items() if s != "verified"]
+    if any(status[k] == "not_verified" for k in bad):
+        return {"verified_status": "not_verified",
+                "reason": f"the {' and '.join(bad)} family's error exceeds its level at this design"}
+    return {"verified_status": "unverifiable", "reason": f"the {' and '.join(bad)} family could not be checked"}
 
 
 def _joint_bootstrap(proxy: Side, real: Side, names: Sequence[str], level: float, B: int,
@@ -335,7 +345,7 @@ def _winners(boards: Mapping[str, LeaderboardResult], names: Sequence[str],
 def _side_info(side: Side, board: LeaderboardResult) -> dict[str, Any]:
     codes, K = side.codes()
     return {"task": side.task, "metric": side.metric, "cluster": side.cluster_name, "estimator": side.estimator,
-            "n_rows": int(len(side.values)), "n_clusters": int(K),
+            "n_rows": int(len(side.values)), "n_clusters": int(K), "family_status": _family_status(board),
             "family_check": (board.groups.get("__all__") or {}).get("family_check")}
 
 

@@ -58,6 +58,7 @@ PROXY_METRICS = ("hit@1", "span_recall@1000w")
 REAL_METRICS = ("span_recall@1000w", "recall@10")
 #: Encoders fast enough for every query of a self-retrieval task on two cores (static embeddings).
 FAST_ENCODERS = ("wordllama",)
+_ENCODER_PACKAGES = {"wordllama": ("torch", "sentence_transformers", "wordllama")}
 UNIT_RULES = {
     "act": "each act as published is one document of the self-retrieval task",
     "artigo": ("each artigo (and the preâmbulo and annex headings the article cut keeps) is one document: the "
@@ -68,13 +69,21 @@ _CUT = re.compile(r"^(?:words-(\d+)|dispositivo|article)$")
 
 
 def fast_retrievers(names: Sequence[str] | None = None) -> list[str]:
-    """The installed baselines that need no transformer encoder (lexical ones and :data:`FAST_ENCODERS`), in
-    registry order, among ``names`` when given; ``use-multilingual`` is ``dense`` and left out with it."""
-    # local: the main job imports this module
-    from ragcov_data.baselines.registry import RETRIEVERS
-    from ragcov_data.jobs.benchmark import available_retrievers
+    """The installed baselines that need no transformer encoder (lexical ones, and :data:`FAST_ENCODERS` where
+    their packages are installed), in registry order, among ``names`` when given."""
+    import importlib.util
 
-    fast = [n for n in available_retrievers() if not RETRIEVERS[n].dense or n in FAST_ENCODERS]
+    from ragcov_data.baselines.registry import RETRIEVERS
+
+    def installed(name: str) -> bool:
+        if not RETRIEVERS[name].dense:
+            return True
+        try:  # the packages the encoder needs, found, not imported
+            return all(importlib.util.find_spec(m) is not None for m in _ENCODER_PACKAGES.get(name, ("-",)))
+        except (ImportError, ValueError):  # pragma: no cover - a broken install
+            return False
+
+    fast = [n for n in RETRIEVERS if (not RETRIEVERS[n].dense or n in FAST_ENCODERS) and installed(n)]
     return fast if names is None else [n for n in fast if n in set(names)]
 
 
