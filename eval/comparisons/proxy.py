@@ -61,6 +61,10 @@ BOOTSTRAP_STATUS = {"verified_status": "not_verified",
                     "reason": "as an interval for the true tau it covered far below level where the systems' "
                               "true scores are close (the coverage study); it describes the estimate's stability"}
 _UNCHECKED = "not checked here (cost): the family's error at this design is checked by `ragcov proxy`"
+#: A side with fewer clusters gives the interval no verdict: with two documents a sample of the design is one
+#: document drawn twice half the time, and the compatible interval covered 47-98% on pairs drawn from the LGPD's
+#: two acts (docs/results/proxy.md).
+MIN_CLUSTERS = 3
 
 
 @dataclass
@@ -158,8 +162,11 @@ def _verdict_signs(board: LeaderboardResult, names: Sequence[str]) -> np.ndarray
 
 def _forced_signs(side: Side, names: Sequence[str], level: float, n_resamples: int,
                   rng: np.random.Generator) -> np.ndarray:
-    """Sign vector of the side's family at ``level`` (the leaderboard's family machinery, decisions only)."""
+    """Sign vector of the side's family at ``level`` (the leaderboard's family machinery, decisions only); all 0
+    (nothing forced) with fewer than :data:`MIN_CLUSTERS` clusters."""
     codes, K = side.codes()
+    if K < MIN_CLUSTERS:
+        return np.zeros(len(names) * (len(names) - 1) // 2, dtype=np.int8)
     V = side.values[list(names)].to_numpy(float).T
     f = family(V, codes, K, estimator=side.estimator, level=level, n_resamples=int(n_resamples), rng=rng,
                pair_test=LEADERBOARD_PAIR_TEST, intervals=False)
@@ -241,6 +248,10 @@ def _family_status(board: LeaderboardResult) -> str:
 
 def _interval_status(boards: Mapping[str, LeaderboardResult], check: bool) -> dict[str, Any]:
     """The compatible interval holds its level when both families hold theirs: its status is theirs."""
+    few = [k for k, b in boards.items() if b.n_clusters < MIN_CLUSTERS]
+    if few:
+        return {"verified_status": "unverifiable", "reason": f"the {' and '.join(few)} task has fewer than "
+                f"{MIN_CLUSTERS} clusters: its verdicts are left out of the interval (every order allowed)"}
     if not check:
         return {"verified_status": "unverifiable", "reason": _UNCHECKED}
     status = {k: _family_status(b) for k, b in boards.items()}

@@ -197,3 +197,12 @@ def test_bad_input_is_named():
         proxy_agreement(a, _side({"x": [1.0, np.nan], "y": [2.0, 1.0]}), check=False)
     with pytest.raises(RagcovError, match="at least 2 systems"):
         proxy_agreement(_side({"x": [1.0]}), _side({"x": [1.0]}), check=False)
+
+
+def test_a_side_of_two_documents_forces_no_order():
+    # two documents: however clear its differences look, the interval takes none of its verdicts
+    proxy = _side({"a": [0.9, 0.8], "b": [0.5, 0.4], "c": [0.2, 0.1]})
+    real = _side({"a": np.full(20, .9), "b": np.full(20, .5), "c": np.full(20, .1)}, np.repeat(np.arange(10), 2))
+    res = proxy_agreement(proxy, real, n_resamples=499, check=False)
+    assert (res.tau["low"], res.tau["high"]) == (-1.0, 1.0) and res.tau["forced_pairs"]["proxy"] == 0
+    assert res.tau["verified_status"] == "unverifiable" and "fewer than 3 clusters" in res.tau["reason"]
