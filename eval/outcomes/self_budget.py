@@ -27,7 +27,7 @@ from ragcov_data.errors import RagcovError
 from ragcov_data.eval.outcomes.budget import context_size, ranked_ids
 from ragcov_data.eval.outcomes.context import context_cut
 
-__all__ = ["self_values", "sibling_span_recall", "budget_depth"]
+__all__ = ["self_values", "corpus_stats", "sibling_span_recall", "budget_depth"]
 
 
 def _frame(task: Any, split: str) -> pd.DataFrame:
@@ -42,8 +42,24 @@ def budget_depth(corpus: pd.DataFrame, budget: int) -> int:
     return max(1, context_size(words, int(budget)))
 
 
+def corpus_stats(task: Any) -> dict[str, Any]:
+    """What :func:`self_values` reads of a self-retrieval task's corpus and queries, computed once (a study scoring
+    many runs on one task passes it back as ``stats``)."""
+    corpus, queries = _frame(task, "corpus"), _frame(task, "queries")
+    if "chunk_id" not in queries.columns:
+        raise RagcovError("a self-retrieval measure reads a self-retrieval task (queries with chunk_id and doc_id).")
+    texts = corpus["text"].astype(str).tolist()
+    split = [t.split() for t in texts]
+    chars = np.array([sum(map(len, w)) for w in split], dtype=np.int64)
+    doc = pd.factorize(corpus["doc_id"].astype(str))[0]
+    return {"texts": texts, "words": np.array([len(w) for w in split], dtype=np.int64), "chars": chars, "doc": doc,
+            "pos": {c: i for i, c in enumerate(corpus["_id"].astype(str))},
+            "doc_chars": np.bincount(doc, weights=chars),
+            "own_of": dict(zip(queries["_id"].astype(str), queries["chunk_id"].astype(str)))}
+
+
 def self_values(run: pd.DataFrame, task: Any, metrics: Sequence[str],
-                query_ids: Sequence[str] | None = None) -> pd.DataFrame:
+                query_ids: Sequence[str] | None = None, stats: dict[str, Any] | None = None) -> pd.DataFrame:
     """Per query of a self-retrieval task: ``hit@k`` (a sibling chunk among the top ``k``, trec_eval's order: the
     value trec_eval gives on the task's qrels, read without materialising them) and ``span_recall@Bw`` (the
     module docstring), from one reading of the run.
@@ -58,6 +74,8 @@ def self_values(run: pd.DataFrame, task: Any, metrics: Sequence[str],
         ``hit@k`` and ``span_recall@Bw``.
     query_ids : sequence of str, optional
         Queries to score, in this order (default: every query of the task).
+    stats : dict, optional
+        :func:`corpus_stats` of ``task`` (computed here when not given).
 
     Returns
     -------
@@ -66,17 +84,9 @@ def self_values(run: pd.DataFrame, task: Any, metrics: Sequence[str],
         per budget (queries whose ranked list ended before the budget; mean words of context).
     """
     specs = [_spec(m) for m in metrics]
-    corpus, queries = _frame(task, "corpus"), _frame(task, "queries")
-    if "chunk_id" not in queries.columns:
-        raise RagcovError("a self-retrieval measure reads a self-retrieval task (queries with chunk_id and doc_id).")
-    ids = corpus["_id"].astype(str).to_numpy()
-    texts = corpus["text"].astype(str).tolist()
-    words = np.array([len(t.split()) for t in texts], dtype=np.int64)
-    chars = np.array([len("".join(t.split())) for t in texts], dtype=np.int64)
-    doc = pd.factorize(corpus["doc_id"].astype(str))[0]
-    pos = {c: i for i, c in enumerate(ids)}
-    doc_chars = np.bincount(doc, weights=chars)
-    own_of = dict(zip(queries["_id"].astype(str), queries["chunk_id"].astype(str)))
+    st = corpus_stats(task) if stats is None else stats
+    texts, words, chars, doc, pos, doc_chars, own_of = (st[k] for k in ("texts", "words", "chars", "doc", "pos",
+                                                                        "doc_chars", "own_of"))
     order = list(own_of) if query_ids is None else [str(x) for x in query_ids]
     ranked = ranked_ids(run)
     out = np.zeros((len(order), len(specs)))

@@ -173,6 +173,7 @@ class _Runs:
     engine: Mapping[str, Any] | None = None
     show_progress: bool = False
     made: dict = field(default_factory=dict)
+    stats: dict = field(default_factory=dict)
     seconds: float = 0.0
 
     def _run(self, name: str, task: Any, k: int, exclude_self: bool, queries: Any = None) -> pd.DataFrame:
@@ -199,13 +200,15 @@ class _Runs:
 
     def proxy(self, key: tuple, name: str, task: Any) -> pd.DataFrame:
         """Per-document means of ``name``'s per-query values on the self-retrieval task."""
-        from ragcov_data.eval.outcomes.self_budget import budget_depth, self_values
+        from ragcov_data.eval.outcomes.self_budget import budget_depth, corpus_stats, self_values
 
         if key not in self.made:
             budget = _budget_of(self.proxy_metrics)
             depth = max(_k_of(self.proxy_metrics), budget_depth(task.corpus, budget) if budget else 1)
             run = self._run(name, task, depth, True)
-            per_q = self_values(run, task, self.proxy_metrics)
+            if self.stats.get(id(task), (None,))[0] is not task:  # the task itself kept: its id stays its own
+                self.stats[id(task)] = (task, corpus_stats(task))
+            per_q = self_values(run, task, self.proxy_metrics, stats=self.stats[id(task)][1])
             self.made[key] = per_q.groupby(task.queries["doc_id"].astype(str).to_numpy(), sort=False).mean()
         return self.made[key]
 
