@@ -134,7 +134,10 @@ def proxy_html(results: Mapping[str, Any], img: Callable[[str, str], str]) -> st
             if also:
                 parts.append("<ul class=note>" + "".join(f"<li>{_e(a)}</li>" for a in also) + "</ul>")
         lim = next((c["result"]["limits"]["sentence"] for c in block.get("comparisons", []) if c.get("headline")), "")
-        parts.append(f"<p class=note>{_e(lim)} Timings: {_e(block.get('timings', {}))}.</p>")
+        tm = block.get("timings") or {}
+        took = (f" {ds.upper()}: {num(tm.get('total_s'), 1)} s, of which {num(tm.get('runs_s'), 1)} s of runs."
+                if tm.get("total_s") is not None else "")
+        parts.append(f"<p class=note>{_e(lim)}{_e(took)}</p>")
     return "".join(parts) + "</section>"
 
 
