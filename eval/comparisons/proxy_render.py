@@ -70,12 +70,19 @@ def _grid(head: list[str], rows: list[list[str]]) -> list[str]:
     return [fmt(head), *(fmt(r) for r in rows)]
 
 
+def _design(side: Any, rows: str) -> str:
+    """``"7 acts, the mean of their values"`` / ``"174 questions in 162 topics, the mean over questions"``."""
+    if side["n_rows"] == side["n_clusters"]:
+        return f"{side['n_rows']:,} {side['cluster']}s, the mean of their values"
+    how = "the mean over " + rows if side["estimator"] == "micro" else f"the mean of {side['cluster']} means"
+    return f"{side['n_rows']:,} {rows} in {side['n_clusters']:,} {side['cluster']}s, {how}"
+
+
 def text(res: Any) -> str:
     """Terminal text: the two orders, tau and its interval, every pair, winners and limits."""
     p, r = res.sides["proxy"], res.sides["real"]
-    lines = [f"proxy: {p['metric']} on {p['task']} ({p['n_rows']:,} rows, {p['n_clusters']:,} {p['cluster']}s, "
-             f"{p['estimator']}) · real: {r['metric']} on {r['task']} ({r['n_rows']:,} questions, "
-             f"{r['n_clusters']:,} {r['cluster']}s, {r['estimator']})"]
+    lines = [f"proxy: {p['metric']} on {p['task']} ({_design(p, 'rows')}) · real: {r['metric']} on {r['task']} "
+             f"({_design(r, 'questions')})"]
     lines += _grid(_head(res), _order_rows(res))
     b = res.bootstrap
     lines += ["", f"{_tau(res)} — every order both tasks' families allow at {res.tau['side_level']:.4f} each "
