@@ -545,7 +545,8 @@ def _decimals(ticks: np.ndarray) -> int:
     return 4
 
 
-def forest_svg(sy: pd.DataFrame, metric: str, readings: Mapping[str, Mapping[str, float]] | None = None) -> str:
+def forest_svg(sy: pd.DataFrame, metric: str, readings: Mapping[str, Mapping[str, float]] | None = None,
+               level: float = 0.95) -> str:
     """SVG forest plot: one row per system (best first), estimate and interval; with the pool's readings a
     grey band from the lowest to the highest reading behind each interval. Labels never clipped: the
     left margin is the longest label's width."""
@@ -583,8 +584,11 @@ def forest_svg(sy: pd.DataFrame, metric: str, readings: Mapping[str, Mapping[str
         if _fin(r.low) and _fin(r.high):
             parts.append(f'<line x1="{x(r.low):.1f}" x2="{x(r.high):.1f}" y1="{y}" y2="{y}" stroke="#1f5fa8" '
                          'stroke-width="2"/>')
+        rec = r._asdict()
+        said = marks.words(rec, level)
         parts.append(f'<circle cx="{x(r.estimate):.1f}" cy="{y}" r="4" fill="#1f5fa8"><title>{_e(r.name)}: '
-                     f'{r.estimate:.4f} [{_num(r.low)}, {_num(r.high)}]</title></circle>')
+                     f'{r.estimate:.4f} {_e(interval_cell(rec))}' + (f" ({_e(said)})" if said else "")
+                     + "</title></circle>")
     ya = top + rowh * len(sy) + 4
     parts.append(f'<line x1="{left}" x2="{left + plot_w}" y1="{ya}" y2="{ya}" stroke="#888"/>')
     for t in ticks:
@@ -675,7 +679,7 @@ def panels_html(res: Any, *, heading: int = 2, pairs: bool = True, systems_class
     for g in b.group_names():
         sy = b.sy(g)
         readings = b.pool_group(g).get("readings")
-        figs = [forest_svg(sy, b.metric, readings)]
+        figs = [forest_svg(sy, b.metric, readings, b.level)]
         if b.judged_k:
             figs.append(judged_svg(sy, b.judged_k, b.judged_threshold))
         ml = missing_line(b, g)

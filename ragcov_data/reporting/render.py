@@ -330,9 +330,9 @@ def _answer_html(results: Mapping[str, Any]) -> str:
                             "(trec_eval's number) and unjudged_as_relevant reads them as relevant: two readings, "
                             "not bounds (see JurisTCU); a tier marked ~ flips order against another system under "
                             "some reading." if pooled else "")
-             + "".join(" " + x for x in answer_notes(rows, level))  # each mark in its words
              + "</caption><tr>" + "".join(f"<th class=l>{_e(h)}</th>" for h in head) + "</tr>" + "".join(body)
-             + "</table>") if rows else ""
+             + "</table>" + "".join(f'<p class="note marks">{_e(x)}</p>' for x in answer_notes(rows, level))
+             ) if rows else ""  # under the table, each mark in its words
     micro = LB.micro_lines(results.get("leaderboard") or {})
     table += f'<p class="note micro-line">ANEEL {_e(". ".join(micro))}</p>' if micro else ""
     items = S.verdict_items(results)
