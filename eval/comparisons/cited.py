@@ -670,13 +670,13 @@ _UNIT_WORDS = {"topic": "topic", "exam": "exam", "article": "first cited artigo"
                "query": "question"}
 
 
-def _icc_words(de: Any, unit: str, n: int) -> str:
+def _icc_words(de: Any, unit: str, n: int, n_questions: int) -> str:
     """``ICC by topic +0.271 over 162 topics (deff 1.12)``, or ``ICC by exam undefined (every exam holds one
     question)`` where no cluster holds two (never ``+nan``)."""
     word = _UNIT_WORDS.get(unit, unit)
     plural = f"{word}s" if not word.endswith("artigo") else "artigos"
     if not np.isfinite(de.icc):
-        why = f"every {word} holds one question" if "icc_undefined" in de.flags else "no variation to split"
+        why = f"every {word} holds one question" if n == n_questions else "no variation to split"
         return f"ICC by {word} undefined ({why}; {n} {plural})"
     return f"ICC by {word} {de.icc:+.3f} over {n} {plural} (deff {de.deff:.2f})"
 
@@ -708,8 +708,8 @@ def _unit_of_inference(tasks: Mapping[str, Any], per_sys: Mapping[str, pd.DataFr
     if "topic" in qinfo.columns:  # kept for readers of earlier records (IRPF's unit; LGPD's topic is its exam)
         de_t = de_u if unit_col == "topic" else design_effect(y, qinfo["topic"].astype(str).to_numpy(dtype=object))
         icc.update(topic_icc=float(de_t.icc), topic_deff=float(de_t.deff), n_topics=int(qinfo["topic"].nunique()))
-    said = [_icc_words(de_u, unit_col, len(set(units)))] if units is not None else []
-    said.append(_icc_words(de_art, "article", len(set(first_cits))))
+    said = [_icc_words(de_u, unit_col, len(set(units)), len(y))] if units is not None else []
+    said.append(_icc_words(de_art, "article", len(set(first_cits)), len(y)))
     name = _UNIT_WORDS.get(chosen, chosen)
     whose = (" (the task's unit)" if chosen == own else
              f" (chosen, cluster={cluster!r}; the task's unit is the {_UNIT_WORDS.get(own, own)})")

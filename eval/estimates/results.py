@@ -419,6 +419,13 @@ def _estimates_table(df: pd.DataFrame) -> str:
     return show[cols].to_string(index=False, na_rep="-", float_format=lambda x: f"{x:.4f}")
 
 
+def _with_marks(estimates: pd.DataFrame) -> pd.DataFrame:
+    """The estimates table for JSON: each row's ``mark`` beside its ``verified_status`` (:mod:`.marks`)."""
+    if estimates.empty or not ({"verified", "verified_status"} & set(estimates.columns)):
+        return estimates
+    return estimates.assign(mark=[marks.mark(r) for _, r in estimates.iterrows()])
+
+
 def _row_label(r: Any) -> str:
     """``micro cr2`` (``G1 micro cr2`` in a group): how a footnote names an estimates row."""
     g = r.get("group") if hasattr(r, "get") else None
@@ -593,7 +600,7 @@ class EvaluationResult(_JsonMixin):
             "unit": self.unit, "n_queries": int(len(self.per_query)), "n_clusters": int(len(self.per_document)),
             # documents in the population the clusters were drawn from (None: treated as infinite)
             "population_clusters": (self.info or {}).get("population_clusters"),
-            "estimates": self.estimates, "diagnostics": self.diagnostics, "info": self.info,
+            "estimates": _with_marks(self.estimates), "diagnostics": self.diagnostics, "info": self.info,
             "per_query": self.per_query[pq_cols],
         }
 
@@ -707,7 +714,7 @@ class ComparisonResult(_JsonMixin):
                 "cluster": self.cluster, "unit": self.unit, "n_queries": int(len(self.per_query)),
                 "n_clusters": self.n_clusters, "share_docs_tied": self.share_docs_tied,
                 "share_clusters_tied": self.share_docs_tied, "wins": self.wins, "losses": self.losses,
-                "ties": self.ties, "estimates": self.estimates, "info": self.info,
+                "ties": self.ties, "estimates": _with_marks(self.estimates), "info": self.info,
                 "per_query": self.per_query[pq_cols]}
 
     def summary(self, methods: str | Sequence[str] | None = "recommended") -> str:

@@ -75,7 +75,7 @@ from ragcov_data.eval.estimates import _kernels, marks
 from ragcov_data.eval.misses import _flags
 from ragcov_data.eval.estimates._kernels import check_level
 from ragcov_data.eval.misses._flags import _META, DEFAULTS, FLAG_NAMES, _contains  # noqa: F401  (_contains: tests)
-from ragcov_data.eval.estimates.results import _fmt, _JsonMixin
+from ragcov_data.eval.estimates.results import _fmt, _JsonMixin, chosen_unit_words
 
 __all__ = ["misses", "MissesResult", "FLAG_NAMES", "DEFAULTS"]
 
@@ -150,7 +150,8 @@ class MissesResult(_JsonMixin):
         pct = f"{self.n_misses / self.n_queries:.1%}" if self.n_queries else "-"
         lines = [f"hit@1 misses: {self.n_misses:,} of {self.n_queries:,} queries ({pct}); tie policy "
                  f"{self.tie_policy}; top-1 with the query's own chunk excluded",
-                 f"share of misses by flag ({self.level:.0%} CR2 intervals clustered by {self.cluster}, "
+                 f"share of misses by flag ({self.level:.0%} CR2 intervals clustered by {self.cluster}"
+                 f"{chosen_unit_words(self.cluster, self.info)}, "
                  f"{self.info.get('n_miss_documents', 0)} documents with misses):"]
         for r in self.flags.itertuples(index=False):
             flags = [m for m in (r.interval_flags, "clipped" if getattr(r, "clipped", False) else "") if m]
@@ -484,7 +485,8 @@ def _info(oc: Any, w: _flags.Located, on_missing: str, n_zeroed: int, notices: l
             "n_unjudged_queries": oc.info["n_unjudged_queries"],
             "n_partial": n_partial, "n_zeroed_excluded": n_zeroed, "missing_queries": oc.info["missing_queries"],
             "top_tie_share": oc.info["top_tie_share"], "all_tied_share": oc.info["all_tied_share"],
-            "notices": notices, **{k: oc.info[k] for k in ("population_clusters", "sample") if k in oc.info}}
+            "notices": notices, **{k: oc.info[k] for k in ("population_clusters", "sample", "task_cluster")
+                                   if k in oc.info}}
 
 
 def _finish(table: pd.DataFrame, indicators: np.ndarray, clusters: np.ndarray, level: float,
