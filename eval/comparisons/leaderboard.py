@@ -247,10 +247,10 @@ def leaderboard(
         shared cluster bootstrap (simultaneous intervals, max-|t| p-values); its seed.
     on_missing : {"error", "zero", "intersect"}
     estimator : {"auto", "micro", "macro"}, default: "auto"
-        The headline estimator, as ``ragcov leaderboard`` and the main job choose it. ``auto``: micro (the mean
-        over queries, trec_eval's number) where its intervals are verified for every system, else macro where more of its
-        intervals are, with micro (trec_eval's numbers) and why it is not verified in ``info["micro_line"]``
-        (:mod:`.headline`); ``info["headline"]`` says which and why.
+        The headline estimator, as ``ragcov leaderboard`` and the main job choose it. ``auto``: micro (the
+        mean over queries, trec_eval's number) where its intervals are verified for every system, else macro
+        where more of its intervals are, with micro (trec_eval's numbers) and why it is not verified in
+        ``info["micro_line"]`` (:mod:`.headline`); ``info["headline"]`` says which and why.
     tie_policy, relevance_threshold
         One tie policy for every run (:mod:`ragcov_data.ties`); minimum grade counted relevant.
     judged_k : int, optional
