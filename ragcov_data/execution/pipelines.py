@@ -30,6 +30,11 @@ another task, by another pipeline or with another ``k`` is refused, before anyth
 call raises is recorded as ``{"query-id": ..., "error": "TypeName: message"}``, the run completes, and the failures
 are named (``attrs["failures"]``, and a line on standard error). A question answered with no passage is recorded
 as ``{"query-id": ..., "empty": true}``: answered, scored with no context.
+
+**One writer a file.** A run holds an exclusive lock beside ``out`` while it writes
+(:func:`ragcov_data._atomic.one_writer`): a second run on the same file is refused, naming the first. A file holding
+an answer twice (written by two runs at once before the lock, or interleaved) is repaired when resumed: identical
+copies are kept once, differing ones dropped and their question asked again (``attrs["repaired"]``).
 """
 from __future__ import annotations
 
@@ -44,7 +49,7 @@ from typing import Any, Callable, NamedTuple
 import numpy as np
 import pandas as pd
 
-from ragcov_data._atomic import atomic_write
+from ragcov_data._atomic import atomic_write, one_writer
 from ragcov_data.tasks.documents import task_documents
 from ragcov_data.errors import InputFileError, RagcovError
 from ragcov_data.runs.passages import META_KEY, PASSAGE_NAMES, validate_passage_run
@@ -203,7 +208,9 @@ def _meta(task: Any, qids: Sequence[str], name: str, k: int | None) -> dict[str,
 class _Resumed(NamedTuple):
     done: set[str]  # question ids answered in the file
     meta: dict[str, Any] | None  # what made the file
-    rewrite: str | None  # the file's text without its last question (written only once every check passed)
+    rewrite: str | None  # the file's text without the lines dropped (written only once every check passed)
+    merged: list[str] = []  # questions answered twice with identical copies: kept once
+    reasked: list[str] = []  # questions answered twice with different copies: dropped, asked again
 
 
 def _resume(path: Path, meta: dict[str, Any]) -> _Resumed:
@@ -211,8 +218,10 @@ def _resume(path: Path, meta: dict[str, Any]) -> _Resumed:
     on the same task, with the same ``k`` (and by the same pipeline, where ``meta`` names it already).
 
     Each passage line records how many passages its answer has (``of``), so an answer cut by an interruption,
-    even between two whole lines, is seen: the last question is asked again, with its lines removed, unless its
-    lines are all there. A last line with no newline is a cut line, whether or not it parses.
+    even between two whole lines, is seen and asked again, with its lines removed. A last line with no newline is
+    a cut line, whether or not it parses. An answer recorded twice (two runs that wrote the file at once, before
+    runs took a lock, or a crash between writing and recording) is kept once when its copies agree, and dropped
+    and asked again when they differ (:func:`_answers`).
     """
     if not path.exists() or path.stat().st_size == 0:
         return _Resumed(set(), None, None)
@@ -238,15 +247,69 @@ def _resume(path: Path, meta: dict[str, Any]) -> _Resumed:
     for key in ("task", "config", "questions_sha256", "k", "pipeline"):
         if meta.get(key) is not None or key != "pipeline":
             _same(path, key, old.get(key), meta.get(key))
-    last = next((r.get("query-id") for r in reversed(recs[1:]) if isinstance(r, dict) and "query-id" in r), None)
-    mine = [r for r in recs[1:] if isinstance(r, dict) and r.get("query-id") == last]
-    passages = [r for r in mine if "text" in r]  # an earlier failure of the same question has no text
-    whole_answer = not cut and bool(mine) and (
-        "error" in mine[-1] or mine[-1].get("empty") is True or mine[-1].get("of") == len(passages))
-    keep = [(ln, r) for ln, r in zip(whole, recs) if whole_answer or not (
-        isinstance(r, dict) and "query-id" in r and r.get("query-id") == last)]
-    done = {str(r.get("query-id")) for _, r in keep[1:] if isinstance(r, dict) and ("text" in r or r.get("empty"))}
-    return _Resumed(done, old, "".join(ln for ln, _ in keep) if cut or len(keep) != len(whole) else None)
+    keep, done, merged, reasked = _answers(path, recs)
+    changed = cut or not all(keep)
+    return _Resumed(done, old, "".join(ln for ln, k in zip(whole, keep) if k) if changed else None, merged, reasked)
+
+
+def _is_passage(rec: dict[str, Any]) -> bool:
+    return isinstance(rec.get("text"), str)
+
+
+def _answers(path: Path, recs: list[Any]) -> tuple[list[bool], set[str], list[str], list[str]]:
+    """Which lines of a passage run to keep, the questions answered, and the questions answered twice: with
+    identical copies (kept once) and with different copies (dropped: asked again).
+
+    A question's answer is whole when its passages hold ranks 1..``of`` (a file written before ``of`` was
+    recorded: every answer but the last one). Copies of one rank must be the same line; an answer of passages
+    and an empty answer of one question differ. Failures are kept (the question is asked again); a second first
+    line equal to the first is dropped, another run's is refused.
+    """
+    keep = [r is not None for r in recs]
+    lines_of: dict[str, list[int]] = {}
+    for i, r in enumerate(recs[1:], start=1):
+        if not isinstance(r, dict):
+            continue
+        if META_KEY in r:
+            if r[META_KEY] != recs[0][META_KEY]:
+                raise InputFileError(f"{path}, line {i + 1}: a second first line {META_KEY!r}, of another run "
+                                     f"({r[META_KEY]!r}): the file mixes two runs; choose another --out.")
+            keep[i] = False
+        elif "query-id" in r:
+            lines_of.setdefault(str(r["query-id"]), []).append(i)
+    last = max(lines_of, key=lambda q: lines_of[q][-1], default=None)
+    done: set[str] = set()
+    merged, reasked = [], []
+    for q, idx in lines_of.items():
+        texts = [i for i in idx if _is_passage(recs[i])]
+        empties = [i for i in idx if recs[i].get("empty") is True and not _is_passage(recs[i])]
+        by_rank: dict[Any, list[int]] = {}
+        for i in texts:
+            by_rank.setdefault(recs[i].get("rank"), []).append(i)
+        differ = (texts and empties) or any(
+            len({json.dumps(recs[j], sort_keys=True) for j in js}) > 1 for js in by_rank.values())
+        twice = len(empties) > 1 or any(len(js) > 1 for js in by_rank.values())
+        if differ:
+            reasked.append(q)
+            for i in idx:
+                keep[i] = False
+            continue
+        if empties:
+            done.add(q)
+        elif texts:
+            n = {recs[i].get("of") for i in texts}
+            whole = (q != last) if n == {None} else (len(n) == 1 and set(by_rank) == set(range(1, (n.pop() or 0) + 1)))
+            if not whole:  # cut short by an interruption: asked again
+                for i in texts:
+                    keep[i] = False
+                continue
+            done.add(q)
+        drop = [i for js in by_rank.values() for i in js[1:]] + empties[1:]
+        for i in drop:
+            keep[i] = False
+        if twice:
+            merged.append(q)
+    return keep, done, merged, reasked
 
 
 def _same(path: Path, key: str, old: Any, new: Any) -> None:
@@ -292,7 +355,14 @@ def run_pipeline(pipeline: Any, task: Any, k: int | None = None, ingest: Callabl
     DataFrame
         The passage run in normal form (:func:`ragcov_data.runs.passages.validate_passage_run`); ``attrs``:
         ``failures`` (question id -> error), ``empty`` (questions answered with no passage), ``pipeline``, ``k``,
-        ``asked`` and ``resumed`` (questions asked in this call, and found answered in ``out``).
+        ``asked`` and ``resumed`` (questions asked in this call, and found answered in ``out``), ``repaired``
+        (``merged``: questions found twice in ``out`` with identical copies, kept once; ``asked_again``: found
+        twice with differing copies).
+
+    Raises
+    ------
+    RagcovError
+        Another run is writing ``out`` (it is locked: the message names that run), among the other errors.
     """
     if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
         raise RagcovError(f"`k` must be a positive integer; got {k!r}.")
@@ -305,6 +375,16 @@ def run_pipeline(pipeline: Any, task: Any, k: int | None = None, ingest: Callabl
     qids = [str(q) for q in queries["_id"]]
     meta = _meta(task, qids, name, k)
     path = _out_path(out)
+    if path is None:
+        return _run(pipeline, ingest, task, queries, qids, meta, name, k, None, show_progress)
+    with one_writer(path):  # one writer a file: a second run on it is refused while this one writes
+        return _run(pipeline, ingest, task, queries, qids, meta, name, k, path, show_progress)
+
+
+def _run(pipeline: Any, ingest: Callable[[pd.DataFrame], Any] | None, task: Any, queries: pd.DataFrame,
+         qids: list[str], meta: dict[str, Any], name: str | None, k: int | None, path: Path | None,
+         show_progress: bool | None) -> pd.DataFrame:
+    """The body of :func:`run_pipeline` once ``out`` is checked (and, with ``out``, locked)."""
     resumed = _resume(path, meta) if path is not None else _Resumed(set(), None, None)  # before any costly ingest
     done = resumed.done
     todo = [q for q in qids if q not in done]
@@ -319,8 +399,9 @@ def run_pipeline(pipeline: Any, task: Any, k: int | None = None, ingest: Callabl
         meta["pipeline"] = name
         if resumed.meta is not None:
             _same(path, "pipeline", resumed.meta.get("pipeline"), name)  # type: ignore[arg-type]
-    if resumed.rewrite is not None and todo:
+    if resumed.rewrite is not None:
         atomic_write(path, resumed.rewrite)  # type: ignore[arg-type]
+    _say_repaired(path, resumed)
     ask = _ask(pipeline) if todo else None
     rows, failures = _ask_all(ask, queries, done, k, path, meta, show_progress)
     if path is not None:
@@ -332,8 +413,23 @@ def run_pipeline(pipeline: Any, task: Any, k: int | None = None, ingest: Callabl
                               f"first: {next(iter(failures.items()), None)}).")
         frame = pd.DataFrame(rows)
         run = validate_passage_run(frame, source=f"pipeline {name}", fmt="pipeline")
-    run.attrs.update(asked=len(todo), resumed=len(done))
+    run.attrs.update(asked=len(todo), resumed=len(done), repaired={"merged": resumed.merged,
+                                                                   "asked_again": resumed.reasked})
     return _finish(run, failures, name, k)
+
+
+def _say_repaired(path: Path | None, resumed: _Resumed) -> None:
+    """A line on standard error for answers found twice in the file (see :func:`_answers`)."""
+    if not (resumed.merged or resumed.reasked):
+        return
+    parts = []
+    if resumed.merged:
+        parts.append(f"{len(resumed.merged)} with identical copies kept once (first: {resumed.merged[0]!r})")
+    if resumed.reasked:
+        parts.append(f"{len(resumed.reasked)} whose copies differ dropped and asked again (first: "
+                     f"{resumed.reasked[0]!r})")
+    print(f"ragcov: {path}: {len(resumed.merged) + len(resumed.reasked)} question(s) were answered twice in the file "
+          f"(two runs wrote it at once, or one was interrupted): {'; '.join(parts)}.", file=sys.stderr)
 
 
 def _out_path(out: str | os.PathLike | None) -> Path | None:
