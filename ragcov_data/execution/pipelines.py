@@ -52,47 +52,10 @@ import pandas as pd
 from ragcov_data._atomic import atomic_write, one_writer
 from ragcov_data.tasks.documents import task_documents
 from ragcov_data.errors import InputFileError, RagcovError
+from ragcov_data.execution.user_code import factory_hint, import_object, pipeline_or_factory
 from ragcov_data.runs.passages import META_KEY, PASSAGE_NAMES, validate_passage_run
 
 __all__ = ["run_pipeline", "passages_of", "pipeline_name", "import_object", "pipeline_or_factory", "META_KEY"]
-
-
-def pipeline_or_factory(obj: Any) -> tuple[Any, Callable[[pd.DataFrame], Any] | None]:
-    """``(pipeline, ingest)`` of an object named on the command line: a function whose first parameter is named
-    ``documents`` is a factory (called with the task's documents, it returns the pipeline), anything else the
-    pipeline itself."""
-    import inspect
-
-    if callable(obj) and not hasattr(obj, "invoke") and not hasattr(obj, "retrieve"):
-        try:
-            params = list(inspect.signature(obj).parameters)
-        except (TypeError, ValueError):
-            params = []
-        if params[:1] == ["documents"]:
-            return None, obj
-    return obj, None
-
-
-def import_object(spec: str, what: str = "pipeline") -> Any:
-    """The object ``module:attr`` names, imported with the current directory on ``sys.path`` (as uvicorn and
-    gunicorn do), so a pipeline defined in ``./my_rag.py`` is ``my_rag:retriever``."""
-    import importlib
-
-    if not isinstance(spec, str) or spec.count(":") != 1 or not all(spec.split(":")):
-        raise RagcovError(f"--{what} takes module:attr (e.g. my_rag:retriever, from ./my_rag.py); got {spec!r}.")
-    module, attr = spec.split(":")
-    if os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())
-    try:
-        obj = importlib.import_module(module)
-    except ImportError as exc:
-        raise RagcovError(f"--{what} {spec}: cannot import module {module!r} ({exc}); run from the folder holding "
-                          f"{module.replace('.', '/')}.py or put it on PYTHONPATH.") from None
-    for part in attr.split("."):
-        if not hasattr(obj, part):
-            raise RagcovError(f"--{what} {spec}: module {module!r} has no {attr!r}.")
-        obj = getattr(obj, part)
-    return obj
 
 
 def pipeline_name(pipeline: Any) -> str:
@@ -160,6 +123,14 @@ def passages_of(returned: Any, question_id: str, k: int | None = None) -> list[d
     RagcovError
         The answer is not a list (e.g. one ``str``), or an item carries no text; names the question and the type.
     """
+    if isinstance(returned, pd.DataFrame):  # iterating a DataFrame gives its column names, not its rows
+        raise RagcovError(f"the pipeline returned a pandas DataFrame for question {question_id!r} (columns "
+                          f"{[str(c) for c in returned.columns][:6]}), not a list of passages: iterating it gives "
+                          "its column names; return its rows, e.g. `df.to_dict('records')` (a `text` column, "
+                          "optional `score`, `doc_id`, `start_char`) or `list(df['text'])`.")
+    if isinstance(returned, (set, frozenset)):
+        raise RagcovError(f"the pipeline returned a {type(returned).__name__} for question {question_id!r}: a set has "
+                          "no order, so its passages would get arbitrary ranks; return a list, best passage first.")
     if isinstance(returned, (str, bytes, Mapping)) or not hasattr(returned, "__iter__"):
         raise RagcovError(f"the pipeline returned a {type(returned).__name__} for question {question_id!r}, not a list "
                           "of passages; return a list (of strings, (text, score) pairs, dicts or documents).")
@@ -403,14 +374,14 @@ def _run(pipeline: Any, ingest: Callable[[pd.DataFrame], Any] | None, task: Any,
         atomic_write(path, resumed.rewrite)  # type: ignore[arg-type]
     _say_repaired(path, resumed)
     ask = _ask(pipeline) if todo else None
-    rows, failures = _ask_all(ask, queries, done, k, path, meta, show_progress)
+    hint = factory_hint(pipeline) if todo else ""  # a factory taken for the pipeline: said in its errors
+    rows, failures = _ask_all(ask, queries, done, k, path, meta, show_progress, hint)
     if path is not None:
-        run = _read_back(path, name)
+        run = _read_back(path, name, hint)
         failures = dict(run.attrs.get("failures") or {})
     else:
-        if not any("text" in r for r in rows):
-            raise RagcovError(f"the pipeline {name!r} returned no passage for any question (failures: {len(failures)}; "
-                              f"first: {next(iter(failures.items()), None)}).")
+        if not any(_is_passage(r) for r in rows):
+            raise RagcovError(_nothing_returned(name, rows, None) + hint)
         frame = pd.DataFrame(rows)
         run = validate_passage_run(frame, source=f"pipeline {name}", fmt="pipeline")
     run.attrs.update(asked=len(todo), resumed=len(done), repaired={"merged": resumed.merged,
@@ -446,22 +417,33 @@ def _out_path(out: str | os.PathLike | None) -> Path | None:
     return path
 
 
-def _read_back(path: Path, name: str) -> pd.DataFrame:
-    """The passage run written at ``path``, read back through the one reader; a file holding only failures is
-    refused naming the first."""
+def _read_back(path: Path, name: str, hint: str = "") -> pd.DataFrame:
+    """The passage run written at ``path``, read back through the one reader; a file holding no passage (every
+    question failed, or was answered with nothing) is refused naming the pipeline and the first failure."""
     from ragcov_data.runs.passages import load_passage_run
 
     try:
         return load_passage_run(path)
     except InputFileError:
-        text = path.read_text(encoding="utf-8").splitlines()[1:]
-        recs = [json.loads(t) for t in text if t.strip()]
-        errors = [r for r in recs if isinstance(r, dict) and r.get("error")]
-        if recs and len(errors) == len(recs):
-            raise RagcovError(f"the pipeline {name!r} failed on every question ({len(errors)}; first: "
-                              f"{errors[0].get('query-id')!r}: {str(errors[0]['error'])[:160]}); the failures are "
-                              f"recorded in {path}, and a re-run asks them again.") from None
+        recs = [json.loads(t) for t in path.read_text(encoding="utf-8").splitlines()[1:] if t.strip()]
+        if recs and not any(isinstance(r, dict) and _is_passage(r) for r in recs):
+            raise RagcovError(_nothing_returned(name, recs, path) + hint) from None
         raise
+
+
+def _nothing_returned(name: str, recs: list[Any], path: Path | None) -> str:
+    """The error of a run in which no question got a passage."""
+    errors = [r for r in recs if isinstance(r, dict) and r.get("error")]
+    empty = [r for r in recs if isinstance(r, dict) and r.get("empty") is True and not _is_passage(r)]
+    first = f"first: {errors[0].get('query-id')!r}: {str(errors[0]['error'])[:160]}" if errors else ""
+    kept = f"; they are recorded in {path}" if path is not None else ""
+    if errors and not empty:
+        return (f"the pipeline {name!r} failed on every question (failures: {len(errors)}; {first}){kept}, and a "
+                "re-run asks them again.")
+    return (f"the pipeline {name!r} returned no passage for any question (failures: {len(errors)}; answered with no "
+            f"passage: {len(empty)}{'; ' + first if first else ''}){kept}: a run with no passage is not scored "
+            "(every question would score 0); check that the pipeline finds what it indexed"
+            + (", then delete the file (or give another output path) to ask every question again." if path else "."))
 
 
 def _finish(run: pd.DataFrame, failures: dict[str, str], name: str, k: int | None) -> pd.DataFrame:
@@ -482,7 +464,7 @@ def _queries(task: Any) -> pd.DataFrame:
 
 
 def _ask_all(ask: Callable[[str], Any] | None, queries: pd.DataFrame, done: set[str], k: int | None,
-             path: Path | None, meta: dict[str, Any], show_progress: bool | None
+             path: Path | None, meta: dict[str, Any], show_progress: bool | None, hint: str = ""
              ) -> tuple[list[dict[str, Any]], dict[str, str]]:
     """Ask every question not in ``done``; the rows (passages, empty answers, failures) and the failures."""
     from tqdm.auto import tqdm
@@ -505,7 +487,10 @@ def _ask_all(ask: Callable[[str], Any] | None, queries: pd.DataFrame, done: set[
                 failures[qid] = f"{type(exc).__name__}: {exc}"
                 got = [{"query-id": qid, "error": failures[qid]}]
             else:
-                got = passages_of(returned, qid, k)  # a malformed answer is the pipeline's contract broken: refused
+                try:
+                    got = passages_of(returned, qid, k)  # a malformed answer is the pipeline's contract broken
+                except RagcovError as exc:
+                    raise RagcovError(f"{exc}{hint}") from None
             if fh is not None:
                 _write(fh, got)
             rows += got
