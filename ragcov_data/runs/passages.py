@@ -31,7 +31,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from ragcov_data.errors import InputFileError, RagcovError
+from ragcov_data.errors import InputFileError, RagcovError, binary_kind
 
 __all__ = ["META_KEY", "PASSAGE_COLUMNS", "PASSAGE_NAMES", "RAGAS_COLUMNS", "is_passage_columns", "load_passage_run",
            "validate_passage_run", "is_passage_run", "sniff_passage_file"]
@@ -194,6 +194,11 @@ def _text(path: Path, comp: str | None) -> str:
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
+        binary = binary_kind(data[:8])
+        if binary is not None:  # a PDF named .jsonl is a PDF, not text in another encoding
+            raise InputFileError(f"{path}: this file is {binary[0]} (its first bytes are {data[:5]!r}), not a "
+                                 "passage run; give the JSON Lines, CSV or parquet file of the pipeline's passages.") \
+                from None
         line = data[:exc.start].count(b"\n") + 1
         raise InputFileError(f"{path}, line {line}: bytes that are not UTF-8; re-save the passage run as UTF-8 "
                              "(e.g. iconv -f latin1 -t utf-8).") from None

@@ -107,11 +107,7 @@ def parse_metric(metric: str | MetricSpec) -> MetricSpec:
         raise RagcovError(f"`metric` must be a string like 'ndcg@10'; got {type(metric).__name__}.")
     m = _PATTERN.match(metric)
     if m is None and _BUDGETED.match(metric):
-        raise RagcovError(f"`metric`={metric!r} is a budgeted measure (B words of context): it is scored on a "
-                          "cited-questions task (irpf, cited_questions), whose citations carry the provisions' "
-                          "character spans — `ragcov eval RUN --dataset irpf --metric recall@1000w`, "
-                          "`ragcov chunking "
-                          "--dataset irpf`, or ragcov_data.eval.comparisons.cited.per_query_values.")
+        raise _budgeted_here(metric, valid)
     if m is None:
         raise RagcovError(
             f"`metric` must look like 'name@k' (e.g. 'ndcg@10', 'hit@1'); got {metric!r}. Valid names: {valid}."
@@ -125,6 +121,27 @@ def parse_metric(metric: str | MetricSpec) -> MetricSpec:
     if k < 1:
         raise RagcovError(f"the cutoff k in `metric`={metric!r} must be an integer >= 1; got {k}.")
     return MetricSpec(name, k)
+
+
+def _budgeted_here(metric: str, valid: str) -> RagcovError:
+    """A budgeted ``name@Bw`` asked of a task scored by ranked documents: it is a cited-questions measure, named
+    as a cited-questions task accepts it (``span_iou@1000w`` there is ``iou@1000w``), beside this task's own."""
+    # local: budget imports this module
+    from ragcov_data.eval.outcomes.budget import _PATTERN as CITED, BUDGET_NAMES, _meant
+
+    m = CITED.match(metric)
+    there = _meant(m, False) if m is not None else None
+    if there is None:
+        names = ", ".join(n + "@Bw" for n in BUDGET_NAMES)
+        said = (f"a budgeted form (B words of context), which only a cited-questions task (irpf, cited_questions) "
+                f"scores, and there as {names} (not {m.group(1) if m else metric!r})")
+    else:
+        said = ("a budgeted measure (B words of context) of a cited-questions task (irpf, cited_questions), scored "
+                "by the cited provisions' character spans" + (f"; there it is named {there!r}" if there !=
+                                                                   metric.strip() else ""))
+    return RagcovError(f"`metric`={metric!r} is {said} (`ragcov eval RUN --dataset irpf --metric "
+                       f"{there or 'recall@1000w'}`, `ragcov chunking --dataset irpf`). This task's measures are "
+                       f"{valid} (e.g. 'ndcg@10').")
 
 
 def per_query(
