@@ -48,7 +48,7 @@ def file_kind(path: str | os.PathLike) -> str | None:
     one, or nothing."""
     try:
         st = os.lstat(path)
-    except FileNotFoundError:
+    except OSError:  # nothing there, or a parent that is a file (the writability check names it)
         return None
     link = ""
     if stat.S_ISLNK(st.st_mode):
@@ -85,8 +85,8 @@ def check_replaceable(path: str | os.PathLike, option: str | None = None) -> Pat
         return Path(path)
     named = f"{option} {str(path)!r}" if option else repr(str(path))
     if what.endswith("a folder"):
-        raise RagcovError(f"{named} is {what}, not a file: ragcov writes a file at that path; give a file path "
-                          "(inside the folder, or elsewhere).")
+        raise RagcovError(f"cannot write {named}: it is {what}, not a file; choose a writable path (a file inside the "
+                          "folder, or elsewhere).")
     if what.endswith("does not exist"):
         fix = "remove the link, or give the path of the file itself"
     else:

@@ -140,7 +140,7 @@ def test_a_dangling_link_is_named_as_one(tmp_path, capsys):
 
 
 def test_a_folder_where_a_file_goes_is_named(tmp_path):
-    with pytest.raises(RagcovError, match=r"--json '.*' is a folder, not a file: .* give a file path"):
+    with pytest.raises(RagcovError, match=r"cannot write --json '.*': it is a folder, not a file; choose a writable"):
         check_outputs([], [("--json", tmp_path)])
 
 

@@ -90,7 +90,7 @@ def test_distinct_outputs_pass(runs, tmp_path):
 
 
 def test_unwritable_output_is_still_refused(runs, tmp_path):
-    with pytest.raises(RagcovError, match="is a folder, not a file"):
+    with pytest.raises(RagcovError, match="it is a folder, not a file"):
         check_outputs([("RUN", runs["x"])], [("--json", tmp_path)])
 
 
