@@ -133,6 +133,13 @@ def test_a_budgeted_measure_on_juristcu_names_what_irpf_accepts_and_juristcus_ow
     with pytest.raises(RagcovError, match=r"'foo@10w' is a budgeted form .* recall@Bw, hit@Bw, span_recall@Bw, "
                                           r"precision@Bw, iou@Bw \(not 'foo'\)"):
         parse_metric("foo@10w")
+    from ragcov_data.eval.outcomes.budget import _PATTERN, _meant
+
+    for given in ("span_iou@1000w", "recall@500w", "prec@100w", "success@50w", "iou@0w", "span_recal@300w"):
+        with pytest.raises(RagcovError) as exc:  # the name said on JurisTCU is the one a cited task suggests
+            parse_metric(given)
+        said = re.search(r"there it is named '([^']+)'", str(exc.value))
+        assert (said.group(1) if said else given) == _meant(_PATTERN.match(given), False), given
 
 
 def test_terminal_colour_codes_around_a_cited_article_are_taken_out(cited):

@@ -123,16 +123,31 @@ def parse_metric(metric: str | MetricSpec) -> MetricSpec:
     return MetricSpec(name, k)
 
 
+#: The budgeted measures (``name@Bw``) a cited-questions task scores, and their aliases: defined here, where every
+#: metric name is parsed, and read by :mod:`ragcov_data.eval.outcomes.budget`.
+CITED_BUDGET_NAMES = ("recall", "hit", "span_recall", "precision", "iou")
+CITED_ALIASES = {"r": "recall", "p": "precision", "success": "hit"}
+
+
+def cited_budget_name(given: str) -> str | None:
+    """The budgeted measure a name most likely means: itself or its alias, the valid name it ends with
+    (``span_iou`` -> ``iou``), or a close spelling; None when none is close."""
+    given = CITED_ALIASES.get(given.lower(), given.lower())
+    if given in CITED_BUDGET_NAMES:
+        return given
+    ends = [n for n in CITED_BUDGET_NAMES if given.endswith("_" + n)]
+    close = ends or difflib.get_close_matches(given, list(CITED_BUDGET_NAMES) + list(CITED_ALIASES), n=1)
+    return CITED_ALIASES.get(close[0], close[0]) if close else None
+
+
 def _budgeted_here(metric: str, valid: str) -> RagcovError:
     """A budgeted ``name@Bw`` asked of a task scored by ranked documents: it is a cited-questions measure, named
     as a cited-questions task accepts it (``span_iou@1000w`` there is ``iou@1000w``), beside this task's own."""
-    # local: budget imports this module
-    from ragcov_data.eval.outcomes.budget import _PATTERN as CITED, BUDGET_NAMES, _meant
-
-    m = CITED.match(metric)
-    there = _meant(m, False) if m is not None else None
+    m = _BUDGETED.match(metric)
+    name = cited_budget_name(m.group(1)) if m else None
+    there = f"{name}@{int(m.group(2)) if int(m.group(2)) >= 1 else 1000}w" if m and name else None
     if there is None:
-        names = ", ".join(n + "@Bw" for n in BUDGET_NAMES)
+        names = ", ".join(n + "@Bw" for n in CITED_BUDGET_NAMES)
         said = (f"a budgeted form (B words of context), which only a cited-questions task (irpf, cited_questions) "
                 f"scores, and there as {names} (not {m.group(1) if m else metric!r})")
     else:
