@@ -65,9 +65,10 @@ def extend_parser(p: argparse.ArgumentParser) -> None:
     g.add_argument("--metrics", default="recall@10,ndcg@10",
                    help="comma list of recall@k, ndcg@k, hit@k (k chunks: unequal contexts across chunkings) or "
                         "recall@Bw ...: one family-wise table each (default: recall@10,ndcg@10)")
-    g.add_argument("--cluster", choices=("auto", "query", "topic", "article"), default="auto",
-                   help="unit of inference: the question, its topic, its first cited artigo, or auto (topic when "
-                        "its ICC > 0.05)")
+    g.add_argument("--cluster", choices=("auto", "query", "topic", "exam", "article"), default=None,
+                   help="unit of inference (default: the task's own, as ragcov eval reads it: irpf the topic, lgpd "
+                        "the exam; auto says the same): the question, its topic, its exam, or its first cited "
+                        "artigo (said in the output)")
 
 
 def _split(value: str | None) -> list[str]:
