@@ -37,7 +37,7 @@ from ragcov_data.eval.outcomes.metrics import _lists, per_query
 from ragcov_data.eval.outcomes.table import _split_frame
 
 __all__ = ["MAX_UNLOCATED", "MEASURE_RULES", "LocatedRun", "locate_run", "passage_scores", "is_located",
-           "document_run", "location_notice", "cited_passage_values"]
+           "document_run", "ranked_documents", "location_notice", "cited_passage_values"]
 
 #: Share of a run's passages found in no document above which the run is refused.
 MAX_UNLOCATED = 0.20
@@ -142,16 +142,25 @@ def _cited_scores(prepared: Any, located: LocatedRun, qids: list[str]) -> pd.Ser
     if not isinstance(spec, CitedMetric):
         raise RagcovError(f"{spec} grades ragcov's chunks, which a passage run has none of; score a passage run on a "
                           "cited-questions task with recall@k, hit@k or a budget (recall@1000w, span_recall@1000w, "
-                          "precision@1000w, iou@1000w, hit@1000w).")
+                          "precision@1000w, iou@1000w, hit@1000w)"
+                          + ("; nDCG@10 is ragcov leaderboard's default on graded qrels: pass --metric recall@10 "
+                             "(metric='recall@10') or recall@1000w." if getattr(spec, "name", "") == "ndcg" else "."))
     values = cited_passage_values(located, prepared.cited.citations, prepared.cited.granularity, [spec], qids)
-    out = values[str(spec)].rename(str(spec))
-    out.index = pd.Index(qids, dtype=object, name="query-id")
-    out.attrs.update(metric=str(spec), description=spec.describe().replace("a chunk", "a passage"), n_no_relevant=0,
+    # a new Series: a column taken from ``values`` would carry its per-budget attrs (dicts) as its own
+    out = pd.Series(values[str(spec)].to_numpy(dtype=float), index=pd.Index(qids, dtype=object, name="query-id"),
+                    name=str(spec))
+    out.attrs.update(metric=str(spec), description=_passage_words(spec.describe()), n_no_relevant=0,
                      n_run_only=_run_only(located, qids),
                      n_short_context=values.attrs["n_short_context"].get(spec.k, 0) if spec.budget else 0)
     if spec.budget:
         out.attrs["context_words"] = values.attrs["context_words"].get(spec.k)
     return out
+
+
+def _passage_words(description: str) -> str:
+    """A cited measure's description said of passages (``a chunk in the top 10 chunks`` -> ``a passage in the top
+    10 passages``)."""
+    return description.replace("a chunk", "a passage").replace(" chunks", " passages")
 
 
 def cited_passage_values(located: LocatedRun, citations: pd.DataFrame, granularity: str, metrics: Sequence[Any],
@@ -212,7 +221,18 @@ def document_run(located: LocatedRun, own: pd.DataFrame | None = None) -> pd.Dat
     """The run's document list (see the module docstring) as an id run: ``query-id, corpus-id, rank, score``
     (``score = -rank``). ``own``: per query its own chunk's span on the line (self-retrieval), whose overlapping
     passages are dropped."""
-    f = located.frame[located.frame["start"] >= 0]
+    return _document_list(located.frame, own)
+
+
+def ranked_documents(run: pd.DataFrame) -> pd.DataFrame:
+    """What a reading of a run's ranked documents (judged@k, a condensed list, unjudged documents read as
+    relevant) reads: a located passage run's document list (:func:`document_run`), any other run as it is."""
+    return _document_list(run) if is_located(run) else run
+
+
+def _document_list(frame: pd.DataFrame, own: pd.DataFrame | None = None) -> pd.DataFrame:
+    """:func:`document_run` of a located passage run's table."""
+    f = frame[frame["start"] >= 0]
     if own is not None and len(f):
         o = own.reindex(f["query-id"])
         overlap = (f["start"].to_numpy() < o["end"].to_numpy()) & (f["end"].to_numpy() > o["start"].to_numpy())
@@ -221,7 +241,7 @@ def document_run(located: LocatedRun, own: pd.DataFrame | None = None) -> pd.Dat
     out = pd.DataFrame({"query-id": f["query-id"].to_numpy(dtype=object), "corpus-id": f["doc_id"].to_numpy(dtype=object)})
     out["rank"] = out.groupby("query-id", sort=False).cumcount().to_numpy(dtype=np.int64) + 1
     out["score"] = -out["rank"].to_numpy(dtype=float)
-    out.attrs = {"score_from": "rank", "kind": "document_list", "source": located.frame.attrs.get("source")}
+    out.attrs = {"score_from": "rank", "kind": "document_list", "source": frame.attrs.get("source")}
     return out
 
 
