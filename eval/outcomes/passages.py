@@ -21,7 +21,7 @@ A run whose unlocated share exceeds :data:`MAX_UNLOCATED` is refused: it was pro
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -34,10 +34,10 @@ from ragcov_data.eval.outcomes.budget import (_COLUMN, CitedMetric, budget_table
                                               parse_cited_metric, provision_spans)
 from ragcov_data.eval.outcomes.context import Items
 from ragcov_data.eval.outcomes.metrics import _lists, per_query
-from ragcov_data.eval.outcomes.table import _split_frame
+from ragcov_data.eval.outcomes.table import _split_frame, zeroed_notice
 
 __all__ = ["MAX_UNLOCATED", "MEASURE_RULES", "LocatedRun", "locate_run", "passage_scores", "is_located",
-           "document_run", "ranked_documents", "location_notice", "cited_passage_values"]
+           "document_run", "ranked_documents", "missing_answers_error", "run_label", "passage_notices", "location_notice", "cited_passage_values"]
 
 #: Share of a run's passages found in no document above which the run is refused.
 MAX_UNLOCATED = 0.20
@@ -287,3 +287,37 @@ def location_notice(name: str, report: dict[str, Any]) -> str:
     if report.get("empty"):
         line += f"; {len(report['empty'])} question(s) answered with no passage are scored with no context"
     return line + "."
+
+
+def run_label(name: str, attrs: Mapping[str, Any]) -> str:
+    """How messages name a passage run: its file's name where it was read from a file, else ``name``."""
+    from pathlib import Path
+
+    src = attrs.get("source")
+    return Path(src).name if isinstance(src, str) and src not in ("DataFrame", "passage run") else name
+
+
+def missing_answers_error(name: str, attrs: Mapping[str, Any], lacking: Sequence[str],
+                          n_questions: int) -> QrelsRunMismatchError:
+    """A passage run without an answer (passages, a failure or an empty answer) for some of the task's questions,
+    under ``on_missing="error"``: the same words in every verb and API call."""
+    meta = attrs.get("meta") or {}
+    label = run_label(name, attrs)
+    how = (f"ragcov run --pipeline {meta['pipeline']} ... --out {label}" if meta.get("pipeline")
+           else "ragcov run --pipeline MODULE:ATTR ... --out FILE")
+    return QrelsRunMismatchError(
+        f"passage run {label!r} has no answer for {len(lacking)} of the task's {n_questions} questions (first 3: "
+        f"{list(lacking[:3])}): its pipeline was not asked them (a run cut short, or made on fewer questions). "
+        f"Re-running the pipeline with the same --out resumes and asks only these ({how}; run_pipeline(..., "
+        "out=FILE)); to score them 0, as questions answered with no context, pass --on-missing zero "
+        "(on_missing='zero'; the output then says how many).")
+
+
+def passage_notices(label: str, attrs: Mapping[str, Any], n_questions: int) -> list[str]:
+    """What a passage run's per-question values (:func:`ragcov_data.eval.comparisons.cited.per_query_values`'s
+    ``attrs``) have to say beside a family: where its passages were found and the questions it lacked (scored 0)."""
+    out = [location_notice(label, attrs["passages"])] if attrs.get("passages") else []
+    missing = attrs.get("missing_queries") or []
+    if missing:
+        out.append(zeroed_notice(label, len(missing), n_questions))
+    return out
