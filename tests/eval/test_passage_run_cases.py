@@ -230,6 +230,13 @@ def test_a_cut_line_an_id_line_and_a_second_header_are_named(irpf, tmp_path):
                                              r"the first is line 1.*joined"):
         load_run(twice)
 
+    of = p.assign(of=p.groupby("query-id")["rank"].transform("size"))  # run_pipeline records each answer's size
+    short = _jsonl(tmp_path / "short.jsonl", of.iloc[:-1], header)  # its last line lost between two whole lines
+    with pytest.raises(InputFileError, match=rf"short\.jsonl, line {n - 1}: the answer to question .* is cut short "
+                                             r"\(\d+ of its \d+ passages.*resumes"):
+        load_run(short)
+    assert load_run(_jsonl(tmp_path / "whole.jsonl", of, header))["query-id"].nunique() == 3
+
 
 # --------------------------------------------------------------------------- 7. the miss analysis
 
