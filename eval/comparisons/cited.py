@@ -50,7 +50,8 @@ from ragcov_data.eval.outcomes.align import align
 from ragcov_data.eval.outcomes.budget import (CONTEXT_NOTE, cited_provisions, cited_values, context_size,
                                               parse_cited_metric)
 from ragcov_data.eval.outcomes.metrics import per_query
-from ragcov_data.eval.outcomes.passages import cited_passage_values, passage_notices
+from ragcov_data.eval.outcomes.passages import (cited_passage_values, cited_placements, passage_notices,
+                                                placement_notices)
 from ragcov_data.eval.outcomes.prepare import prepare_task
 from ragcov_data.eval.outcomes.score import score_run
 from ragcov_data.eval.outcomes.table import run_name
@@ -156,7 +157,8 @@ def per_query_values(run: Any, task: Any, *, metrics: Sequence[str] = ("recall@1
     table, located = _staged_run(run, task, metrics[0], citations, granularity, qids, on_missing)
     if located is not None:  # a pipeline's passages: read by their located spans
         out = cited_passage_values(located, citations, granularity, metrics, qids)
-        out.attrs.update(passages=table.info.get("passages"), missing_queries=table.info["missing_queries"])
+        out.attrs.update(passages=table.info.get("passages"), missing_queries=table.info["missing_queries"],
+                         placements=cited_placements(located, citations, granularity, out))
     else:
         out = _id_run_values(table.run, task, citations, granularity, metrics, qids, prov)
     out.attrs["excluded"] = [q for q in all_q if q not in set(qids)]
@@ -534,16 +536,17 @@ def cited_chunking_study(
     res_rows, order, queries0, notices = _common_questions(tasks, where, granularity)
     per_sys = _system_values(tasks, retrievers, runner, order, depth_of=lambda c: max(kmax, _budget_depth(
         c, max(budgets, default=0))), metrics=all_metrics, granularity=granularity)
+    said: dict[str, list[str]] = {}  # a metric's own notices (a passage run's ambiguous passages may move it)
     per_sys.update(_passage_values(passages, tasks[next(iter(tasks))], order, all_metrics, granularity, per_sys,
-                                   on_missing, notices))
+                                   on_missing, notices, said))
     words = {name: dict(v.attrs.get("context_words") or {}) for name, v in per_sys.items()}  # mean words a budget
     values = pd.concat(dict(per_sys), axis=1).swaplevel(0, 1, axis=1).sort_index(axis=1, level=0,
                                                                                 sort_remaining=False)
     rec_name = next((str(s) for s in specs if s.name == "recall" and not s.budget), all_metrics[0])
     icc, clusters, cname_ = _unit_of_inference(tasks, per_sys, queries0, order, rec_name, cluster, icc_threshold)
     family = _rankable(family, values, notices)
-    lbs = {m: _family(values[m], m, clusters, cname_, notices, level=level, n_resamples=n_resamples, seed=seed)
-           for m in family}
+    lbs = {m: _family(values[m], m, clusters, cname_, notices + said.get(m, []), level=level,
+                      n_resamples=n_resamples, seed=seed) for m in family}
     return CitedChunkingResult(leaderboards=lbs, values=values, resolution=pd.DataFrame(res_rows), icc=icc,
                                granularity=granularity, where=where,
                                cluster=cname_,
@@ -635,12 +638,12 @@ def _family(values: pd.DataFrame, metric: str, clusters: Any, cluster_name: str,
 
 
 def _passage_values(passages: Mapping[str, Any] | None, task: Any, order: list[str], metrics: list[str],
-                    granularity: str, taken: Mapping[str, Any], on_missing: str,
-                    notices: list[str]) -> dict[str, pd.DataFrame]:
+                    granularity: str, taken: Mapping[str, Any], on_missing: str, notices: list[str],
+                    said: dict[str, list[str]]) -> dict[str, pd.DataFrame]:
     """Per passage run the per-question values of every metric a passage run has (all but ``ndcg@k``), scored on
     ``task`` (any chunking: a passage run's spans and the cited provisions are on the acts, not the chunks);
     questions it lacks as ``on_missing`` says; where its passages were found, and the questions it lacked, said
-    in ``notices``."""
+    in ``notices``; how far its ambiguous passages may move a metric, in ``said[metric]``."""
     out: dict[str, pd.DataFrame] = {}
     ok = [m for m in metrics if parse_cited_metric(m).name != "ndcg"]
     for name, run in (passages or {}).items():
@@ -648,8 +651,10 @@ def _passage_values(passages: Mapping[str, Any] | None, task: Any, order: list[s
             raise RagcovError(f"the passage run {name!r} has the name of another system; name it otherwise.")
         out[str(name)] = per_query_values(run, task, metrics=ok, granularity=granularity, query_ids=order,
                                           on_missing=on_missing)
-        notices += passage_notices(run_name(run) if run_name(run) != "run" else str(name), out[str(name)].attrs,
-                                   len(order))
+        label = run_name(run) if run_name(run) != "run" else str(name)
+        notices += passage_notices(label, out[str(name)].attrs, len(order))
+        for m, note in placement_notices(label, out[str(name)].attrs).items():
+            said.setdefault(m, []).append(note)
     return out
 
 

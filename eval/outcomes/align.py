@@ -16,7 +16,7 @@ import pandas as pd
 
 from ragcov_data.errors import QrelsRunMismatchError, RagcovError
 from ragcov_data.eval.outcomes.args import check_outcome_args
-from ragcov_data.eval.outcomes.passages import missing_answers_error
+from ragcov_data.eval.outcomes.passages import ambiguity_notice, missing_answers_error, run_label
 from ragcov_data.eval.outcomes.prepare import PreparedTask
 from ragcov_data.eval.outcomes.run_checks import outside_notice
 from ragcov_data.eval.outcomes.score import ScoredRun, scores_of
@@ -194,8 +194,12 @@ def _table(prepared: PreparedTask, s: ScoredRun, kept: _Kept, on_missing: str, s
     }
     if scores.attrs.get("context_words") is not None:  # budgeted measures: the words each context holds
         info["mean_context_words"] = float(scores.attrs["context_words"])
-    if s.located is not None:  # a passage run: how its passages were located
-        info["passages"] = s.located.report
+    if s.located is not None:  # a passage run: how its passages were located, how far their places may move it
+        info["passages"] = {**s.located.report, "placement": scores.attrs.get("placement")}
+        note = ambiguity_notice(run_label(s.name, s.located.frame.attrs), scores.attrs.get("metric", str(prepared.spec)),
+                                s.located.report, scores.attrs.get("placement"))
+        if note:
+            own.append(note)
     return OutcomeTable(
         name=s.name, per_query=pq, missing=miss, metric=scores.attrs.get("metric", str(prepared.spec)),
         tie_policy=prepared.tie_policy, relevance_threshold=prepared.relevance_threshold, cluster=prepared.cluster,

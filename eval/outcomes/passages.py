@@ -20,7 +20,7 @@ A run whose unlocated share exceeds :data:`MAX_UNLOCATED` is refused: it was pro
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -34,10 +34,12 @@ from ragcov_data.eval.outcomes.budget import (_COLUMN, CitedMetric, budget_table
                                               parse_cited_metric, provision_spans)
 from ragcov_data.eval.outcomes.context import Items
 from ragcov_data.eval.outcomes.metrics import _lists, per_query
+from ragcov_data.eval.outcomes.placements import placement_notice, placement_range
 from ragcov_data.eval.outcomes.table import _split_frame, zeroed_notice
 
 __all__ = ["MAX_UNLOCATED", "MEASURE_RULES", "LocatedRun", "locate_run", "passage_scores", "is_located",
-           "document_run", "ranked_documents", "missing_answers_error", "run_label", "passage_notices", "location_notice", "cited_passage_values"]
+           "document_run", "ranked_documents", "missing_answers_error", "run_label", "passage_notices",
+           "ambiguity_notice", "cited_placement", "cited_placements", "placement_notices", "location_notice", "cited_passage_values"]
 
 #: Share of a run's passages found in no document above which the run is refused.
 MAX_UNLOCATED = 0.20
@@ -63,6 +65,7 @@ class LocatedRun:
     line: CharacterLine
     kind: str
     report: dict[str, Any]
+    alternatives: dict[int, np.ndarray | None] = field(default_factory=dict)  # rows placed at the first of places
 
 
 def is_located(run: Any) -> bool:
@@ -123,7 +126,8 @@ def locate_run(run: pd.DataFrame, task: Any, name: str = "run") -> LocatedRun:
         "doc_id": [line.doc_ids[d] if d >= 0 else None for d in loc.doc], "start": loc.start, "end": loc.end,
         "how": loc.how, "places": loc.places})
     frame.attrs = {**{k: v for k, v in run.attrs.items() if k != "kind"}, "kind": _KIND, "score_from": "rank"}
-    return LocatedRun(frame, line, task_kind(task), report)
+    report["counts"]["unplaced"] = len(loc.alternatives)  # ambiguous and no hint decided: at the first place
+    return LocatedRun(frame, line, task_kind(task), report, dict(loc.alternatives))
 
 
 # --------------------------------------------------------------------------- scoring
@@ -132,9 +136,85 @@ def locate_run(run: pd.DataFrame, task: Any, name: str = "run") -> LocatedRun:
 def passage_scores(prepared: Any, located: LocatedRun, query_ids: Sequence[str]) -> pd.Series:
     """Per-query values of a located passage run on a prepared task (see the module docstring)."""
     qids = [str(q) for q in query_ids]
+    out = (_cited_scores if located.kind == "cited" else _document_scores)(prepared, located, qids)
+    if located.alternatives:  # passages placed at the first of several places: how far the score may move
+        out.attrs["placement"] = _placement(prepared, located, qids, out.to_numpy(dtype=float))
+    return out
+
+
+def _placement(prepared: Any, located: LocatedRun, qids: list[str], values: np.ndarray) -> dict[str, Any] | None:
+    """:func:`ragcov_data.eval.outcomes.placements.placement_range` of the prepared metric."""
     if located.kind == "cited":
-        return _cited_scores(prepared, located, qids)
-    return _document_scores(prepared, located, qids)
+        return cited_placement(located, prepared.cited.citations, prepared.cited.granularity, prepared.spec, qids,
+                               values)
+    spec, line = prepared.spec, located.line
+    own, qrels = (_self_retrieval(prepared, line, prepared_qrels=False) if located.kind == "self_retrieval"
+                  else (None, prepared.qrels))
+
+    def score(frame: pd.DataFrame, ids: list[str], origin: dict[str, str]) -> np.ndarray:
+        mine = None if own is None else pd.DataFrame(own.reindex([origin[i] for i in ids]).to_numpy(),
+                                                     index=pd.Index(ids, name="query-id"), columns=own.columns)
+        run = _document_list(_with_documents(frame, line), mine)
+        return per_query(run, _copies(qrels, origin), spec, relevance_threshold=prepared.relevance_threshold,
+                         tie_policy=prepared.tie_policy, query_ids=ids).to_numpy(dtype=float)
+
+    start = located.frame["start"].to_numpy()
+    certain = np.where(start >= 0, line.docs_at(start), -1)  # the document a passage names for sure, else -1
+    certain[list(located.alternatives)] = -1
+    if own is not None:  # a passage in the query's own document may be dropped: it names no document for sure
+        certain[certain == np.nan_to_num(located.frame["query-id"].map(own["doc"]).to_numpy(dtype=float),
+                                         nan=-2)] = -1
+    reach = {"documents": getattr(spec, "k", None), "certain_doc": certain,
+             "by_document": located.kind != "self_retrieval"}
+    return placement_range(located, qids, values, reach=reach, score=score)
+
+
+def cited_placement(located: LocatedRun, citations: pd.DataFrame, granularity: str, metric: Any,
+                    query_ids: Sequence[str], values: np.ndarray) -> dict[str, Any] | None:
+    """How far a cited-questions measure of a passage run may move with the places of its unplaced ambiguous
+    passages (:func:`ragcov_data.eval.outcomes.placements.placement_range`; ``values``: as placed)."""
+    spec, line = parse_cited_metric(metric), located.line
+
+    def score(frame: pd.DataFrame, ids: list[str], origin: dict[str, str]) -> np.ndarray:
+        v = cited_passage_values(LocatedRun(_with_documents(frame, line), line, located.kind, {}),
+                                 _copies(citations, origin), granularity, [spec], ids)
+        return v[str(spec)].to_numpy(dtype=float)
+
+    reach = {"words": spec.k} if spec.budget else {"ranks": spec.k}
+    return placement_range(located, [str(q) for q in query_ids], values, reach=reach, score=score)
+
+
+def cited_placements(located: LocatedRun, citations: pd.DataFrame, granularity: str,
+                     values: pd.DataFrame) -> dict[str, dict[str, Any]]:
+    """:func:`cited_placement` of every column of ``values`` (a metric, as :func:`cited_passage_values` gives it)
+    that the run's unplaced ambiguous passages can move."""
+    if not located.alternatives:
+        return {}
+    out = {}
+    for m in values.columns:
+        got = cited_placement(located, citations, granularity, m, list(values.index), values[m].to_numpy(float))
+        if got is not None:
+            out[str(m)] = got
+    return out
+
+
+def _with_documents(frame: pd.DataFrame, line: CharacterLine) -> pd.DataFrame:
+    """A frame of placed passages (:mod:`~ragcov_data.eval.outcomes.placements`) with each one's document."""
+    frame["doc_id"] = [line.doc_ids[d] if s >= 0 else None
+                       for s, d in zip(frame["start"], line.docs_at(frame["start"].to_numpy()))]
+    frame.attrs = {"kind": _KIND}
+    return frame
+
+
+def _copies(table: pd.DataFrame, origin: dict[str, str]) -> pd.DataFrame:
+    """``table``'s rows of each question again under each of its combinations' ids (``origin``: id -> question)."""
+    qcol = table["query-id"].astype(str).to_numpy(dtype=object)
+    rows_of = pd.Series(np.arange(len(table))).groupby(qcol).apply(np.asarray).to_dict()
+    pids = list(origin)
+    take = [rows_of.get(origin[p], np.empty(0, dtype=np.int64)) for p in pids]
+    out = table.iloc[np.concatenate(take) if take else np.empty(0, dtype=np.int64)].reset_index(drop=True)
+    out["query-id"] = np.repeat(np.asarray(pids, dtype=object), [len(t) for t in take])
+    return out
 
 
 def _cited_scores(prepared: Any, located: LocatedRun, qids: list[str]) -> pd.Series:
@@ -260,18 +340,20 @@ def _document_scores(prepared: Any, located: LocatedRun, qids: list[str]) -> pd.
     return out
 
 
-def _self_retrieval(prepared: Any, line: CharacterLine) -> tuple[pd.DataFrame, Any]:
-    """Per query its own chunk's span on the line, and qrels naming its document (grade 1)."""
+def _self_retrieval(prepared: Any, line: CharacterLine, prepared_qrels: bool = True) -> tuple[pd.DataFrame, Any]:
+    """Per query its own chunk's span on the line (and its document's index, ``doc``), and qrels naming its
+    document (grade 1; prepared for scoring unless ``prepared_qrels`` is False)."""
     corpus = _split_frame(prepared.task, "corpus", ["_id", "doc_id", "chunk_index", "text"])
     spans = chunk_spans_in_documents(corpus)
     q = _split_frame(prepared.task, "queries", ["_id", "doc_id", "chunk_id"])
     own_span = spans.reindex(q["chunk_id"].astype(str))
     off = own_span["doc_id"].map(line.offsets).to_numpy(dtype=float)
     own = pd.DataFrame({"start": own_span["start_char"].to_numpy(dtype=float) + off,
-                        "end": own_span["end_char"].to_numpy(dtype=float) + off},
+                        "end": own_span["end_char"].to_numpy(dtype=float) + off,
+                        "doc": own_span["doc_id"].map(line.index).to_numpy(dtype=float)},
                        index=pd.Index(q["_id"].astype(str), name="query-id"))
     qrels = pd.DataFrame({"query-id": q["_id"].astype(str), "corpus-id": q["doc_id"].astype(str), "score": 1})
-    return own, _lists.prepare_qrels(qrels)
+    return own, (_lists.prepare_qrels(qrels) if prepared_qrels else qrels)
 
 
 def location_notice(name: str, report: dict[str, Any]) -> str:
@@ -321,3 +403,19 @@ def passage_notices(label: str, attrs: Mapping[str, Any], n_questions: int) -> l
     if missing:
         out.append(zeroed_notice(label, len(missing), n_questions))
     return out
+
+
+def ambiguity_notice(label: str, metric: str, report: Mapping[str, Any], placement: Mapping[str, Any] | None
+                     ) -> str | None:
+    """The notice of a run whose ambiguous passages no hint placed (:mod:`ragcov_data.eval.outcomes.placements`)."""
+    if not placement:
+        return None
+    return placement_notice(label, metric, placement, placement["n_passages"] / max(report["n_passages"], 1))
+
+
+def placement_notices(label: str, attrs: Mapping[str, Any]) -> dict[str, str]:
+    """Per metric, the notice of a passage run's per-question values (``attrs`` of
+    :func:`ragcov_data.eval.comparisons.cited.per_query_values`) whose ambiguous passages may move it."""
+    report = attrs.get("passages") or {}
+    return {m: note for m, p in (attrs.get("placements") or {}).items()
+            if (note := ambiguity_notice(label, m, report, p)) is not None}

@@ -193,7 +193,7 @@ def test_ambiguous_passages_bound_the_score_and_say_how_to_give_hints(juristcu):
     assert ids.per_query["value"].mean() == pytest.approx(h, abs=1e-12)
     assert t < h - 0.01  # the tester's gap: text alone places repeated enunciados at the first one
     assert place["low"] <= t <= place["high"] and place["low"] <= h <= place["high"]
-    said = next(n for n in text_only.notices if "several places" in n)
+    said = next(n for n in text_only.info["notices"] if "several places" in n)
     assert re.search(r"may differ from .*run's own documents", said)
     assert f"between {place['low']:.3f} and {place['high']:.3f}" in said
     assert "doc_id" in said and "start_char" in said
@@ -257,3 +257,70 @@ def test_the_miss_analysis_reads_a_passage_run_through_the_chunks_it_lies_in(dat
     pd.testing.assert_frame_equal(ta.loc[sorted(ta.index), shared], tb.loc[sorted(ta.index), shared],
                                   check_dtype=False)
     assert any("passage" in n and "chunk" in n for n in b.info["notices"])
+
+
+def test_each_questions_range_is_every_placement_scored_by_pytrec_eval(juristcu):
+    """Brute force: for every question whose ambiguous passages have few placements, each assignment of every
+    ambiguous passage (not only those that can reach the top 10) to one of its documents gives a document list,
+    scored by pytrec_eval; the least and greatest equal the question's range."""
+    import itertools
+
+    import pytrec_eval
+    from ragcov_data.runs.line import character_line
+
+    ds, _, passages = juristcu
+    res = evaluate(passages, ds, metric="ndcg@10", on_missing="zero", n_resamples=999)
+    ranges = res.info["passages"]["placement"]["questions"]
+    located = locate_run(load_run(passages), ds)
+    docs = ragcov_data.task_documents(ds)
+    line = character_line(docs["doc_id"].tolist(), docs["text"].tolist())
+    qrels = ds["qrels"].to_pandas()
+    judged = {str(q): {str(d): int(s) for d, s in zip(g["corpus-id"], g["score"])} for q, g in qrels.groupby("query-id")}
+    f = located.frame
+    checked = 0
+    for q, g in f.groupby("query-id", sort=False):
+        options = []
+        for i, s in zip(g.index, g["start"]):
+            alt = located.alternatives.get(int(i))
+            if int(i) in located.alternatives and alt is None:
+                options = None
+                break
+            ids = ([line.doc_ids[d] for d in dict.fromkeys(line.docs_at(alt[:, 0]).tolist())] if alt is not None
+                   else [line.doc_ids[line.doc_at(int(s))] if s >= 0 else None])
+            options.append(ids)
+        if options is None or q not in judged or np.prod([len(o) for o in options]) > 64:
+            continue
+        values = []
+        for combo in itertools.product(*options):
+            ranked = [d for d in dict.fromkeys(combo) if d is not None]
+            run = {q: {d: float(len(ranked) - r) for r, d in enumerate(ranked)}}
+            ev = pytrec_eval.RelevanceEvaluator({q: judged[q]}, {"ndcg_cut.10"})
+            values.append(ev.evaluate(run)[q]["ndcg_cut_10"] if ranked else 0.0)
+        lo, hi = ranges.get(q, [None, None])
+        if lo is None:  # no ambiguous passage reaches its top 10: every placement scores alike
+            assert max(values) - min(values) <= 1e-9, q
+        else:
+            assert (lo, hi) == pytest.approx((min(values), max(values)), abs=1e-9), q
+        checked += len(options) > 1 and max(values) > min(values)
+    assert checked >= 10
+
+
+def test_the_range_holds_the_id_runs_score_on_cited_and_self_retrieval_tasks(irpf, data_dir):
+    """Where text repeats, the id run the passages were made from is one of their placements: its mean lies in the
+    range, on cited questions (by spans, within k passages or B words) and on self-retrieval (own chunk dropped)."""
+    aneel = _quiet(ragcov_data.load_dataset, "aneel_taesa", data_dir=str(data_dir))
+    cases = [(irpf[0], *irpf[1:], m) for m in ("recall@10", "hit@5", "recall@500w", "iou@300w")]
+    cases += [(aneel, *_bm25(aneel, 5), "hit@1")]  # at 1 the chunk and the document readings agree
+    ranged = set()
+    for ds, run, passages, metric in cases:
+        ids = evaluate(run, ds, metric=metric, n_resamples=999).per_query.set_index("query-id")["value"]
+        got = evaluate(passages, ds, metric=metric, n_resamples=999)
+        place = got.info["passages"]["placement"]
+        if place is None:  # no ambiguous passage reaches this measure: no range to give
+            assert not any("several places" in n for n in got.info["notices"])
+            continue
+        ranged.add(metric)
+        assert place["low"] - 1e-12 <= ids.mean() <= place["high"] + 1e-12, metric
+        for q, (lo, hi) in place["questions"].items():
+            assert lo - 1e-12 <= ids[q] <= hi + 1e-12, (metric, q)
+    assert {"recall@500w", "hit@1"} <= ranged
