@@ -39,7 +39,8 @@ from ragcov_data.eval.outcomes.table import _split_frame, zeroed_notice
 
 __all__ = ["MAX_UNLOCATED", "MEASURE_RULES", "LocatedRun", "locate_run", "passage_scores", "is_located",
            "document_run", "ranked_documents", "missing_answers_error", "run_label", "passage_notices",
-           "ambiguity_notice", "cited_placement", "cited_placements", "placement_notices", "location_notice", "cited_passage_values"]
+           "ambiguity_notice", "cited_placement", "cited_placements", "placement_notices", "chunk_run",
+           "CHUNK_RULE", "location_notice", "cited_passage_values"]
 
 #: Share of a run's passages found in no document above which the run is refused.
 MAX_UNLOCATED = 0.20
@@ -148,7 +149,7 @@ def _placement(prepared: Any, located: LocatedRun, qids: list[str], values: np.n
         return cited_placement(located, prepared.cited.citations, prepared.cited.granularity, prepared.spec, qids,
                                values)
     spec, line = prepared.spec, located.line
-    own, qrels = (_self_retrieval(prepared, line, prepared_qrels=False) if located.kind == "self_retrieval"
+    own, qrels = (_self_retrieval(prepared.task, line, prepared_qrels=False) if located.kind == "self_retrieval"
                   else (None, prepared.qrels))
 
     def score(frame: pd.DataFrame, ids: list[str], origin: dict[str, str]) -> np.ndarray:
@@ -310,14 +311,20 @@ def ranked_documents(run: pd.DataFrame) -> pd.DataFrame:
     return _document_list(run) if is_located(run) else run
 
 
-def _document_list(frame: pd.DataFrame, own: pd.DataFrame | None = None) -> pd.DataFrame:
-    """:func:`document_run` of a located passage run's table."""
+def _document_list_rows(frame: pd.DataFrame, own: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The located passages a document list reads: those found somewhere, less those overlapping the query's own
+    chunk (``own``: its span per query, self-retrieval)."""
     f = frame[frame["start"] >= 0]
     if own is not None and len(f):
         o = own.reindex(f["query-id"])
         overlap = (f["start"].to_numpy() < o["end"].to_numpy()) & (f["end"].to_numpy() > o["start"].to_numpy())
         f = f[~np.nan_to_num(overlap, nan=False).astype(bool)]
-    f = f.drop_duplicates(["query-id", "doc_id"], keep="first")
+    return f
+
+
+def _document_list(frame: pd.DataFrame, own: pd.DataFrame | None = None) -> pd.DataFrame:
+    """:func:`document_run` of a located passage run's table."""
+    f = _document_list_rows(frame, own).drop_duplicates(["query-id", "doc_id"], keep="first")
     out = pd.DataFrame({"query-id": f["query-id"].to_numpy(dtype=object), "corpus-id": f["doc_id"].to_numpy(dtype=object)})
     out["rank"] = out.groupby("query-id", sort=False).cumcount().to_numpy(dtype=np.int64) + 1
     out["score"] = -out["rank"].to_numpy(dtype=float)
@@ -330,7 +337,7 @@ def _document_scores(prepared: Any, located: LocatedRun, qids: list[str]) -> pd.
         raise RagcovError(f"{prepared.spec} is not a measure of this task; on it a passage run is scored by document "
                           "(hit@k, r@k, ndcg@k, p@k, mrr@k).")
     if located.kind == "self_retrieval":
-        own, qrels = _self_retrieval(prepared, located.line)
+        own, qrels = _self_retrieval(prepared.task, located.line)
         run = document_run(located, own)
     else:
         run, qrels = document_run(located), prepared.prepared_qrels
@@ -340,12 +347,12 @@ def _document_scores(prepared: Any, located: LocatedRun, qids: list[str]) -> pd.
     return out
 
 
-def _self_retrieval(prepared: Any, line: CharacterLine, prepared_qrels: bool = True) -> tuple[pd.DataFrame, Any]:
+def _self_retrieval(task: Any, line: CharacterLine, prepared_qrels: bool = True) -> tuple[pd.DataFrame, Any]:
     """Per query its own chunk's span on the line (and its document's index, ``doc``), and qrels naming its
     document (grade 1; prepared for scoring unless ``prepared_qrels`` is False)."""
-    corpus = _split_frame(prepared.task, "corpus", ["_id", "doc_id", "chunk_index", "text"])
+    corpus = _split_frame(task, "corpus", ["_id", "doc_id", "chunk_index", "text"])
     spans = chunk_spans_in_documents(corpus)
-    q = _split_frame(prepared.task, "queries", ["_id", "doc_id", "chunk_id"])
+    q = _split_frame(task, "queries", ["_id", "doc_id", "chunk_id"])
     own_span = spans.reindex(q["chunk_id"].astype(str))
     off = own_span["doc_id"].map(line.offsets).to_numpy(dtype=float)
     own = pd.DataFrame({"start": own_span["start_char"].to_numpy(dtype=float) + off,
@@ -354,6 +361,35 @@ def _self_retrieval(prepared: Any, line: CharacterLine, prepared_qrels: bool = T
                        index=pd.Index(q["_id"].astype(str), name="query-id"))
     qrels = pd.DataFrame({"query-id": q["_id"].astype(str), "corpus-id": q["doc_id"].astype(str), "score": 1})
     return own, (_lists.prepare_qrels(qrels) if prepared_qrels else qrels)
+
+
+#: How a self-retrieval passage run is read as a run of the task's chunks (:func:`chunk_run`).
+CHUNK_RULE = ("each passage stands for the task chunk it overlaps most (the first of equals), after dropping the "
+              "passages that overlap the query's own chunk and those found nowhere, as hit@1 reads the run by "
+              "document; a chunk a later passage names again adds nothing")
+
+
+def chunk_run(located: LocatedRun, task: Any) -> pd.DataFrame:
+    """A located self-retrieval passage run as a run of the task's chunk ids (:data:`CHUNK_RULE`): ``query-id,
+    corpus-id, rank`` (1, 2, ... a query). Its top row is the chunk the first passage hit@1 reads lies in, so the
+    chunk-level analyses (the miss analysis) read what the passage run's scores read."""
+    own, _ = _self_retrieval(task, located.line, prepared_qrels=False)
+    f = _document_list_rows(located.frame, own)
+    corpus = _split_frame(task, "corpus", ["_id", "doc_id", "chunk_index", "text"])
+    spans = chunk_spans_in_documents(corpus)
+    gs = spans["doc_id"].map(located.line.offsets).to_numpy(dtype=np.int64) + spans["start_char"].to_numpy(np.int64)
+    order = np.argsort(gs, kind="stable")
+    gs, ids = gs[order], spans.index.to_numpy(dtype=object)[order]
+    ge = gs + (spans["end_char"].to_numpy(np.int64) - spans["start_char"].to_numpy(np.int64))[order]
+    chunk = []
+    for s, e in zip(f["start"].to_numpy(), f["end"].to_numpy()):
+        lo, hi = int(np.searchsorted(ge, s, side="right")), int(np.searchsorted(gs, e, side="left"))
+        overlap = np.minimum(e, ge[lo:hi]) - np.maximum(s, gs[lo:hi])
+        chunk.append(ids[lo + int(np.argmax(overlap))] if hi > lo else None)
+    out = pd.DataFrame({"query-id": f["query-id"].to_numpy(dtype=object), "corpus-id": np.asarray(chunk, dtype=object)})
+    out = out[out["corpus-id"].notna()].drop_duplicates(["query-id", "corpus-id"], keep="first")
+    out["rank"] = out.groupby("query-id", sort=False).cumcount().to_numpy(dtype=np.int64) + 1
+    return out.reset_index(drop=True)
 
 
 def location_notice(name: str, report: dict[str, Any]) -> str:

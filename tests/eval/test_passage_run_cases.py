@@ -259,6 +259,15 @@ def test_the_miss_analysis_reads_a_passage_run_through_the_chunks_it_lies_in(dat
     assert any("passage" in n and "chunk" in n for n in b.info["notices"])
 
 
+def test_the_miss_analysis_says_why_not_on_a_task_without_own_chunks(irpf):
+    from ragcov_data.errors import RagcovError
+    from ragcov_data.eval.misses import misses
+
+    ds, _, passages = irpf
+    with pytest.raises(RagcovError, match=r"needs a chunked self-retrieval task"):
+        misses(passages, ds)
+
+
 def test_each_questions_range_is_every_placement_scored_by_pytrec_eval(juristcu):
     """Brute force: for every question whose ambiguous passages have few placements, each assignment of every
     ambiguous passage (not only those that can reach the top 10) to one of its documents gives a document list,
