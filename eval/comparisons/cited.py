@@ -520,11 +520,9 @@ def cited_chunking_study(
         Pipelines' runs of returned text (:mod:`ragcov_data.runs.passages`: a path or DataFrame, e.g. from
         :func:`ragcov_data.run_pipeline`), ranked in the same families as the (chunking, retriever) systems,
         paired by question: every budget and ``recall@k``/``hit@k`` read their located passages; ``ndcg@k``
-        grades ragcov's chunks, so its family leaves them out (said in its notices; a family left with one system
-        is not ranked, and said).
+        grades ragcov's chunks, so its family leaves them out (said; a family left with one system is not ranked).
     on_missing : {"error", "zero"}, default: "error"
-        Questions a passage run has no answer for: an error (as ``evaluate`` and every verb), or scored 0 as
-        questions answered with no context (said in the notices).
+        Questions a passage run has no answer for: an error (as in every verb), or scored 0 (said in the notices).
 
     Returns
     -------
@@ -544,12 +542,10 @@ def cited_chunking_study(
                                                                                 sort_remaining=False)
     rec_name = next((str(s) for s in specs if s.name == "recall" and not s.budget), all_metrics[0])
     icc, clusters, cname_ = _unit_of_inference(tasks, per_sys, queries0, order, rec_name, cluster, icc_threshold)
-    family = _rankable(family, values, notices)
     lbs = {m: _family(values[m], m, clusters, cname_, notices + said.get(m, []), level=level,
-                      n_resamples=n_resamples, seed=seed) for m in family}
+                      n_resamples=n_resamples, seed=seed) for m in _rankable(family, values, notices)}
     return CitedChunkingResult(leaderboards=lbs, values=values, resolution=pd.DataFrame(res_rows), icc=icc,
-                               granularity=granularity, where=where,
-                               cluster=cname_,
+                               granularity=granularity, where=where, cluster=cname_,
                                info={"n_resamples": int(n_resamples), "seed": seed, "notices": notices,
                                      "systems": list(per_sys), "level": level, "budgets": list(budgets),
                                      "context": CONTEXT_NOTE, "context_words": words,
