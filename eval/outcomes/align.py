@@ -196,8 +196,9 @@ def _table(prepared: PreparedTask, s: ScoredRun, kept: _Kept, on_missing: str, s
         info["mean_context_words"] = float(scores.attrs["context_words"])
     if s.located is not None:  # a passage run: how its passages were located, how far their places may move it
         info["passages"] = {**s.located.report, "placement": scores.attrs.get("placement")}
-        note = ambiguity_notice(run_label(s.name, s.located.frame.attrs), scores.attrs.get("metric", str(prepared.spec)),
-                                s.located.report, scores.attrs.get("placement"))
+        metric = scores.attrs.get("metric", str(prepared.spec))
+        note = ambiguity_notice(run_label(s.name, s.located.frame.attrs), metric, s.located.report,
+                                scores.attrs.get("placement"))
         if note:
             own.append(note)
     return OutcomeTable(

@@ -88,9 +88,9 @@ def _second_header(path: Path, no: int, this: Any, first: Any, first_line: int, 
     """A header line after the first line: two passage runs joined (``cat a.jsonl b.jsonl``)."""
     what = f"{{{key!r}: …}}"
     if first is None:
-        return InputFileError(f"{path}, line {no} is a header line ({what}) after passage lines that had none: a header "
-                              "belongs on line 1 only (were files joined?); move it to line 1, or split the file in "
-                              "two. Re-running the pipeline does not mend this.")
+        return InputFileError(f"{path}, line {no} is a header line ({what}) after passage lines that had none: a "
+                              "header belongs on line 1 only (were files joined?); move it to line 1, or split the "
+                              "file in two. Re-running the pipeline does not mend this.")
     differ = [k for k in sorted(set(first) | set(this)) if isinstance(first, Mapping) and isinstance(this, Mapping)
               and first.get(k) != this.get(k) and k != "questions_sha256"]
     how = (f"they were made differently ({', '.join(f'{k}: {first.get(k)!r} vs {this.get(k)!r}' for k in differ)}): "
@@ -160,5 +160,6 @@ def _check_whole_answers(path: Path, records: list[Mapping[str, Any]], numbers: 
     is_last = max(got) == max(numbers)
     fix = (_RESUMES if is_last else f"delete lines {got[0]}-{got[-1]}: re-running the pipeline with the same --out "
            "then asks that question again")
-    raise InputFileError(f"{path}, line {got[-1]}: the answer to question {q!r} is cut short ({len(got)} of its {of[q]} "
-                         f"passages, lines {got[0]}-{got[-1]}): the run was interrupted while writing it; {fix}.")
+    raise InputFileError(f"{path}, line {got[-1]}: the answer to question {q!r} is cut short ({len(got)} of its "
+                         f"{of[q]} passages, lines {got[0]}-{got[-1]}): the run was interrupted while writing it; "
+                         f"{fix}.")

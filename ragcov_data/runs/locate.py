@@ -60,9 +60,10 @@ LOCATE_RULE = (
     "each passage is located in the task's documents by its non-space characters in NFC: exact where the "
     "document's text equals the passage (outer whitespace aside), tolerant where only whitespace, Unicode "
     "normalisation or invisible format characters (soft hyphen, zero-width space, ZWNJ, ZWJ, byte-order mark, word "
-    "joiner, direction marks: read like whitespace) differ; found in several places, the hinted document and start_char decide, else the first "
-    "place (the passage counts as ambiguous); found nowhere, a fuzzy match (the span 16-character seeds found "
-    f"exactly bound, rapidfuzz ratio >= {FUZZY_THRESHOLD:g} on non-space characters); else unlocated "
+    "joiner, direction marks: read like whitespace) differ; found in several places, the hinted document and "
+    "start_char decide, else the first place (the passage counts as ambiguous); found nowhere, a fuzzy match (the "
+    "span 16-character seeds found exactly bound, rapidfuzz ratio >= "
+    f"{FUZZY_THRESHOLD:g} on non-space characters); else unlocated "
     "(its words count in a context budget, it holds no document's characters); a hint whose offsets hold the "
     "passage exactly is used as given"
 )

@@ -32,8 +32,8 @@ def _bm25(ds, k, **kw):
 
     corpus, queries = ds["corpus"].to_pandas(), ds["queries"].to_pandas()
     cols = ["_id", "text", *(["chunk_id"] if "chunk_id" in queries.columns else [])]
-    run = BM25(show_progress=False, **kw).index(corpus).search(queries[cols], k=k, show_progress=False,
-                                                                 **({"exclude_self": True} if "chunk_id" in cols else {}))
+    extra = {"exclude_self": True} if "chunk_id" in cols else {}
+    run = BM25(show_progress=False, **kw).index(corpus).search(queries[cols], k=k, show_progress=False, **extra)
     text = dict(zip(corpus["_id"], corpus["text"]))
     return run, pd.DataFrame({"query-id": run["query-id"], "rank": run["rank"], "text": run["corpus-id"].map(text)})
 
@@ -284,7 +284,8 @@ def test_each_questions_range_is_every_placement_scored_by_pytrec_eval(juristcu)
     docs = ragcov_data.task_documents(ds)
     line = character_line(docs["doc_id"].tolist(), docs["text"].tolist())
     qrels = ds["qrels"].to_pandas()
-    judged = {str(q): {str(d): int(s) for d, s in zip(g["corpus-id"], g["score"])} for q, g in qrels.groupby("query-id")}
+    judged = {str(q): {str(d): int(s) for d, s in zip(g["corpus-id"], g["score"])}
+              for q, g in qrels.groupby("query-id")}
     f = located.frame
     checked = 0
     for q, g in f.groupby("query-id", sort=False):
