@@ -51,10 +51,12 @@ from ragcov_data.eval.outcomes.align import align
 from ragcov_data.eval.outcomes.budget import (CONTEXT_NOTE, cited_provisions, cited_values, context_size,
                                               parse_cited_metric)
 from ragcov_data.eval.outcomes.metrics import per_query
-from ragcov_data.eval.outcomes.passages import cited_passage_values
+from ragcov_data.eval.outcomes.passages import (cited_passage_values, cited_placements, passage_notices,
+                                                placement_notices)
 from ragcov_data.eval.outcomes.prepare import prepare_task
 from ragcov_data.eval.outcomes.table import default_cluster
 from ragcov_data.eval.outcomes.score import score_run
+from ragcov_data.eval.outcomes.table import run_name
 from ragcov_data.runs import load_run
 from ragcov_data.ties import DEFAULT_TIE_POLICY
 
@@ -155,14 +157,16 @@ def per_query_values(run: Any, task: Any, *, metrics: Sequence[str] = ("recall@1
     if missing:
         raise RagcovError(f"`query_ids` holds {len(missing)} question(s) with no resolved provision at granularity "
                           f"{granularity!r} (first: {missing[:3]}); they cannot be scored.")
-    run, notices, located = _staged_run(run, task, metrics[0], citations, granularity, qids, on_missing)
+    table, located = _staged_run(run, task, metrics[0], citations, granularity, qids, on_missing)
     if located is not None:  # a pipeline's passages: read by their located spans
         out = cited_passage_values(located, citations, granularity, metrics, qids)
+        out.attrs.update(passages=table.info.get("passages"), missing_queries=table.info["missing_queries"],
+                         placements=cited_placements(located, citations, granularity, out))
     else:
-        out = _id_run_values(run, task, citations, granularity, metrics, qids, prov)
+        out = _id_run_values(table.run, task, citations, granularity, metrics, qids, prov)
     out.attrs["excluded"] = [q for q in all_q if q not in set(qids)]
     out.attrs["granularity"] = granularity
-    out.attrs["notices"] = notices
+    out.attrs["notices"] = list(table.notices)
     return out
 
 
@@ -185,17 +189,18 @@ def _id_run_values(run: pd.DataFrame, task: Any, citations: pd.DataFrame, granul
 
 
 def _staged_run(run: Any, task: Any, metric: str, citations: pd.DataFrame, granularity: str, qids: Sequence[str],
-                on_missing: str) -> tuple[pd.DataFrame, list[str], Any]:
+                on_missing: str) -> tuple[Any, Any]:
     """The run read once and put through the outcome stage on the questions ``qids`` at ``granularity``
     (qrels: :func:`granularity_qrels`): the checks of every run (recorded task parameters, fingerprint and
     chunk ids, documents outside the corpus, the document sample), then the missing-question policy.
-    Returns the run as scored, the stage's notices and, for a passage run, its located passages."""
+    Returns the run's outcome table (the run as scored, the stage's notices) and, for a passage run, its located
+    passages."""
     df = load_run(run)
     prepared = prepare_task(task, metric, single=True, runs={"run": df}, query_ids=qids,
                             qrels=granularity_qrels(citations, granularity), granularity=granularity)
-    scored = score_run(prepared, df, "run")
-    table = align(prepared, [scored], on_missing=on_missing).tables["run"]
-    return table.run, list(table.notices), scored.located
+    scored = score_run(prepared, df, run_name(df))
+    table = align(prepared, [scored], on_missing=on_missing).tables[scored.name]
+    return table, scored.located
 
 
 def _chunk_ndcg(run: pd.DataFrame, citations: pd.DataFrame, granularity: str, k: int,
@@ -496,6 +501,7 @@ def cited_chunking_study(
     icc_threshold: float = 0.05,
     runner: Callable[..., pd.DataFrame] | None = None,
     passages: Mapping[str, Any] | None = None,
+    on_missing: str = "error",
 ) -> CitedChunkingResult:
     """Run every retriever on every chunking and rank the systems as one family, paired by question.
 
@@ -533,7 +539,9 @@ def cited_chunking_study(
         Pipelines' runs of returned text (:mod:`ragcov_data.runs.passages`: a path or DataFrame, e.g. from
         :func:`ragcov_data.run_pipeline`), ranked in the same families as the (chunking, retriever) systems,
         paired by question: every budget and ``recall@k``/``hit@k`` read their located passages; ``ndcg@k``
-        grades ragcov's chunks, so its family leaves them out (said in its notices).
+        grades ragcov's chunks, so its family leaves them out (said; a family left with one system is not ranked).
+    on_missing : {"error", "zero"}, default: "error"
+        Questions a passage run has no answer for: an error (as in every verb), or scored 0 (said in the notices).
 
     Returns
     -------
@@ -545,18 +553,19 @@ def cited_chunking_study(
     res_rows, order, queries0, notices = _common_questions(tasks, where, granularity)
     per_sys = _system_values(tasks, retrievers, runner, order, depth_of=lambda c: max(kmax, _budget_depth(
         c, max(budgets, default=0))), metrics=all_metrics, granularity=granularity)
-    per_sys.update(_passage_values(passages, tasks[next(iter(tasks))], order, all_metrics, granularity, per_sys))
+    said: dict[str, list[str]] = {}  # a metric's own notices (a passage run's ambiguous passages may move it)
+    per_sys.update(_passage_values(passages, tasks[next(iter(tasks))], order, all_metrics, granularity, per_sys,
+                                   on_missing, notices, said))
     words = {name: dict(v.attrs.get("context_words") or {}) for name, v in per_sys.items()}  # mean words a budget
     values = pd.concat(dict(per_sys), axis=1).swaplevel(0, 1, axis=1).sort_index(axis=1, level=0,
                                                                                 sort_remaining=False)
     rec_name = next((str(s) for s in specs if s.name == "recall" and not s.budget), all_metrics[0])
     icc, clusters, cname_ = _unit_of_inference(tasks, per_sys, queries0, order, rec_name, cluster)
     icc["threshold"] = icc_threshold
-    lbs = {m: _family(values[m], m, clusters, cname_, notices, level=level, n_resamples=n_resamples, seed=seed)
-           for m in family}
+    lbs = {m: _family(values[m], m, clusters, cname_, notices + said.get(m, []), level=level,
+                      n_resamples=n_resamples, seed=seed) for m in _rankable(family, values, notices)}
     return CitedChunkingResult(leaderboards=lbs, values=values, resolution=pd.DataFrame(res_rows), icc=icc,
-                               granularity=granularity, where=where,
-                               cluster=cname_,
+                               granularity=granularity, where=where, cluster=cname_,
                                info={"n_resamples": int(n_resamples), "seed": seed, "notices": notices,
                                      "systems": list(per_sys), "level": level, "budgets": list(budgets),
                                      "context": CONTEXT_NOTE, "context_words": words,
@@ -645,16 +654,42 @@ def _family(values: pd.DataFrame, metric: str, clusters: Any, cluster_name: str,
 
 
 def _passage_values(passages: Mapping[str, Any] | None, task: Any, order: list[str], metrics: list[str],
-                    granularity: str, taken: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
+                    granularity: str, taken: Mapping[str, Any], on_missing: str, notices: list[str],
+                    said: dict[str, list[str]]) -> dict[str, pd.DataFrame]:
     """Per passage run the per-question values of every metric a passage run has (all but ``ndcg@k``), scored on
-    ``task`` (any chunking: a passage run's spans and the cited provisions are on the acts, not the chunks)."""
+    ``task`` (any chunking: a passage run's spans and the cited provisions are on the acts, not the chunks);
+    questions it lacks as ``on_missing`` says; where its passages were found, and the questions it lacked, said
+    in ``notices``; how far its ambiguous passages may move a metric, in ``said[metric]``."""
     out: dict[str, pd.DataFrame] = {}
     ok = [m for m in metrics if parse_cited_metric(m).name != "ndcg"]
     for name, run in (passages or {}).items():
         if name in taken or name in out:
             raise RagcovError(f"the passage run {name!r} has the name of another system; name it otherwise.")
         out[str(name)] = per_query_values(run, task, metrics=ok, granularity=granularity, query_ids=order,
-                                          on_missing="zero")
+                                          on_missing=on_missing)
+        label = run_name(run) if run_name(run) != "run" else str(name)
+        notices += passage_notices(label, out[str(name)].attrs, len(order))
+        for m, note in placement_notices(label, out[str(name)].attrs).items():
+            said.setdefault(m, []).append(note)
+    return out
+
+
+def _rankable(family: list[str], values: pd.DataFrame, notices: list[str]) -> list[str]:
+    """The metrics of ``family`` with at least two systems to rank; a family that leaving out the passage runs
+    (chunk nDCG) leaves with one system is not ranked, and said; none left is an error."""
+    out = []
+    for m in family:
+        vm = values[m].dropna(axis=1, how="all")
+        if vm.shape[1] >= 2:
+            out.append(m)
+            continue
+        gone = [str(c) for c in dict.fromkeys(values.columns.get_level_values(1)) if c not in vm.columns]
+        notices.append(f"{m} grades ragcov's chunks: {', '.join(gone)} (passage runs) left out, which leaves one "
+                       f"system ({', '.join(map(str, vm.columns))}): no {m} family is ranked")
+    if not out:
+        raise RagcovError(f"nothing to rank: {', '.join(family)} grade ragcov's chunks, which a passage run has none "
+                          "of, and one system is left; add a budget (--budgets 1000) or recall@10 / hit@10, or "
+                          "another chunking or retriever.")
     return out
 
 

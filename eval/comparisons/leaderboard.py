@@ -97,6 +97,7 @@ from ragcov_data.eval.estimates.interval import _population
 from ragcov_data.eval.estimates.verify import is_sampled
 from ragcov_data.eval.outcomes.budget import cited_metric_of
 from ragcov_data.eval.outcomes.metrics import parse_metric, per_query
+from ragcov_data.eval.outcomes.passages import ranked_documents
 from ragcov_data.eval.outcomes.metrics._lists import prepare_qrels
 from ragcov_data.ties import DEFAULT_TIE_POLICY
 
@@ -303,7 +304,7 @@ def _judged_matrices(oc: OutcomeSet, spec: Any, cited: bool, jk: int, tie_policy
                      notices: list[str]) -> tuple[np.ndarray | None, np.ndarray | None]:
     """``(J, C)``: judged@k per run and query (None where every chunk is judged: cited provisions,
     self-retrieval, each said in a notice) and the condensed-list nDCG (unjudged skipped; None otherwise)."""
-    qids, loaded = oc.query_ids, [t.run for t in oc.tables.values()]
+    qids, loaded = oc.query_ids, [ranked_documents(t.run) for t in oc.tables.values()]
     self_retrieval = "chunk_id" in oc.queries.columns
     if cited:  # relevance is overlap with a cited provision's span: every chunk is judged by it
         J = None
@@ -358,7 +359,7 @@ def _ranked(oc: OutcomeSet, spec: Any, cited: bool, judged_k: int | None, *, est
     J, C = _judged_matrices(oc, spec, cited, jk, tie_policy, relevance_threshold, notices)
     parts, systems, pairs, group_info = _families(oc, J, C, estimator=estimator, level=level,
                                                   n_resamples=n_resamples, seed=seed, on_missing=on_missing)
-    V, names, loaded = oc.matrix(), oc.names, [t.run for t in oc.tables.values()]
+    V, names, loaded = oc.matrix(), oc.names, [ranked_documents(t.run) for t in oc.tables.values()]
     # the pool's three readings of unjudged documents (none on self-retrieval: judgments are complete)
     readings = None if J is None else pool.pool_readings(loaded, oc.prepared_qrels, spec, V,
                                                          relevance_threshold=relevance_threshold,

@@ -66,9 +66,12 @@ from ragcov_data.eval.estimates._bounds import clip_table
 from ragcov_data.eval.estimates.verify import design_of, verify_design
 from ragcov_data.eval.outcomes.args import check_outcome_args
 from ragcov_data.eval.outcomes.metrics._lists import _order
+from ragcov_data.eval.outcomes.passages import (CHUNK_RULE, chunk_run, locate_run, location_notice,
+                                                missing_answers_error, run_label)
 from ragcov_data.eval.outcomes.stage import outcomes
+from ragcov_data.runs import load_run
 from ragcov_data.runs.passages import is_passage_run
-from ragcov_data.eval.outcomes.table import DEFAULT_CLUSTERS, _split_frame, load_task_frames
+from ragcov_data.eval.outcomes.table import DEFAULT_CLUSTERS, _split_frame, load_task_frames, run_name
 from ragcov_data.ties import DEFAULT_TIE_POLICY, check_tie_policy
 
 from ragcov_data.eval.estimates import _kernels, marks
@@ -374,16 +377,15 @@ def misses(run: Any, task: Any, *, tie_policy: str = DEFAULT_TIE_POLICY, cluster
     if not (isinstance(boilerplate_min_docs, (int, np.integer)) and boilerplate_min_docs >= 1):
         raise RagcovError(f"`boilerplate_min_docs` must be an integer >= 1; got {boilerplate_min_docs!r}.")
     check_outcome_args(on_missing, tie_policy, single=True)  # the outcome stage's one check of on_missing
-    if is_passage_run(run):
-        raise RagcovError("the miss analysis reads which chunk each query's top hit is; a passage run (a pipeline's "
-                          "text) names no chunk of the task: score it with ragcov eval / compare / leaderboard, which "
-                          "read it by document.")
-
     _, _, corpus = _frames(task, cluster)  # the chunk texts and metadata; checks the task is self-retrieval
+    name, said, scored_missing = None, [], on_missing
+    if is_passage_run(run):  # a pipeline's text: read through the chunks its passages lie in
+        run, name, said = _passage_chunks(run, task, on_missing)
+        scored_missing = "zero"  # a question left with no passage has no retrieved chunk: a miss no flag describes
     # the outcome stage, as evaluate scores hit@1: sample, unjudged queries, own chunk, missing queries, ties
-    oc = outcomes(run, task, "hit@1", tie_policy=tie_policy, on_missing=on_missing, cluster=cluster,
+    oc = outcomes(run, task, "hit@1", name=name, tie_policy=tie_policy, on_missing=scored_missing, cluster=cluster,
                   exclude_self=exclude_self)
-    notices = list(oc.notices)
+    notices = said + list(oc.notices)
     qids = oc.per_query["query-id"].to_numpy()
     top = _top1(oc.run, oc.qrels, qids, tie_policy)
     w = _flags.locate(corpus, oc.queries, qids, oc.values == 0, top)  # who is who: positions, documents
@@ -399,6 +401,25 @@ def misses(run: Any, task: Any, *, tie_policy: str = DEFAULT_TIE_POLICY, cluster
     return MissesResult(n_queries=len(qids), n_misses=len(w.mq), flags=flags, by_type=by_type,
                         by_type_flags=by_type_flags, misses=table, tie_policy=tie_policy, level=level,
                         cluster=oc.cluster, definitions=definitions, info=info)
+
+
+def _passage_chunks(run: Any, task: Any, on_missing: str) -> tuple[pd.DataFrame, str, list[str]]:
+    """A passage run as the run of the task's chunks its passages lie in
+    (:func:`ragcov_data.eval.outcomes.passages.chunk_run`), its name and what to say; questions it has no answer
+    for are refused under ``on_missing="error"``, as by every verb."""
+    df = load_run(run)
+    name = run_name(run)
+    located = locate_run(df, task, name)
+    label = run_label(name, df.attrs)
+    answered = set(located.frame["query-id"]) | set(located.report["failures"]) | set(located.report["empty"])
+    task_ids = _split_frame(task, "queries", ["_id"])["_id"].astype(str).tolist()
+    lacking = [q for q in task_ids if q not in answered]
+    if lacking and on_missing == "error":
+        raise missing_answers_error(name, df.attrs, lacking, len(task_ids))
+    said = [location_notice(label, located.report),
+            f"{label}: a passage run, read through the task's chunks: {CHUNK_RULE}; the flags compare that chunk with "
+            "the query's own chunk."]
+    return chunk_run(located, task), label, said
 
 
 def _check_shares(near_duplicate: Any, boilerplate_doc_share: Any, boilerplate_share: Any, edition_overlap: Any
