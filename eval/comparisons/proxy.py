@@ -47,6 +47,7 @@ from ragcov_data.eval.comparisons._family import LEADERBOARD_PAIR_TEST, family
 from ragcov_data.eval.comparisons.cited import leaderboard_from_values
 from ragcov_data.eval.comparisons.leaderboard import (FAMILY, JUDGED_THRESHOLD, PAIR_COLUMNS, SYSTEM_COLUMNS,
                                                       LeaderboardResult, _one_group)
+from ragcov_data.eval.estimates import marks
 from ragcov_data.eval.estimates._kernels import check_level, check_resamples
 from ragcov_data.eval.estimates.results import _JsonMixin
 
@@ -57,10 +58,12 @@ __all__ = ["Side", "proxy_agreement", "ProxyAgreement", "pair_agreement", "STATU
 STATUSES = ("agree", "disagree", "proxy_not_separable", "real_not_separable", "neither_separable")
 TAU_METHOD = "compatible_orders"
 #: The joint bootstrap's percentile interval: what the coverage study found (docs/results/proxy.md).
-BOOTSTRAP_STATUS = {"verified_status": "not_verified",
-                    "reason": "as an interval for the true tau it covered far below level where the systems' "
-                              "true scores are close (the coverage study); it describes the estimate's stability"}
-_UNCHECKED = "not checked here (cost): the family's error at this design is checked by `ragcov proxy`"
+_BOOT_REASON = ("as an interval for the true tau it covered far below level where the systems' true scores are close "
+                "(the coverage study); it describes the estimate's stability")
+BOOTSTRAP_STATUS = {"verified_status": "not_verified", "reason": _BOOT_REASON, "verified_reason": _BOOT_REASON,
+                    "mark": marks.MARKS["not_verified"]}
+_UNCHECKED = ("the families' error at this design was not checked in this run (the main job skips it for time; "
+              "`ragcov proxy` checks it)")
 #: A side with fewer clusters gives the interval no verdict: with two documents a sample of the design is one
 #: document drawn twice half the time, and the compatible interval covered 47-98% on pairs drawn from the LGPD's
 #: two acts (docs/results/proxy.md).
@@ -224,8 +227,10 @@ def proxy_agreement(proxy: Side, real: Side, *, level: float = 0.95, n_resamples
     lo, hi, exact = _orders.compatible_bounds(fp, fr, len(names))
     boot = _joint_bootstrap(proxy, real, names, level, n_resamples, rngs["proxy"], rngs["real"])
     sp, sr = _verdict_signs(boards["proxy"], names), _verdict_signs(boards["real"], names)
+    status = _interval_status(boards, check)
     interval = {"estimate": tau, "low": lo, "high": hi, "method": TAU_METHOD, "exact": exact, "level": level,
-                "side_level": side_level, **_interval_status(boards, check),
+                "side_level": side_level, **status, "verified_reason": status["reason"],
+                "mark": marks.MARKS[status["verified_status"]],
                 "forced_pairs": {"proxy": int((_orders.closure(fp, len(names)) != 0).sum()),
                                  "real": int((_orders.closure(fr, len(names)) != 0).sum())}}
     return ProxyAgreement(

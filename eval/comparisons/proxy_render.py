@@ -8,8 +8,9 @@ from __future__ import annotations
 from typing import Any
 
 from ragcov_data._format import num, pct
+from ragcov_data.eval.estimates import marks
 
-__all__ = ["sentence", "text", "markdown", "STATUS_WORDS"]
+__all__ = ["sentence", "text", "markdown", "footnotes", "STATUS_WORDS"]
 
 #: How a pair's status reads.
 STATUS_WORDS = {"agree": "agree", "disagree": "DISAGREE", "proxy_not_separable": "proxy cannot separate",
@@ -19,7 +20,12 @@ STATUS_WORDS = {"agree": "agree", "disagree": "DISAGREE", "proxy_not_separable":
 def _tau(res: Any) -> str:
     t = res.tau
     return (f"tau-b {num(t['estimate'], 2, sign=True)}, {t['level']:.0%} interval [{num(t['low'], 2, sign=True)}, "
-            f"{num(t['high'], 2, sign=True)}] ({t['verified_status']})")
+            f"{num(t['high'], 2, sign=True)}]{marks.mark(t)}")
+
+
+def footnotes(res: Any) -> list[str]:
+    """The interval's check in words, as every output says it (nothing when verified)."""
+    return marks.footnotes([("the interval for tau", res.tau)], res.tau["level"])
 
 
 def sentence(res: Any) -> str:
@@ -88,7 +94,8 @@ def text(res: Any) -> str:
     lines += ["", f"{_tau(res)} — every order both tasks' families allow at {res.tau['side_level']:.4f} each "
                   f"({'exact' if res.tau['exact'] else 'relaxed: undetermined pairs free'}); joint bootstrap of "
                   f"the estimate: [{num(b['low'], 2, sign=True)}, {num(b['high'], 2, sign=True)}] "
-                  f"({b['verified_status']}: describes the estimate's stability, not the true agreement)", ""]
+                  "(it describes the estimate's stability, not the true agreement: it covered far below its level "
+                  "where the systems are close)", *footnotes(res), ""]
     lines += _grid(["pair (real order)", "real diff [simultaneous]", "proxy diff [simultaneous]", "verdicts"],
                    _pair_rows(res))
     lines += ["(* separable: the simultaneous interval excludes 0)", "", sentence(res), res.limits["sentence"]]
@@ -102,9 +109,9 @@ def markdown(res: Any, heading: str = "###") -> list[str]:
                 *("| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in rows)]
 
     a = res.agreement
-    out = [sentence(res), "", *table(_head(res), _order_rows(res)), "",
+    out = [sentence(res), "", *table(_head(res), _order_rows(res)), "", *footnotes(res),
            f"{_tau(res)}; joint bootstrap of the estimate [{num(res.bootstrap['low'], 2, sign=True)}, "
-           f"{num(res.bootstrap['high'], 2, sign=True)}] ({res.bootstrap['verified_status']}). Pairs: agree "
+           f"{num(res.bootstrap['high'], 2, sign=True)}] (the estimate's stability only). Pairs: agree "
            f"{a['agree']} ({pct(a['share_agree'])}), disagree {a['disagree']} ({pct(a['share_disagree'])}), "
            f"undetermined {a['undetermined']} ({pct(a['share_undetermined'])}).", "",
            *table(["pair (real order)", "real diff", "proxy diff", "verdicts"], _pair_rows(res))]

@@ -234,16 +234,18 @@ def _check_metrics(proxy_metrics: Sequence[str], real_metrics: Sequence[str]) ->
 
 
 def _questions(tasks: Mapping[str, Any], cuts: Sequence[str]) -> tuple[list[str], np.ndarray, str]:
-    """The questions scored under every cut of ``cuts`` (the first task's order), their clusters (the exam where
-    the task has one, else the topic) and the cluster column's name."""
+    """The questions scored under every cut of ``cuts`` (the first task's order), their clusters (the task's own
+    unit of inference, :func:`ragcov_data.eval.comparisons.cited.task_unit`: the exam on LGPD, the topic on IRPF)
+    and the unit's name."""
+    from ragcov_data.eval.comparisons.cited import task_unit
     from ragcov_data.eval.outcomes.budget import cited_provisions
 
     sets = [set(cited_provisions(tasks[c].citations, "dispositivo")) for c in cuts]
     q = tasks[cuts[0]].queries.assign(_id=lambda d: d["_id"].astype(str))
     order = [i for i in q["_id"] if all(i in s for s in sets)]
-    col = "exam" if "exam" in q.columns else "topic"
-    clusters = q.set_index("_id").loc[order, col].astype(str).to_numpy(dtype=object)
-    return order, clusters, col
+    col = task_unit(q)
+    clusters = q.set_index("_id", drop=False).loc[order, col].astype(str).to_numpy(dtype=object)
+    return order, clusters, "question" if col == "_id" else col
 
 
 def _check_study(dataset: str, retrievers: Sequence[str], cut: str, cuts: Sequence[str], cut_retriever: str,

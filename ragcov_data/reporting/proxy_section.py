@@ -13,6 +13,7 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 
 from ragcov_data._format import num
+from ragcov_data.eval.estimates import marks
 from ragcov_data.reporting import figures as F
 
 __all__ = ["proxy_figures", "proxy_html", "proxy_markdown", "TITLE"]
@@ -125,7 +126,9 @@ def proxy_html(results: Mapping[str, Any], img: Callable[[str, str], str]) -> st
             if not c.get("headline"):
                 continue
             sh, sr, ph, pr = _tables(c)
+            notes = marks.footnotes([("the interval for tau", c["result"]["tau"])], c["result"]["tau"]["level"])
             parts.append(f"<h3>{_e(_label(ds, c))}</h3><p><b>{_e(c['sentence'])}</b></p>"
+                         + "".join(f"<p class=note>{_e(n)}</p>" for n in notes)
                          + _html_table(sh, sr, "proxy-systems")
                          + f"<details><summary>Every pair ({len(pr)}; * separable)</summary>"
                          + _html_table(ph, pr, "proxy-pairs") + "</details>")
@@ -156,7 +159,9 @@ def proxy_markdown(results: Mapping[str, Any]) -> list[str]:
         for c in block.get("comparisons", []):
             if c.get("headline"):
                 sh, sr, ph, pr = _tables(c)
-                lines += [f"### {_label(ds, c)}", "", f"**{c['sentence']}**", "", *table(sh, sr), *table(ph, pr)]
+                notes = marks.footnotes([("the interval for tau", c["result"]["tau"])], c["result"]["tau"]["level"])
+                lines += [f"### {_label(ds, c)}", "", f"**{c['sentence']}**", "", *notes, "", *table(sh, sr),
+                          *table(ph, pr)]
             else:
                 lines += [f"- {c['sentence']}"]
         lines.append("")

@@ -17,19 +17,23 @@ Where the passages sit in the task's documents is decided when the run is scored
 Told apart from id runs by its columns: a table with a ``text`` column (or ragas' two) and no document-id column
 other than ``doc_id`` is a passage run (``doc_id`` is then a hint, not the retrieved item). Refused, naming the
 file, the row and the fix: no text column, an empty passage, a rank that is not a whole number >= 1, a query
-with the same rank twice, a non-finite score, no row at all.
+with the same rank twice, a non-finite score, no row at all, and no passage at all (every question failed or was
+answered with nothing: each would score 0, which says nothing of retrieval). A JSON Lines file whose first line is
+ragcov's header (:data:`META_KEY`) is a passage run even when no line has a ``text`` (no question got a passage).
 """
 from __future__ import annotations
 
 import json
+import lzma
 import os
+import zlib
 from pathlib import Path
 from typing import Any, Mapping
 
 import numpy as np
 import pandas as pd
 
-from ragcov_data.errors import InputFileError, RagcovError
+from ragcov_data.errors import InputFileError, RagcovError, binary_kind
 
 __all__ = ["META_KEY", "PASSAGE_COLUMNS", "PASSAGE_NAMES", "RAGAS_COLUMNS", "is_passage_columns", "load_passage_run",
            "validate_passage_run", "is_passage_run", "sniff_passage_file"]
@@ -170,9 +174,11 @@ def load_passage_run(source: str | os.PathLike | pd.DataFrame, *, format: str | 
         else:
             frame = pd.DataFrame(json.loads(_text(path, comp)))
             line_of = lambda i: f"record {i + 1}"  # noqa: E731
-    except (ValueError, OSError, UnicodeDecodeError) as exc:
+    except (ValueError, OSError, UnicodeDecodeError, EOFError, lzma.LZMAError, zlib.error) as exc:
         if isinstance(exc, RagcovError):
             raise
+        if comp is not None and not isinstance(exc, UnicodeDecodeError):
+            raise _stream_error(path, exc) from None
         raise InputFileError(f"{path}: cannot read it as a {fmt} passage run ({type(exc).__name__}: {exc}); a passage "
                              "run has one row per passage: query-id, rank, text (optional score, doc_id, "
                              "start_char, end_char).") from None
@@ -180,6 +186,18 @@ def load_passage_run(source: str | os.PathLike | pd.DataFrame, *, format: str | 
     if frame.attrs.get("meta") is not None:
         out.attrs["meta"] = frame.attrs["meta"]
     return out
+
+
+def _stream_error(path: Path, exc: BaseException) -> InputFileError:
+    """A compressed passage run that cannot be read: the id-run reader's words, and how to get the run back."""
+    from ragcov_data.runs._read import _read_error
+
+    said = str(_read_error(path, exc))
+    if "corrupt or truncated" not in said:
+        return InputFileError(said)
+    return InputFileError(said + " A passage run need not be made again: re-running the pipeline with --out on the "
+                          "uncompressed .jsonl it wrote resumes (only the questions not answered yet are asked); then "
+                          "compress that file again.")
 
 
 def _text(path: Path, comp: str | None) -> str:
@@ -192,32 +210,28 @@ def _text(path: Path, comp: str | None) -> str:
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
+        binary = binary_kind(data[:8])
+        if binary is not None:  # a PDF named .jsonl is a PDF, not text in another encoding
+            raise InputFileError(f"{path}: this file is {binary[0]} (its first bytes are {data[:5]!r}), not a "
+                                 "passage run; give the JSON Lines, CSV or parquet file of the pipeline's passages.") \
+                from None
         line = data[:exc.start].count(b"\n") + 1
         raise InputFileError(f"{path}, line {line}: bytes that are not UTF-8; re-save the passage run as UTF-8 "
                              "(e.g. iconv -f latin1 -t utf-8).") from None
 
 
 def _read_jsonl(path: Path, comp: str | None) -> tuple[pd.DataFrame, Any]:
-    records, lines, meta = [], [], None
-    for no, line in enumerate(_text(path, comp).splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputFileError(f"{path}, line {no}: not a JSON object ({exc.msg}); each line of a passage run is "
-                                 '{"query-id": ..., "rank": ..., "text": ...}.') from None
-        if not isinstance(rec, Mapping):
-            raise InputFileError(f"{path}, line {no}: a JSON {type(rec).__name__}, not an object; each line is one "
-                                 "passage.")
-        if META_KEY in rec and len(records) == 0 and meta is None:  # the first line of a run ragcov wrote
-            meta = rec[META_KEY]
-            continue
-        records.append(rec)
-        lines.append(no)
-    frame = pd.DataFrame(records)
-    frame.attrs["meta"] = meta
-    return frame, (lambda i: f"line {lines[i]}")
+    """JSON Lines records, every line that is not one named (:mod:`ragcov_data.runs._passage_lines`). A file with
+    ragcov's header but no passage text (every question failed or got nothing) is still a passage run: its
+    ``text`` column is added, empty, so the reader refuses it as one with no passage, not as a run of ids."""
+    from ragcov_data.runs._passage_lines import read_passage_lines
+
+    frame, label = read_passage_lines(path, _text(path, comp), META_KEY, PASSAGE_NAMES, _ID_RUN_COLUMNS)
+    if frame.attrs.get("meta") is not None and not any(str(c).lower() in PASSAGE_NAMES["text"] for c in frame.columns):
+        meta = frame.attrs["meta"]
+        frame["text"] = None
+        frame.attrs["meta"] = meta
+    return frame, label
 
 
 def _pick(columns: Any, source: str) -> dict[str, Any]:
@@ -313,9 +327,26 @@ def validate_passage_run(frame: pd.DataFrame, *, source: str = "passage run", fm
                   "failures": {q: e for q, e in failures.items() if q not in set(rows["query-id"])},
                   "empty": sorted({str(q) for q in qid[empty]} - set(rows["query-id"])),
                   "by_question_text": by_text}
-    if rows.empty and not rows.attrs["failures"] and not rows.attrs["empty"]:
-        raise InputFileError(f"{source}: the passage run has no passage; nothing to evaluate.")
+    if rows.empty:
+        raise InputFileError(f"{source}: the passage run has no passage; nothing to evaluate" + _none_answered(rows))
     return rows
+
+
+def _none_answered(rows: pd.DataFrame) -> str:
+    """Why a passage run holds no passage: every question failed, or was answered with nothing."""
+    failures, empty = rows.attrs["failures"], rows.attrs["empty"]
+    if not failures and not empty:
+        return "."
+    said = []
+    if failures:
+        q, e = next(iter(failures.items()))
+        said.append(f"{len(failures)} question(s) failed in the pipeline (first: {q!r}: {e[:160]})")
+    if empty:
+        said.append(f"{len(empty)} answered with no passage (first: {empty[0]!r})")
+    again = ("`ragcov run --pipeline ... --out` on this file asks the failed questions again" if failures and
+             not empty else "delete the file (or give another --out) so that every question is asked again")
+    return (f": {' and '.join(said)}, so every question would score 0 and the scores would say nothing of "
+            f"retrieval. A run with no passage is refused, not scored; fix the pipeline and run it again ({again}).")
 
 
 def _empty_answers(frame: pd.DataFrame, chosen: dict[str, Any], failed: np.ndarray) -> np.ndarray:

@@ -17,7 +17,8 @@ def test_proxy_on_irpf(data_dir, tmp_path, capsys, irpf_api_values):
                  "--n-resamples", "199", "--no-check", "--quiet", "--json", str(out)]) == 0
     text = capsys.readouterr().out
     assert "== retrievers family, artigos as documents ==" in text and "== cuts family, artigos as documents ==" in text
-    assert re.search(r"tau-b [+-]\d\.\d\d, 95% interval \[[+-]\d\.\d\d, [+-]\d\.\d\d\] \(unverifiable\)", text)
+    assert re.search(r"tau-b [+-]\d\.\d\d, 95% interval \[[+-]\d\.\d\d, [+-]\d\.\d\d\]‡", text)
+    assert "‡ UNVERIFIABLE: the interval for tau: the check cannot vouch here" in text  # --no-check, said
     assert "pair (real order)" in text and ("both name" in text or "the proxy names" in text)
     data = json.loads(out.read_text())
     assert data["result_type"] == "ProxyStudyResult" and data["tasks"]["real"]["questions"] == 174
