@@ -130,8 +130,8 @@ def interval_scores(results: dict[str, dict[str, float]], task: Any, main_score:
     ``precision_at_K``, ``mrr_at_K``) for MTEB's ``results`` on ``task``: the numbers the result JSON gains.
 
     ``metric`` overrides the ragcov metric (e.g. ``chunk_recall@10`` on a cited-questions task, where ragcov's
-    ``r@10`` is provision-level). The interval is clustered by the task's sampled unit (JurisTCU: the source summary; self-retrieval: the
-    document); ``ragcov_level`` records its confidence level."""
+    ``r@10`` is provision-level). The interval is clustered by the task's sampled unit (JurisTCU: the source summary; IRPF: the topic;
+    self-retrieval: the document); ``ragcov_level`` records its confidence level."""
     from ragcov_data.eval import evaluate
 
     kind, _, k = main_score.partition("_at_")
@@ -168,7 +168,8 @@ def _irpf(root: Path, cut: int) -> Any:
         f"RagcovIRPF-{cut}",
         f"IRPF (Brazilian personal income tax) questions answered with citations of provisions, over the laws cut "
         f"into chunks of at most {cut} words. MTEB is id-based, so these qrels are chunk-level: a chunk is relevant "
-        "when it holds a cited provision (not ragcov's provision-level recall).",
+        "when it holds a cited provision (not ragcov's provision-level recall). ragcov adds the clustered 95% "
+        "interval of that recall@10 with the question's topic as the sampled unit (ragcov_ci_low/high).",
         reference="https://www.gov.br/receitafederal/pt-br/centrais-de-conteudo/publicacoes/perguntas-e-respostas",
         license="not specified", domains=["Legal", "Government"], bibtex=_RAGCOV_BIBTEX, main_score="recall_at_10",
         annotations="expert-annotated", creation="found")

@@ -149,8 +149,10 @@ def test_cli_prints_the_notice_as_one_line_the_api_warns(tiny, tmp_path):
                                                                                str(tmp_path / "tfidf.trec")]):
         r = subprocess.run([sys.executable, "-m", "ragcov_data", *argv, "--dataset", "irpf", "--data-dir", str(data)],
                            capture_output=True, text=True, env=env, timeout=300)
-        line = f"ragcov {argv[0]}: cited questions (article): 1 citation(s) of acts not in the corpus (q7: "
+        line = (f"ragcov {argv[0]}: cited questions (irpf): 1 citation(s) not graded (1 citation(s) of acts not in "
+                "the corpus)")
         assert r.stderr.startswith(line), r.stderr
+        assert r.stderr.count("cited questions (irpf)") == 1 and "DIR/manifest.json" in r.stderr
         assert "UserWarning" not in r.stderr and "warnings.warn" not in r.stderr and ".py:" not in r.stderr
     api = _irpf(tmp_path / "api", QUESTIONS + [{**OTHER, "question": "Outra lei, pela API?"}])  # not built yet
     with pytest.warns(UserWarning, match=r"cited questions \(article\): 1 citation\(s\) of acts not in the corpus"):
