@@ -26,7 +26,7 @@ chromium(__file__)  # one skip line, with the install hint and the number of che
 def report_dir(tmp_path_factory, data_dir) -> Path:
     out = tmp_path_factory.mktemp("report")
     code = main(["benchmark", "--data-dir", str(data_dir), "--out", str(out), "--retrievers", "bm25,tfidf",
-                 "--quick", "--reps", "100", "--k", "5,10", "--n-resamples", "49", "--no-progress"])
+                 "--quick", "--reps", "100", "--k", "5,10", "--n-resamples", "99", "--no-progress"])
     assert code == 0
     return out
 

@@ -156,6 +156,10 @@ def run_benchmark(data_dir: str | os.PathLike, *, chunk_words: int = 100, retrie
     t0 = time.perf_counter()
     root = _data_dir(data_dir)
     names = _benchmark_iv(retrievers, ks, recommend_k)
+    if any((root / d).is_dir() for d in ("irpf", "lgpd")):  # the proxy section's intervals are at sqrt(level):
+        from ragcov_data.eval.estimates._kernels import check_resamples  # refuse before minutes of work
+
+        check_resamples(n_resamples, level ** 0.5, ("cluster_bootstrap",))
     ds, qmeta = _aneel_task(root, chunk_words, log)
     settings = {"chunk_words": chunk_words, "reps": reps, "k": list(ks), "n_resamples": n_resamples, "seed": seed,
                 "retrievers": names}

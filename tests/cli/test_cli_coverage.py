@@ -19,7 +19,7 @@ def bench_run(tmp_path_factory, data_dir):
     buf, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(err):  # --quick with smaller settings still; the console is --quick's
         code = main(["benchmark", "--data-dir", str(data_dir), "--out", str(out), "--retrievers", "bm25,tfidf",
-                     "--quick", "--reps", "100", "--k", "5,10,20", "--n-resamples", "49", "--no-progress",
+                     "--quick", "--reps", "100", "--k", "5,10,20", "--n-resamples", "99", "--no-progress",
                      "--latex", str(out / "summary.tex")])
     assert code == 0
     return out, buf.getvalue(), err.getvalue()
@@ -284,3 +284,12 @@ def test_benchmark_summary_never_calls_an_unverified_method_recommended():
     assert "micro; for samples of 20 documents NO method verified" in text and "use bootstrap_t" not in text
     assert "macro; for samples of 20 documents" not in text and "at K=" not in text
     assert "3 samples of 20 of the 3 documents" in text
+
+
+def test_benchmark_refuses_too_few_resamples_before_any_work(data_dir, tmp_path, capsys):
+    """The proxy section's intervals are at sqrt(level); 49 resamples cannot hold one and the job says so at once."""
+    code = main(["benchmark", "--data-dir", str(data_dir), "--out", str(tmp_path / "o"), "--retrievers", "bm25,tfidf",
+                 "--quick", "--n-resamples", "49", "--no-progress"])
+    err = capsys.readouterr().err
+    assert code == 2 and "n_resamples" in err and ">= 78" in err
+    assert "building task" not in err and not (tmp_path / "o" / "results.json").exists()
