@@ -146,6 +146,7 @@ def _cited_scores(prepared: Any, located: LocatedRun, qids: list[str]) -> pd.Ser
     values = cited_passage_values(located, prepared.cited.citations, prepared.cited.granularity, [spec], qids)
     out = values[str(spec)].rename(str(spec))
     out.index = pd.Index(qids, dtype=object, name="query-id")
+    out.attrs = {}  # the table's per-budget attrs are not this series' (a measure at k chunks has no context words)
     out.attrs.update(metric=str(spec), description=spec.describe().replace("a chunk", "a passage"), n_no_relevant=0,
                      n_run_only=_run_only(located, qids),
                      n_short_context=values.attrs["n_short_context"].get(spec.k, 0) if spec.budget else 0)
