@@ -327,3 +327,16 @@ def test_chunking_prints_the_fragments_text_share_beside_their_touch_reading(adv
     assert row["touched"] > row["span_recall"] * 1.5
     assert got["disagreement"]["touch_winner"] == "fragments" and got["disagreement"]["sentence"] in printed
     assert got["headline"]["leader"] == "dispositivo/bm25-pt" and got["touched_headline"]["leader"] == "fragments"
+
+
+def test_leaderboard_of_passage_runs_ranks_by_text_share(adversarial):
+    """`leaderboard` over pipelines' passage runs on a cited-questions task ranks, by default, the share of the cited
+    text within 1,000 words (said as the task's default), the same numbers as the study's family."""
+    from ragcov_data.eval import leaderboard
+
+    runs = {k: adversarial["runs"][k] for k in ("fragments", "half_overlap")}
+    res = leaderboard(runs, adversarial["tasks"]["dispositivo"], n_resamples=199, on_missing="zero")
+    assert res.metric == "span_recall@1000w" and res.info["metric_default"]
+    est = res.systems[res.systems["group"] == "__all__"].set_index("name")["estimate"]
+    for k in runs:
+        assert est[k] == pytest.approx(adversarial["study"].values[(f"span_recall@{BUDGET}w", k)].mean(), abs=1e-12)
