@@ -54,6 +54,32 @@ def no_qrels_error(dataset: str, manifest: Mapping[str, Any], doc_ids: Sequence[
         "`build_cited_task(acts, questions).manifest['unresolved']` lists every citation with its reason.")
 
 
+class UnresolvedCitations(UserWarning):
+    """The citations of a cited-questions task that could not be graded, by status, and the questions left with
+    no relevant chunk. ``str()`` is the full notice (the first few of each status); :meth:`summary` is the one
+    line a command prints once (the counts, and where the whole list is)."""
+
+    def __init__(self, message: str, *, dataset: str, config: str, by_status: dict[str, int], no_gold: int) -> None:
+        super().__init__(message)
+        self.dataset, self.config, self.by_status, self.no_gold = dataset, config, dict(by_status), int(no_gold)
+
+    def key(self) -> tuple:
+        """What the notice says apart from the chunking it was built with (equal keys: the same notice)."""
+        return self.dataset, tuple(sorted(self.by_status.items())), self.no_gold
+
+    def summary(self) -> str:
+        """``cited questions (irpf): 7 citation(s) not graded (...); 1 question(s) with no relevant chunk; each
+        one is in the task's manifest (ragcov build --dataset irpf --out DIR: DIR/manifest.json, ...)``."""
+        n = sum(self.by_status.values())
+        parts = [f"{n} citation(s) not graded ("
+                 + ", ".join(f"{k} {STATUS_TEXT.get(s, s)}" for s, k in self.by_status.items()) + ")"] if n else []
+        if self.no_gold:
+            parts.append(f"{self.no_gold} question(s) with no relevant chunk")
+        return (f"cited questions ({self.dataset}): {'; '.join(parts)}; each one is in the task's manifest "
+                f"(`ragcov build --dataset {self.dataset} --out DIR` writes DIR/manifest.json: `unresolved`, "
+                "`dispositivo_not_found`, `queries_without_relevant_chunk`)")
+
+
 class Gold(NamedTuple):
     """One cited provision of a question: the :class:`ragcov_data.legal.citations.Citation` (parsed from ``raw``, or
     built from a structured reference) and the ``raw`` string it came from."""

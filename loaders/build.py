@@ -165,9 +165,23 @@ def _cut(acervo: Acervo, dv: tuple | None, chunk_words: int, query_words: int) -
         names = [s.name for s in acervo.sources] or ["(source)"]
         raise RagcovError(
             f"{', '.join(names[:3])}: none of the {len(acervo.documents)} documents yields two chunks of "
-            f"chunk_words={chunk_words} (the task needs at least one); lower `chunk_words` or add longer documents."
-        )
+            f"chunk_words={chunk_words} (the task needs at least one); " + _too_short_why(acervo, chunk_words))
     return cut
+
+
+def _too_short_why(acervo: Acervo, chunk_words: int) -> str:
+    """The fix when no document yields two chunks: an act whose wording is mostly superseded (struck through,
+    revoked), taken out by default, is said to be one, with ``--keep-superseded``; else a smaller chunk."""
+    cut_out = [d for d in acervo.documents if d.removed_words]
+    if not cut_out:
+        return "lower `chunk_words` or add longer documents."
+    d = max(cut_out, key=lambda d: d.removed_words)
+    left = len(d.text.split())
+    more = f" ({len(cut_out)} documents are)" if len(cut_out) > 1 else ""
+    return (f"{d.where} is mostly superseded wording{more}: {d.removed_words:,} of its {d.removed_words + left:,} "
+            f"words are struck through or revoked, taken out of the index by default, and the {left:,} words left "
+            "are too few. Keep that wording, marked out of force, with --keep-superseded (keep_superseded=True); "
+            "else lower `chunk_words` or add longer documents.")
 
 
 def _tables(acervo: Acervo, cut: _Cut, dv: tuple | None, query_words: int

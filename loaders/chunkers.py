@@ -307,6 +307,8 @@ def _spans(chunker: Chunker, text: str, act: str) -> list[tuple[int, int]]:
     kinds = {_kind(x) for x in items}
     if len(kinds) != 1 or None in kinds:
         bad = next((x for x in items if _kind(x) is None), items[0])
+        if _kind(bad) is None:
+            _refuse_number_offsets(chunker.name, act, items, bad)
         raise RagcovError(f"chunker {chunker.name!r} on act {act!r}: chunks must all be strings, (start, end) "
                           f"pairs or chunk objects with .text; got {type(bad).__name__} {_excerpt(repr(bad))!r}"
                           f"{' mixed with other kinds' if len(kinds) > 1 else ''}.")
@@ -321,6 +323,24 @@ def _spans(chunker: Chunker, text: str, act: str) -> list[tuple[int, int]]:
 
 def _is_int(v: Any) -> bool:
     return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+
+
+def _refuse_number_offsets(name: str, act: str, items: Sequence[Any], bad: Any) -> None:
+    """A span or (text, start, end) whose offsets are numbers but not integers (``(0.0, 12.0)``, ``12.5``): said
+    as that, not as a chunk of unknown shape."""
+    if not isinstance(bad, (tuple, list)) or len(bad) not in (2, 3):
+        return
+    offsets = list(bad[-2:])
+    if len(bad) == 3 and not isinstance(bad[0], str):
+        return
+    if all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool) for v in offsets):
+        i = next(j for j, x in enumerate(items) if x is bad)
+        kind = ", ".join(sorted({type(v).__name__ for v in offsets if not _is_int(v)}))
+        whole = all(float(v).is_integer() for v in offsets)
+        raise RagcovError(f"chunker {name!r} on act {act!r}: chunk {i} {_excerpt(repr(tuple(bad)))!r} gives its "
+                          f"character offsets as {kind}; offsets are integers (a character's position in the act)"
+                          + (": return int(start), int(end)." if whole else
+                             ", and these are not whole numbers: compute them in characters, e.g. text.find(piece)."))
 
 
 def _kind(x: Any) -> str | None:

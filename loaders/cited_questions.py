@@ -71,7 +71,7 @@ from ragcov_data.tasks.load import _content_hash
 from ragcov_data.legal import citations as cit
 from ragcov_data.legal.acervo import Acervo, as_nfc, read_acervo, sha256_file
 from ragcov_data.legal.vigencia import annotate_task
-from ragcov_data.loaders._cited_gold import (STATUS_TEXT, STATUSES, Gold, _parse_raw, _raw_context, _s,  # noqa: F401
+from ragcov_data.loaders._cited_gold import (STATUS_TEXT, STATUSES, Gold, UnresolvedCitations, _parse_raw, _raw_context, _s,  # noqa: F401
                                              _table, act_of, gold_citations, no_qrels_error)
 from ragcov_data.errors import InputFileError, RagcovError
 from ragcov_data.loaders import chunkers, chunking as ch
@@ -221,7 +221,7 @@ def build_cited_task(
     annotate_task(corpus, acervo, manifest, by_span=True)  # `in_force` of every chunker alike, by its spans
     _as_strings((corpus, queries, qr), list(acervo.metadata_columns))
     if warn:
-        _warn(manifest["counts"], unresolved, coarse, name, no_gold)
+        _warn(manifest["counts"], unresolved, coarse, name, no_gold, dataset)
         if uncovered:
             warnings.warn(f"chunker {spec.name!r} left text out of every chunk: {uncovered} non-space characters "
                           "by act (manifest `chunker.uncovered_characters`).", stacklevel=2)
@@ -448,21 +448,27 @@ def _overlap(b: tuple[np.ndarray, np.ndarray, int], ids: np.ndarray, start: int,
     return [str(x) for x in ids[first + hit]]
 
 
-def _warn(counts: dict, unresolved: list, coarse: list, name: str, no_gold: Sequence[str] = ()) -> None:
-    """One warning naming, per status, how many citations could not be used (with the first few)."""
+def _warn(counts: dict, unresolved: list, coarse: list, name: str, no_gold: Sequence[str] = (),
+          dataset: str = "cited_questions") -> None:
+    """One warning (:class:`UnresolvedCitations`) naming, per status, how many citations could not be used (with
+    the first few)."""
     msgs = []
+    by_status = {}
     for status in STATUSES[1:]:
         rows = coarse if status == "dispositivo_not_found" else [u for u in unresolved if u["status"] == status]
         if not rows:
             continue
+        by_status[status] = len(rows)
         shown = "; ".join(f"{u['query-id']}: {u['citation']}" for u in rows[:5])
         msgs.append(f"{len(rows)} {STATUS_TEXT[status]} ({shown}{' ...' if len(rows) > 5 else ''})")
     if no_gold:
         msgs.append(f"{len(no_gold)} question(s) with no relevant chunk ({', '.join(no_gold[:5])}"
                     f"{' ...' if len(no_gold) > 5 else ''})")
     if msgs:
-        warnings.warn(f"cited questions ({name}): " + "; ".join(msgs) + ". Every one is listed in the manifest "
-                      "(`unresolved`, `dispositivo_not_found`, `queries_without_relevant_chunk`).", stacklevel=3)
+        warnings.warn(UnresolvedCitations(
+            f"cited questions ({name}): " + "; ".join(msgs) + ". Every one is listed in the manifest "
+            "(`unresolved`, `dispositivo_not_found`, `queries_without_relevant_chunk`).",
+            dataset=dataset, config=name, by_status=by_status, no_gold=len(no_gold)), stacklevel=3)
 
 
 def _sha(p: Path) -> str:

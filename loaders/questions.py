@@ -26,11 +26,7 @@ def read_questions(path: str | os.PathLike) -> list[dict]:
 
     Accepted spellings: ``qid`` / ``_id`` / ``id``; ``question`` / ``text``; ``references`` (structured
     dicts, each with ``doc_id``/``article`` ... and/or ``raw``) or ``citations`` (a string or a list of
-<<<<<<< HEAD
-    strings, parsed by :func:`ragcov_data.legal.citations.parse`).
-=======
-    strings, parsed by :func:`ragcov_data.citations.parse`: a written citation, a LexML URN or a source key).
->>>>>>> lgpd-task
+    strings, parsed by :func:`ragcov_data.legal.citations.parse`: a written citation, a LexML URN or a source key).
 
     Raises
     ------

@@ -57,10 +57,9 @@ _JSON_LIMIT = 256 << 20
 
 def mark_folder(folder: str | os.PathLike, kind: str) -> Path:
     """Write the marker file of a folder ragcov writes into (``kind``: :data:`REPORT`, :data:`PUBLISH`)."""
-    path = Path(folder) / FOLDER_MARK
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"written_by": "ragcov", "kind": kind}) + "\n", encoding="utf-8")
-    return path
+    from ragcov_data._atomic import atomic_write
+
+    return atomic_write(Path(folder) / FOLDER_MARK, json.dumps({"written_by": "ragcov", "kind": kind}) + "\n")
 
 
 def _head(path: Path) -> bytes:

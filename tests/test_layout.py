@@ -83,3 +83,15 @@ def test_every_room_says_what_it_holds_in_its_docstring_and_in_the_map():
         leaf = pkg.rpartition(".")[2]
         if pkg.count(".") <= 1 or pkg.startswith("ragcov_data.eval."):
             assert f"{leaf}/" in layout, f"CONTRIBUTING.md's layout map does not name {leaf}/ ({pkg})"
+
+
+def test_no_source_or_doc_file_holds_a_merge_conflict_marker():
+    """A marker inside a docstring or a page would not break an import; this finds it."""
+    import re
+
+    marker = re.compile(r"^(<<<<<<< |>>>>>>> |=======$)", re.M)
+    files = [p for top in ("ragcov_data", "eval", "loaders", "baselines", "tests", "docs", "benchmarks")
+             for p in (ROOT / top).rglob("*") if p.suffix in (".py", ".md", ".toml", ".txt")]
+    files += [ROOT / "README.md", ROOT / "CONTRIBUTING.md", ROOT / "dataset_card.md", ROOT / "pyproject.toml"]
+    hits = [str(p.relative_to(ROOT)) for p in files if p.is_file() and marker.search(p.read_text(encoding="utf-8"))]
+    assert hits == []

@@ -46,7 +46,7 @@ import numpy as np
 import pandas as pd
 
 from ragcov_data.errors import RagcovError
-from ragcov_data.eval.outcomes.metrics import parse_metric
+from ragcov_data.eval.outcomes.metrics import CITED_ALIASES, CITED_BUDGET_NAMES, parse_metric
 from ragcov_data.runs import load_run
 from ragcov_data.runs.line import CharacterLine, character_line
 from ragcov_data.ties import DEFAULT_TIE_POLICY
@@ -60,9 +60,8 @@ __all__ = ["CitedMetric", "parse_cited_metric", "cited_provisions", "ranked_ids"
 GRANULARITIES = ("dispositivo", "article")
 #: Metrics at ``k`` chunks (``name@k``) and within a budget of words (``name@Bw``).
 RANK_NAMES = ("recall", "hit", "ndcg")
-BUDGET_NAMES = ("recall", "hit", "span_recall", "precision", "iou", "covered_any", "covered_50", "covered_90",
-                "covered_whole")
-_ALIASES = {"r": "recall", "p": "precision", "success": "hit"}
+BUDGET_NAMES = CITED_BUDGET_NAMES  # one definition, where metric names are parsed
+_ALIASES = CITED_ALIASES
 _PATTERN = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*?)\s*@\s*([+-]?\d+)\s*([wW]?)\s*$")
 #: The valid forms, as every message about a metric of cited questions lists them.
 _VALID = ("'recall@k', 'hit@k', 'ndcg@k' (k chunks) or 'span_recall@Bw', 'recall@Bw', 'precision@Bw', 'iou@Bw', "

@@ -59,9 +59,21 @@ def _os_message(exc: OSError) -> str:
 
 def _notice(verb: str) -> Callable[..., None]:
     """A ``warnings.showwarning`` printing ``<verb>: <message>`` (a :class:`UserWarning`, ragcov's notices) or
-    ``<verb>: <Category>: <message>`` (any other) as one line on stderr, without the source line."""
+    ``<verb>: <Category>: <message>`` (any other) as one line on stderr, without the source line.
+
+    A notice that carries its own one-line summary (the cited questions' unresolved citations, raised once per
+    chunking a command builds) is printed as that summary, once per command for the same counts."""
+    seen: set = set()
+
     def show(message: Any, category: type, filename: str, lineno: int, file: Any = None, line: Any = None) -> None:
-        kind = "" if category is UserWarning else f"{category.__name__}: "
+        if hasattr(message, "summary") and hasattr(message, "key"):
+            if message.key() in seen:
+                return
+            seen.add(message.key())
+            print(f"{verb}: {message.summary()}", file=sys.stderr)
+            return
+        ours = category is UserWarning or category.__module__.startswith("ragcov_data")
+        kind = "" if ours else f"{category.__name__}: "
         print(f"{verb}: {kind}{message}", file=sys.stderr)
     return show
 

@@ -12,6 +12,7 @@ from typing import Any, Iterable
 import pandas as pd
 
 from ragcov_data import outputs as marks
+from ragcov_data._atomic import check_replaceable, file_kind
 from ragcov_data.cli._outputs import DATA_FILE_NAMES, output_kind
 from ragcov_data.errors import RagcovError
 from ragcov_data.tasks.paths import DEFAULT_SOURCES, check_writable
@@ -73,7 +74,9 @@ def check_outputs(inputs: Iterable[tuple[str, Any]], outputs: Iterable[tuple[str
     is refused, writing ragcov's HTML again is not; ``force`` replaces such a file, never an input), and a
     report option may not have another kind's suffix (:func:`ragcov_data.outputs.check_suffix`: ``leaderboard
     --latex x.trec a.trec`` is refused). Every output must also be writable
-    (:func:`ragcov_data.tasks.paths.check_writable`).
+    (:func:`ragcov_data.tasks.paths.check_writable`), and an output file a regular file or a new path
+    (:func:`ragcov_data._atomic.check_replaceable`: a device, named pipe, socket, folder or dangling link is
+    refused, as is such an entry at the top of an existing output folder).
 
     Parameters
     ----------
@@ -94,10 +97,12 @@ def check_outputs(inputs: Iterable[tuple[str, Any]], outputs: Iterable[tuple[str
     ins = [(opt, Path(str(p)).expanduser()) for opt, p in inputs if p is not None and str(p)]
     outs = [(opt, Path(str(p)).expanduser()) for opt, p in outputs if p is not None and str(p)]
     fouts = [(opt, Path(str(p)).expanduser()) for opt, p in folder_outputs if p is not None and str(p)]
-    for _, out in outs:
+    for opt, out in outs:
+        check_replaceable(out, opt)  # a device, a named pipe, a folder, a link to nothing: before anything is read
         check_writable(out)
-    for _, out in fouts:
+    for opt, out in fouts:
         check_writable(out, folder=True)
+        _check_folder_entries(opt, out)
     seen: list[tuple[str, Path]] = []
     for opt, out in outs:
         for in_opt, inp in ins:
@@ -120,6 +125,18 @@ def check_outputs(inputs: Iterable[tuple[str, Any]], outputs: Iterable[tuple[str
                 raise RagcovError(f"{opt} and {in_opt} name the same folder {str(out)!r}: the output would overwrite "
                                   "the input's files; choose another output folder.")
         marks.check_output(opt, out, (kinds or {}).get(opt) or output_kind(verb, opt, folder=True), force=force)
+
+
+def _check_folder_entries(option: str, folder: Path) -> None:
+    """Refuse an output folder holding a device, a named pipe, a socket or a link to nothing at its top: ragcov
+    writes only regular files there, and one written at such a name would replace it."""
+    if not folder.is_dir():
+        return
+    for entry in sorted(folder.iterdir()):
+        what = file_kind(entry)
+        if what is not None and not entry.is_dir():
+            raise RagcovError(f"{option} {str(folder)!r} holds {entry.name!r}, {what}: ragcov writes regular files "
+                              "into the folder and would replace it; move it out, or choose another folder.")
 
 
 def check_args_outputs(args: argparse.Namespace) -> None:

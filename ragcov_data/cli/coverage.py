@@ -61,9 +61,9 @@ def run(args: argparse.Namespace) -> int:
     show = show.rename(columns={"coverage": "coverage_%", "mc_margin": "±mc_%"})
     print(show.to_string(index=False, float_format=lambda x: f"{x:.4f}"))
     if args.out:
-        if args.out.endswith(".json"):
-            table.to_json(args.out, orient="records", indent=1)
-        else:
-            table.to_csv(args.out, index=False)
+        from ragcov_data._atomic import atomic_write
+
+        text = table.to_json(orient="records", indent=1) if args.out.endswith(".json") else table.to_csv(index=False)
+        atomic_write(args.out, text)  # as every output: whole or not at all, never over a device or a pipe
         print(f"wrote {args.out}")
     return 0

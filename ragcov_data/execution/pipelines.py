@@ -30,6 +30,11 @@ another task, by another pipeline or with another ``k`` is refused, before anyth
 call raises is recorded as ``{"query-id": ..., "error": "TypeName: message"}``, the run completes, and the failures
 are named (``attrs["failures"]``, and a line on standard error). A question answered with no passage is recorded
 as ``{"query-id": ..., "empty": true}``: answered, scored with no context.
+
+**One writer a file.** A run holds an exclusive lock beside ``out`` while it writes
+(:func:`ragcov_data._atomic.one_writer`): a second run on the same file is refused, naming the first. A file holding
+an answer twice (written by two runs at once before the lock, or interleaved) is repaired when resumed: identical
+copies are kept once, differing ones dropped and their question asked again (``attrs["repaired"]``).
 """
 from __future__ import annotations
 
@@ -44,50 +49,13 @@ from typing import Any, Callable, NamedTuple
 import numpy as np
 import pandas as pd
 
-from ragcov_data._atomic import atomic_write
+from ragcov_data._atomic import atomic_write, one_writer
 from ragcov_data.tasks.documents import task_documents
 from ragcov_data.errors import InputFileError, RagcovError
+from ragcov_data.execution.user_code import factory_hint, import_object, pipeline_or_factory
 from ragcov_data.runs.passages import META_KEY, PASSAGE_NAMES, validate_passage_run
 
 __all__ = ["run_pipeline", "passages_of", "pipeline_name", "import_object", "pipeline_or_factory", "META_KEY"]
-
-
-def pipeline_or_factory(obj: Any) -> tuple[Any, Callable[[pd.DataFrame], Any] | None]:
-    """``(pipeline, ingest)`` of an object named on the command line: a function whose first parameter is named
-    ``documents`` is a factory (called with the task's documents, it returns the pipeline), anything else the
-    pipeline itself."""
-    import inspect
-
-    if callable(obj) and not hasattr(obj, "invoke") and not hasattr(obj, "retrieve"):
-        try:
-            params = list(inspect.signature(obj).parameters)
-        except (TypeError, ValueError):
-            params = []
-        if params[:1] == ["documents"]:
-            return None, obj
-    return obj, None
-
-
-def import_object(spec: str, what: str = "pipeline") -> Any:
-    """The object ``module:attr`` names, imported with the current directory on ``sys.path`` (as uvicorn and
-    gunicorn do), so a pipeline defined in ``./my_rag.py`` is ``my_rag:retriever``."""
-    import importlib
-
-    if not isinstance(spec, str) or spec.count(":") != 1 or not all(spec.split(":")):
-        raise RagcovError(f"--{what} takes module:attr (e.g. my_rag:retriever, from ./my_rag.py); got {spec!r}.")
-    module, attr = spec.split(":")
-    if os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())
-    try:
-        obj = importlib.import_module(module)
-    except ImportError as exc:
-        raise RagcovError(f"--{what} {spec}: cannot import module {module!r} ({exc}); run from the folder holding "
-                          f"{module.replace('.', '/')}.py or put it on PYTHONPATH.") from None
-    for part in attr.split("."):
-        if not hasattr(obj, part):
-            raise RagcovError(f"--{what} {spec}: module {module!r} has no {attr!r}.")
-        obj = getattr(obj, part)
-    return obj
 
 
 def pipeline_name(pipeline: Any) -> str:
@@ -155,6 +123,14 @@ def passages_of(returned: Any, question_id: str, k: int | None = None) -> list[d
     RagcovError
         The answer is not a list (e.g. one ``str``), or an item carries no text; names the question and the type.
     """
+    if isinstance(returned, pd.DataFrame):  # iterating a DataFrame gives its column names, not its rows
+        raise RagcovError(f"the pipeline returned a pandas DataFrame for question {question_id!r} (columns "
+                          f"{[str(c) for c in returned.columns][:6]}), not a list of passages: iterating it gives "
+                          "its column names; return its rows, e.g. `df.to_dict('records')` (a `text` column, "
+                          "optional `score`, `doc_id`, `start_char`) or `list(df['text'])`.")
+    if isinstance(returned, (set, frozenset)):
+        raise RagcovError(f"the pipeline returned a {type(returned).__name__} for question {question_id!r}: a set has "
+                          "no order, so its passages would get arbitrary ranks; return a list, best passage first.")
     if isinstance(returned, (str, bytes, Mapping)) or not hasattr(returned, "__iter__"):
         raise RagcovError(f"the pipeline returned a {type(returned).__name__} for question {question_id!r}, not a list "
                           "of passages; return a list (of strings, (text, score) pairs, dicts or documents).")
@@ -203,7 +179,9 @@ def _meta(task: Any, qids: Sequence[str], name: str, k: int | None) -> dict[str,
 class _Resumed(NamedTuple):
     done: set[str]  # question ids answered in the file
     meta: dict[str, Any] | None  # what made the file
-    rewrite: str | None  # the file's text without its last question (written only once every check passed)
+    rewrite: str | None  # the file's text without the lines dropped (written only once every check passed)
+    merged: list[str] = []  # questions answered twice with identical copies: kept once
+    reasked: list[str] = []  # questions answered twice with different copies: dropped, asked again
 
 
 def _resume(path: Path, meta: dict[str, Any]) -> _Resumed:
@@ -211,8 +189,10 @@ def _resume(path: Path, meta: dict[str, Any]) -> _Resumed:
     on the same task, with the same ``k`` (and by the same pipeline, where ``meta`` names it already).
 
     Each passage line records how many passages its answer has (``of``), so an answer cut by an interruption,
-    even between two whole lines, is seen: the last question is asked again, with its lines removed, unless its
-    lines are all there. A last line with no newline is a cut line, whether or not it parses.
+    even between two whole lines, is seen and asked again, with its lines removed. A last line with no newline is
+    a cut line, whether or not it parses. An answer recorded twice (two runs that wrote the file at once, before
+    runs took a lock, or a crash between writing and recording) is kept once when its copies agree, and dropped
+    and asked again when they differ (:func:`_answers`).
     """
     if not path.exists() or path.stat().st_size == 0:
         return _Resumed(set(), None, None)
@@ -238,15 +218,69 @@ def _resume(path: Path, meta: dict[str, Any]) -> _Resumed:
     for key in ("task", "config", "questions_sha256", "k", "pipeline"):
         if meta.get(key) is not None or key != "pipeline":
             _same(path, key, old.get(key), meta.get(key))
-    last = next((r.get("query-id") for r in reversed(recs[1:]) if isinstance(r, dict) and "query-id" in r), None)
-    mine = [r for r in recs[1:] if isinstance(r, dict) and r.get("query-id") == last]
-    passages = [r for r in mine if "text" in r]  # an earlier failure of the same question has no text
-    whole_answer = not cut and bool(mine) and (
-        "error" in mine[-1] or mine[-1].get("empty") is True or mine[-1].get("of") == len(passages))
-    keep = [(ln, r) for ln, r in zip(whole, recs) if whole_answer or not (
-        isinstance(r, dict) and "query-id" in r and r.get("query-id") == last)]
-    done = {str(r.get("query-id")) for _, r in keep[1:] if isinstance(r, dict) and ("text" in r or r.get("empty"))}
-    return _Resumed(done, old, "".join(ln for ln, _ in keep) if cut or len(keep) != len(whole) else None)
+    keep, done, merged, reasked = _answers(path, recs)
+    changed = cut or not all(keep)
+    return _Resumed(done, old, "".join(ln for ln, k in zip(whole, keep) if k) if changed else None, merged, reasked)
+
+
+def _is_passage(rec: dict[str, Any]) -> bool:
+    return isinstance(rec.get("text"), str)
+
+
+def _answers(path: Path, recs: list[Any]) -> tuple[list[bool], set[str], list[str], list[str]]:
+    """Which lines of a passage run to keep, the questions answered, and the questions answered twice: with
+    identical copies (kept once) and with different copies (dropped: asked again).
+
+    A question's answer is whole when its passages hold ranks 1..``of`` (a file written before ``of`` was
+    recorded: every answer but the last one). Copies of one rank must be the same line; an answer of passages
+    and an empty answer of one question differ. Failures are kept (the question is asked again); a second first
+    line equal to the first is dropped, another run's is refused.
+    """
+    keep = [r is not None for r in recs]
+    lines_of: dict[str, list[int]] = {}
+    for i, r in enumerate(recs[1:], start=1):
+        if not isinstance(r, dict):
+            continue
+        if META_KEY in r:
+            if r[META_KEY] != recs[0][META_KEY]:
+                raise InputFileError(f"{path}, line {i + 1}: a second first line {META_KEY!r}, of another run "
+                                     f"({r[META_KEY]!r}): the file mixes two runs; choose another --out.")
+            keep[i] = False
+        elif "query-id" in r:
+            lines_of.setdefault(str(r["query-id"]), []).append(i)
+    last = max(lines_of, key=lambda q: lines_of[q][-1], default=None)
+    done: set[str] = set()
+    merged, reasked = [], []
+    for q, idx in lines_of.items():
+        texts = [i for i in idx if _is_passage(recs[i])]
+        empties = [i for i in idx if recs[i].get("empty") is True and not _is_passage(recs[i])]
+        by_rank: dict[Any, list[int]] = {}
+        for i in texts:
+            by_rank.setdefault(recs[i].get("rank"), []).append(i)
+        differ = (texts and empties) or any(
+            len({json.dumps(recs[j], sort_keys=True) for j in js}) > 1 for js in by_rank.values())
+        twice = len(empties) > 1 or any(len(js) > 1 for js in by_rank.values())
+        if differ:
+            reasked.append(q)
+            for i in idx:
+                keep[i] = False
+            continue
+        if empties:
+            done.add(q)
+        elif texts:
+            n = {recs[i].get("of") for i in texts}
+            whole = (q != last) if n == {None} else (len(n) == 1 and set(by_rank) == set(range(1, (n.pop() or 0) + 1)))
+            if not whole:  # cut short by an interruption: asked again
+                for i in texts:
+                    keep[i] = False
+                continue
+            done.add(q)
+        drop = [i for js in by_rank.values() for i in js[1:]] + empties[1:]
+        for i in drop:
+            keep[i] = False
+        if twice:
+            merged.append(q)
+    return keep, done, merged, reasked
 
 
 def _same(path: Path, key: str, old: Any, new: Any) -> None:
@@ -292,7 +326,14 @@ def run_pipeline(pipeline: Any, task: Any, k: int | None = None, ingest: Callabl
     DataFrame
         The passage run in normal form (:func:`ragcov_data.runs.passages.validate_passage_run`); ``attrs``:
         ``failures`` (question id -> error), ``empty`` (questions answered with no passage), ``pipeline``, ``k``,
-        ``asked`` and ``resumed`` (questions asked in this call, and found answered in ``out``).
+        ``asked`` and ``resumed`` (questions asked in this call, and found answered in ``out``), ``repaired``
+        (``merged``: questions found twice in ``out`` with identical copies, kept once; ``asked_again``: found
+        twice with differing copies).
+
+    Raises
+    ------
+    RagcovError
+        Another run is writing ``out`` (it is locked: the message names that run), among the other errors.
     """
     if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
         raise RagcovError(f"`k` must be a positive integer; got {k!r}.")
@@ -305,6 +346,16 @@ def run_pipeline(pipeline: Any, task: Any, k: int | None = None, ingest: Callabl
     qids = [str(q) for q in queries["_id"]]
     meta = _meta(task, qids, name, k)
     path = _out_path(out)
+    if path is None:
+        return _run(pipeline, ingest, task, queries, qids, meta, name, k, None, show_progress)
+    with one_writer(path):  # one writer a file: a second run on it is refused while this one writes
+        return _run(pipeline, ingest, task, queries, qids, meta, name, k, path, show_progress)
+
+
+def _run(pipeline: Any, ingest: Callable[[pd.DataFrame], Any] | None, task: Any, queries: pd.DataFrame,
+         qids: list[str], meta: dict[str, Any], name: str | None, k: int | None, path: Path | None,
+         show_progress: bool | None) -> pd.DataFrame:
+    """The body of :func:`run_pipeline` once ``out`` is checked (and, with ``out``, locked)."""
     resumed = _resume(path, meta) if path is not None else _Resumed(set(), None, None)  # before any costly ingest
     done = resumed.done
     todo = [q for q in qids if q not in done]
@@ -319,21 +370,37 @@ def run_pipeline(pipeline: Any, task: Any, k: int | None = None, ingest: Callabl
         meta["pipeline"] = name
         if resumed.meta is not None:
             _same(path, "pipeline", resumed.meta.get("pipeline"), name)  # type: ignore[arg-type]
-    if resumed.rewrite is not None and todo:
+    if resumed.rewrite is not None:
         atomic_write(path, resumed.rewrite)  # type: ignore[arg-type]
+    _say_repaired(path, resumed)
     ask = _ask(pipeline) if todo else None
-    rows, failures = _ask_all(ask, queries, done, k, path, meta, show_progress)
+    hint = factory_hint(pipeline) if todo else ""  # a factory taken for the pipeline: said in its errors
+    rows, failures = _ask_all(ask, queries, done, k, path, meta, show_progress, hint)
     if path is not None:
-        run = _read_back(path, name)
+        run = _read_back(path, name, hint)
         failures = dict(run.attrs.get("failures") or {})
     else:
-        if not any("text" in r for r in rows):
-            raise RagcovError(f"the pipeline {name!r} returned no passage for any question (failures: {len(failures)}; "
-                              f"first: {next(iter(failures.items()), None)}).")
+        if not any(_is_passage(r) for r in rows):
+            raise RagcovError(_nothing_returned(name, rows, None) + hint)
         frame = pd.DataFrame(rows)
         run = validate_passage_run(frame, source=f"pipeline {name}", fmt="pipeline")
-    run.attrs.update(asked=len(todo), resumed=len(done))
+    run.attrs.update(asked=len(todo), resumed=len(done), repaired={"merged": resumed.merged,
+                                                                   "asked_again": resumed.reasked})
     return _finish(run, failures, name, k)
+
+
+def _say_repaired(path: Path | None, resumed: _Resumed) -> None:
+    """A line on standard error for answers found twice in the file (see :func:`_answers`)."""
+    if not (resumed.merged or resumed.reasked):
+        return
+    parts = []
+    if resumed.merged:
+        parts.append(f"{len(resumed.merged)} with identical copies kept once (first: {resumed.merged[0]!r})")
+    if resumed.reasked:
+        parts.append(f"{len(resumed.reasked)} whose copies differ dropped and asked again (first: "
+                     f"{resumed.reasked[0]!r})")
+    print(f"ragcov: {path}: {len(resumed.merged) + len(resumed.reasked)} question(s) were answered twice in the file "
+          f"(two runs wrote it at once, or one was interrupted): {'; '.join(parts)}.", file=sys.stderr)
 
 
 def _out_path(out: str | os.PathLike | None) -> Path | None:
@@ -350,22 +417,33 @@ def _out_path(out: str | os.PathLike | None) -> Path | None:
     return path
 
 
-def _read_back(path: Path, name: str) -> pd.DataFrame:
-    """The passage run written at ``path``, read back through the one reader; a file holding only failures is
-    refused naming the first."""
+def _read_back(path: Path, name: str, hint: str = "") -> pd.DataFrame:
+    """The passage run written at ``path``, read back through the one reader; a file holding no passage (every
+    question failed, or was answered with nothing) is refused naming the pipeline and the first failure."""
     from ragcov_data.runs.passages import load_passage_run
 
     try:
         return load_passage_run(path)
     except InputFileError:
-        text = path.read_text(encoding="utf-8").splitlines()[1:]
-        recs = [json.loads(t) for t in text if t.strip()]
-        errors = [r for r in recs if isinstance(r, dict) and r.get("error")]
-        if recs and len(errors) == len(recs):
-            raise RagcovError(f"the pipeline {name!r} failed on every question ({len(errors)}; first: "
-                              f"{errors[0].get('query-id')!r}: {str(errors[0]['error'])[:160]}); the failures are "
-                              f"recorded in {path}, and a re-run asks them again.") from None
+        recs = [json.loads(t) for t in path.read_text(encoding="utf-8").splitlines()[1:] if t.strip()]
+        if recs and not any(isinstance(r, dict) and _is_passage(r) for r in recs):
+            raise RagcovError(_nothing_returned(name, recs, path) + hint) from None
         raise
+
+
+def _nothing_returned(name: str, recs: list[Any], path: Path | None) -> str:
+    """The error of a run in which no question got a passage."""
+    errors = [r for r in recs if isinstance(r, dict) and r.get("error")]
+    empty = [r for r in recs if isinstance(r, dict) and r.get("empty") is True and not _is_passage(r)]
+    first = f"first: {errors[0].get('query-id')!r}: {str(errors[0]['error'])[:160]}" if errors else ""
+    kept = f"; they are recorded in {path}" if path is not None else ""
+    if errors and not empty:
+        return (f"the pipeline {name!r} failed on every question (failures: {len(errors)}; {first}){kept}, and a "
+                "re-run asks them again.")
+    return (f"the pipeline {name!r} returned no passage for any question (failures: {len(errors)}; answered with no "
+            f"passage: {len(empty)}{'; ' + first if first else ''}){kept}: a run with no passage is not scored "
+            "(every question would score 0); check that the pipeline finds what it indexed"
+            + (", then delete the file (or give another output path) to ask every question again." if path else "."))
 
 
 def _finish(run: pd.DataFrame, failures: dict[str, str], name: str, k: int | None) -> pd.DataFrame:
@@ -386,7 +464,7 @@ def _queries(task: Any) -> pd.DataFrame:
 
 
 def _ask_all(ask: Callable[[str], Any] | None, queries: pd.DataFrame, done: set[str], k: int | None,
-             path: Path | None, meta: dict[str, Any], show_progress: bool | None
+             path: Path | None, meta: dict[str, Any], show_progress: bool | None, hint: str = ""
              ) -> tuple[list[dict[str, Any]], dict[str, str]]:
     """Ask every question not in ``done``; the rows (passages, empty answers, failures) and the failures."""
     from tqdm.auto import tqdm
@@ -409,7 +487,10 @@ def _ask_all(ask: Callable[[str], Any] | None, queries: pd.DataFrame, done: set[
                 failures[qid] = f"{type(exc).__name__}: {exc}"
                 got = [{"query-id": qid, "error": failures[qid]}]
             else:
-                got = passages_of(returned, qid, k)  # a malformed answer is the pipeline's contract broken: refused
+                try:
+                    got = passages_of(returned, qid, k)  # a malformed answer is the pipeline's contract broken
+                except RagcovError as exc:
+                    raise RagcovError(f"{exc}{hint}") from None
             if fh is not None:
                 _write(fh, got)
             rows += got

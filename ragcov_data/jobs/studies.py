@@ -27,6 +27,7 @@ from ragcov_data.eval.comparisons.paired_chunkings import compare_chunkings
 from ragcov_data.eval.comparisons.cited import cited_chunking_study
 from ragcov_data.eval.outcomes.table import outcomes_from_eval_json
 from ragcov_data.eval.planning.twin import simulate_population
+from ragcov_data.loaders._cited_gold import UnresolvedCitations
 from ragcov_data.loaders.cited_questions import build_cited_task
 from ragcov_data.runs.fingerprint import FINGERPRINT_KEY
 from ragcov_data.tasks.sources import read_table  # one table reader: BOM, JSON Lines, ids as text
@@ -139,22 +140,24 @@ def cited_tasks(acts: Any, questions: Any, chunkings: Sequence[tuple[str, Mappin
                 **kw: Any) -> dict[str, Any]:
     """One cited-questions task per ``(name, build_cited_task keywords)`` of ``chunkings``, the same questions
     under each (built by ``build``, default :func:`build_cited_task`; ``lgpd``'s reads unit tables and exam
-    questions); every warning of a build (unresolved citations) goes to ``note(name, message)``, never silent."""
+    questions); every warning of a build goes to ``note(name, message)``, never silent, the unresolved citations
+    once (their one-line summary: the counts and where the list is) for every chunking that shares them."""
     build = build or build_cited_task
     tasks: dict[str, Any] = {}
-    said: dict[str, str] = {}  # a message's body (without the chunking's name) -> the chunking it was said for
+    gold: dict[tuple, list[tuple[str, Any]]] = {}  # what an unresolved-citations notice says -> (chunking, notice)
     for name, opts in chunkings:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             tasks[name] = build(acts, questions, dataset=dataset, config_name=name, **kw, **opts)
         for w in caught:
-            msg = str(w.message)
-            body = msg.replace(f"({name})", "(…)", 1)
-            if body in said:  # the same citations under another chunking: said once, then pointed to
-                note(name, f"cited questions ({name}): the same as for {said[body]} (in its manifest too).")
+            if isinstance(w.message, UnresolvedCitations):  # the same citations under every chunking: said once
+                gold.setdefault(w.message.key(), []).append((name, w.message))
             else:
-                said[body] = name
-                note(name, msg)
+                note(name, str(w.message))
+    for said in gold.values():
+        names = [n for n, _ in said]
+        where = "" if len(gold) == 1 else f" [{', '.join(names)}]"
+        note(names[0], said[0][1].summary() + where)
     return tasks
 
 

@@ -6,7 +6,9 @@ badly decoded files or right-to-left editors carries control characters (NUL, th
 bidi controls (U+200E, U+202A-U+202E, U+2066-U+2069) and U+FFFD REPLACEMENT CHARACTER. The grammar is
 written for NFC text with plain spaces and no controls, so :func:`clean` rewrites the text that way, says
 where it removed something, and keeps, for every character of the clean text, the offset of the original
-character it came from: citation spans are reported on the caller's text.
+character it came from: citation spans are reported on the caller's text. Text copied from a terminal carries
+ANSI escape sequences (``\x1b[1m`` bold, ``\x1b[31m`` red, ``\x1b[0m`` reset): each is taken out whole, not just
+its ESC character (which would leave ``[1mart. 5º[0m``, where no artigo can be read).
 """
 from __future__ import annotations
 
@@ -33,6 +35,10 @@ _SPACES = "\u00a0\u2007\u202f\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2008\u2
 _ODD = re.compile("[" + "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in _REMOVED_RANGES if b <= 0xFFFF)
                   + _SPACES + "\U00010000-\U0010FFFF]")
 _SPACE_MAP = {**{ord(c): " " for c in _SPACES}, **{ord(k): v for k, v in _CP1252.items()}}
+#: A terminal's escape sequence (ECMA-48): CSI (``ESC [`` or the 8-bit ``\x9b``: parameters, intermediates, a final
+#: byte: colours, bold) or OSC (``ESC ]`` ... BEL or ``ESC \``: links, titles). A lone ESC before a letter (``\x1bII``)
+#: is only the ESC: two-character escapes are not read, so no letter of a numeral is lost.
+_ANSI = re.compile(r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
 
 
 def clean(text: str) -> tuple[str, list[int] | None, list[int]]:
@@ -51,12 +57,15 @@ def clean(text: str) -> tuple[str, list[int] | None, list[int]]:
     i, n = 0, len(text)
     while i < n:
         if text[i] in REMOVED:
-            removed.append(i)
-            i += 1
+            esc = _ANSI.match(text, i) if text[i] in "\x1b\x9b" else None
+            stop = esc.end() if esc else i + 1  # a terminal escape sequence goes whole
+            removed.extend(range(i, stop))
+            i = stop
             continue
         j = i + 1
         keep = [text[i]]
-        while j < n and (unicodedata.combining(text[j]) or text[j] in REMOVED):  # a base character and its marks
+        while j < n and (unicodedata.combining(text[j]) or (text[j] in REMOVED and text[j] not in "\x1b\x9b")):
+            # a base character and its marks (an escape sequence after it is taken out whole, above)
             if text[j] in REMOVED:
                 removed.append(j)
             else:

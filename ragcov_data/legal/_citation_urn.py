@@ -29,6 +29,7 @@ from typing import NamedTuple
 
 from ragcov_data.errors import RagcovError
 from ragcov_data.legal._citation_acts import Act
+from ragcov_data.legal.roman import roman_numeral as _roman
 
 __all__ = ["UrnError", "UrnParts", "is_urn", "is_source_key", "read_urn", "source_act", "urn_title", "URN_TYPES"]
 
@@ -93,15 +94,6 @@ def source_act(text: str) -> Act:
     s = text.strip()
     year = re.search(r"(?<!\d)(1[89]\d\d|20\d\d)(?!\d)", s.split(":")[0])
     return Act("source", None, int(year.group(1)) if year else None, None, None, s)
-
-
-def _roman(n: int) -> str:
-    out = []
-    for value, sym in ((1000, "M"), (900, "CM"), (500, "D"), (400, "CD"), (100, "C"), (90, "XC"), (50, "L"),
-                       (40, "XL"), (10, "X"), (9, "IX"), (5, "V"), (4, "IV"), (1, "I")):
-        k, n = divmod(n, value)
-        out.append(sym * k)
-    return "".join(out)
 
 
 def _letter(k: int, urn: str, what: str) -> str:

@@ -43,7 +43,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any, Iterable, NamedTuple, Sequence
 
-from ragcov_data.errors import InputFileError
+from ragcov_data.errors import InputFileError, binary_kind
 
 #: File suffixes read from a folder acervo.
 FOLDER_SUFFIXES = {".txt": "txt", ".md": "md", ".html": "html", ".htm": "html"}
@@ -73,6 +73,8 @@ class Document(NamedTuple):
     superseded: tuple[tuple[int, int], ...] = ()
     #: the status the text states of the document: "revoked", "suspended" or None
     status: str | None = None
+    #: words of superseded wording taken out of ``text`` (text files read without ``keep_superseded``)
+    removed_words: int = 0
 
 
 @dataclass(frozen=True)
@@ -138,6 +140,10 @@ def _decode(data: bytes, name: str) -> str:
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
+        binary = binary_kind(data[:8])
+        if binary is not None:  # not text in another encoding: iconv would not help
+            raise InputFileError(f"{name}: this file is {binary[0]} (its first bytes are {data[:5]!r}), not UTF-8 "
+                                 f"text, whatever its name says; {binary[1]}.") from None
         line = data[: exc.start].count(b"\n") + 1
         raise InputFileError(
             f"{name}: line {line} (byte offset {exc.start}) is not valid UTF-8 ({data[exc.start:exc.start + 4]!r}); "
@@ -255,6 +261,25 @@ def _decode_html(data: bytes, name: str) -> str:
 # --------------------------------------------------------------------------- readers
 
 
+#: A terminal escape sequence (colour, bold, a link): text copied from a terminal, not the act's wording.
+_ESCAPE = re.compile(r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
+
+
+def _refuse_escapes(text: str, where: str, doc_id: str) -> None:
+    """Refuse a document whose text holds terminal escape sequences: ``\x1b[1mArt. 5º\x1b[0m`` would hide the
+    article's heading from every reader of the act (its citations would not be found in it)."""
+    if "\x1b" not in text and "\x9b" not in text:
+        return
+    m = _ESCAPE.search(text)
+    if m is None:
+        return
+    line = text.count("\n", 0, m.start()) + 1
+    raise InputFileError(
+        f"{where}: document {doc_id!r} holds terminal escape codes ({m.group()!r} at its line {line}: text copied "
+        "from a terminal's colours or bold), which would hide headings such as `Art. 5º` from the parser; strip "
+        "them from the source (e.g. `sed -E 's/\\x1b\\[[0-9;]*[A-Za-z]//g'`) and read it again.")
+
+
 class _Collector:
     """Accumulate documents, checking ids, texts and metadata names."""
 
@@ -265,7 +290,7 @@ class _Collector:
         self.metadata_columns: dict[str, None] = {}
 
     def add(self, record: dict[str, Any], where: str, name: str,
-            superseded: tuple[tuple[int, int], ...] = ()) -> None:
+            superseded: tuple[tuple[int, int], ...] = (), removed_words: int = 0) -> None:
         if self.id_column not in record or record[self.id_column] is None:
             raise InputFileError(
                 f"{where}: no `{self.id_column}` field; give every record an id, or map the id column with "
@@ -289,6 +314,7 @@ class _Collector:
                 f"{where}: document {doc_id!r} is empty (no words in `{self.text_column}`); "
                 "remove the record or fill in its text."
             )
+        _refuse_escapes(text, where, doc_id)
         if doc_id in self.seen:
             raise InputFileError(
                 f"{where}: duplicate doc_id {doc_id!r} (first seen at {self.seen[doc_id]}); "
@@ -309,7 +335,7 @@ class _Collector:
             except UnicodeDecodeError:
                 raise InputFileError(f"{where}: metadata field {key!r} holds bytes that are not UTF-8.") from None
             self.metadata_columns.setdefault(key, None)
-        self.documents.append(Document(doc_id, text, metadata, where, superseded))
+        self.documents.append(Document(doc_id, text, metadata, where, superseded, removed_words=removed_words))
 
 
 def as_nfc(acervo: "Acervo") -> "Acervo":
@@ -429,7 +455,8 @@ class _Vigencia:
         self.keep = keep
         self.passages = self.words = self.documents = 0
 
-    def read(self, data: bytes, fmt: str, display: str) -> tuple[str, tuple[tuple[int, int], ...]]:
+    def read(self, data: bytes, fmt: str, display: str) -> tuple[str, tuple[tuple[int, int], ...], int]:
+        """The text of a text file, the superseded spans kept in it, and the superseded words taken out."""
         # local: keeps `import ragcov_data.legal.acervo` (read_acervo, load_dataset) free of pandas
         from ragcov_data.legal import vigencia
 
@@ -452,7 +479,7 @@ class _Vigencia:
                 f"{display}: every word of this act is superseded wording ({len(spans)} struck-through or revoked "
                 f"passage(s), {n_words:,} words), which is taken out of the index by default, so nothing is left. "
                 "Keep it, marked out of force, with --keep-superseded (keep_superseded=True), or remove the file.")
-        return text, tuple(kept)
+        return text, tuple(kept), 0 if self.keep else n_words
 
 
 def _read_folder(folder: Path, col: _Collector, sources: list[SourceFile], skipped: dict[str, str],
@@ -468,8 +495,8 @@ def _read_folder(folder: Path, col: _Collector, sources: list[SourceFile], skipp
         data = path.read_bytes()
         sources.append(SourceFile(display, str(path.resolve()), hashlib.sha256(data).hexdigest(), len(data)))
         fmt = FOLDER_SUFFIXES[path.suffix.lower()]
-        text, kept = vig.read(data, fmt, display)
-        col.add({col.id_column: rel, col.text_column: text, "format": fmt}, display, display, kept)
+        text, kept, removed = vig.read(data, fmt, display)
+        col.add({col.id_column: rel, col.text_column: text, "format": fmt}, display, display, kept, removed)
 
 
 def _as_paths(source: str | os.PathLike | Iterable[str | os.PathLike]) -> list[Path]:
@@ -550,8 +577,8 @@ def read_acervo(
             _read_csv(_decode(data, name), name, col)
         else:  # a single text file is a one-document acervo
             fmt = FOLDER_SUFFIXES[suffix]
-            text, kept = vig.read(data, fmt, name)
-            col.add({id_column: name, text_column: text, "format": fmt}, name, name, kept)
+            text, kept, removed = vig.read(data, fmt, name)
+            col.add({id_column: name, text_column: text, "format": fmt}, name, name, kept, removed)
     if not col.documents:
         given = [str(p) for p in _as_paths(source)]
         if skipped:

@@ -16,7 +16,7 @@ import pandas as pd
 
 from ragcov_data.runs._mteb import is_mteb_predictions, mteb_predictions
 from ragcov_data.runs._normal import _TREC_FIELDS, _normalise
-from ragcov_data.errors import InputFileError, RagcovError
+from ragcov_data.errors import InputFileError, RagcovError, binary_kind
 
 RUN_COLUMNS = ["query-id", "corpus-id", "rank", "score"]
 FORMATS = ("trec", "csv", "tsv", "parquet", "json", "jsonl")
@@ -138,6 +138,10 @@ def _read_bytes(path: Path, opener: Callable[..., Any] | None) -> bytes:
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as exc:
+        binary = binary_kind(data[:8])
+        if binary is not None:  # a PDF or an image named as a run: not text in another encoding
+            raise InputFileError(f"{path}: this file is {binary[0]} (its first bytes are {data[:5]!r}), not a run; "
+                                 "give the run file (TREC, CSV/TSV, JSON, parquet).") from None
         line = data[: exc.start].count(b"\n") + 1
         raise InputFileError(
             f"{path}, line {line}: bytes that are not UTF-8 ({data[exc.start:exc.start + 4]!r}); "

@@ -12,7 +12,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 import pandas as pd
 
-from ragcov_data.errors import InputFileError, RagcovError
+from ragcov_data.errors import InputFileError, RagcovError, binary_kind
 
 from ragcov_data.runs._normal import (_TREC_FIELDS, _check_order, _normalise, _number_column,  # noqa: F401
                                       _refuse_swapped)
@@ -130,6 +130,10 @@ def _check_text(block: bytes, path: Path, line: int) -> None:
     try:
         block.decode("utf-8")
     except UnicodeDecodeError as exc:
+        binary = binary_kind(block[:8]) if line == 1 else None
+        if binary is not None:  # a PDF or an image named as a run: not text in another encoding
+            raise InputFileError(f"{path}: this file is {binary[0]} (its first bytes are {block[:5]!r}), not a run; "
+                                 "give the run file (TREC, CSV/TSV, JSON, parquet).") from None
         no = line + block[: exc.start].count(b"\n")
         raise InputFileError(f"{path}, line {no}: bytes that are not UTF-8 ({block[exc.start:exc.start + 4]!r}); "
                              "re-save the run file as UTF-8.") from None

@@ -17,7 +17,9 @@ Where the passages sit in the task's documents is decided when the run is scored
 Told apart from id runs by its columns: a table with a ``text`` column (or ragas' two) and no document-id column
 other than ``doc_id`` is a passage run (``doc_id`` is then a hint, not the retrieved item). Refused, naming the
 file, the row and the fix: no text column, an empty passage, a rank that is not a whole number >= 1, a query
-with the same rank twice, a non-finite score, no row at all.
+with the same rank twice, a non-finite score, no row at all, and no passage at all (every question failed or was
+answered with nothing: each would score 0, which says nothing of retrieval). A JSON Lines file whose first line is
+ragcov's header (:data:`META_KEY`) is a passage run even when no line has a ``text`` (no question got a passage).
 """
 from __future__ import annotations
 
@@ -29,7 +31,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from ragcov_data.errors import InputFileError, RagcovError
+from ragcov_data.errors import InputFileError, RagcovError, binary_kind
 
 __all__ = ["META_KEY", "PASSAGE_COLUMNS", "PASSAGE_NAMES", "RAGAS_COLUMNS", "is_passage_columns", "load_passage_run",
            "validate_passage_run", "is_passage_run", "sniff_passage_file"]
@@ -192,6 +194,11 @@ def _text(path: Path, comp: str | None) -> str:
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
+        binary = binary_kind(data[:8])
+        if binary is not None:  # a PDF named .jsonl is a PDF, not text in another encoding
+            raise InputFileError(f"{path}: this file is {binary[0]} (its first bytes are {data[:5]!r}), not a "
+                                 "passage run; give the JSON Lines, CSV or parquet file of the pipeline's passages.") \
+                from None
         line = data[:exc.start].count(b"\n") + 1
         raise InputFileError(f"{path}, line {line}: bytes that are not UTF-8; re-save the passage run as UTF-8 "
                              "(e.g. iconv -f latin1 -t utf-8).") from None
@@ -216,6 +223,8 @@ def _read_jsonl(path: Path, comp: str | None) -> tuple[pd.DataFrame, Any]:
         records.append(rec)
         lines.append(no)
     frame = pd.DataFrame(records)
+    if meta is not None and not any(str(c).lower() in PASSAGE_NAMES["text"] for c in frame.columns):
+        frame["text"] = None  # ragcov's header says passage run: one whose questions all failed or got nothing
     frame.attrs["meta"] = meta
     return frame, (lambda i: f"line {lines[i]}")
 
@@ -313,9 +322,26 @@ def validate_passage_run(frame: pd.DataFrame, *, source: str = "passage run", fm
                   "failures": {q: e for q, e in failures.items() if q not in set(rows["query-id"])},
                   "empty": sorted({str(q) for q in qid[empty]} - set(rows["query-id"])),
                   "by_question_text": by_text}
-    if rows.empty and not rows.attrs["failures"] and not rows.attrs["empty"]:
-        raise InputFileError(f"{source}: the passage run has no passage; nothing to evaluate.")
+    if rows.empty:
+        raise InputFileError(f"{source}: the passage run has no passage; nothing to evaluate" + _none_answered(rows))
     return rows
+
+
+def _none_answered(rows: pd.DataFrame) -> str:
+    """Why a passage run holds no passage: every question failed, or was answered with nothing."""
+    failures, empty = rows.attrs["failures"], rows.attrs["empty"]
+    if not failures and not empty:
+        return "."
+    said = []
+    if failures:
+        q, e = next(iter(failures.items()))
+        said.append(f"{len(failures)} question(s) failed in the pipeline (first: {q!r}: {e[:160]})")
+    if empty:
+        said.append(f"{len(empty)} answered with no passage (first: {empty[0]!r})")
+    again = ("`ragcov run --pipeline ... --out` on this file asks the failed questions again" if failures and
+             not empty else "delete the file (or give another --out) so that every question is asked again")
+    return (f": {' and '.join(said)}, so every question would score 0 and the scores would say nothing of "
+            f"retrieval. A run with no passage is refused, not scored; fix the pipeline and run it again ({again}).")
 
 
 def _empty_answers(frame: pd.DataFrame, chosen: dict[str, Any], failed: np.ndarray) -> np.ndarray:

@@ -56,8 +56,10 @@ def check_writable(path: str | os.PathLike, *, folder: bool = False) -> Path:
     """Refuse, before any work starts, an output path that cannot be written.
 
     ``path`` is a file to write (``folder=False``) or a folder to write into (``folder=True``); neither
-    it nor its missing parents are created here. The nearest existing ancestor must be a folder in
-    which a file can be created (probed with a temporary file, so read-only mounts are caught too).
+    it nor its missing parents are created here. A file path must be new or a regular file
+    (:func:`ragcov_data._atomic.check_replaceable`: a device, a named pipe, a socket, a folder or a link to
+    nothing is refused). The nearest existing ancestor must be a folder in which a file can be created (probed
+    with a temporary file, so read-only mounts are caught too).
 
     Raises
     ------
@@ -67,16 +69,17 @@ def check_writable(path: str | os.PathLike, *, folder: bool = False) -> Path:
     """
     import tempfile
 
+    from ragcov_data._atomic import check_replaceable, file_kind
+
     p = Path(path).expanduser()
 
     def refuse(reason: str) -> RagcovError:
         return RagcovError(f"cannot write {str(path)}: {reason}; choose a writable path")
 
-    if p.exists():
-        if folder and not p.is_dir():
-            raise refuse("it is a file, not a folder")
-        if not folder and p.is_dir():
-            raise refuse("it is a folder, not a file")
+    if folder and (p.exists() or p.is_symlink()) and not p.is_dir():
+        raise refuse(f"it is {file_kind(p) or 'a file'}, not a folder")
+    if not folder:
+        check_replaceable(p)  # a device, a named pipe, a folder, a link to nothing: refused, not replaced
     anchor = p if folder and p.is_dir() else p.parent
     while not anchor.exists():
         if anchor == anchor.parent:

@@ -313,11 +313,18 @@ def check_task_out(out_dir: str | os.PathLike) -> Path:
     """Refuse a task-folder destination that cannot be written or replaced safely.
 
     A new or empty folder, or one holding only a task's files, is fine. A folder with anything else
-    in it is refused rather than replaced (its files would be lost). Also checks that the nearest
+    in it (or a device, a named pipe, a socket under a task file's name) is refused rather than replaced (its
+    files would be lost). Also checks that the nearest
     existing parent is writable (:func:`ragcov_data.tasks.paths.check_writable`).
     """
     out = check_writable(out_dir, folder=True)
     if out.is_dir():
+        from ragcov_data._atomic import file_kind
+
+        special = next(((e.name, file_kind(e)) for e in sorted(out.iterdir()) if file_kind(e) and not e.is_dir()), None)
+        if special:  # a device, a named pipe ... among the task's names: the swap would delete it
+            raise RagcovError(f"cannot write {str(out_dir)}: the folder holds {special[0]!r}, {special[1]}, which "
+                              "replacing the folder would delete; move it out, or choose a new or empty folder")
         foreign = sorted(e.name for e in out.iterdir() if e.name not in {*TASK_FILES.values(), MANIFEST_FILE})
         if foreign:
             shown = ", ".join(foreign[:3]) + (f" and {len(foreign) - 3} more" if len(foreign) > 3 else "")

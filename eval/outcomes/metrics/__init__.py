@@ -79,7 +79,7 @@ ALIASES: dict[str, str] = {
 __all__ = ["METRICS", "MetricSpec", "parse_metric", "per_query", "RankedLists", "UNJUDGED_POLICIES"]
 
 _PATTERN = re.compile(r"^\s*([A-Za-z_]+)\s*@\s*([+-]?\d+)\s*$")
-_BUDGETED = re.compile(r"^\s*([A-Za-z_]+)\s*@\s*([+-]?\d+)\s*[wW]\s*$")
+_BUDGETED = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*?)\s*@\s*([+-]?\d+)\s*[wW]\s*$")
 
 
 class MetricSpec(NamedTuple):
@@ -107,11 +107,7 @@ def parse_metric(metric: str | MetricSpec) -> MetricSpec:
         raise RagcovError(f"`metric` must be a string like 'ndcg@10'; got {type(metric).__name__}.")
     m = _PATTERN.match(metric)
     if m is None and _BUDGETED.match(metric):
-        raise RagcovError(f"`metric`={metric!r} is a budgeted measure (B words of context): it is scored on a "
-                          "cited-questions task (irpf, cited_questions), whose citations carry the provisions' "
-                          "character spans — `ragcov eval RUN --dataset irpf --metric recall@1000w`, "
-                          "`ragcov chunking "
-                          "--dataset irpf`, or ragcov_data.eval.comparisons.cited.per_query_values.")
+        raise _budgeted_here(metric, valid)
     if m is None:
         raise RagcovError(
             f"`metric` must look like 'name@k' (e.g. 'ndcg@10', 'hit@1'); got {metric!r}. Valid names: {valid}."
@@ -125,6 +121,43 @@ def parse_metric(metric: str | MetricSpec) -> MetricSpec:
     if k < 1:
         raise RagcovError(f"the cutoff k in `metric`={metric!r} must be an integer >= 1; got {k}.")
     return MetricSpec(name, k)
+
+
+#: The budgeted measures (``name@Bw``) a cited-questions task scores, and their aliases: defined here, where every
+#: metric name is parsed, and read by :mod:`ragcov_data.eval.outcomes.budget`.
+CITED_BUDGET_NAMES = ("recall", "hit", "span_recall", "precision", "iou", "covered_any", "covered_50", "covered_90",
+                      "covered_whole")
+CITED_ALIASES = {"r": "recall", "p": "precision", "success": "hit"}
+
+
+def cited_budget_name(given: str) -> str | None:
+    """The budgeted measure a name most likely means: itself or its alias, the valid name it ends with
+    (``span_iou`` -> ``iou``), or a close spelling; None when none is close."""
+    given = CITED_ALIASES.get(given.lower(), given.lower())
+    if given in CITED_BUDGET_NAMES:
+        return given
+    ends = [n for n in CITED_BUDGET_NAMES if given.endswith("_" + n)]
+    close = ends or difflib.get_close_matches(given, list(CITED_BUDGET_NAMES) + list(CITED_ALIASES), n=1)
+    return CITED_ALIASES.get(close[0], close[0]) if close else None
+
+
+def _budgeted_here(metric: str, valid: str) -> RagcovError:
+    """A budgeted ``name@Bw`` asked of a task scored by ranked documents: it is a cited-questions measure, named
+    as a cited-questions task accepts it (``span_iou@1000w`` there is ``iou@1000w``), beside this task's own."""
+    m = _BUDGETED.match(metric)
+    name = cited_budget_name(m.group(1)) if m else None
+    there = f"{name}@{int(m.group(2)) if int(m.group(2)) >= 1 else 1000}w" if m and name else None
+    if there is None:
+        names = ", ".join(n + "@Bw" for n in CITED_BUDGET_NAMES)
+        said = (f"a budgeted form (B words of context), which only a cited-questions task (irpf, cited_questions) "
+                f"scores, and there as {names} (not {m.group(1) if m else metric!r})")
+    else:
+        said = ("a budgeted measure (B words of context) of a cited-questions task (irpf, cited_questions), scored "
+                "by the cited provisions' character spans" + (f"; there it is named {there!r}" if there !=
+                                                                   metric.strip() else ""))
+    return RagcovError(f"`metric`={metric!r} is {said} (`ragcov eval RUN --dataset irpf --metric "
+                       f"{there or 'recall@1000w'}`, `ragcov chunking --dataset irpf`). This task's measures are "
+                       f"{valid} (e.g. 'ndcg@10').")
 
 
 def per_query(
