@@ -122,3 +122,24 @@ def _count(hay: str, needle: str) -> int:
     while at >= 0:
         n, at = n + 1, hay.find(needle, at + 1)
     return n
+
+
+#: Format characters a pipeline's text extraction adds or drops: soft hyphen, zero-width space, ZWNJ, ZWJ, byte-order
+#: mark (zero-width no-break space), word joiner.
+FORMAT = ["\u00ad", "\u200b", "\u200c", "\u200d", "\ufeff", "\u2060"]
+
+
+@pytest.mark.parametrize("ch", FORMAT)
+def test_format_characters_are_tolerated_like_whitespace(line, ch):
+    """A passage with a format character inside its words, or a document holding one the passage lacks, is found
+    at the same span as the clean text (tolerant), never fuzzy or unlocated."""
+    clean = "O imposto incide sobre a renda  e os proventos."
+    s = A.index(clean)
+    marked = clean.replace("imposto", f"im{ch}pos{ch}to").replace("renda", f"ren{ch}da") + ch
+    loc = locate_passages([clean, marked], line)
+    assert list(loc.how) == ["exact", "tolerant"]
+    assert _where(line, loc, 1) == ("A", s, s + len(clean)) == _where(line, loc, 0)
+    doc = A.replace("proventos", f"pro{ch}ven{ch}tos")  # the document holds them, the passage does not
+    ln = character_line(["A"], [doc])
+    loc = locate_passages([clean], ln)
+    assert loc.how[0] == "tolerant" and _where(ln, loc, 0) == ("A", s, s + len(clean) + 2)

@@ -46,6 +46,7 @@ from ragcov_data.errors import RagcovError
 from ragcov_data.eval.comparisons.leaderboard import (FAMILY, JUDGED_THRESHOLD, LeaderboardResult, PAIR_COLUMNS,
                                                       SYSTEM_COLUMNS, _one_group)
 from ragcov_data.eval.comparisons.verify_family import check_leaderboard
+from ragcov_data.eval.estimates import marks
 from ragcov_data.eval.estimates._kernels import check_resamples
 from ragcov_data.eval.estimates.design import design_effect
 from ragcov_data.eval.estimates.results import _JsonMixin
@@ -53,20 +54,24 @@ from ragcov_data.eval.outcomes.align import align
 from ragcov_data.eval.outcomes.budget import (CONTEXT_NOTE, cited_provisions, cited_values, context_size,
                                               parse_cited_metric)
 from ragcov_data.eval.outcomes.metrics import per_query
-from ragcov_data.eval.outcomes.passages import cited_passage_values
+from ragcov_data.eval.outcomes.passages import (cited_passage_values, cited_placements, passage_notices,
+                                                placement_notices)
 from ragcov_data.eval.outcomes.prepare import prepare_task
 from ragcov_data.eval.comparisons.text_share import (MEASURE_NOTES, budget_answer, curve_lines, disagreement,
                                                       family_metric, text_share_curve, winners)
+from ragcov_data.eval.outcomes.table import default_cluster
 from ragcov_data.eval.outcomes.score import score_run
+from ragcov_data.eval.outcomes.table import run_name
 from ragcov_data.runs import load_run
 from ragcov_data.ties import DEFAULT_TIE_POLICY
 
 __all__ = ["per_query_values", "granularity_qrels", "leaderboard_from_values", "cited_chunking_study",
-           "CitedChunkingResult", "budget_answer", "DEFAULT_BUDGETS", "topic_of", "METRIC_NAMES"]
+           "CitedChunkingResult", "budget_answer", "DEFAULT_BUDGETS", "topic_of", "task_unit", "METRIC_NAMES"]
 
 METRIC_NAMES = ("recall", "hit", "ndcg", "span_recall", "precision", "iou")
-#: Units of inference of :func:`cited_chunking_study`.
-CLUSTERS = ("auto", "query", "topic", "article", "exam")
+#: Units of inference of :func:`cited_chunking_study` (None: the task's own, :func:`task_unit`; ``"auto"`` says the
+#: same, kept for earlier scripts).
+CLUSTERS = ("auto", "query", "topic", "exam", "article")
 #: Context budgets (words) of the chunking family.
 DEFAULT_BUDGETS = (500, 1000, 2000)
 GRANULARITIES = ("dispositivo", "article")
@@ -157,17 +162,16 @@ def per_query_values(run: Any, task: Any, *, metrics: Sequence[str] = ("recall@1
     if missing:
         raise RagcovError(f"`query_ids` holds {len(missing)} question(s) with no resolved provision at granularity "
                           f"{granularity!r} (first: {missing[:3]}); they cannot be scored.")
-    # staged on a metric at k chunks when one is asked for: the stage's checks are the same, its scoring cheaper
-    stage = next((m for m in metrics if parse_cited_metric(m).name in ("recall", "hit")
-                  and not parse_cited_metric(m).budget), metrics[0])
-    run, notices, located = _staged_run(run, task, stage, citations, granularity, qids, on_missing)
+    table, located = _staged_run(run, task, metrics[0], citations, granularity, qids, on_missing)
     if located is not None:  # a pipeline's passages: read by their located spans
         out = cited_passage_values(located, citations, granularity, metrics, qids)
+        out.attrs.update(passages=table.info.get("passages"), missing_queries=table.info["missing_queries"],
+                         placements=cited_placements(located, citations, granularity, out))
     else:
-        out = _id_run_values(run, task, citations, granularity, metrics, qids, prov)
+        out = _id_run_values(table.run, task, citations, granularity, metrics, qids, prov)
     out.attrs["excluded"] = [q for q in all_q if q not in set(qids)]
     out.attrs["granularity"] = granularity
-    out.attrs["notices"] = notices
+    out.attrs["notices"] = list(table.notices)
     return out
 
 
@@ -190,17 +194,18 @@ def _id_run_values(run: pd.DataFrame, task: Any, citations: pd.DataFrame, granul
 
 
 def _staged_run(run: Any, task: Any, metric: str, citations: pd.DataFrame, granularity: str, qids: Sequence[str],
-                on_missing: str) -> tuple[pd.DataFrame, list[str], Any]:
+                on_missing: str) -> tuple[Any, Any]:
     """The run read once and put through the outcome stage on the questions ``qids`` at ``granularity``
     (qrels: :func:`granularity_qrels`): the checks of every run (recorded task parameters, fingerprint and
     chunk ids, documents outside the corpus, the document sample), then the missing-question policy.
-    Returns the run as scored, the stage's notices and, for a passage run, its located passages."""
+    Returns the run's outcome table (the run as scored, the stage's notices) and, for a passage run, its located
+    passages."""
     df = load_run(run)
     prepared = prepare_task(task, metric, single=True, runs={"run": df}, query_ids=qids,
                             qrels=granularity_qrels(citations, granularity), granularity=granularity)
-    scored = score_run(prepared, df, "run")
-    table = align(prepared, [scored], on_missing=on_missing).tables["run"]
-    return table.run, list(table.notices), scored.located
+    scored = score_run(prepared, df, run_name(df))
+    table = align(prepared, [scored], on_missing=on_missing).tables[scored.name]
+    return table, scored.located
 
 
 def _chunk_ndcg(run: pd.DataFrame, citations: pd.DataFrame, granularity: str, k: int,
@@ -372,6 +377,7 @@ class CitedChunkingResult(_JsonMixin):
                 row[f"{m} rank"] = f"{r['rank']} [{r['rank_low']}, {r['rank_high']}]"
                 row[f"{m} tier"] = r["tier"]
                 row[f"{m} verified"] = r.get("verified")
+                row[f"{m} mark"] = marks.mark(r)  # the check's mark (eval/estimates/marks.py)
                 spec = parse_cited_metric(m)
                 if spec.budget:  # the words each context holds, on average: less than B when a system returns less
                     row[f"{m} words"] = (self.info.get("context_words") or {}).get(name, {}).get(spec.k)
@@ -388,9 +394,19 @@ class CitedChunkingResult(_JsonMixin):
         for _, r in t.iterrows():
             cells = [f"{r['system']}"]
             for m in mets:
-                cells += [_cell(r, m), _or_dash(r.get(f"{m} rank")), _or_dash(r.get(f"{m} tier"))]
+                cells += [_cell(r, m) + _mark_text(r.get(f"{m} mark")), _or_dash(r.get(f"{m} rank")),
+                          _or_dash(r.get(f"{m} tier"))]
             lines.append("| " + " | ".join(cells) + " |")
-        return "\n".join(lines)
+        return "\n".join(lines + [f"\n{x}" for x in self.footnotes()])
+
+    def footnotes(self) -> list[str]:
+        """What each mark of the table means for the rows carrying it, per metric (:mod:`.marks`)."""
+        out = []
+        for m, lb in self.leaderboards.items():
+            rows = ((f"{r['name']} ({_label(m)})", r) for r in lb.systems[lb.systems["group"] == "__all__"]
+                    .to_dict(orient="records"))
+            out += marks.footnotes(rows, lb.level)
+        return out
 
     def summary(self) -> str:
         lb0 = next(iter(self.leaderboards.values()))
@@ -437,21 +453,23 @@ class CitedChunkingResult(_JsonMixin):
         for _, r in t.iterrows():
             row = [f"{r['system']:<{width}}"]
             for m in self.leaderboards:
-                bad = r.get(f"{m} verified") is False or r.get(f"{m} verified") is np.False_
-                row.append(f"{_label(m)} {_cell(r, m)}{'*' if bad else ''}")
+                row.append(f"{_label(m)} {_cell(r, m)}{_mark_text(r.get(f'{m} mark'))}")
                 row.append(f"rank {_or_dash(r.get(m + ' rank')):<9} {_or_dash(r.get(m + ' tier')):<4}")
             cells.append(row)
         widths = [max(len(row[i]) for row in cells) for i in range(len(cells[0]))] if cells else []
         out = ["  ".join(c.ljust(w) if i % 2 else c for i, (c, w) in enumerate(zip(row, widths))).rstrip()
                for row in cells]
-        if any(c.endswith(" verified") and t[c].map(lambda x: x is False or x is np.False_).any() for c in t):
-            out.append("* NOT VERIFIED: the interval's method covers less than the nominal level at this design "
-                       "(verified_coverage in the JSON).")
+        out += self.footnotes()  # each mark in its words: a shortfall with its coverage, else the check's reason
         return "\n".join(out)
 
     def __repr__(self) -> str:
         return f"CitedChunkingResult(systems={len(self.info.get('systems', []))}, " \
                f"questions={len(self.values)})\n{self.summary()}"
+
+
+def _mark_text(m: Any) -> str:
+    """`` *`` / `` ‡`` after a cell, ``""`` without a mark."""
+    return f" {m}" if isinstance(m, str) and m else ""
 
 
 def _or_dash(x: Any) -> str:
@@ -485,13 +503,14 @@ def cited_chunking_study(
     budgets: Sequence[int] | None = DEFAULT_BUDGETS,
     granularity: str = "dispositivo",
     where: str = "all",
-    cluster: str = "auto",
+    cluster: str | None = None,
     level: float = 0.95,
     n_resamples: int = 5000,
     seed: int | None = 0,
     icc_threshold: float = 0.05,
     runner: Callable[..., pd.DataFrame] | None = None,
     passages: Mapping[str, Any] | None = None,
+    on_missing: str = "error",
 ) -> CitedChunkingResult:
     """Run every retriever on every chunking and rank the systems as one family, paired by question.
 
@@ -518,16 +537,21 @@ def cited_chunking_study(
     granularity : {"dispositivo", "article"}
     where : {"all", "full"}
         ``"full"``: only questions whose cited acts are all in the corpus.
-    cluster : {"auto", "query", "topic", "article", "exam"}
-        Unit of inference. ``"auto"``: the topic (``question_summary`` head) when the ICC of the first
-        retriever's recall@k on the first chunking by topic exceeds ``icc_threshold``, else the question;
-        ``"article"``: the question's first cited artigo (a sensitivity design: questions citing one
-        provision share it); ``"exam"``: the queries' ``exam`` column (the ``lgpd`` questions' exam).
+    cluster : {None, "query", "topic", "exam", "article"}
+        Unit of inference. None (or ``"auto"``): the task's own, read from its queries columns as ``evaluate``
+        reads it (:func:`task_unit`: IRPF's ``topic``, LGPD's ``exam``), so ``ragcov eval`` and this study give
+        one interval for one run; ``"query"``: the question; ``"topic"``, ``"exam"``: that queries column;
+        ``"article"``: the question's first cited artigo (a sensitivity design: questions citing one provision
+        share it). A unit other than the task's is said in the ICC sentence and the summary.
+    icc_threshold : float
+        Kept for earlier callers and recorded; the unit no longer depends on the ICC.
     passages : mapping name -> passage run, optional
         Pipelines' runs of returned text (:mod:`ragcov_data.runs.passages`: a path or DataFrame, e.g. from
         :func:`ragcov_data.run_pipeline`), ranked in the same families as the (chunking, retriever) systems,
         paired by question: every budget and ``recall@k``/``hit@k`` read their located passages; ``ndcg@k``
-        grades ragcov's chunks, so its family leaves them out (said in its notices).
+        grades ragcov's chunks, so its family leaves them out (said; a family left with one system is not ranked).
+    on_missing : {"error", "zero"}, default: "error"
+        Questions a passage run has no answer for: an error (as in every verb), or scored 0 (said in the notices).
 
     Returns
     -------
@@ -539,18 +563,20 @@ def cited_chunking_study(
     res_rows, order, queries0, notices = _common_questions(tasks, where, granularity)
     per_sys = _system_values(tasks, retrievers, runner, order, depth_of=lambda c: max(kmax, _budget_depth(
         c, max(budgets, default=0))), metrics=all_metrics, granularity=granularity)
-    per_sys.update(_passage_values(passages, tasks[next(iter(tasks))], order, all_metrics, granularity, per_sys))
+    said: dict[str, list[str]] = {}  # a metric's own notices (a passage run's ambiguous passages may move it)
+    per_sys.update(_passage_values(passages, tasks[next(iter(tasks))], order, all_metrics, granularity, per_sys,
+                                   on_missing, notices, said))
     words = {name: dict(v.attrs.get("context_words") or {}) for name, v in per_sys.items()}  # mean words a budget
     items = {name: dict(v.attrs.get("context_items") or {}) for name, v in per_sys.items()}  # mean chunks a budget
     values = pd.concat(dict(per_sys), axis=1).swaplevel(0, 1, axis=1).sort_index(axis=1, level=0,
                                                                                 sort_remaining=False)
     rec_name = next((str(s) for s in specs if s.name == "recall" and not s.budget), all_metrics[0])
-    icc, clusters, cname_ = _unit_of_inference(tasks, per_sys, queries0, order, rec_name, cluster, icc_threshold)
-    lbs = {m: _family(values[m], m, clusters, cname_, notices, level=level, n_resamples=n_resamples, seed=seed)
-           for m in family}
+    icc, clusters, cname_ = _unit_of_inference(tasks, per_sys, queries0, order, rec_name, cluster)
+    icc["threshold"] = icc_threshold
+    lbs = {m: _family(values[m], m, clusters, cname_, notices + said.get(m, []), level=level,
+                      n_resamples=n_resamples, seed=seed) for m in _rankable(family, values, notices)}
     return CitedChunkingResult(leaderboards=lbs, values=values, resolution=pd.DataFrame(res_rows), icc=icc,
-                               granularity=granularity, where=where,
-                               cluster=cname_,
+                               granularity=granularity, where=where, cluster=cname_,
                                info={"n_resamples": int(n_resamples), "seed": seed, "notices": notices,
                                      "systems": list(per_sys), "level": level, "budgets": list(budgets),
                                      "context": CONTEXT_NOTE, "context_words": words, "context_items": items,
@@ -621,11 +647,11 @@ def _system_values(tasks: Mapping[str, Any], retrievers: Mapping[str, Callable[[
     return per_sys
 
 
-def _check_study(where: str, cluster: str, n_systems: int) -> None:
+def _check_study(where: str, cluster: str | None, n_systems: int) -> None:
     if where not in ("all", "full"):
         raise RagcovError(f"`where` must be 'all' or 'full'; got {where!r}.")
-    if cluster not in CLUSTERS:
-        raise RagcovError(f"`cluster` must be one of {list(CLUSTERS)}; got {cluster!r}.")
+    if cluster is not None and cluster not in CLUSTERS:
+        raise RagcovError(f"`cluster` must be one of {list(CLUSTERS)} or None (the task's unit); got {cluster!r}.")
     if n_systems < 2:
         raise RagcovError("need at least two systems (chunkings x retrievers, and passage runs).")
 
@@ -642,61 +668,104 @@ def _family(values: pd.DataFrame, metric: str, clusters: Any, cluster_name: str,
 
 
 def _passage_values(passages: Mapping[str, Any] | None, task: Any, order: list[str], metrics: list[str],
-                    granularity: str, taken: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
+                    granularity: str, taken: Mapping[str, Any], on_missing: str, notices: list[str],
+                    said: dict[str, list[str]]) -> dict[str, pd.DataFrame]:
     """Per passage run the per-question values of every metric a passage run has (all but ``ndcg@k``), scored on
-    ``task`` (any chunking: a passage run's spans and the cited provisions are on the acts, not the chunks)."""
+    ``task`` (any chunking: a passage run's spans and the cited provisions are on the acts, not the chunks);
+    questions it lacks as ``on_missing`` says; where its passages were found, and the questions it lacked, said
+    in ``notices``; how far its ambiguous passages may move a metric, in ``said[metric]``."""
     out: dict[str, pd.DataFrame] = {}
     ok = [m for m in metrics if parse_cited_metric(m).name != "ndcg"]
     for name, run in (passages or {}).items():
         if name in taken or name in out:
             raise RagcovError(f"the passage run {name!r} has the name of another system; name it otherwise.")
         out[str(name)] = per_query_values(run, task, metrics=ok, granularity=granularity, query_ids=order,
-                                          on_missing="zero")
+                                          on_missing=on_missing)
+        label = run_name(run) if run_name(run) != "run" else str(name)
+        notices += passage_notices(label, out[str(name)].attrs, len(order))
+        for m, note in placement_notices(label, out[str(name)].attrs).items():
+            said.setdefault(m, []).append(note)
     return out
 
 
+def _rankable(family: list[str], values: pd.DataFrame, notices: list[str]) -> list[str]:
+    """The metrics of ``family`` with at least two systems to rank; a family that leaving out the passage runs
+    (chunk nDCG) leaves with one system is not ranked, and said; none left is an error."""
+    out = []
+    for m in family:
+        vm = values[m].dropna(axis=1, how="all")
+        if vm.shape[1] >= 2:
+            out.append(m)
+            continue
+        gone = [str(c) for c in dict.fromkeys(values.columns.get_level_values(1)) if c not in vm.columns]
+        notices.append(f"{m} grades ragcov's chunks: {', '.join(gone)} (passage runs) left out, which leaves one "
+                       f"system ({', '.join(map(str, vm.columns))}): no {m} family is ranked")
+    if not out:
+        raise RagcovError(f"nothing to rank: {', '.join(family)} grade ragcov's chunks, which a passage run has none "
+                          "of, and one system is left; add a budget (--budgets 1000) or recall@10 / hit@10, or "
+                          "another chunking or retriever.")
+    return out
+
+
+def task_unit(queries: pd.DataFrame) -> str:
+    """The task's unit of inference, read from its queries columns as ``evaluate`` reads it
+    (:func:`ragcov_data.eval.outcomes.table.default_cluster`): ``exam`` (LGPD), ``topic`` (IRPF), else the
+    question (``_id``)."""
+    return default_cluster(queries.attrs.get("all_columns") or queries.columns)
+
+
+#: How the ICC sentence and the summary name each unit.
+_UNIT_WORDS = {"topic": "topic", "exam": "exam", "article": "first cited artigo", "_id": "question",
+               "query": "question"}
+
+
+def _icc_words(de: Any, unit: str, n: int, n_questions: int) -> str:
+    """``ICC by topic +0.271 over 162 topics (deff 1.12)``, or ``ICC by exam undefined (every exam holds one
+    question)`` where no cluster holds two (never ``+nan``)."""
+    word = _UNIT_WORDS.get(unit, unit)
+    plural = f"{word}s" if not word.endswith("artigo") else "artigos"
+    if not np.isfinite(de.icc):
+        why = f"every {word} holds one question" if n == n_questions else "no variation to split"
+        return f"ICC by {word} undefined ({why}; {n} {plural})"
+    return f"ICC by {word} {de.icc:+.3f} over {n} {plural} (deff {de.deff:.2f})"
+
+
 def _unit_of_inference(tasks: Mapping[str, Any], per_sys: Mapping[str, pd.DataFrame], queries0: pd.DataFrame,
-                       order: list[str], rec_name: str, cluster: str,
-                       icc_threshold: float) -> tuple[dict[str, Any], np.ndarray | None, str]:
-    """The ICC record of the first system's recall by topic (and by first cited artigo, for the record), the
-    clusters of the unit chosen (None: the question) and the unit's name."""
+                       order: list[str], rec_name: str,
+                       cluster: str | None) -> tuple[dict[str, Any], np.ndarray | None, str]:
+    """The unit of inference (the task's own unless ``cluster`` names another), the ICC record of the first
+    system's recall by it and by the first cited artigo, the clusters of the unit (None: the question) and the
+    unit's name. The ICC describes the design; it no longer chooses the unit."""
     qinfo = queries0.set_index(queries0["_id"].astype(str)).loc[order]
-    topics = np.asarray([topic_of(s) or q for q, s in zip(order, qinfo.get("question_summary", pd.Series(
-        [None] * len(order), index=order)))], dtype=object)
-    first_sys = next(iter(per_sys))
-    y = per_sys[first_sys][rec_name].to_numpy(dtype=float)
-    de = design_effect(y, topics)
+    own = task_unit(queries0)
+    chosen = own if cluster in (None, "auto") else ("_id" if cluster == "query" else cluster)
+    if chosen not in ("_id", "article") and chosen not in qinfo.columns:
+        raise RagcovError(f"`cluster={cluster!r}`: the task's queries have no {chosen!r} column (they have "
+                          f"{sorted(map(str, queries0.columns))}); choose 'query', 'article' or one of those.")
+    y = per_sys[next(iter(per_sys))][rec_name].to_numpy(dtype=float)
     first_cits = _first_article(tasks[next(iter(tasks))], order)
+    unit_col = own if own != "_id" else ("topic" if "topic" in qinfo.columns else None)
+    units = None if unit_col is None else np.asarray(qinfo[unit_col].astype(str).to_numpy(), dtype=object)
+    de_u = design_effect(y, units) if units is not None else None
     de_art = design_effect(y, first_cits)
-    icc = {"system": first_sys, "metric": rec_name, "topic_icc": float(de.icc), "topic_deff": float(de.deff),
-           "n_topics": int(len(set(topics))), "first_article_icc": float(de_art.icc),
-           "first_article_deff": float(de_art.deff), "n_first_articles": int(len(set(first_cits))),
-           "threshold": icc_threshold}
-    chosen = ("topic" if de.icc > icc_threshold else "query") if cluster == "auto" else cluster
-    icc["decision"] = chosen
-    icc["sentence"] = (f"{rec_name} of {first_sys}: ICC by topic {de.icc:+.3f} over {icc['n_topics']} topics "
-                       f"(deff {de.deff:.2f}); by first cited artigo {de_art.icc:+.3f} over {icc['n_first_articles']} "
-                       f"artigos (deff {de_art.deff:.2f}); unit of inference: "
-                       + {"topic": "the topic", "article": "the first cited artigo", "exam": "the exam"}.get(
-                           chosen, "the question")
-                       + (" (chosen)." if cluster != "auto" else
-                          f" (auto: topic ICC {'>' if chosen == 'topic' else '<='} {icc_threshold})."))
-    clusters = {"topic": topics, "article": first_cits}.get(chosen)
-    if chosen == "exam":  # the lgpd questions' exam (the queries' `exam` column)
-        clusters = _exam_clusters(qinfo, order)
-        de_exam = design_effect(y, clusters)
-        icc.update(exam_icc=float(de_exam.icc), exam_deff=float(de_exam.deff), n_exams=int(len(set(clusters))))
-        icc["sentence"] = icc["sentence"].replace("; unit of inference:", f"; by exam {de_exam.icc:+.3f} over "
-                                                  f"{icc['n_exams']} exams (deff {de_exam.deff:.2f}); unit of inference:")
-    return icc, clusters, {"topic": "topic", "article": "first cited artigo", "exam": "exam"}.get(chosen, "question")
-
-
-def _exam_clusters(qinfo: pd.DataFrame, order: Sequence[str]) -> np.ndarray:
-    """Each question's exam, from the queries' ``exam`` column."""
-    if "exam" not in qinfo.columns or qinfo["exam"].isna().any():
-        raise RagcovError("cluster='exam' reads the queries' `exam` column (the lgpd task's questions carry it); this "
-                          "task's queries have none for every question: cluster by 'topic' or 'query'.")
-    return np.asarray([str(x) for x in qinfo["exam"]], dtype=object)
+    icc = {"system": next(iter(per_sys)), "metric": rec_name, "unit": None if chosen in ("_id", "article") else chosen,
+           "task_unit": own, "decision": {"_id": "query"}.get(chosen, chosen),
+           "first_article_icc": float(de_art.icc), "first_article_deff": float(de_art.deff),
+           "n_first_articles": int(len(set(first_cits)))}
+    if units is not None:
+        icc.update(unit_icc=float(de_u.icc), unit_deff=float(de_u.deff), n_units=int(len(set(units))))
+    if "topic" in qinfo.columns:  # kept for readers of earlier records (IRPF's unit; LGPD's topic is its exam)
+        de_t = de_u if unit_col == "topic" else design_effect(y, qinfo["topic"].astype(str).to_numpy(dtype=object))
+        icc.update(topic_icc=float(de_t.icc), topic_deff=float(de_t.deff), n_topics=int(qinfo["topic"].nunique()))
+    said = [_icc_words(de_u, unit_col, len(set(units)), len(y))] if units is not None else []
+    said.append(_icc_words(de_art, "article", len(set(first_cits)), len(y)))
+    name = _UNIT_WORDS.get(chosen, chosen)
+    whose = (" (the task's unit)" if chosen == own else
+             f" (chosen, cluster={cluster!r}; the task's unit is the {_UNIT_WORDS.get(own, own)})")
+    icc["sentence"] = f"{rec_name} of {icc['system']}: {'; '.join(said)}; unit of inference: the {name}{whose}."
+    clusters = None if chosen == "_id" else first_cits if chosen == "article" else \
+        np.asarray(qinfo[chosen].astype(str).to_numpy(), dtype=object)
+    return icc, clusters, name
 
 
 def _check_budgets(budgets: Sequence[int] | None) -> list[int]:

@@ -15,6 +15,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ragcov_data.eval.comparisons.leaderboard_render import ALL
+from ragcov_data.eval.estimates import marks
 from ragcov_data.eval.estimates.verify import size_cv
 
 __all__ = ["choose_headline", "micro_line"]
@@ -47,14 +48,16 @@ def micro_line(res: Any, clusters: np.ndarray, unit: str) -> dict[str, Any]:
     where = []
     if short:
         where.append(f"its intervals cover {min(short):.1%}–{max(short):.1%}, short of {lvl}")
-    if "unverifiable" in status:
-        where.append("a check built from these documents cannot vouch for " + ("the others" if short else "them"))
+    reasons = list(dict.fromkeys(marks.words(r, res.level) for r in sy.to_dict(orient="records")
+                                 if marks.status_of(r) == "unverifiable"))
+    if reasons:  # the check's own reason (verified_reason), as every output words it (eval/estimates/marks.py)
+        where.append(("for the others " if short else "") + "; ".join(reasons))
     if not where:
         where.append(f"no interval of it is shown to hold {lvl}")
     reason = f"micro is not verified at this design: {'; '.join(where)}, as {_sizes_words(clusters, unit)}."
     rows = [{"name": str(r["name"]), "estimate": float(r["estimate"]), "low": float(r["low"]),
              "high": float(r["high"]), "method": str(r["method"]), "verified_coverage": r.get("verified_coverage"),
-             "verified": r.get("verified"), "verified_status": r.get("verified_status")} for r in sy.to_dict(orient="records")]
+             "verified": r.get("verified"), **marks.record(r)} for r in sy.to_dict(orient="records")]
     return {"estimator": "micro", "systems": rows, "reason": reason,
             "coverage_range": [min(cov), max(cov)] if cov else None}
 

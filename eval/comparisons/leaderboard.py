@@ -7,9 +7,11 @@ Design (every choice below is the documented default; the machinery is :mod:`._f
   (``source_key``, else ``doc_id``, else the query) unless ``cluster=`` names another queries column.
   With ``by=`` everything is done per group and overall (group ``"__all__"``); each group is its own
   family (its pairs are adjusted together).
-- **Per system.** Estimate = mean over queries (``estimator="micro"``, trec_eval's number) or the mean
-  of cluster means (``"macro"``); where every cluster holds one query both are the mean (``"mean"``).
-  The interval is the design's recommended one, exactly ``evaluate``'s recommended row: CR2 with
+- **Per system.** Estimate = mean over queries (``"micro"``, trec_eval's number) or the mean of cluster
+  means (``"macro"``); where every cluster holds one query both are the mean (``"mean"``). The default,
+  ``estimator="auto"`` (as ``ragcov leaderboard`` and the main job), headlines micro where its intervals are
+  verified for every system, else macro (:mod:`.headline`).
+  The interval is ``evaluate``'s row of the family's method, with its check and mark: CR2 with
   Satterthwaite df for micro, t on K - 1 df for macro and mean; on a document-sampled task the micro
   ``known_sizes`` interval (every population document's size in the variance; without recorded sizes the
   bootstrap-t, on resampling counts from the same seed as ``evaluate``'s) and the macro t with the
@@ -95,6 +97,7 @@ from ragcov_data.eval.estimates.interval import _population
 from ragcov_data.eval.estimates.verify import is_sampled
 from ragcov_data.eval.outcomes.budget import cited_metric_of
 from ragcov_data.eval.outcomes.metrics import parse_metric, per_query
+from ragcov_data.eval.outcomes.passages import ranked_documents
 from ragcov_data.eval.outcomes.metrics._lists import prepare_qrels
 from ragcov_data.runs.passages import is_passage_run
 from ragcov_data.ties import DEFAULT_TIE_POLICY
@@ -138,7 +141,9 @@ SYSTEM_COLUMNS = ["name", "group", "estimate", "low", "high", "rank", "rank_low"
                   "verified_status",  # each interval's check (eval/verify_family.py)
                   # the pool's readings under their own names (bound_high = unjudged_as_relevant, kept), a run
                   # judged like a pooled engine, a tier whose order flips under the pool, a run left untiered
-                  "unjudged_as_nonrelevant", "unjudged_as_relevant", "pooled_like", "tier_flip", "tiered"]
+                  "unjudged_as_nonrelevant", "unjudged_as_relevant", "pooled_like", "tier_flip", "tiered",
+                  # why the check cannot vouch (an unverifiable row), and the mark every output prints (eval/marks.py)
+                  "verified_reason", "mark"]
 #: Columns of ``pairs``.
 PAIR_COLUMNS = ["a", "b", "group", "diff", "low", "high", "p", "p_adj", "p_adj_maxt", "se", "df", "significant",
                 "wins", "losses", "ties", "robust", "significant_holm", "p_family", "p_cr2",
@@ -218,7 +223,7 @@ def leaderboard(
     n_resamples: int = 5000,
     seed: int | None = 0,
     on_missing: str = "error",
-    estimator: str = "micro",
+    estimator: str = "auto",
     tie_policy: str = DEFAULT_TIE_POLICY,
     relevance_threshold: int = 1,
     judged_k: int | None = None,
@@ -244,10 +249,11 @@ def leaderboard(
         Level of every interval (a pair is significant when its simultaneous interval excludes 0); B of the
         shared cluster bootstrap (simultaneous intervals, max-|t| p-values); its seed.
     on_missing : {"error", "zero", "intersect"}
-    estimator : {"micro", "macro", "auto"}
-        ``auto``: micro where its intervals are verified for every system, else macro where more of its
-        intervals are, with micro (trec_eval's numbers) and why it is not verified in ``info["micro_line"]``
-        (:mod:`.headline`); ``info["headline"]`` says which and why.
+    estimator : {"auto", "micro", "macro"}, default: "auto"
+        The headline estimator, as ``ragcov leaderboard`` and the main job choose it. ``auto``: micro (the
+        mean over queries, trec_eval's number) where its intervals are verified for every system, else macro
+        where more of its intervals are, with micro (trec_eval's numbers) and why it is not verified in
+        ``info["micro_line"]`` (:mod:`.headline`); ``info["headline"]`` says which and why.
     tie_policy, relevance_threshold
         One tie policy for every run (:mod:`ragcov_data.ties`); minimum grade counted relevant.
     judged_k : int, optional
@@ -316,7 +322,7 @@ def _judged_matrices(oc: OutcomeSet, spec: Any, cited: bool, jk: int, tie_policy
                      notices: list[str]) -> tuple[np.ndarray | None, np.ndarray | None]:
     """``(J, C)``: judged@k per run and query (None where every chunk is judged: cited provisions,
     self-retrieval, each said in a notice) and the condensed-list nDCG (unjudged skipped; None otherwise)."""
-    qids, loaded = oc.query_ids, [t.run for t in oc.tables.values()]
+    qids, loaded = oc.query_ids, [ranked_documents(t.run) for t in oc.tables.values()]
     self_retrieval = "chunk_id" in oc.queries.columns
     if cited:  # relevance is overlap with a cited provision's span: every chunk is judged by it
         J = None
@@ -371,7 +377,7 @@ def _ranked(oc: OutcomeSet, spec: Any, cited: bool, judged_k: int | None, *, est
     J, C = _judged_matrices(oc, spec, cited, jk, tie_policy, relevance_threshold, notices)
     parts, systems, pairs, group_info = _families(oc, J, C, estimator=estimator, level=level,
                                                   n_resamples=n_resamples, seed=seed, on_missing=on_missing)
-    V, names, loaded = oc.matrix(), oc.names, [t.run for t in oc.tables.values()]
+    V, names, loaded = oc.matrix(), oc.names, [ranked_documents(t.run) for t in oc.tables.values()]
     # the pool's three readings of unjudged documents (none on self-retrieval: judgments are complete)
     readings = None if J is None else pool.pool_readings(loaded, oc.prepared_qrels, spec, V,
                                                          relevance_threshold=relevance_threshold,

@@ -12,15 +12,16 @@ import re
 from typing import Any, Sequence
 
 from ragcov_data._format import num
-from ragcov_data.eval.comparisons.leaderboard_render import (_b, _is_false, _rows, group_label, head, micro_lines,
-                                                              missing_line, pool_words)
+from ragcov_data.eval.comparisons.leaderboard_render import (_b, _rows, group_label, head, micro_lines,
+                                                              missing_line, pool_words, system_footnotes, unit_line)
+from ragcov_data.eval.estimates import marks
 
-__all__ = ["escape", "tabular", "latex", "board_tables"]
+__all__ = ["escape", "tabular", "latex", "board_tables", "mark_note"]
 
 _SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
             "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
 _UNICODE = {"−": "$-$", "–": "--", "—": "---", "·": "$\\cdot$", "≥": "$\\geq$", "≤": "$\\leq$",
-            "±": "$\\pm$", "×": "$\\times$", "†": "$^\\dagger$"}
+            "±": "$\\pm$", "×": "$\\times$", "†": "$^\\dagger$", "‡": "$^\\ddagger$"}
 
 
 def escape(text: Any) -> str:
@@ -29,6 +30,14 @@ def escape(text: Any) -> str:
     for k, v in _UNICODE.items():
         s = s.replace(k, v)
     return s
+
+
+def mark_note(note: str) -> str:
+    """A footnote of :func:`ragcov_data.eval.estimates.marks.footnotes` in LaTeX, its mark as the table prints it
+    (``$^*$``, ``$^\\ddagger$``)."""
+    head, _, rest = note.partition(" ")
+    tex = {m: marks.latex_mark({"verified_status": st}) for st, m in marks.MARKS.items() if m}
+    return f"{tex[head]} {escape(rest)}" if head in tex else escape(note)
 
 
 def _n(x: Any, nd: int = 4, sign: bool = False) -> str:
@@ -60,7 +69,7 @@ def board_tables(res: Any, title: str = "", key: str = "leaderboard", pairs: boo
         cols, rows = _rows(b, g)  # the text's columns: judged@k and the pool's readings where judgments are pooled
         for row, r in zip(rows, b.sy(g).to_dict(orient="records")):
             row[:] = [escape(v) for v in row]
-            row[2], row[3] = _n(r["estimate"]), row[3] + ("$^*$" if _is_false(r.get("verified")) else "")
+            row[2], row[3] = _n(r["estimate"]), f"[{_n(r['low'])}, {_n(r['high'])}]{marks.latex_mark(r)}"
         cap = (f"{where}: {escape(head(b, g))}. Tier: systems sharing a letter are not separable at the "
                f"family-wise {escape(f'{1 - b.level:.0%}')} level.")
         ml = missing_line(b, g)
@@ -68,8 +77,11 @@ def board_tables(res: Any, title: str = "", key: str = "leaderboard", pairs: boo
             cap += " " + escape(ml)
         if g == "__all__" and micro_lines(b):  # trec_eval's numbers, and why they carry no verified interval
             cap += " " + escape(". ".join(x.rstrip(".") for x in micro_lines(b)) + ".")
-        if any(_is_false(r.get("verified")) for r in b.sy(g).to_dict(orient="records")):
-            cap += " $^*$ NOT VERIFIED: the interval covers less than the level at this design."
+        ul = unit_line(b) if g == "__all__" else None
+        if ul:
+            cap += " " + escape(ul[:1].upper() + ul[1:] + ".")
+        for note in system_footnotes(b, g):  # each mark's words, the reason as the check wrote it
+            cap += " " + mark_note(note)
         if b.pool and g == b.group_names()[0]:
             cap += " " + escape(" ".join(pool_words(b)))
         cols = ["rank", "system", b.metric, f"{lvl} interval", *cols[4:]]

@@ -18,6 +18,7 @@ import pandas as pd
 
 from ragcov_data._format import num
 from ragcov_data.outputs import HTML_MARK, MARKDOWN_MARK
+from ragcov_data.eval.estimates import marks
 from ragcov_data.eval.outcomes.context import context_line
 
 ALL = "__all__"
@@ -46,7 +47,7 @@ METHOD_WORDS = {
     "guarded_hall_max_t": ("max-|t| cluster bootstrap of Hall's skewness-corrected t, studentized t where a "
                            "difference sits in fewer than 30 documents (macro and one-query clusters)"),
 }
-_UNITS = {"doc_id": "document", "source_key": "source summary", "_id": "query"}
+_UNITS = {"doc_id": "document", "source_key": "source summary", "_id": "query", "question": "question"}
 
 
 def words(x: Any) -> str:
@@ -169,6 +170,28 @@ def missing_line(b: Any, g: str) -> str | None:
         out += (f" {', '.join(untiered)} lack{'s' if len(untiered) == 1 else ''} most of them: shown, not tiered "
                 "here (tier –; no separation of theirs counts).")
     return out
+
+
+def unit_line(b: Any) -> str | None:
+    """Where the board's unit is not the task's own (``info["task_cluster"]``): ``unit chosen (cluster='_id');
+    the task's unit is the topic``; else None."""
+    b = _b(b)
+    own = b.info.get("task_cluster")
+    if not own or own == b.cluster:
+        return None
+    return f"unit chosen (cluster={b.cluster!r}); the task's unit is the {_UNITS.get(own, own)}"
+
+
+def interval_cell(row: Mapping[str, Any]) -> str:
+    """``[low, high]`` of a system row with its check's mark (:mod:`ragcov_data.eval.estimates.marks`)."""
+    m = marks.mark(row)
+    return f"[{_num(row.get('low'))}, {_num(row.get('high'))}]" + (f" {m}" if m else "")
+
+
+def system_footnotes(b: Any, g: str) -> list[str]:
+    """Under a group's systems table: what each mark means for the rows carrying it (:func:`.marks.footnotes`)."""
+    b = _b(b)
+    return marks.footnotes(((str(r["name"]), r) for r in b.sy(g).to_dict(orient="records")), b.level)
 
 
 def _is_false(x: Any) -> bool:
@@ -359,8 +382,8 @@ def _rows(b: Board, g: str, html: bool = False) -> tuple[list[str], list[list[st
         cols.append("unjudged_as_relevant")
     rows = []
     for r in sy.itertuples(index=False):
-        row = [rank_text(r._asdict()), str(r.name), _num(r.estimate),
-               f"[{_num(r.low)}, {_num(r.high)}]", tier_text(b, g, r._asdict())]
+        row = [rank_text(r._asdict()), str(r.name), _num(r.estimate), interval_cell(r._asdict()),
+               tier_text(b, g, r._asdict())]
         if jk:
             row.append("–" if not _fin(r.judged) else f"{r.judged:.2f}" + (" !" if r.judged_flag else "")
                        + (" pooled" if _is_true(r.pooled_like) else ""))
@@ -382,8 +405,11 @@ def text(res: Any) -> str:
         ml = missing_line(b, g)
         if ml:
             out.append(ml)
+        ul = unit_line(b) if g == ALL else None
+        if ul:
+            out.append(ul)
         out += [pd.DataFrame(rows, columns=cols).to_string(index=False)]
-        out += (micro_lines(b) if g == ALL else []) + [""]
+        out += system_footnotes(b, g) + (micro_lines(b) if g == ALL else []) + [""]
         out.append(f"pairs (row − column; * = separable: the simultaneous {b.level:.0%} interval excludes 0"
                    + ("; † = separable but the order depends on the pool" if b.pool else "") + "):")
         out += [_matrix(b, g).to_string(), ""]
@@ -436,8 +462,12 @@ def markdown_panels(res: Any, level: int = 2, pairs: bool = True) -> list[str]:
         ml = missing_line(b, g)
         if ml:
             out += [ml, ""]
+        ul = unit_line(b) if g == ALL else None
+        if ul:
+            out += [ul, ""]
         cols, rows = _rows(b, g)
         out += [md_table(cols, rows), ""]
+        out += [x for note in system_footnotes(b, g) for x in (note, "")]
         if g == ALL and micro_lines(b):
             out += [". ".join(micro_lines(b)), ""]
         if pairs and len(b.pr(g)):
@@ -515,7 +545,8 @@ def _decimals(ticks: np.ndarray) -> int:
     return 4
 
 
-def forest_svg(sy: pd.DataFrame, metric: str, readings: Mapping[str, Mapping[str, float]] | None = None) -> str:
+def forest_svg(sy: pd.DataFrame, metric: str, readings: Mapping[str, Mapping[str, float]] | None = None,
+               level: float = 0.95) -> str:
     """SVG forest plot: one row per system (best first), estimate and interval; with the pool's readings a
     grey band from the lowest to the highest reading behind each interval. Labels never clipped: the
     left margin is the longest label's width."""
@@ -553,8 +584,11 @@ def forest_svg(sy: pd.DataFrame, metric: str, readings: Mapping[str, Mapping[str
         if _fin(r.low) and _fin(r.high):
             parts.append(f'<line x1="{x(r.low):.1f}" x2="{x(r.high):.1f}" y1="{y}" y2="{y}" stroke="#1f5fa8" '
                          'stroke-width="2"/>')
+        rec = r._asdict()
+        said = marks.words(rec, level)
         parts.append(f'<circle cx="{x(r.estimate):.1f}" cy="{y}" r="4" fill="#1f5fa8"><title>{_e(r.name)}: '
-                     f'{r.estimate:.4f} [{_num(r.low)}, {_num(r.high)}]</title></circle>')
+                     f'{r.estimate:.4f} {_e(interval_cell(rec))}' + (f" ({_e(said)})" if said else "")
+                     + "</title></circle>")
     ya = top + rowh * len(sy) + 4
     parts.append(f'<line x1="{left}" x2="{left + plot_w}" y1="{ya}" y2="{ya}" stroke="#888"/>')
     for t in ticks:
@@ -619,11 +653,14 @@ def systems_table_html(res: Any, g: str, cls: str = "systems") -> str:
     words_ = {"bound_high": "unjudged_as_relevant", "condensed": "condensed", "estimate": "estimate"}
     th = "".join(f'<th class="name">{c}</th>' if c == "system" else f"<th>{_e(words_.get(c, c))}</th>" for c in cols)
     body = []
-    for row in rows:
+    for row, rec in zip(rows, b.sy(g).to_dict(orient="records")):
         tds = []
         for c, v in zip(cols, row):
             if c == "system":
                 tds.append(f'<td class="name">{_e(v)}</td>')
+            elif c == "interval" and marks.mark(rec):
+                tds.append(f'<td class="marked" data-mark="{_e(marks.mark(rec))}" '
+                           f'title="{_e(marks.words(rec, b.level))}">{_e(v)}</td>')
             elif c.startswith("judged@") and v.endswith("!"):
                 tds.append(f'<td><span class="flag">{_e(v[:-2])} ⚠</span></td>')
             else:
@@ -642,7 +679,7 @@ def panels_html(res: Any, *, heading: int = 2, pairs: bool = True, systems_class
     for g in b.group_names():
         sy = b.sy(g)
         readings = b.pool_group(g).get("readings")
-        figs = [forest_svg(sy, b.metric, readings)]
+        figs = [forest_svg(sy, b.metric, readings, b.level)]
         if b.judged_k:
             figs.append(judged_svg(sy, b.judged_k, b.judged_threshold))
         ml = missing_line(b, g)
@@ -652,15 +689,18 @@ def panels_html(res: Any, *, heading: int = 2, pairs: bool = True, systems_class
             n = len(b.pr(g))
             matrix = (f"<details><summary>Pair matrix ({n} pair{'s' if n != 1 else ''}: each difference with its "
                       f"simultaneous {b.level:.0%} interval)</summary>{matrix}</details>")
+        ul = unit_line(b) if g == ALL else None
+        notes = "".join(f'<p class="note marks">{_e(x)}</p>' for x in system_footnotes(b, g))
         panel = (f'<section class="panel" data-group="{_e(group_label(g))}"><h{heading}>{_e(title)}</h{heading}>'
                  f'<p class="note">{_e(head(b, g))}</p>' + (f'<p class="note flag">{_e(ml)}</p>' if ml else "")
+                 + (f'<p class="note unit">{_e(ul)}</p>' if ul else "")
                  + f'<p class="verdict"><strong>{_e(short_sentence(b, g))}</strong></p>'
                  + f'<details class="verdict-full"><summary>in full</summary><p>{_e(sentence(b, g))}</p></details>'
                  + (f'<p class="note micro-line">{_e(". ".join(micro_lines(b)))}</p>' if g == ALL and micro_lines(b)
                     else "")
                  + f'<div class="figs">{"".join(figs)}'
                  + systems_table_html(b, g, systems_class) + "</div>"  # the table beside the plot
-                 + matrix + "</section>")
+                 + notes + matrix + "</section>")
         (folded if fold_groups and g != ALL else out).append(panel)
     if folded:
         names = ", ".join(str(g) for g in b.group_names() if g != ALL)

@@ -28,7 +28,7 @@ from scipy import stats
 from ragcov_data.errors import RagcovError
 
 from ragcov_data.eval.comparisons.verify_family import verify_chunking_differences
-from ragcov_data.eval.estimates import _kernels
+from ragcov_data.eval.estimates import _kernels, marks
 from ragcov_data.eval.estimates._bounds import clip_table
 from ragcov_data.eval.estimates._kernels import check_level, check_resamples
 from ragcov_data.eval.estimates.interval import interval
@@ -108,20 +108,24 @@ class ChunkingComparison(_JsonMixin):
         a, b = self.names
         lines = [f"{self.metric}: {a} vs {b}, paired by document ({self.difference['n_documents']} documents in "
                  f"both; only in {a}: {self.only_in[a]}, only in {b}: {self.only_in[b]}); level {self.level}"]
+        labelled = []  # (label, row) of every interval printed: its mark's words under the table
         for _, r in self.chunkings.iterrows():
             lo, hi = r.get("low_bounded", r["low"]), r.get("high_bounded", r["high"])
-            lines.append(f"  {r['name']:<14} {r['estimator']:<5} {r['estimate']:.4f} [{lo:.4f}, {hi:.4f}] "
-                         f"({r['method']}; {int(r['n_queries'])} queries, {int(r['n_documents'])} documents)"
-                         f"{_check_mark(r)}")
+            lines.append(f"  {r['name']:<14} {r['estimator']:<5} {r['estimate']:.4f} [{lo:.4f}, {hi:.4f}]"
+                         f"{_check_mark(r)} ({r['method']}; {int(r['n_queries'])} queries, "
+                         f"{int(r['n_documents'])} documents)")
+            labelled.append((f"{r['name']} {r['estimator']} {r['method']}", r))
         for _, r in self.differences.iterrows():
-            marks = [m for m in (r.get("flags") or "", "clipped" if r.get("clipped") is True else "") if m]
-            flag = f" [{','.join(marks)}]" if marks else ""
+            flags = [m for m in (r.get("flags") or "", "clipped" if r.get("clipped") is True else "") if m]
+            flag = f" [{','.join(flags)}]" if flags else ""
             lo, hi = r.get("low_bounded", r["low"]), r.get("high_bounded", r["high"])
-            lines.append(f"  {a} - {b} {r['estimator']:<5} {r['estimate']:+.4f} [{lo:+.4f}, {hi:+.4f}] "
-                         f"({r['method']}){flag}{_check_mark(r)}")
+            lines.append(f"  {a} - {b} {r['estimator']:<5} {r['estimate']:+.4f} [{lo:+.4f}, {hi:+.4f}]"
+                         f"{_check_mark(r)} ({r['method']}){flag}")
+            labelled.append((f"{a} - {b} {r['estimator']} {r['method']}", r))
+        lines += ["  " + x for x in marks.footnotes(labelled, self.level)]
         if "verified" in self.differences:
-            lines.append("  each interval's check (verified_coverage, verified_mc_se, verified in the JSON): its "
-                         "method's measured coverage at this design (the documents resampled).")
+            lines.append("  each interval's check (verified_coverage, verified_mc_se, verified, verified_status in the "
+                         "JSON): its method's measured coverage at this design (the documents resampled).")
         lines += [f"notice: {n}" for n in (self.info or {}).get("notices", [])]
         return "\n".join(lines)
 
@@ -133,13 +137,9 @@ class ChunkingComparison(_JsonMixin):
 
 
 def _check_mark(r: Any) -> str:
-    """`` NOT VERIFIED (covers 90.1% ± 1.9%)`` beside an interval whose method fell short here."""
-    ok = r.get("verified")
-    if r.get("verified_status") == "unverifiable":
-        return f"  UNVERIFIABLE (covers {r['verified_coverage']:.1%} where the check cannot see what the data lack)"
-    if ok is False or ok is np.False_:
-        return f"  NOT VERIFIED (covers {r['verified_coverage']:.1%} ± {2 * r['verified_mc_se']:.1%})"
-    return ""
+    """`` *`` / `` ‡`` beside an interval by its check's status (:mod:`ragcov_data.eval.estimates.marks`)."""
+    m = marks.mark(r)
+    return f" {m}" if m else ""
 
 
 def _per_doc(result: EvaluationResult, name: str) -> pd.DataFrame:
@@ -163,6 +163,8 @@ def _checked(differences: pd.DataFrame, na: np.ndarray, sa: np.ndarray, nb: np.n
     for k in VERIFY_FIELDS:
         vals = [res.get(f"{e}/{m}", {}).get(k) for e, m in pairs]
         out[k] = pd.Series(vals, index=out.index, dtype=object if k in ("verified", "verified_status") else float)
+    out["verified_reason"] = [res.get(f"{e}/{m}", {}).get("verified_reason", "") for e, m in pairs]
+    out["mark"] = [marks.mark(r) for r in out.to_dict(orient="records")]
     return clip_table(out, (-1.0, 1.0))
 
 
@@ -191,6 +193,7 @@ def _own_estimates(result: EvaluationResult, name: str) -> list[dict[str, Any]]:
                              "n_queries": int(len(result.per_query)), "n_documents": int(len(result.per_document)),
                              # its check and bounds, as evaluate printed them (absent: not checked there)
                              **{k: r.get(k, None if k in ("verified", "verified_status") else np.nan) for k in VERIFY_FIELDS},
+                             "verified_reason": r.get("verified_reason", ""), "mark": marks.mark(r),
                              **{k: r[k] for k in ("low_bounded", "high_bounded", "clipped") if k in r.index}})
                 break
     return rows
@@ -289,7 +292,8 @@ def _headline(differences: pd.DataFrame, K: int) -> dict[str, Any]:
     head = differences[(differences["estimator"] == "macro")].iloc[0]
     difference = {"estimate": float(head["estimate"]), "low": float(head["low"]), "high": float(head["high"]),
                   "method": "t", "estimator": "macro", "n_documents": K,
-                  **{k: head[k] for k in ("low_bounded", "high_bounded", "clipped", *VERIFY_FIELDS)}}
+                  **{k: head[k] for k in ("low_bounded", "high_bounded", "clipped", *VERIFY_FIELDS, "verified_reason",
+                                          "mark")}}
     return {k: (v.item() if isinstance(v, np.generic) else v) for k, v in difference.items()}
 
 

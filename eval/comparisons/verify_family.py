@@ -47,6 +47,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from ragcov_data.eval.estimates.marks import mark
 from ragcov_data.eval.estimates.verify import VERIFY_FIELDS, VERIFY_REPS, VERIFY_REPS_RESAMPLING, VERIFY_RESAMPLES, default_cache_dir
 
 __all__ = ["family_check", "check_leaderboard", "check_family_rows", "check_notices", "verify_chunking_differences",
@@ -162,6 +163,7 @@ def check_family_rows(systems: pd.DataFrame, pairs: pd.DataFrame, V: np.ndarray,
         t["verified_mc_se"] = np.nan
         t["verified"] = pd.Series([None] * len(t), index=t.index, dtype=object)
         t["verified_status"] = pd.Series([None] * len(t), index=t.index, dtype=object)
+    systems["verified_reason"] = ""  # why the check cannot vouch, as it wrote it (an unverifiable row)
     pop = None if population_sizes is None or isinstance(population_sizes, Mapping) else float(population_sizes)
     sizes = getattr(population_sizes, "sizes", None)  # a document sample's record: the check of .verify with twins
     idx = {n: i for i, n in enumerate(names)}
@@ -177,8 +179,8 @@ def check_family_rows(systems: pd.DataFrame, pairs: pd.DataFrame, V: np.ndarray,
                 res = verify_design(design_of(Vg[idx[r["name"]]], cg, population=gpop, level=level, seed=seed,
                                               sizes=gsizes), [(est, m)]).get(f"{est}/{m}")
                 if res is not None:
-                    for k in VERIFY_FIELDS:
-                        systems.iat[i, systems.columns.get_loc(k)] = res.get(k)
+                    for k in (*VERIFY_FIELDS, "verified_reason"):
+                        systems.iat[i, systems.columns.get_loc(k)] = res.get(k, "" if k == "verified_reason" else None)
         fc = family_check(Vg, cg, estimator=estimator, level=level, seed=seed, **kw)
         checks[label] = {k: fc.get(k) for k in ("fwer", "mc_se", "n_families", "n_resamples", "pair_test",
                                                 "upper_bound")}
@@ -186,6 +188,7 @@ def check_family_rows(systems: pd.DataFrame, pairs: pd.DataFrame, V: np.ndarray,
         for k in VERIFY_FIELDS:
             for i in rows:
                 pairs.iat[i, pairs.columns.get_loc(k)] = fc.get(k)
+    systems["mark"] = [mark(r) for r in systems.to_dict(orient="records")]  # the mark every output prints
     return systems, pairs, checks
 
 
@@ -220,8 +223,9 @@ def _fwer_verdict(fwer: float, ok: bool, level: float) -> str:
 
 
 def check_notices(systems: pd.DataFrame, checks: Mapping[str, Mapping[str, Any]], level: float) -> list[str]:
-    """One line per group on what its checks found (the leaderboard prints its notices in every format):
-    the family-wise error measured, and the systems whose interval method is not verified at this design."""
+    """One line per group on what its family check found (the leaderboard prints its notices in every format):
+    the family-wise error measured. The per-system checks are said by each row's mark and the footnotes under
+    its table (:mod:`ragcov_data.eval.estimates.marks`), in every format."""
     out = []
     said = False  # how the check works is said once, on its first line; the groups' lines give their numbers
     for label, c in checks.items():
@@ -234,17 +238,6 @@ def check_notices(systems: pd.DataFrame, checks: Mapping[str, Mapping[str, Any]]
             out.append(f"family check{where}: {how}the simultaneous intervals separated some pair "
                        f"{c['fwer']:.1%} ± {2 * c['mc_se']:.1%} of the time (nominal at most {1 - level:.0%})"
                        + _fwer_verdict(c["fwer"], ok, level))
-        sub = systems[(systems["group"] == label)]
-        bad = sub[sub["verified"].map(lambda x: x is False or x is np.False_)]
-        if len(bad):
-            cov = bad["verified_coverage"].astype(float)
-            named = ", ".join(f"{n} ({v:.1%})" for n, v in zip(bad["name"], cov)) if "name" in bad.columns else ""
-            out.append(f"NOT VERIFIED{where}: the per-system intervals ({bad['estimator'].iloc[0]} "
-                       f"{bad['method'].iloc[0]}) of {len(bad)} of {len(sub)} systems cover "
-                       + (f"{cov.min():.1%}" if cov.min() == cov.max() else f"{cov.min():.1%}–{cov.max():.1%}")
-                       + f" at this design, short of {level:.0%}" + (f": {named}" if named else "")
-                       + "; read those intervals as too narrow (verified_coverage in the JSON; `ragcov eval "
-                       "--methods all` on a run shows the methods verified at this design).")
     return out
 
 

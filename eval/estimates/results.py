@@ -18,6 +18,7 @@ import pandas as pd
 from ragcov_data._atomic import atomic_write
 from ragcov_data._json import to_jsonable
 from ragcov_data.errors import InputFileError, RagcovError
+from ragcov_data.eval.estimates import marks
 from ragcov_data.eval.estimates._kernels import METHODS
 from ragcov_data.eval.outcomes.context import context_line
 
@@ -324,12 +325,8 @@ def recommended_order(estimator: str, sampled: bool = False) -> tuple[str, ...]:
 
 
 def _status_of(row: Any) -> str | None:
-    """A row's ``verified_status`` (older tables: from ``verified``); None where no check ran."""
-    st = row.get("verified_status") if hasattr(row, "get") else None
-    if isinstance(st, str):
-        return st
-    v = row.get("verified") if hasattr(row, "get") else None
-    return None if v is None or (isinstance(v, float) and math.isnan(v)) else ("verified" if bool(v) else "not_verified")
+    """A row's ``verified_status`` (older tables: from ``verified``); None where no check ran (:mod:`.marks`)."""
+    return marks.status_of(row)
 
 
 def _naive(method: str) -> bool:
@@ -414,14 +411,30 @@ def _estimates_table(df: pd.DataFrame) -> str:
             show["flags"] = [(f + "," if f and c else f) + ("clipped" if c else "")
                              for f, c in zip(show["flags"], show["clipped"])]
     show["method"] = [m + (" (naive)" if nv else "") for m, nv in zip(show["method"], show["naive"])]
+    show["check"] = [marks.mark(r) for _, r in df.iterrows()]  # the check's mark, explained under the table
     cols = [c for c in ("group", "estimator", "method", "estimate", "se", "df", "low", "high", "width",
-                        "flags") if c in show.columns and not (c == "flags" and not show[c].astype(bool).any())]
+                        "check", "flags") if c in show.columns
+            and not (c in ("flags", "check") and not show[c].astype(bool).any())]
     # undefined numbers (a bootstrap has no df) print as "-", never "nan"
     return show[cols].to_string(index=False, na_rep="-", float_format=lambda x: f"{x:.4f}")
 
 
-def _notes(shown: pd.DataFrame, full: pd.DataFrame, unit: str, methods: Any) -> list[str]:
-    """Footnotes that apply to the rows shown: naive contrasts, the default selection, raw intervals."""
+def _with_marks(estimates: pd.DataFrame) -> pd.DataFrame:
+    """The estimates table for JSON: each row's ``mark`` beside its ``verified_status`` (:mod:`.marks`)."""
+    if estimates.empty or not ({"verified", "verified_status"} & set(estimates.columns)):
+        return estimates
+    return estimates.assign(mark=[marks.mark(r) for _, r in estimates.iterrows()])
+
+
+def _row_label(r: Any) -> str:
+    """``micro cr2`` (``G1 micro cr2`` in a group): how a footnote names an estimates row."""
+    g = r.get("group") if hasattr(r, "get") else None
+    return (f"{g} " if isinstance(g, str) and g != "__all__" else "") + f"{r['estimator']} {r['method']}"
+
+
+def _notes(shown: pd.DataFrame, full: pd.DataFrame, unit: str, methods: Any, level: float = 0.95) -> list[str]:
+    """Footnotes that apply to the rows shown: naive contrasts, the default selection, each mark of the
+    check (:mod:`.marks`), raw intervals."""
     out = []
     if methods == "recommended" and len(shown) < len(full):
         out.append("shown: the recommended method per estimator (the narrowest interval whose check at this design "
@@ -433,19 +446,7 @@ def _notes(shown: pd.DataFrame, full: pd.DataFrame, unit: str, methods: Any) -> 
     if "mean" in set(shown.get("estimator", ())):
         out.append("mean = one query a cluster: micro and macro are the same number.")
     if "verified" in shown.columns:  # each interval's measured coverage at this design (eval/verify.py)
-        low = shown[shown["verified"].map(lambda x: x is False or x is np.False_)]
-        blind: dict[str, list[str]] = {}  # one reason, said once for every row it holds for
-        for _, r in low.iterrows():
-            if _status_of(r) == "unverifiable" and str(r.get("verified_reason") or ""):
-                blind.setdefault(str(r["verified_reason"]), []).append(f"{r['estimator']} {r['method']}")
-            elif _status_of(r) == "unverifiable":
-                out.append(f"UNVERIFIABLE: {r['estimator']} {r['method']} covers {r['verified_coverage']:.1%} "
-                           f"(± {2 * r['verified_mc_se']:.1%}) over population twins that differ in what the sample "
-                           "did not see; its coverage depends on them (verified_status in the JSON).")
-            else:
-                out.append(f"NOT VERIFIED: {r['estimator']} {r['method']} covers {r['verified_coverage']:.1%} "
-                           f"(± {2 * r['verified_mc_se']:.1%}) at this design, short of the nominal level.")
-        out += [f"UNVERIFIABLE: {', '.join(rows)}: {why}." for why, rows in blind.items()]
+        out += marks.footnotes(((_row_label(r), r) for _, r in shown.iterrows()), level)
         if shown["verified"].isna().all():
             out.append("intervals not verified at this design (stratified or per-stratum population).")
     if "no_variation" in shown.columns:
@@ -488,12 +489,22 @@ def _find_row(e: pd.DataFrame, estimator: str | None, method: str | None, group:
     return sub.iloc[0]
 
 
+def chosen_unit_words(cluster: str, info: Mapping[str, Any] | None) -> str:
+    """``; chosen (cluster='_id'): the task's unit is the topic`` where the unit used is not the task's own
+    (``info["task_cluster"]``, read from its queries columns), else ``""``."""
+    own = (info or {}).get("task_cluster")
+    if not own or own == cluster:
+        return ""
+    return f"; chosen (cluster={cluster!r}): the task's unit is the {unit_of(own)}"
+
+
 def _unit_line(unit: str, n_clusters: int, n_queries: int, singleton: bool, estimates: pd.DataFrame,
-               per_query: pd.DataFrame) -> str:
-    """``unit: source (100 sources, 150 queries); groups G1, G2, G3: one query a cluster (mean, per query)``."""
+               per_query: pd.DataFrame, chosen: str = "") -> str:
+    """``unit: source (100 sources, 150 queries); groups G1, G2, G3: one query a cluster (mean, per query)``;
+    ``chosen`` (:func:`chosen_unit_words`) says where the unit is not the task's own."""
     if singleton:
-        return f"unit: query ({n_queries} queries, each its own cluster)"
-    line = f"unit: {unit} ({n_clusters} {_plural(unit)}, {n_queries} queries)"
+        return f"unit: query ({n_queries} queries, each its own cluster){chosen}"
+    line = f"unit: {unit} ({n_clusters} {_plural(unit)}, {n_queries} queries){chosen}"
     if "group" in estimates.columns and "group" in per_query.columns:
         single = [str(g) for g, sub in per_query.groupby("group", sort=False) if sub["cluster"].is_unique]
         if single:
@@ -589,15 +600,16 @@ class EvaluationResult(_JsonMixin):
             "unit": self.unit, "n_queries": int(len(self.per_query)), "n_clusters": int(len(self.per_document)),
             # documents in the population the clusters were drawn from (None: treated as infinite)
             "population_clusters": (self.info or {}).get("population_clusters"),
-            "estimates": self.estimates, "diagnostics": self.diagnostics, "info": self.info,
+            "estimates": _with_marks(self.estimates), "diagnostics": self.diagnostics, "info": self.info,
             "per_query": self.per_query[pq_cols],
         }
 
-    def summary(self, methods: str | Sequence[str] | None = "all") -> str:
-        """Human-readable table of estimates and diagnostics, worded by the sampled unit.
+    def summary(self, methods: str | Sequence[str] | None = "recommended") -> str:
+        """Human-readable table of estimates and diagnostics, worded by the sampled unit: what ``ragcov eval``
+        prints.
 
-        ``methods``: ``"all"`` (every computed row), ``"recommended"`` (one row per estimator, see
-        :func:`recommended_rows`) or method names to show.
+        ``methods``: ``"recommended"`` (default: one row per estimator, see :func:`recommended_rows`), ``"all"``
+        (every computed row) or method names to show. Each row carries its check's mark (:mod:`.marks`).
         """
         d = self.diagnostics
         unit = self.unit
@@ -606,9 +618,9 @@ class EvaluationResult(_JsonMixin):
             f"metric={self.metric} tie_policy={self.tie_policy} relevance_threshold={self.relevance_threshold} "
             f"cluster={self.cluster} level={self.level} N={len(self.per_query)} K={len(self.per_document)}",
             _unit_line(unit, len(self.per_document), len(self.per_query), self.singleton, self.estimates,
-                       self.per_query),
+                       self.per_query, chosen_unit_words(self.cluster, self.info)),
             _estimates_table(shown),
-            *_notes(shown, self.estimates, unit, methods),
+            *_notes(shown, self.estimates, unit, methods, self.level),
         ]
         diag = _diag_text(d)
         if diag:
@@ -702,12 +714,12 @@ class ComparisonResult(_JsonMixin):
                 "cluster": self.cluster, "unit": self.unit, "n_queries": int(len(self.per_query)),
                 "n_clusters": self.n_clusters, "share_docs_tied": self.share_docs_tied,
                 "share_clusters_tied": self.share_docs_tied, "wins": self.wins, "losses": self.losses,
-                "ties": self.ties, "estimates": self.estimates, "info": self.info,
+                "ties": self.ties, "estimates": _with_marks(self.estimates), "info": self.info,
                 "per_query": self.per_query[pq_cols]}
 
-    def summary(self, methods: str | Sequence[str] | None = "all") -> str:
-        """Table of the mean difference and the win/loss counts, worded by the sampled unit
-        (``methods`` as in :meth:`EvaluationResult.summary`)."""
+    def summary(self, methods: str | Sequence[str] | None = "recommended") -> str:
+        """Table of the mean difference and the win/loss counts, worded by the sampled unit: what ``ragcov
+        compare`` prints (``methods`` as in :meth:`EvaluationResult.summary`: the recommended rows by default)."""
         unit = self.unit
         shown = _select(self.estimates, methods)
         counts = f"query wins/losses/ties: {self.wins}/{self.losses}/{self.ties}"
@@ -721,9 +733,10 @@ class ComparisonResult(_JsonMixin):
             f"paired difference (A - B), metric={self.metric} level={self.level} N={len(self.per_query)} "
             f"cluster={self.cluster} K={self.n_clusters}",
             *([who] if who else []),
-            _unit_line(unit, self.n_clusters, len(self.per_query), self.singleton, self.estimates, self.per_query),
+            _unit_line(unit, self.n_clusters, len(self.per_query), self.singleton, self.estimates, self.per_query,
+                       chosen_unit_words(self.cluster, self.info)),
             _estimates_table(shown),
-            *_notes(shown, self.estimates, unit, methods),
+            *_notes(shown, self.estimates, unit, methods, self.level),
             counts,
             *[x for x in [context_line(self.info or {})] if x],
             *[f"notice: {n}" for n in (self.info or {}).get("notices", [])],

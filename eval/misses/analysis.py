@@ -66,16 +66,19 @@ from ragcov_data.eval.estimates._bounds import clip_table
 from ragcov_data.eval.estimates.verify import design_of, verify_design
 from ragcov_data.eval.outcomes.args import check_outcome_args
 from ragcov_data.eval.outcomes.metrics._lists import _order
+from ragcov_data.eval.outcomes.passages import (CHUNK_RULE, chunk_run, locate_run, location_notice,
+                                                missing_answers_error, run_label)
 from ragcov_data.eval.outcomes.stage import outcomes
+from ragcov_data.runs import load_run
 from ragcov_data.runs.passages import is_passage_run
-from ragcov_data.eval.outcomes.table import DEFAULT_CLUSTERS, _split_frame, load_task_frames
+from ragcov_data.eval.outcomes.table import DEFAULT_CLUSTERS, _split_frame, load_task_frames, run_name
 from ragcov_data.ties import DEFAULT_TIE_POLICY, check_tie_policy
 
-from ragcov_data.eval.estimates import _kernels
+from ragcov_data.eval.estimates import _kernels, marks
 from ragcov_data.eval.misses import _flags
 from ragcov_data.eval.estimates._kernels import check_level
 from ragcov_data.eval.misses._flags import _META, DEFAULTS, FLAG_NAMES, _contains  # noqa: F401  (_contains: tests)
-from ragcov_data.eval.estimates.results import _fmt, _JsonMixin
+from ragcov_data.eval.estimates.results import _fmt, _JsonMixin, chosen_unit_words
 
 __all__ = ["misses", "MissesResult", "FLAG_NAMES", "DEFAULTS"]
 
@@ -150,14 +153,15 @@ class MissesResult(_JsonMixin):
         pct = f"{self.n_misses / self.n_queries:.1%}" if self.n_queries else "-"
         lines = [f"hit@1 misses: {self.n_misses:,} of {self.n_queries:,} queries ({pct}); tie policy "
                  f"{self.tie_policy}; top-1 with the query's own chunk excluded",
-                 f"share of misses by flag ({self.level:.0%} CR2 intervals clustered by {self.cluster}, "
+                 f"share of misses by flag ({self.level:.0%} CR2 intervals clustered by {self.cluster}"
+                 f"{chosen_unit_words(self.cluster, self.info)}, "
                  f"{self.info.get('n_miss_documents', 0)} documents with misses):"]
         for r in self.flags.itertuples(index=False):
-            marks = [m for m in (r.interval_flags, "clipped" if getattr(r, "clipped", False) else "") if m]
-            note = f"  [{','.join(marks)}]" if marks else ""
+            flags = [m for m in (r.interval_flags, "clipped" if getattr(r, "clipped", False) else "") if m]
+            note = f"  [{','.join(flags)}]" if flags else ""
             lo, hi = getattr(r, "low_bounded", r.low), getattr(r, "high_bounded", r.high)
-            lines.append(f"  {r.name:<15} {_num(r.share)} [{_num(lo)}, {_num(hi)}]  "
-                         f"({r.n_flagged} of {r.n_misses}){note}{_check_text(r)}")
+            lines.append(f"  {r.name:<15} {_num(r.share)} [{_num(lo)}, {_num(hi)}]{_check_text(r)}  "
+                         f"({r.n_flagged} of {r.n_misses}){note}")
         if len(self.by_type):
             show = self.by_type[["doc_type", "n_documents", "n_queries", "n_misses", "hit_at_1", "hit_low",
                                  "hit_high", "share_of_misses"]
@@ -165,6 +169,9 @@ class MissesResult(_JsonMixin):
             show = show.rename(columns={f"share_{f}": f for f in self.flag_names})
             if "hit_low_bounded" in self.by_type:  # printed in bounds (raw endpoints in the JSON)
                 show["hit_low"], show["hit_high"] = self.by_type["hit_low_bounded"], self.by_type["hit_high_bounded"]
+            if "hit_verified" in self.by_type:  # the hit@1 interval's check, marked as everywhere
+                show.insert(show.columns.get_loc("hit_high") + 1, "check",
+                            [marks.mark(_prefixed(r, "hit_")) for r in self.by_type.to_dict(orient="records")])
             lines.append("by doc_type (hit@1 with CR2 over the type's documents; flag shares within its misses):")
             lines.append(show.to_string(index=False, na_rep="-", float_format=lambda x: f"{x:.3f}"))
         lines.extend(_check_notes(self))
@@ -180,47 +187,40 @@ class MissesResult(_JsonMixin):
 
 
 def _check_text(r: Any) -> str:
-    """`` NOT VERIFIED (covers 91.0%)`` beside an interval whose method fell short of the level here;
-    `` UNVERIFIABLE (...)`` beside one the check cannot vouch for (documents too unequal, :mod:`.verify`)."""
-    ok = getattr(r, "verified", None)
-    if getattr(r, "verified_status", None) == "unverifiable":
-        return f"  UNVERIFIABLE (documents too unequal to check; covers {r.verified_coverage:.1%} on them)"
-    if ok is False or ok is np.False_:
-        return f"  NOT VERIFIED (covers {r.verified_coverage:.1%} ± {2 * r.verified_mc_se:.1%})"
-    return ""
+    """`` *`` / `` ‡`` beside an interval by its check's status (:mod:`ragcov_data.eval.estimates.marks`)."""
+    m = marks.mark(r._asdict() if hasattr(r, "_asdict") else r)
+    return f" {m}" if m else ""
+
+
+def _prefixed(row: Any, pre: str) -> dict[str, Any]:
+    """A by-type record's ``hit_`` or ``share_`` check fields, without the prefix (a row :mod:`.marks` reads)."""
+    return {k[len(pre):]: v for k, v in dict(row).items() if k.startswith(pre)}
 
 
 def _check_notes(res: "MissesResult") -> list[str]:
-    """Footnotes on the checks and bounds of every interval printed (flags, by type)."""
-    out = []
+    """Footnotes on the checks and bounds of every interval printed (flags, by type): each mark in its words."""
+    out = marks.footnotes(((str(r["name"]), r) for r in res.flags.to_dict(orient="records")), res.level)
     bt = res.by_type
     if len(bt) and "hit_verified" in bt:
         for pre, what in (("hit_", "hit@1"), ("share_", "share of misses")):
-            failed = [r for r in bt.itertuples(index=False)
-                      if getattr(r, pre + "verified") is False or getattr(r, pre + "verified") is np.False_]
-            blind = [str(r.doc_type) for r in failed if getattr(r, pre + "verified_status", None) == "unverifiable"]
-            bad = [f"{r.doc_type} {getattr(r, pre + 'verified_coverage'):.1%}" for r in failed
-                   if str(r.doc_type) not in blind]
-            if bad:
-                out.append(f"NOT VERIFIED by doc_type, {what} (CR2 covers less than the level at the type's "
-                           f"design): " + ", ".join(bad) + ".")
-            if blind:
-                out.append(f"UNVERIFIABLE by doc_type, {what} (documents too unequal for a check built from them "
-                           f"to see a larger one they lack): " + ", ".join(blind) + ".")
+            out += marks.footnotes(((f"{r['doc_type']} {what}", _prefixed(r, pre))
+                                    for r in bt.to_dict(orient="records")), res.level)
         flat = [str(r.doc_type) for r in bt.itertuples(index=False) if "zero_variance" in str(r.hit_interval_flags)]
         if flat:
             out.append("no variation between documents (zero_variance: the hit@1 interval is the point): "
                        + ", ".join(flat) + ".")
     btf = res.by_type_flags
-    n_bad = int(btf["verified"].map(lambda x: x is False or x is np.False_).sum()) if "verified" in btf else 0
-    if n_bad:
-        out.append(f"NOT VERIFIED: {n_bad} of the {len(btf)} flag-within-type intervals (by_type_flags in the JSON).")
+    said = [marks.status_of(r) for r in btf.to_dict(orient="records")] if len(btf) else []
+    for st in ("not_verified", "unverifiable"):  # counted, not listed: every row is in the JSON with its mark
+        if st in said:
+            out.append(f"{marks.MARKS[st]} {marks.LABELS[st]}: {said.count(st)} of the {len(btf)} flag-within-type "
+                       "intervals (by_type_flags in the JSON: verified_status, verified_reason, mark).")
     clipped = bool(res.flags.get("clipped", pd.Series(dtype=bool)).any()) or \
         any(bool(bt.get(c, pd.Series(dtype=bool)).any()) for c in ("hit_clipped", "share_clipped"))
     if clipped:
         out.append("intervals are cut to [0, 1] (flag clipped; raw endpoints low, high in the JSON).")
-    out.append("each interval's check (verified_coverage, verified_mc_se, verified in the JSON): the measured "
-               "coverage of CR2 micro at its design (its documents resampled).")
+    out.append("each interval's check (verified_coverage, verified_mc_se, verified, verified_status in the JSON): "
+               "the measured coverage of CR2 micro at its design (its documents resampled).")
     return out
 
 
@@ -305,6 +305,7 @@ def _checks(indicators: np.ndarray, clusters: np.ndarray, level: float, seed: in
             if r is not None:
                 rec = {k: r[k] for k in ("verified_coverage", "verified_mc_se", "verified")}
                 rec["verified_status"] = r.get("verified_status")
+                rec["verified_reason"] = r.get("verified_reason", "")
         out.append(rec)
     return out
 
@@ -376,16 +377,15 @@ def misses(run: Any, task: Any, *, tie_policy: str = DEFAULT_TIE_POLICY, cluster
     if not (isinstance(boilerplate_min_docs, (int, np.integer)) and boilerplate_min_docs >= 1):
         raise RagcovError(f"`boilerplate_min_docs` must be an integer >= 1; got {boilerplate_min_docs!r}.")
     check_outcome_args(on_missing, tie_policy, single=True)  # the outcome stage's one check of on_missing
-    if is_passage_run(run):
-        raise RagcovError("the miss analysis reads which chunk each query's top hit is; a passage run (a pipeline's "
-                          "text) names no chunk of the task: score it with ragcov eval / compare / leaderboard, which "
-                          "read it by document.")
-
     _, _, corpus = _frames(task, cluster)  # the chunk texts and metadata; checks the task is self-retrieval
+    name, said, scored_missing = None, [], on_missing
+    if is_passage_run(run):  # a pipeline's text: read through the chunks its passages lie in
+        run, name, said = _passage_chunks(run, task, on_missing)
+        scored_missing = "zero"  # a question left with no passage has no retrieved chunk: a miss no flag describes
     # the outcome stage, as evaluate scores hit@1: sample, unjudged queries, own chunk, missing queries, ties
-    oc = outcomes(run, task, "hit@1", tie_policy=tie_policy, on_missing=on_missing, cluster=cluster,
+    oc = outcomes(run, task, "hit@1", name=name, tie_policy=tie_policy, on_missing=scored_missing, cluster=cluster,
                   exclude_self=exclude_self)
-    notices = list(oc.notices)
+    notices = said + list(oc.notices)
     qids = oc.per_query["query-id"].to_numpy()
     top = _top1(oc.run, oc.qrels, qids, tie_policy)
     w = _flags.locate(corpus, oc.queries, qids, oc.values == 0, top)  # who is who: positions, documents
@@ -401,6 +401,25 @@ def misses(run: Any, task: Any, *, tie_policy: str = DEFAULT_TIE_POLICY, cluster
     return MissesResult(n_queries=len(qids), n_misses=len(w.mq), flags=flags, by_type=by_type,
                         by_type_flags=by_type_flags, misses=table, tie_policy=tie_policy, level=level,
                         cluster=oc.cluster, definitions=definitions, info=info)
+
+
+def _passage_chunks(run: Any, task: Any, on_missing: str) -> tuple[pd.DataFrame, str, list[str]]:
+    """A passage run as the run of the task's chunks its passages lie in
+    (:func:`ragcov_data.eval.outcomes.passages.chunk_run`), its name and what to say; questions it has no answer
+    for are refused under ``on_missing="error"``, as by every verb."""
+    df = load_run(run)
+    name = run_name(run)
+    located = locate_run(df, task, name)
+    label = run_label(name, df.attrs)
+    answered = set(located.frame["query-id"]) | set(located.report["failures"]) | set(located.report["empty"])
+    task_ids = _split_frame(task, "queries", ["_id"])["_id"].astype(str).tolist()
+    lacking = [q for q in task_ids if q not in answered]
+    if lacking and on_missing == "error":
+        raise missing_answers_error(name, df.attrs, lacking, len(task_ids))
+    said = [location_notice(label, located.report),
+            f"{label}: a passage run, read through the task's chunks: {CHUNK_RULE}; the flags compare that chunk with "
+            "the query's own chunk."]
+    return chunk_run(located, task), label, said
 
 
 def _check_shares(near_duplicate: Any, boilerplate_doc_share: Any, boilerplate_share: Any, edition_overlap: Any
@@ -487,7 +506,8 @@ def _info(oc: Any, w: _flags.Located, on_missing: str, n_zeroed: int, notices: l
             "n_unjudged_queries": oc.info["n_unjudged_queries"],
             "n_partial": n_partial, "n_zeroed_excluded": n_zeroed, "missing_queries": oc.info["missing_queries"],
             "top_tie_share": oc.info["top_tie_share"], "all_tied_share": oc.info["all_tied_share"],
-            "notices": notices, **{k: oc.info[k] for k in ("population_clusters", "sample") if k in oc.info}}
+            "notices": notices, **{k: oc.info[k] for k in ("population_clusters", "sample", "task_cluster")
+                                   if k in oc.info}}
 
 
 def _finish(table: pd.DataFrame, indicators: np.ndarray, clusters: np.ndarray, level: float,
@@ -500,6 +520,8 @@ def _finish(table: pd.DataFrame, indicators: np.ndarray, clusters: np.ndarray, l
         out[k] = [c[k] for c in checks] if len(out) else pd.Series(dtype=float)
     out["verified"] = pd.Series([c["verified"] for c in checks], index=out.index, dtype=object)
     out["verified_status"] = pd.Series([c.get("verified_status") for c in checks], index=out.index, dtype=object)
+    out["verified_reason"] = [c.get("verified_reason", "") for c in checks] if len(out) else pd.Series(dtype=object)
+    out["mark"] = [marks.mark(c) for c in checks] if len(out) else pd.Series(dtype=object)
     out["low_bounded"], out["high_bounded"], out["clipped"] = _bounded(out["low"], out["high"])
     return out
 
@@ -565,10 +587,13 @@ def _weaker(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
     makes the record's ``verified`` None unless the other one failed)."""
     have = [c for c in (a, b) if c["verified"] is not None]
     if not have:
-        return {"verified_coverage": np.nan, "verified_mc_se": np.nan, "verified": None}
+        return {"verified_coverage": np.nan, "verified_mc_se": np.nan, "verified": None, "verified_status": None}
     w = min(have, key=lambda c: c["verified_coverage"])
     ok = False if any(c["verified"] is False for c in have) else (True if len(have) == 2 else None)
-    return {"verified_coverage": w["verified_coverage"], "verified_mc_se": w["verified_mc_se"], "verified": ok}
+    st = [marks.status_of(c) for c in have]  # shown short beats cannot vouch beats verified
+    status = next((x for x in ("not_verified", "unverifiable") if x in st), "verified" if ok else None)
+    return {"verified_coverage": w["verified_coverage"], "verified_mc_se": w["verified_mc_se"], "verified": ok,
+            "verified_status": status}
 
 
 def _finish_rows(table: pd.DataFrame, ind: np.ndarray, mtype: np.ndarray, clusters: np.ndarray, level: float,

@@ -16,6 +16,7 @@ import pandas as pd
 
 from ragcov_data.errors import QrelsRunMismatchError, RagcovError
 from ragcov_data.eval.outcomes.args import check_outcome_args
+from ragcov_data.eval.outcomes.passages import ambiguity_notice, missing_answers_error, run_label
 from ragcov_data.eval.outcomes.prepare import PreparedTask
 from ragcov_data.eval.outcomes.run_checks import outside_notice
 from ragcov_data.eval.outcomes.score import ScoredRun, scores_of
@@ -63,12 +64,31 @@ def _mismatch(run_ids: Mapping[str, set], qids_all: np.ndarray, on_mismatch: str
     return keep
 
 
+def _coverage(prepared: PreparedTask, scored: Mapping[str, ScoredRun], on_missing: str) -> dict[str, set]:
+    """The queries each run covers as the rule for differing query sets sees them. A passage run's missing
+    questions are decided by ``on_missing`` alone, in every verb alike: refused under ``"error"``
+    (:func:`~ragcov_data.eval.outcomes.passages.missing_answers_error`), under ``"zero"`` answered with no
+    context, so they do not make its query set differ from the other runs'."""
+    out = {}
+    task_ids = set(prepared.task_ids)
+    for name, s in scored.items():
+        ids = s.run_query_ids
+        if s.located is not None and not (ids - task_ids):  # a passage run of this task's questions
+            lacking = [q for q in prepared.query_ids if q not in ids]
+            if lacking and on_missing == "error":
+                raise missing_answers_error(name, s.located.frame.attrs, lacking, len(prepared.query_ids))
+            if on_missing == "zero":
+                ids = ids | set(prepared.query_ids)
+        out[name] = ids
+    return out
+
+
 def _kept_queries(prepared: PreparedTask, scored: Mapping[str, ScoredRun], on_missing: str,
                   on_mismatch: str | None, notices: list[str]) -> _Kept:
     """Which prepared queries are kept (mismatch first, then missing queries) and what each run lacks."""
     run_ids = {name: s.run_query_ids for name, s in scored.items()}
     qids_all = prepared.query_ids
-    keep = _mismatch(run_ids, qids_all, on_mismatch)
+    keep = _mismatch(_coverage(prepared, scored, on_missing), qids_all, on_mismatch)
     n_dropped_mismatch = int((~keep).sum())
     qids_kept = qids_all[keep]
     lacks = {name: np.fromiter((q not in ids for q in qids_kept), bool, len(qids_kept))
@@ -174,8 +194,13 @@ def _table(prepared: PreparedTask, s: ScoredRun, kept: _Kept, on_missing: str, s
     }
     if scores.attrs.get("context_words") is not None:  # budgeted measures: the words each context holds
         info["mean_context_words"] = float(scores.attrs["context_words"])
-    if s.located is not None:  # a passage run: how its passages were located
-        info["passages"] = s.located.report
+    if s.located is not None:  # a passage run: how its passages were located, how far their places may move it
+        info["passages"] = {**s.located.report, "placement": scores.attrs.get("placement")}
+        metric = scores.attrs.get("metric", str(prepared.spec))
+        note = ambiguity_notice(run_label(s.name, s.located.frame.attrs), metric, s.located.report,
+                                scores.attrs.get("placement"))
+        if note:
+            own.append(note)
     return OutcomeTable(
         name=s.name, per_query=pq, missing=miss, metric=scores.attrs.get("metric", str(prepared.spec)),
         tie_policy=prepared.tie_policy, relevance_threshold=prepared.relevance_threshold, cluster=prepared.cluster,

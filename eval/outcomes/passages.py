@@ -20,8 +20,8 @@ A run whose unlocated share exceeds :data:`MAX_UNLOCATED` is refused: it was pro
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -34,10 +34,13 @@ from ragcov_data.eval.outcomes.budget import (_COLUMN, CitedMetric, budget_table
                                               parse_cited_metric, provision_spans)
 from ragcov_data.eval.outcomes.context import Items
 from ragcov_data.eval.outcomes.metrics import _lists, per_query
-from ragcov_data.eval.outcomes.table import _split_frame
+from ragcov_data.eval.outcomes.placements import placement_notice, placement_range
+from ragcov_data.eval.outcomes.table import _split_frame, zeroed_notice
 
 __all__ = ["MAX_UNLOCATED", "MEASURE_RULES", "LocatedRun", "locate_run", "passage_scores", "is_located",
-           "document_run", "location_notice", "cited_passage_values"]
+           "document_run", "ranked_documents", "missing_answers_error", "run_label", "passage_notices",
+           "ambiguity_notice", "cited_placement", "cited_placements", "placement_notices", "chunk_run",
+           "CHUNK_RULE", "location_notice", "cited_passage_values"]
 
 #: Share of a run's passages found in no document above which the run is refused.
 MAX_UNLOCATED = 0.20
@@ -63,6 +66,7 @@ class LocatedRun:
     line: CharacterLine
     kind: str
     report: dict[str, Any]
+    alternatives: dict[int, np.ndarray | None] = field(default_factory=dict)  # rows placed at the first of places
 
 
 def is_located(run: Any) -> bool:
@@ -123,7 +127,8 @@ def locate_run(run: pd.DataFrame, task: Any, name: str = "run") -> LocatedRun:
         "doc_id": [line.doc_ids[d] if d >= 0 else None for d in loc.doc], "start": loc.start, "end": loc.end,
         "how": loc.how, "places": loc.places})
     frame.attrs = {**{k: v for k, v in run.attrs.items() if k != "kind"}, "kind": _KIND, "score_from": "rank"}
-    return LocatedRun(frame, line, task_kind(task), report)
+    report["counts"]["unplaced"] = len(loc.alternatives)  # ambiguous and no hint decided: at the first place
+    return LocatedRun(frame, line, task_kind(task), report, dict(loc.alternatives))
 
 
 # --------------------------------------------------------------------------- scoring
@@ -132,9 +137,85 @@ def locate_run(run: pd.DataFrame, task: Any, name: str = "run") -> LocatedRun:
 def passage_scores(prepared: Any, located: LocatedRun, query_ids: Sequence[str]) -> pd.Series:
     """Per-query values of a located passage run on a prepared task (see the module docstring)."""
     qids = [str(q) for q in query_ids]
+    out = (_cited_scores if located.kind == "cited" else _document_scores)(prepared, located, qids)
+    if located.alternatives:  # passages placed at the first of several places: how far the score may move
+        out.attrs["placement"] = _placement(prepared, located, qids, out.to_numpy(dtype=float))
+    return out
+
+
+def _placement(prepared: Any, located: LocatedRun, qids: list[str], values: np.ndarray) -> dict[str, Any] | None:
+    """:func:`ragcov_data.eval.outcomes.placements.placement_range` of the prepared metric."""
     if located.kind == "cited":
-        return _cited_scores(prepared, located, qids)
-    return _document_scores(prepared, located, qids)
+        return cited_placement(located, prepared.cited.citations, prepared.cited.granularity, prepared.spec, qids,
+                               values)
+    spec, line = prepared.spec, located.line
+    own, qrels = (_self_retrieval(prepared.task, line, prepared_qrels=False) if located.kind == "self_retrieval"
+                  else (None, prepared.qrels))
+
+    def score(frame: pd.DataFrame, ids: list[str], origin: dict[str, str]) -> np.ndarray:
+        mine = None if own is None else pd.DataFrame(own.reindex([origin[i] for i in ids]).to_numpy(),
+                                                     index=pd.Index(ids, name="query-id"), columns=own.columns)
+        run = _document_list(_with_documents(frame, line), mine)
+        return per_query(run, _copies(qrels, origin), spec, relevance_threshold=prepared.relevance_threshold,
+                         tie_policy=prepared.tie_policy, query_ids=ids).to_numpy(dtype=float)
+
+    start = located.frame["start"].to_numpy()
+    certain = np.where(start >= 0, line.docs_at(start), -1)  # the document a passage names for sure, else -1
+    certain[list(located.alternatives)] = -1
+    if own is not None:  # a passage in the query's own document may be dropped: it names no document for sure
+        certain[certain == np.nan_to_num(located.frame["query-id"].map(own["doc"]).to_numpy(dtype=float),
+                                         nan=-2)] = -1
+    reach = {"documents": getattr(spec, "k", None), "certain_doc": certain,
+             "by_document": located.kind != "self_retrieval"}
+    return placement_range(located, qids, values, reach=reach, score=score)
+
+
+def cited_placement(located: LocatedRun, citations: pd.DataFrame, granularity: str, metric: Any,
+                    query_ids: Sequence[str], values: np.ndarray) -> dict[str, Any] | None:
+    """How far a cited-questions measure of a passage run may move with the places of its unplaced ambiguous
+    passages (:func:`ragcov_data.eval.outcomes.placements.placement_range`; ``values``: as placed)."""
+    spec, line = parse_cited_metric(metric), located.line
+
+    def score(frame: pd.DataFrame, ids: list[str], origin: dict[str, str]) -> np.ndarray:
+        v = cited_passage_values(LocatedRun(_with_documents(frame, line), line, located.kind, {}),
+                                 _copies(citations, origin), granularity, [spec], ids)
+        return v[str(spec)].to_numpy(dtype=float)
+
+    reach = {"words": spec.k} if spec.budget else {"ranks": spec.k}
+    return placement_range(located, [str(q) for q in query_ids], values, reach=reach, score=score)
+
+
+def cited_placements(located: LocatedRun, citations: pd.DataFrame, granularity: str,
+                     values: pd.DataFrame) -> dict[str, dict[str, Any]]:
+    """:func:`cited_placement` of every column of ``values`` (a metric, as :func:`cited_passage_values` gives it)
+    that the run's unplaced ambiguous passages can move."""
+    if not located.alternatives:
+        return {}
+    out = {}
+    for m in values.columns:
+        got = cited_placement(located, citations, granularity, m, list(values.index), values[m].to_numpy(float))
+        if got is not None:
+            out[str(m)] = got
+    return out
+
+
+def _with_documents(frame: pd.DataFrame, line: CharacterLine) -> pd.DataFrame:
+    """A frame of placed passages (:mod:`~ragcov_data.eval.outcomes.placements`) with each one's document."""
+    frame["doc_id"] = [line.doc_ids[d] if s >= 0 else None
+                       for s, d in zip(frame["start"], line.docs_at(frame["start"].to_numpy()))]
+    frame.attrs = {"kind": _KIND}
+    return frame
+
+
+def _copies(table: pd.DataFrame, origin: dict[str, str]) -> pd.DataFrame:
+    """``table``'s rows of each question again under each of its combinations' ids (``origin``: id -> question)."""
+    qcol = table["query-id"].astype(str).to_numpy(dtype=object)
+    rows_of = pd.Series(np.arange(len(table))).groupby(qcol).apply(np.asarray).to_dict()
+    pids = list(origin)
+    take = [rows_of.get(origin[p], np.empty(0, dtype=np.int64)) for p in pids]
+    out = table.iloc[np.concatenate(take) if take else np.empty(0, dtype=np.int64)].reset_index(drop=True)
+    out["query-id"] = np.repeat(np.asarray(pids, dtype=object), [len(t) for t in take])
+    return out
 
 
 def _cited_scores(prepared: Any, located: LocatedRun, qids: list[str]) -> pd.Series:
@@ -142,17 +223,25 @@ def _cited_scores(prepared: Any, located: LocatedRun, qids: list[str]) -> pd.Ser
     if not isinstance(spec, CitedMetric):
         raise RagcovError(f"{spec} grades ragcov's chunks, which a passage run has none of; score a passage run on a "
                           "cited-questions task with recall@k, hit@k or a budget (recall@1000w, span_recall@1000w, "
-                          "precision@1000w, iou@1000w, hit@1000w).")
+                          "precision@1000w, iou@1000w, hit@1000w)"
+                          + ("; nDCG@10 is ragcov leaderboard's default on graded qrels: pass --metric recall@10 "
+                             "(metric='recall@10') or recall@1000w." if getattr(spec, "name", "") == "ndcg" else "."))
     values = cited_passage_values(located, prepared.cited.citations, prepared.cited.granularity, [spec], qids)
-    out = values[str(spec)].rename(str(spec))
-    out.index = pd.Index(qids, dtype=object, name="query-id")
-    out.attrs = {}  # the table's per-budget attrs are not this series' (a measure at k chunks has no context words)
-    out.attrs.update(metric=str(spec), description=spec.describe().replace("a chunk", "a passage"), n_no_relevant=0,
+    # a new Series: a column taken from ``values`` would carry its per-budget attrs (dicts) as its own
+    out = pd.Series(values[str(spec)].to_numpy(dtype=float), index=pd.Index(qids, dtype=object, name="query-id"),
+                    name=str(spec))
+    out.attrs.update(metric=str(spec), description=_passage_words(spec.describe()), n_no_relevant=0,
                      n_run_only=_run_only(located, qids),
                      n_short_context=values.attrs["n_short_context"].get(spec.k, 0) if spec.budget else 0)
     if spec.budget:
         out.attrs["context_words"] = values.attrs["context_words"].get(spec.k)
     return out
+
+
+def _passage_words(description: str) -> str:
+    """A cited measure's description said of passages (``a chunk in the top 10 chunks`` -> ``a passage in the top
+    10 passages``)."""
+    return description.replace("a chunk", "a passage").replace(" chunks", " passages")
 
 
 def cited_passage_values(located: LocatedRun, citations: pd.DataFrame, granularity: str, metrics: Sequence[Any],
@@ -213,16 +302,33 @@ def document_run(located: LocatedRun, own: pd.DataFrame | None = None) -> pd.Dat
     """The run's document list (see the module docstring) as an id run: ``query-id, corpus-id, rank, score``
     (``score = -rank``). ``own``: per query its own chunk's span on the line (self-retrieval), whose overlapping
     passages are dropped."""
-    f = located.frame[located.frame["start"] >= 0]
+    return _document_list(located.frame, own)
+
+
+def ranked_documents(run: pd.DataFrame) -> pd.DataFrame:
+    """What a reading of a run's ranked documents (judged@k, a condensed list, unjudged documents read as
+    relevant) reads: a located passage run's document list (:func:`document_run`), any other run as it is."""
+    return _document_list(run) if is_located(run) else run
+
+
+def _document_list_rows(frame: pd.DataFrame, own: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The located passages a document list reads: those found somewhere, less those overlapping the query's own
+    chunk (``own``: its span per query, self-retrieval)."""
+    f = frame[frame["start"] >= 0]
     if own is not None and len(f):
         o = own.reindex(f["query-id"])
         overlap = (f["start"].to_numpy() < o["end"].to_numpy()) & (f["end"].to_numpy() > o["start"].to_numpy())
         f = f[~np.nan_to_num(overlap, nan=False).astype(bool)]
-    f = f.drop_duplicates(["query-id", "doc_id"], keep="first")
+    return f
+
+
+def _document_list(frame: pd.DataFrame, own: pd.DataFrame | None = None) -> pd.DataFrame:
+    """:func:`document_run` of a located passage run's table."""
+    f = _document_list_rows(frame, own).drop_duplicates(["query-id", "doc_id"], keep="first")
     out = pd.DataFrame({"query-id": f["query-id"].to_numpy(dtype=object), "corpus-id": f["doc_id"].to_numpy(dtype=object)})
     out["rank"] = out.groupby("query-id", sort=False).cumcount().to_numpy(dtype=np.int64) + 1
     out["score"] = -out["rank"].to_numpy(dtype=float)
-    out.attrs = {"score_from": "rank", "kind": "document_list", "source": located.frame.attrs.get("source")}
+    out.attrs = {"score_from": "rank", "kind": "document_list", "source": frame.attrs.get("source")}
     return out
 
 
@@ -231,7 +337,7 @@ def _document_scores(prepared: Any, located: LocatedRun, qids: list[str]) -> pd.
         raise RagcovError(f"{prepared.spec} is not a measure of this task; on it a passage run is scored by document "
                           "(hit@k, r@k, ndcg@k, p@k, mrr@k).")
     if located.kind == "self_retrieval":
-        own, qrels = _self_retrieval(prepared, located.line)
+        own, qrels = _self_retrieval(prepared.task, located.line)
         run = document_run(located, own)
     else:
         run, qrels = document_run(located), prepared.prepared_qrels
@@ -241,18 +347,49 @@ def _document_scores(prepared: Any, located: LocatedRun, qids: list[str]) -> pd.
     return out
 
 
-def _self_retrieval(prepared: Any, line: CharacterLine) -> tuple[pd.DataFrame, Any]:
-    """Per query its own chunk's span on the line, and qrels naming its document (grade 1)."""
-    corpus = _split_frame(prepared.task, "corpus", ["_id", "doc_id", "chunk_index", "text"])
+def _self_retrieval(task: Any, line: CharacterLine, prepared_qrels: bool = True) -> tuple[pd.DataFrame, Any]:
+    """Per query its own chunk's span on the line (and its document's index, ``doc``), and qrels naming its
+    document (grade 1; prepared for scoring unless ``prepared_qrels`` is False)."""
+    corpus = _split_frame(task, "corpus", ["_id", "doc_id", "chunk_index", "text"])
     spans = chunk_spans_in_documents(corpus)
-    q = _split_frame(prepared.task, "queries", ["_id", "doc_id", "chunk_id"])
+    q = _split_frame(task, "queries", ["_id", "doc_id", "chunk_id"])
     own_span = spans.reindex(q["chunk_id"].astype(str))
     off = own_span["doc_id"].map(line.offsets).to_numpy(dtype=float)
     own = pd.DataFrame({"start": own_span["start_char"].to_numpy(dtype=float) + off,
-                        "end": own_span["end_char"].to_numpy(dtype=float) + off},
+                        "end": own_span["end_char"].to_numpy(dtype=float) + off,
+                        "doc": own_span["doc_id"].map(line.index).to_numpy(dtype=float)},
                        index=pd.Index(q["_id"].astype(str), name="query-id"))
     qrels = pd.DataFrame({"query-id": q["_id"].astype(str), "corpus-id": q["doc_id"].astype(str), "score": 1})
-    return own, _lists.prepare_qrels(qrels)
+    return own, (_lists.prepare_qrels(qrels) if prepared_qrels else qrels)
+
+
+#: How a self-retrieval passage run is read as a run of the task's chunks (:func:`chunk_run`).
+CHUNK_RULE = ("each passage stands for the task chunk it overlaps most (the first of equals), after dropping the "
+              "passages that overlap the query's own chunk and those found nowhere, as hit@1 reads the run by "
+              "document; a chunk a later passage names again adds nothing")
+
+
+def chunk_run(located: LocatedRun, task: Any) -> pd.DataFrame:
+    """A located self-retrieval passage run as a run of the task's chunk ids (:data:`CHUNK_RULE`): ``query-id,
+    corpus-id, rank`` (1, 2, ... a query). Its top row is the chunk the first passage hit@1 reads lies in, so the
+    chunk-level analyses (the miss analysis) read what the passage run's scores read."""
+    own, _ = _self_retrieval(task, located.line, prepared_qrels=False)
+    f = _document_list_rows(located.frame, own)
+    corpus = _split_frame(task, "corpus", ["_id", "doc_id", "chunk_index", "text"])
+    spans = chunk_spans_in_documents(corpus)
+    gs = spans["doc_id"].map(located.line.offsets).to_numpy(dtype=np.int64) + spans["start_char"].to_numpy(np.int64)
+    order = np.argsort(gs, kind="stable")
+    gs, ids = gs[order], spans.index.to_numpy(dtype=object)[order]
+    ge = gs + (spans["end_char"].to_numpy(np.int64) - spans["start_char"].to_numpy(np.int64))[order]
+    chunk = []
+    for s, e in zip(f["start"].to_numpy(), f["end"].to_numpy()):
+        lo, hi = int(np.searchsorted(ge, s, side="right")), int(np.searchsorted(gs, e, side="left"))
+        overlap = np.minimum(e, ge[lo:hi]) - np.maximum(s, gs[lo:hi])
+        chunk.append(ids[lo + int(np.argmax(overlap))] if hi > lo else None)
+    out = pd.DataFrame({"query-id": f["query-id"].to_numpy(dtype=object), "corpus-id": np.asarray(chunk, dtype=object)})
+    out = out[out["corpus-id"].notna()].drop_duplicates(["query-id", "corpus-id"], keep="first")
+    out["rank"] = out.groupby("query-id", sort=False).cumcount().to_numpy(dtype=np.int64) + 1
+    return out.reset_index(drop=True)
 
 
 def location_notice(name: str, report: dict[str, Any]) -> str:
@@ -268,3 +405,53 @@ def location_notice(name: str, report: dict[str, Any]) -> str:
     if report.get("empty"):
         line += f"; {len(report['empty'])} question(s) answered with no passage are scored with no context"
     return line + "."
+
+
+def run_label(name: str, attrs: Mapping[str, Any]) -> str:
+    """How messages name a passage run: its file's name where it was read from a file, else ``name``."""
+    from pathlib import Path
+
+    src = attrs.get("source")
+    return Path(src).name if isinstance(src, str) and src not in ("DataFrame", "passage run") else name
+
+
+def missing_answers_error(name: str, attrs: Mapping[str, Any], lacking: Sequence[str],
+                          n_questions: int) -> QrelsRunMismatchError:
+    """A passage run without an answer (passages, a failure or an empty answer) for some of the task's questions,
+    under ``on_missing="error"``: the same words in every verb and API call."""
+    meta = attrs.get("meta") or {}
+    label = run_label(name, attrs)
+    how = (f"ragcov run --pipeline {meta['pipeline']} ... --out {label}" if meta.get("pipeline")
+           else "ragcov run --pipeline MODULE:ATTR ... --out FILE")
+    return QrelsRunMismatchError(
+        f"passage run {label!r} has no answer for {len(lacking)} of the task's {n_questions} questions (first 3: "
+        f"{list(lacking[:3])}): its pipeline was not asked them (a run cut short, or made on fewer questions). "
+        f"Re-running the pipeline with the same --out resumes and asks only these ({how}; run_pipeline(..., "
+        "out=FILE)); to score them 0, as questions answered with no context, pass --on-missing zero "
+        "(on_missing='zero'; the output then says how many).")
+
+
+def passage_notices(label: str, attrs: Mapping[str, Any], n_questions: int) -> list[str]:
+    """What a passage run's per-question values (:func:`ragcov_data.eval.comparisons.cited.per_query_values`'s
+    ``attrs``) have to say beside a family: where its passages were found and the questions it lacked (scored 0)."""
+    out = [location_notice(label, attrs["passages"])] if attrs.get("passages") else []
+    missing = attrs.get("missing_queries") or []
+    if missing:
+        out.append(zeroed_notice(label, len(missing), n_questions))
+    return out
+
+
+def ambiguity_notice(label: str, metric: str, report: Mapping[str, Any], placement: Mapping[str, Any] | None
+                     ) -> str | None:
+    """The notice of a run whose ambiguous passages no hint placed (:mod:`ragcov_data.eval.outcomes.placements`)."""
+    if not placement:
+        return None
+    return placement_notice(label, metric, placement, placement["n_passages"] / max(report["n_passages"], 1))
+
+
+def placement_notices(label: str, attrs: Mapping[str, Any]) -> dict[str, str]:
+    """Per metric, the notice of a passage run's per-question values (``attrs`` of
+    :func:`ragcov_data.eval.comparisons.cited.per_query_values`) whose ambiguous passages may move it."""
+    report = attrs.get("passages") or {}
+    return {m: note for m, p in (attrs.get("placements") or {}).items()
+            if (note := ambiguity_notice(label, m, report, p)) is not None}

@@ -164,6 +164,8 @@ def finish_task(task: Any, base: _TaskFrames, runs: Mapping[str, pd.DataFrame], 
     population_sizes = _population(task, sample, census_queries, cluster_name, strata, fpc, population_sizes,
                                    pop_notices)
     pop_info = eval_info(sample, population_sizes, population_sizes is not None)
+    # the task's own unit, from every queries column it has (said wherever another unit is used)
+    pop_info["task_cluster"] = default_cluster(census_queries.attrs.get("all_columns") or census_queries.columns)
     return PreparedTask(
         task=task, manifest=base.manifest, corpus=frames["corpus"], spec=base.spec, cited=base.cited,
         tie_policy=tie_policy, relevance_threshold=relevance_threshold, exclude_self=exclude_self, single=single,

@@ -55,14 +55,20 @@ __all__ = ["OutcomeTable", "OutcomeSet", "read_run", "load_task_frames",
 
 #: Label of the overall row group (estimates, leaderboard panels) when ``by=`` is used.
 ALL_GROUP = "__all__"
-#: Queries columns tried, in order, as the sampled unit when ``cluster`` is not given (then the query id).
-DEFAULT_CLUSTERS = ("source_key", "doc_id")
+#: Queries columns tried, in order, as the task's unit of inference when ``cluster`` is not given (then the query
+#: id): JurisTCU's ``source_key`` (the source summary), self-retrieval's ``doc_id`` (the document), LGPD's ``exam``,
+#: IRPF's ``topic`` (a cited-questions task: the head of the question's summary). Each task carries exactly one of
+#: them, or, for LGPD, ``exam`` before ``topic`` (there the same column).
+DEFAULT_CLUSTERS = ("source_key", "doc_id", "exam", "topic")
 #: Per-run ``info`` keys a verb's result copies from its :class:`OutcomeTable` (:meth:`OutcomeTable.result_info`).
 RESULT_INFO_KEYS = ("n_missing_queries", "on_missing", "run_attrs", "n_no_relevant", "n_run_only",
                     "n_self_rows_removed", "n_unknown_document_rows", "n_unjudged_queries", "top_tie_share",
                     "all_tied_share", "missing_queries")
 #: The document sample's keys, present when the task or a run was drawn on a sample.
 POPULATION_INFO_KEYS = ("population_clusters", "sample")
+#: The task's own unit of inference (:func:`default_cluster` of its queries columns), beside the ``cluster`` used:
+#: an output whose unit is another says so.
+UNIT_INFO_KEYS = ("task_cluster",)
 #: Keys present for some runs only: ``mean_context_words`` (a budgeted measure: the words each context holds, on
 #: average) and ``passages`` (a passage run: how its passages were located in the task's documents).
 RUN_KIND_INFO_KEYS = ("mean_context_words", "passages")
@@ -144,7 +150,7 @@ class OutcomeTable:
         ``sample``) when there is one."""
         out = {k: self.info[k] for k in RESULT_INFO_KEYS}
         out.update(notices=list(self.notices), run_name=self.name)
-        out.update({k: self.info[k] for k in POPULATION_INFO_KEYS if k in self.info})
+        out.update({k: self.info[k] for k in (*POPULATION_INFO_KEYS, *UNIT_INFO_KEYS) if k in self.info})
         out.update({k: self.info[k] for k in RUN_KIND_INFO_KEYS if k in self.info})
         return out
 
@@ -207,7 +213,7 @@ class OutcomeSet:
         for key in RUN_KIND_INFO_KEYS:  # per run, where any run has it (budgets, passage runs)
             if any(key in t.info for t in self.tables.values()):
                 out[key] = {k: t.info.get(key) for k, t in self.tables.items()}
-        out.update({k: self.info[k] for k in POPULATION_INFO_KEYS if k in self.info})
+        out.update({k: self.info[k] for k in (*POPULATION_INFO_KEYS, *UNIT_INFO_KEYS) if k in self.info})
         return out
 
     def matrix(self) -> np.ndarray:
@@ -283,8 +289,10 @@ def run_name(run: Any) -> str:
 
 
 def default_cluster(columns: Iterable[str]) -> str:
-    """The default sampled unit: ``source_key`` (JurisTCU: queries written from one source summary move
-    together), else ``doc_id`` (self-retrieval: chunks of one document move together), else ``_id``."""
+    """The task's unit of inference, read from its queries columns (:data:`DEFAULT_CLUSTERS`, in order):
+    ``source_key`` (JurisTCU: queries written from one source summary move together), ``doc_id``
+    (self-retrieval: chunks of one document move together), ``exam`` (LGPD: questions of one exam were written
+    and chosen together), ``topic`` (IRPF: questions of one topic of the Q&A), else the query (``_id``)."""
     cols = set(columns)
     return next((c for c in DEFAULT_CLUSTERS if c in cols), "_id")
 

@@ -57,7 +57,8 @@ def add_common(p: argparse.ArgumentParser) -> None:
                         + ", ".join(f"{a} = {b}" for a, b in TIE_POLICY_ALIASES.items()) + ")")
     p.add_argument("--relevance-threshold", type=int, default=1, help="minimum relevant grade (default: 1)")
     p.add_argument("--cluster", default=None,
-                   help="queries column of the sampled unit (default: source_key, else doc_id, else the query)")
+                   help="queries column of the sampled unit (default: the task's own, the first of source_key, "
+                        "doc_id, exam, topic it has, else the query; another is said in the output)")
     p.add_argument("--by", default=None, help="queries column: estimates per group plus overall")
     p.add_argument("--methods", default=None,
                    help="comma-separated interval methods, or 'all' (default: compute all, print the recommended "

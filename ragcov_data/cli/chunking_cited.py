@@ -58,6 +58,9 @@ def extend_parser(p: argparse.ArgumentParser) -> None:
                    help="your pipeline (repeatable), imported from the current folder and asked every question, ranked "
                         "in the same families: a callable question -> passages, a LangChain or LlamaIndex retriever, "
                         "or a function build(documents) returning one; see docs/pipelines.md")
+    g.add_argument("--on-missing", default=None, choices=["error", "zero"],
+                   help="questions a --passages / --pipeline run has no answer for: error (default, as in ragcov "
+                        "eval) or score 0 (said in the output)")
     g.add_argument("--granularity", choices=("dispositivo", "article"), default="dispositivo",
                    help="relevance of the cited dispositivo itself (graded) or of its whole artigo (default: "
                         "dispositivo)")
@@ -70,9 +73,10 @@ def extend_parser(p: argparse.ArgumentParser) -> None:
     g.add_argument("--metrics", default="recall@10,ndcg@10",
                    help="comma list of recall@k, ndcg@k, hit@k (k chunks: unequal contexts across chunkings) or "
                         "recall@Bw ...: one family-wise table each (default: recall@10,ndcg@10)")
-    g.add_argument("--cluster", choices=("auto", "query", "topic", "article", "exam"), default="auto",
-                   help="unit of inference: the question, its topic, its first cited artigo, its exam (lgpd), or "
-                        "auto (topic when its ICC > 0.05)")
+    g.add_argument("--cluster", choices=("auto", "query", "topic", "exam", "article"), default=None,
+                   help="unit of inference (default: the task's own, as ragcov eval reads it: irpf the topic, lgpd "
+                        "the exam; auto says the same): the question, its topic, its exam, or its first cited "
+                        "artigo (said in the output)")
 
 
 def _split(value: str | None) -> list[str]:
@@ -104,10 +108,10 @@ def dispatch(args: argparse.Namespace) -> int | None:
         if getattr(args, "budgets", None) is not None:
             raise RagcovError("--budgets applies to --dataset irpf / cited_questions (context budgets of cited "
                               "questions); drop it here.")
-        if getattr(args, "passages", None) or getattr(args, "pipeline", None):
-            raise RagcovError("--passages and --pipeline apply to --dataset irpf / cited_questions; here write a "
-                              "passage run with ragcov run --pipeline and score it with ragcov eval / compare / "
-                              "leaderboard.")
+        if getattr(args, "passages", None) or getattr(args, "pipeline", None) or getattr(args, "on_missing", None):
+            raise RagcovError("--passages, --pipeline and --on-missing apply to --dataset irpf / cited_questions; here "
+                              "write a passage run with ragcov run --pipeline and score it with ragcov eval / "
+                              "compare / leaderboard.")
         return None
     return run_cited(args, retrievers)
 
@@ -240,7 +244,8 @@ def run_cited(args: argparse.Namespace, retrievers: list[str]) -> int:
                       granularity=args.granularity, where=args.where, cluster=args.cluster,
                       level=args.level, n_resamples=args.n_resamples, seed=args.seed,
                       passages={**_passage_files(getattr(args, "passages", None)),
-                                **_pipeline_runs(getattr(args, "pipeline", None), tasks, args.quiet)})
+                                **_pipeline_runs(getattr(args, "pipeline", None), tasks, args.quiet)},
+                      on_missing=getattr(args, "on_missing", None) or "error")
     print(res.summary())
     if args.json_out:
         res.to_json(args.json_out)

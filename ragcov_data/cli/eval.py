@@ -14,7 +14,8 @@ def add_parser(sub) -> None:
         description="Score RUN (any run file: TREC, CSV/TSV, parquet, JSON) on a task and print the estimates (micro/macro, or "
                     "one mean when every cluster holds one query) with the recommended interval method of each "
                     "(--methods all: every method, naive ones marked) and the design diagnostics. The unit is "
-                    "--cluster, by default source_key (JurisTCU), else doc_id (self-retrieval), else the query.",
+                    "--cluster, by default the task's own: source_key (JurisTCU), doc_id (self-retrieval), exam "
+                    "(lgpd), topic (irpf), else the query.",
         epilog="example: ragcov eval bm25.trec --data-dir data/aneel --metric hit@1 --json report.json",
     )
     p.add_argument("run", help="run file: TREC, CSV/TSV with a header, parquet or JSON ({qid: {docid: score}}); "

@@ -41,7 +41,8 @@ def add_parser(sub) -> None:
                    help=f"order of candidates with equal scores, for every run (default: {DEFAULT_TIE_POLICY})")
     p.add_argument("--relevance-threshold", type=int, default=1, help="minimum relevant grade (default: 1)")
     p.add_argument("--cluster", default=None,
-                   help="queries column of the sampled unit (default: source_key, else doc_id, else the query)")
+                   help="queries column of the sampled unit (default: the task's own, the first of source_key, "
+                        "doc_id, exam, topic it has, else the query; another is said in the output)")
     p.add_argument("--by", default=None, help="queries column: one leaderboard (one family) per group plus overall")
     p.add_argument("--level", type=float, default=0.95, help="confidence and family-wise level (default: 0.95)")
     p.add_argument("--n-resamples", type=int, default=5000, help="cluster-bootstrap replicates (default: 5000)")

@@ -95,10 +95,16 @@ def within_doc_acf(values: np.ndarray, docs: np.ndarray, order: np.ndarray, max_
 
 
 def _estimate_rows(estimates: pd.DataFrame) -> list[dict[str, Any]]:
-    keep = [c for c in ("estimator", "method", "estimate", "se", "df", "low", "high", "naive", "flags")
+    # local: keeps `ragcov --help` from importing scipy.stats (the evaluator's package)
+    from ragcov_data.eval.estimates import marks
+
+    keep = [c for c in ("estimator", "method", "estimate", "se", "df", "low", "high", "naive", "flags",
+                        "recommended", "verified_coverage", "verified_mc_se", "verified", "verified_status",
+                        "verified_reason")  # each row's check, as every output marks it
             if c in estimates.columns]
     rows = estimates[keep].to_dict(orient="records")
     for r in rows:
+        r["mark"] = marks.mark(r)
         f = r.get("flags")
         r["flags"] = list(f) if isinstance(f, (list, tuple, np.ndarray)) else ([] if f in (None, "") else [str(f)])
     return rows
@@ -338,9 +344,10 @@ def _irpf(path: Path, names: Sequence[str], log: Any, show_progress: bool, engin
     each budget of :data:`IRPF_BUDGETS` words (the answer: which cut wins at :data:`IRPF_BUDGET` words, its
     difference and simultaneous interval against the next; ``budgets``) and on recall@10 (unequal contexts;
     ``chunkings``) (:func:`ragcov_data.eval.comparisons.cited.cited_chunking_study`, as ``ragcov chunking --dataset
-    irpf``), then every retriever of ``names`` ranked on the article chunks, clustered as the study decided."""
+    irpf``), then every retriever of ``names`` ranked on the article chunks, clustered by the task's unit (the
+    topic, read from its queries as ``ragcov eval`` reads it)."""
     # local: keeps `ragcov --help` from importing scipy.stats, datasets, matplotlib
-    from ragcov_data.eval.comparisons.cited import leaderboard_from_values, per_query_values, topic_of
+    from ragcov_data.eval.comparisons.cited import leaderboard_from_values, per_query_values
     from ragcov_data.loaders.cited_questions import IRPF_FILES, irpf_dir
     from ragcov_data.jobs.studies import cited_study, cited_tasks
 
@@ -375,10 +382,10 @@ def _irpf(path: Path, names: Sequence[str], log: Any, show_progress: bool, engin
     if len(values) >= 2:
         table = pd.DataFrame(values)
         clusters = None
-        if study.icc.get("decision") == "topic":
+        unit = study.icc.get("unit")  # the study's unit (the task's: its queries column), None for the question
+        if unit:
             q = queries.assign(_id=queries["_id"].astype(str)).set_index("_id")
-            summ = q["question_summary"] if "question_summary" in q.columns else pd.Series(None, index=q.index)
-            clusters = [topic_of(summ.get(i)) or i for i in table.index]
+            clusters = q[unit].astype(str).reindex(table.index).tolist()
         lb = leaderboard_from_values(table, metric=IRPF_METRIC, clusters=clusters, cluster_name=study.cluster,
                                      level=level, n_resamples=n_resamples, seed=seed)
         board = leaderboard_block(lb, "irpf")

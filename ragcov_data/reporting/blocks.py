@@ -187,8 +187,9 @@ def budget_block(study: Any, budget: int, corpus: str = "IRPF") -> dict[str, Any
     answer, touch = answers[int(budget)], study.touch_answer(budget)
     disagreements = {str(b): study.disagreement(b) for b in study.budgets}
     lb = study.leaderboards[family_metric(budget)]
-    unit = {"topic": "clustered by topic", "exam": "clustered by exam"}.get(
-        study.cluster, f"paired by question, clustered by {study.cluster}")
+    unit = ("paired by question" if study.cluster == "question" else
+            f"paired by question, clustered by {study.cluster}" if study.cluster == "first cited artigo" else
+            f"clustered by {study.cluster}")
     said = answer["sentence"]
     sentence = f"On {lb.n_queries} real {corpus} questions ({unit}), {said[:1].lower()}{said[1:]}"
     if disagreements[str(budget)]["sentence"]:

@@ -3,8 +3,8 @@ tier, rank interval) and one short sentence per task, from the ``results`` dict 
 
 The report and ``results.json`` hold the long sentences; the console answers at a glance. Every line outside
 a table stays within :data:`MAX_LINE` characters (sentences are cut at a name boundary, "and N more").
-A system whose interval method is not verified at the task's design carries ``*`` beside its interval and
-is named below the table, as in the report.
+Each system's interval carries its check's mark (``*`` measured short, ``‡`` the check cannot vouch) and the
+rows marked are named below the table in the words of :mod:`ragcov_data.eval.estimates.marks`, as in the report.
 """
 from __future__ import annotations
 
@@ -12,7 +12,9 @@ from typing import Any, Mapping, Sequence
 
 from ragcov_data._format import num, pct
 from ragcov_data.eval.comparisons.leaderboard_latex import board_tables
-from ragcov_data.eval.comparisons.leaderboard_render import Board, head, micro_lines, rank_text, short_sentence, tier_text
+from ragcov_data.eval.comparisons.leaderboard_render import (Board, head, interval_cell, micro_lines, rank_text,
+                                                              short_sentence, system_footnotes, tier_text, unit_line)
+from ragcov_data.eval.estimates import marks
 from ragcov_data.reporting import cuts
 from ragcov_data.reporting.blocks import flip_difference
 
@@ -61,28 +63,28 @@ def _budget_board(ir: Mapping[str, Any]) -> tuple[int, Mapping[str, Any]] | None
     return (int(budget), board) if board else None
 
 
-def _verified_false(x: Any) -> bool:
-    return x is False or (x is not None and not isinstance(x, (str, float)) and bool(x) is False)
-
-
-def board_table(board: Mapping[str, Any], group: str = ALL) -> tuple[list[str], list[tuple[str, Any, Any]]]:
-    """The compact table of ``group`` (lines) and (name, coverage, verified_status) of its systems whose
-    interval is not verified."""
+def board_table(board: Mapping[str, Any], group: str = ALL) -> tuple[list[str], list[str]]:
+    """The compact table of ``group`` (lines, each interval with its check's mark) and the footnotes that say
+    what each mark means for the rows carrying it (:func:`ragcov_data.eval.estimates.marks.footnotes`)."""
     b = Board(board)
     sy = b.sy(group)
     lvl = f"{b.level:.0%}"
-    rows, unverified = [], []
+    rows = []
     for r in sy.to_dict(orient="records"):
-        star = _verified_false(r.get("verified"))
-        if star:
-            unverified.append((str(r["name"]), r.get("verified_coverage"), r.get("verified_status")))
-        rows.append([str(r["name"]), num(r["estimate"]),
-                     f"[{num(r['low'])}, {num(r['high'])}]" + (" *" if star else ""), tier_text(b, group, r),
-                     rank_text(r)])
+        rows.append([str(r["name"]), num(r["estimate"]), interval_cell(r), tier_text(b, group, r), rank_text(r)])
     cols = ["system", "score", f"{lvl} interval", "tier", "rank [interval]"]
     width = [max(len(c), *(len(row[i]) for row in rows)) for i, c in enumerate(cols)]
     fmt = lambda row: "  " + "  ".join(v.ljust(w) for v, w in zip(row, width)).rstrip()  # noqa: E731
-    return [fmt(cols)] + [fmt(row) for row in rows], unverified
+    return [fmt(cols)] + [fmt(row) for row in rows], system_footnotes(b, group)
+
+
+def _wrap(text: str, limit: int = MAX_LINE) -> list[str]:
+    """``text`` (indented two spaces) on as many lines of at most ``limit`` characters as it needs: a footnote
+    is never cut (its reason is the check's own)."""
+    import textwrap
+
+    return textwrap.wrap(text, width=limit, initial_indent="  ", subsequent_indent="    ", break_long_words=False,
+                         break_on_hyphens=False)
 
 
 def _fit(text: str, limit: int = MAX_LINE) -> str:
@@ -98,14 +100,16 @@ def _fit(text: str, limit: int = MAX_LINE) -> str:
 
 
 def _estimate_table(results: Mapping[str, Any]) -> list[str]:
-    """ANEEL with one system (no leaderboard): its recommended micro row."""
-    out = []
+    """ANEEL with one system (no leaderboard): its micro CR2 row with its check's mark, and what the mark means."""
+    out, notes = [], []
+    level = (results.get("meta") or {}).get("level", 0.95)
     for r in results.get("retrievers") or []:
         est = {(e["estimator"], e["method"]): e for e in r["estimates"]}
         e = est.get(("micro", "cr2"))
         if e:
-            out.append(f"  {r['name']}  {num(e['estimate'])} [{num(e['low'])}, {num(e['high'])}]")
-    return out
+            out.append(f"  {r['name']}  {num(e['estimate'])} {interval_cell(e)}")
+            notes += marks.footnotes([(f"{r['name']} micro cr2", e)], level)
+    return out + [x for note in notes for x in _wrap(note)]
 
 
 def _coverage_lines(results: Mapping[str, Any]) -> list[str]:
@@ -154,22 +158,6 @@ def _study_line(results: Mapping[str, Any]) -> str | None:
     return _fit(text + " (report: Chunking and misses).")
 
 
-def _unverified_line(board: Mapping[str, Any], unverified: list[tuple[str, Any, Any]]) -> str:
-    """``*``: the systems whose interval method covers less than the level at this design, named (all of
-    them summed up as a range when more than three); where a check could not vouch (``unverifiable``), that."""
-    n = sum(1 for s in board.get("systems") or [] if s.get("group") == ALL)
-    lvl = pct(board.get("level", 0.95), 0)
-    if len(unverified) > 3:
-        covs = sorted(float(c) for _, c, _ in unverified if c is not None)
-        who = f"{len(unverified)} of {n} systems cover {pct(covs[0])}–{pct(covs[-1])}" if covs else \
-            f"{len(unverified)} of {n} systems"
-    else:
-        who = ", ".join(f"{name} covers {pct(c)}" for name, c, _ in unverified)
-    if any(st == "unverifiable" for _, _, st in unverified):  # a check that cannot vouch, not a shortfall
-        return (f"  * NOT VERIFIED: {', '.join(n for n, _, _ in unverified)}: the check at this design cannot vouch "
-                "for those intervals (UNVERIFIABLE in the JSON's verified_status; report: Coverage study).")
-    return (f"  * NOT VERIFIED: {who} at this design, short of {lvl}; read those intervals as too narrow "
-            "(report: Coverage study).")
 
 
 def _pool_lines(board: Mapping[str, Any]) -> list[str]:
@@ -194,15 +182,17 @@ def summary(results: Mapping[str, Any]) -> str:
         lines.append(title)
         if board:
             lines.append(_fit("  " + head(board, ALL)))
-            table, unverified = board_table(board)
+            ul = unit_line(board)
+            if ul:
+                lines.append(_fit("  " + ul))
+            table, notes = board_table(board)
             lines += table
             lines += [_fit("  " + x) for x in micro_lines(board)]
             lines.append(_fit(f"  {short_sentence(board)}"))
             block = (results.get(key.split("-")[0]) or {}).get("budgets") or {}
             if key.endswith("-chunking") and (block.get("answer") or {}).get("sentence"):
                 lines += [f"  {x}" for x in cuts.console_lines(block, MAX_LINE - 2)]
-            if unverified:
-                lines.append(_fit(_unverified_line(board, unverified)))
+            lines += [x for note in notes for x in _wrap(note)]  # each mark in its words, never cut
             lines += _pool_lines(board)
         elif key == "aneel_taesa":
             lines += _estimate_table(results)

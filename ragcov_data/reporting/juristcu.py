@@ -35,6 +35,7 @@ import pandas as pd
 
 from ragcov_data.errors import RagcovError
 from ragcov_data.eval import evaluate, leaderboard
+from ragcov_data.eval.estimates import marks
 from ragcov_data.eval.estimates.evaluator import ALL_GROUP
 from ragcov_data.eval.outcomes.metrics import parse_metric
 from ragcov_data.loaders.juristcu import FULL_CORPUS_DOCS, SUBSET_NOTE
@@ -55,6 +56,7 @@ _OVERALL_METHODS = ((("micro", "cr2", "cr2"), ("mean", "t", "t")),
                     (("micro", "cluster_bootstrap", "bootstrap"), ("mean", "cluster_bootstrap", "bootstrap")))
 _METHODS = ("t", "cr2", "cluster_bootstrap")
 _COLS = ["estimate", "se", "df", "low", "high"]
+_CHECK = ["verified_coverage", "verified_mc_se", "verified"]
 
 
 def _frames(task: Any) -> tuple[pd.DataFrame, int | None, str | None]:
@@ -107,7 +109,9 @@ def _pick(est: pd.DataFrame, keep: tuple[tuple[tuple[str, str, str], ...], ...],
                 r = est[m].iloc[0]
                 rows.append({"method": label, **{c: float(r[c]) for c in _COLS}, "n_clusters": int(r["n_clusters"]),
                              "n_queries": int(r["n_obs"]),
-                             "unit": "query" if int(r["n_clusters"]) == int(r["n_obs"]) else "source_key"})
+                             "unit": "query" if int(r["n_clusters"]) == int(r["n_obs"]) else "source_key",
+                             # the row's check, as every output marks it (eval/estimates/marks.py)
+                             **{k: r.get(k) for k in _CHECK}, **marks.record(r)})
                 break
     return pd.DataFrame(rows)
 
@@ -200,7 +204,7 @@ def _estimates(runs: Mapping[str, pd.DataFrame], task: Any, metrics: Sequence[st
     estimates = pd.concat(est_rows, ignore_index=True)
     return estimates.assign(relevance_threshold=common["relevance_threshold"], level=common["level"])[
         ["retriever", "metric", "group", "unit", "method", *_COLS, "n_queries", "n_clusters",
-         "relevance_threshold", "level"]]
+         "relevance_threshold", "level", *_CHECK, *marks.MARK_FIELDS]]
 
 
 def _section_attrs(level: float, seed: int, relevance_threshold: int, note: str) -> dict[str, Any]:

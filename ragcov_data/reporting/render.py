@@ -21,6 +21,7 @@ from typing import Any, Mapping
 
 from ragcov_data._format import num, pct
 from ragcov_data.eval.comparisons import leaderboard_render as LB
+from ragcov_data.eval.estimates import marks
 from ragcov_data.reporting import figures as F
 from ragcov_data.reporting import cuts as C
 from ragcov_data.reporting import sections as S
@@ -249,8 +250,7 @@ def answer_rows(results: Mapping[str, Any]) -> list[dict[str, Any]]:
                                  "estimate": s["estimate"], "low": s["low"], "high": s["high"],
                                  "tier": LB.tier_text(lb, LB.ALL, s),  # ~: its order flips under the pool
                                  "rank": LB.rank_text(s),
-                                 "judged": s.get("judged"), "bound_high": s.get("bound_high"),
-                                 "verified": s.get("verified"), "verified_coverage": s.get("verified_coverage")})
+                                 "judged": s.get("judged"), "bound_high": s.get("bound_high"), **_check(s)})
         elif task.startswith("ANEEL"):
             for r in results.get("retrievers") or []:
                 e = next((e for e in r.get("estimates") or [] if e["estimator"] == "micro" and e["method"] == "cr2"),
@@ -258,9 +258,28 @@ def answer_rows(results: Mapping[str, Any]) -> list[dict[str, Any]]:
                 if e:
                     rows.append({"task": task, "metric": metric, "system": r["name"], "estimate": e["estimate"],
                                  "low": e["low"], "high": e["high"], "tier": "–", "rank": "1 [1, 1]",
-                                 "judged": None, "bound_high": None, "verified": e.get("verified"),
-                                 "verified_coverage": e.get("verified_coverage")})
+                                 "judged": None, "bound_high": None, **_check(e)})
     return rows
+
+
+def _check(row: Mapping[str, Any]) -> dict[str, Any]:
+    """A row's check as the report carries it: coverage, its error, status, reason and mark (:mod:`.marks`)."""
+    return {"verified": row.get("verified"), "verified_coverage": row.get("verified_coverage"),
+            "verified_mc_se": row.get("verified_mc_se"), **marks.record(row)}
+
+
+def answer_notes(rows: list[Mapping[str, Any]], level: float) -> list[str]:
+    """Under the answer table: what each mark means for the rows carrying it, named ``task: system``."""
+    return marks.footnotes(((f"{r['task']}: {r['system']}", r) for r in rows), level)
+
+
+def _interval_cell(r: Mapping[str, Any], level: float) -> str:
+    """``<td>[low, high] *</td>``: the interval with its check's mark, the mark's words on hover."""
+    m = marks.mark(r)
+    text = f"[{_num(r.get('low'))}, {_num(r.get('high'))}]" + (f" {m}" if m else "")
+    if not m:
+        return f"<td>{_e(text)}</td>"
+    return f'<td class="marked" data-mark="{_e(m)}" title="{_e(marks.words(r, level))}">{_e(text)}</td>'
 
 
 def coverage_sentence(results: Mapping[str, Any]) -> str | None:
@@ -307,26 +326,23 @@ def _answer_html(results: Mapping[str, Any]) -> str:
     head = ["task", "metric", "system", "score", "interval", "tier", "rank [interval]"] + \
         (["judged@10", "unjudged_as_relevant"] if pooled else [])
     body = []
+    level = (results.get("meta") or {}).get("level", 0.95)
     for r in rows:
         cells = [f'<td class=l>{_e(r["task"])}</td>', f'<td class=l>{_e(r["metric"])}</td>',
-                 f'<td class="sys">{_e(r["system"])}</td>', _num(r["estimate"]),
-                 f"[{_num(r['low'])}, {_num(r['high'])}]" + (" *" if r.get("verified") is False else ""),
+                 f'<td class="sys">{_e(r["system"])}</td>', _num(r["estimate"]), _interval_cell(r, level),
                  r["tier"], r["rank"]]
         if pooled:
             cells += [num(r["judged"], 2), _num(r["bound_high"])]
         body.append("<tr>" + "".join(c if str(c).startswith("<td") else f"<td>{_e(c)}</td>" for c in cells) + "</tr>")
-    level = (results.get("meta") or {}).get("level", 0.95)
     table = (f'<table class="answer"><caption>Every task\'s systems, best first: score with its {level:.0%} '
              "interval (clustered by the sampled unit), tier (a shared letter = not separable, family-wise) and rank "
              "interval." + (" On JurisTCU's pooled judgments the score reads unjudged documents as non-relevant "
                             "(trec_eval's number) and unjudged_as_relevant reads them as relevant: two readings, "
                             "not bounds (see JurisTCU); a tier marked ~ flips order against another system under "
                             "some reading." if pooled else "")
-             + (" * NOT VERIFIED: the interval's method covers less than the nominal level at this design "
-                "(coverage measured on the task itself; see the verified_coverage fields)."
-                if any(r.get("verified") is False for r in rows) else "")
              + "</caption><tr>" + "".join(f"<th class=l>{_e(h)}</th>" for h in head) + "</tr>" + "".join(body)
-             + "</table>") if rows else ""
+             + "</table>" + "".join(f'<p class="note marks">{_e(x)}</p>' for x in answer_notes(rows, level))
+             ) if rows else ""  # under the table, each mark in its words
     micro = LB.micro_lines(results.get("leaderboard") or {})
     table += f'<p class="note micro-line">ANEEL {_e(". ".join(micro))}</p>' if micro else ""
     items = S.verdict_items(results)
@@ -352,8 +368,9 @@ def _answer_html(results: Mapping[str, Any]) -> str:
 
 
 # ------------------------------------------------------------------------------------------ sections
-def _estimates_table(rets: list[Mapping[str, Any]], naive: set[str]) -> str:
-    """Every retriever's estimate and interval under every method, one row a method."""
+def _estimates_table(rets: list[Mapping[str, Any]], naive: set[str], level: float = 0.95) -> str:
+    """Every retriever's estimate and interval under every method, one row a method, each with its check's
+    mark (explained under the table)."""
     names = [r["name"] for r in rets]
     keys = list(dict.fromkeys((e["estimator"], e["method"]) for r in rets for e in r.get("estimates") or []))
     by = {(r["name"], e["estimator"], e["method"]): e for r in rets for e in r.get("estimates") or []}
@@ -366,12 +383,18 @@ def _estimates_table(rets: list[Mapping[str, Any]], naive: set[str]) -> str:
         for n in names:
             e = by.get((n, est, meth))
             flags = ", ".join(f for f in (e.get("flags") or []) if f != "naive") if e else ""
+            m = marks.mark(e) if e else ""
             cells.append("<td>–</td>" if e is None else
-                         f"<td>{_num(e.get('estimate'))} [{_num(e.get('low'))}, {_num(e.get('high'))}]"
-                         + (f" <small>{_e(flags)}</small>" if flags else "") + "</td>")
+                         (f'<td class="marked" data-mark="{_e(m)}" title="{_e(marks.words(e, level))}">' if m else
+                          "<td>")
+                         + f"{_num(e.get('estimate'))} [{_num(e.get('low'))}, {_num(e.get('high'))}]"
+                         + (f" {_e(m)}" if m else "") + (f" <small>{_e(flags)}</small>" if flags else "") + "</td>")
         body.append(f'<tr class="{"naive" if is_naive else ""}"><td class=l>{_e(est)}</td><td class=l>{_e(meth)}{tag}'
                     f'</td>{"".join(cells)}</tr>')
-    return f'<table class="estimates">{head}{"".join(body)}</table>'
+    notes = marks.footnotes(((f"{n} {est} {meth}", by[(n, est, meth)]) for est, meth in keys for n in names
+                             if (n, est, meth) in by), level)
+    return (f'<table class="estimates">{head}{"".join(body)}</table>'
+            + "".join(f'<p class="note marks">{_e(x)}</p>' for x in notes))
 
 
 _DIAG = [("micro", "micro", 4), ("macro", "macro", 4), ("icc", "icc", 3), ("deff", "deff", 1), ("n_eff", "n_eff", 1),
@@ -460,8 +483,9 @@ def _juristcu_html(jt: Mapping[str, Any], level: float, naive: set[str]) -> str:
                                     fold_pairs=True, fold_groups=True))
     if jt.get("estimates"):
         parts.append(_fold(f"Estimates by query group ({len(jt['estimates'])} rows)", _generic_table(
-            jt["estimates"], ["retriever", "metric", "group", "unit", "method", "estimate", "low", "high",
-                              "n_queries", "n_clusters"], naive, "juristcu-estimates")))
+            jt["estimates"], ["retriever", "metric", "group", "unit", "method", "estimate", "low", "high", "mark",
+                              "n_queries", "n_clusters"], naive, "juristcu-estimates")
+            + "".join(f'<p class="note marks">{_e(x)}</p>' for x in _juristcu_notes(jt, level))))
     if S.is_family_wise(jt.get("comparisons") or []):
         parts.append(_fold(f"Paired comparisons, every metric and group ({len(jt['comparisons'])} rows)",
                            _generic_table(jt["comparisons"], ["retriever_a", "retriever_b", "metric", "group", "method",
@@ -561,7 +585,7 @@ def render_html(results: Mapping[str, Any], figs: dict[str, tuple[bytes, str]] |
         parts.append(img("retrievers") + _fold("By document type, every retriever (figure)", img("by_type")))
         parts.append(_fold("Every interval method, every retriever (figure)", img("methods")))
         parts.append(_fold("Design diagnostics of each retriever (table)", _diagnostics_table(rets)))
-        parts.append(_fold("Every interval method, every retriever (table)", _estimates_table(rets, naive)))
+        parts.append(_fold("Every interval method, every retriever (table)", _estimates_table(rets, naive, level)))
         if "acf" in figs:
             parts.append(_fold("Within-document autocorrelation (figure)", img("acf")))
         parts.append("</section>")
@@ -633,9 +657,10 @@ def render_markdown(results: Mapping[str, Any], figure_files: Mapping[str, str] 
     lines.append("")
     rows = answer_rows(results)
     if rows:
-        lines.append(_md_table(rows, ["task", "metric", "system", "estimate", "low", "high", "tier", "rank"],
-                               {c: str for c in ("task", "metric", "system", "tier", "rank")}))
+        lines.append(_md_table(rows, ["task", "metric", "system", "estimate", "low", "high", "mark", "tier", "rank"],
+                               {c: str for c in ("task", "metric", "system", "mark", "tier", "rank")}))
         lines.append("")
+        lines += [x for note in answer_notes(rows, level) for x in (note, "")]
         micro = LB.micro_lines(results.get("leaderboard") or {})
         if micro:
             lines += ["ANEEL " + ". ".join(micro), ""]
@@ -643,7 +668,7 @@ def render_markdown(results: Mapping[str, Any], figure_files: Mapping[str, str] 
     cs = coverage_sentence(results)
     if cs:
         lines += [f"**Coverage of the intervals:** {cs}", ""]
-    lines += _md_retrievers(results.get("retrievers", []), naive)
+    lines += _md_retrievers(results.get("retrievers", []), naive, level)
     if results.get("leaderboard"):
         lines += ["## Leaderboard and paired comparison (family-wise)", ""]
         lines += LB.markdown_panels(results["leaderboard"], level=3)
@@ -665,14 +690,19 @@ def render_markdown(results: Mapping[str, Any], figure_files: Mapping[str, str] 
     return "\n".join(lines) + "\n"
 
 
-def _md_retrievers(rets: list[dict[str, Any]], naive: set[str]) -> list[str]:
-    """One section a retriever: its estimates (naive methods marked) and its diagnostics."""
+def _md_retrievers(rets: list[dict[str, Any]], naive: set[str], level: float = 0.95) -> list[str]:
+    """One section a retriever: its estimates (naive methods marked, each row with its check's mark) and its
+    diagnostics."""
     lines: list[str] = []
     for r in rets:
         lines += [f"## {r['name']}", ""]
-        rws = [{**e, "method": e["method"] + (" (naive)" if e["method"] in naive else "")} for e in r.get("estimates", [])]
-        lines.append(_md_table(rws, ["estimator", "method", "estimate", "low", "high"], {"method": str, "estimator": str}))
+        rws = [{**e, "method": e["method"] + (" (naive)" if e["method"] in naive else ""), "mark": marks.mark(e)}
+               for e in r.get("estimates", [])]
+        lines.append(_md_table(rws, ["estimator", "method", "estimate", "low", "high", "mark"],
+                               {"method": str, "estimator": str, "mark": str}))
         lines.append("")
+        lines += [x for note in marks.footnotes(((f"{e['estimator']} {e['method']}", e)
+                                                 for e in r.get("estimates", [])), level) for x in (note, "")]
         d = r.get("diagnostics") or {}
         said = [f"{label} {_num(d[k], nd)}" for k, label, nd in _DIAG if k in d]
         if said:
@@ -695,6 +725,16 @@ def _md_coverage(cov: Mapping[str, Any], naive: set[str]) -> list[str]:
     return lines
 
 
+def _or_blank(x: Any) -> str:
+    return x if isinstance(x, str) else ""
+
+
+def _juristcu_notes(jt: Mapping[str, Any], level: float) -> list[str]:
+    """Under the JurisTCU estimates: what each mark means for the rows carrying it."""
+    return marks.footnotes(((f"{r['retriever']} {r['metric']} {r['group']} {r['method']}", r)
+                            for r in jt.get("estimates") or []), level)
+
+
 def _md_juristcu(jt: Mapping[str, Any], level: float) -> list[str]:
     """The JurisTCU section: pooling words, note, units, estimates, leaderboard and paired comparisons."""
     if not jt.get("estimates"):
@@ -709,7 +749,8 @@ def _md_juristcu(jt: Mapping[str, Any], level: float) -> list[str]:
     text = {c: str for c in ("retriever", "metric", "group", "unit", "method", "retriever_a", "retriever_b",
                              "n_queries", "n_clusters", "wins", "losses", "ties")}
     lines.append(_md_table(jt["estimates"], ["retriever", "metric", "group", "unit", "method", "estimate", "low",
-                                             "high", "n_queries", "n_clusters"], text))
+                                             "high", "mark", "n_queries", "n_clusters"], {**text, "mark": _or_blank}))
+    lines += [x for note in _juristcu_notes(jt, level) for x in ("", note)]
     if lb:
         lines += [""] + LB.markdown_panels(lb, level=3, pairs=False)
     if S.is_family_wise(jt.get("comparisons") or []):

@@ -13,6 +13,7 @@ import math
 from typing import Any, Mapping, Sequence
 
 from ragcov_data.eval.comparisons.leaderboard_render import p_text
+from ragcov_data.eval.estimates import marks
 
 
 __all__ = ["verdicts", "verdict_items", "family_caption", "juristcu_caption", "chunking_html", "verdicts_md",
@@ -72,14 +73,30 @@ def verdict_items(results: Mapping[str, Any]) -> list[tuple[str, str, str]]:
         m = (ir.get("leaderboard") or {}).get("metric", "recall@10")
         out.append(("irpf", f"IRPF questions ({m}, every retriever)", ir["leaderboard_sentence"]))
     if ir.get("sentence"):
-        out.append(("irpf-chunking", "Chunking on real questions (IRPF)", ir["sentence"]))
+        notes = answer_marks(ir)
+        out.append(("irpf-chunking", "Chunking on real questions (IRPF)",
+                    ir["sentence"] + "".join(f" {x}" for x in notes)))
     lg = results.get("lgpd") or {}
     if lg.get("sentence"):
-        out.append(("lgpd-chunking", "Chunking on real questions (LGPD)", lg["sentence"]))
+        out.append(("lgpd-chunking", "Chunking on real questions (LGPD)",
+                    lg["sentence"] + "".join(f" {x}" for x in answer_marks(lg))))
     agree = (results.get("cited_agreement") or {}).get("sentence")
     if agree:
         out.append(("cited-agreement", "IRPF and LGPD", agree))
     return out
+
+
+def answer_marks(ir: Mapping[str, Any]) -> list[str]:
+    """The marks of the systems the IRPF answer names (the leader and the next cut, within the answer's budget),
+    in the words of :mod:`ragcov_data.eval.estimates.marks`: a headline never drops its row's mark."""
+    bud = ir.get("budgets") or {}
+    ans = bud.get("answer") or {}
+    fam = (bud.get("families") or {}).get(str(ans.get("budget") or bud.get("budget")))
+    if not fam:
+        return []
+    named = [n for n in (ans.get("leader"), ans.get("next")) if n]
+    rows = {r["name"]: r for r in fam.get("systems") or [] if r.get("group", ALL) == ALL}
+    return marks.footnotes(((n, rows[n]) for n in named if n in rows), fam.get("level", 0.95))
 
 
 def _pool_groups(lb: Mapping[str, Any]) -> str:
@@ -150,14 +167,32 @@ def _md(head: list[str], rows: list[list[str]]) -> list[str]:
         ["| " + " | ".join(str(c).replace("|", "\\|") for c in r) + " |" for r in rows]
 
 
+def _marked(text: str, row: Mapping[str, Any]) -> str:
+    """``text`` (an interval) with the row's check mark (:mod:`ragcov_data.eval.estimates.marks`)."""
+    m = marks.mark(row)
+    return f"{text} {m}" if m else text
+
+
 def _chunk_rows(ch: Mapping[str, Any]) -> tuple[list[str], list[list[str]]]:
     head = ["chunking", "estimator", "method", "estimate", "interval", "queries", "documents"]
     rows = []
     for c in ch.get("chunkings") or []:
         for e in c.get("estimates") or []:
-            rows.append([c["name"], e["estimator"], e["method"], _n(e["estimate"]), f"[{_n(e['low'])}, {_n(e['high'])}]",
-                         str(e.get("n_queries")), str(e.get("n_documents"))])
+            rows.append([c["name"], e["estimator"], e["method"], _n(e["estimate"]),
+                         _marked(f"[{_n(e['low'])}, {_n(e['high'])}]", e), str(e.get("n_queries")),
+                         str(e.get("n_documents"))])
     return head, rows
+
+
+def chunking_notes(ch: Mapping[str, Any] | None, m: Mapping[str, Any] | None) -> list[str]:
+    """Under the chunking and misses tables: what each mark means for the rows carrying it."""
+    level = (ch or m or {}).get("level", 0.95)
+    rows = [(f"{c['name']} {e['estimator']} {e['method']}", e) for c in (ch or {}).get("chunkings") or []
+            for e in c.get("estimates") or []]
+    rows += [(f"difference {d['estimator']} {d['method']}", d) for d in (ch or {}).get("differences") or []]
+    for blk in (m, (m or {}).get("dispositivo")):
+        rows += [(f"{blk.get('chunking', '')} {f['name']} share", f) for f in (blk or {}).get("flags") or []]
+    return marks.footnotes(rows, level)
 
 
 def _diff_rows(ch: Mapping[str, Any]) -> tuple[list[str], list[list[str]], str]:
@@ -173,7 +208,7 @@ def _diff_rows(ch: Mapping[str, Any]) -> tuple[list[str], list[list[str]], str]:
         lo, hi = sorted((sign * d["low"], sign * d["high"])) if d.get("low") is not None else (None, None)
         rows.append([f"{a} − {b}", d["estimator"], d["method"],
                      _n(None if d.get("estimate") is None else sign * d["estimate"], sign=True),
-                     f"[{_n(lo, sign=True)}, {_n(hi, sign=True)}]", str(d.get("n_documents"))])
+                     _marked(f"[{_n(lo, sign=True)}, {_n(hi, sign=True)}]", d), str(d.get("n_documents"))])
     only = ch.get("only_in") or {}
     note = (f"Paired by document, {a} − {b}: the queries differ between chunkings, the documents do not. Documents "
             f"in one task only (left out): {', '.join(f'{k}: {v}' for k, v in only.items()) or 'none'}.")
@@ -187,7 +222,8 @@ def _flag_rows(m: Mapping[str, Any]) -> tuple[list[str], list[list[str]]]:
         if not blk:
             continue
         for f in blk.get("flags") or []:
-            rows.append([blk.get("chunking", ""), f["name"], _n(f["share"], 3), f"[{_n(f['low'], 3)}, {_n(f['high'], 3)}]",
+            rows.append([blk.get("chunking", ""), f["name"], _n(f["share"], 3),
+                         _marked(f"[{_n(f['low'], 3)}, {_n(f['high'], 3)}]", f),
                          f"{f.get('n_flagged', '–')} of {f.get('n_misses', blk.get('n_misses'))}"])
     return head, rows
 
@@ -220,6 +256,7 @@ def chunking_html(results: Mapping[str, Any], figs: Mapping[str, tuple[bytes, st
                                                        f"CR2 intervals clustered by {m.get('cluster', 'doc_id')}); the "
                                                        "full list of misses is misses.csv."))
     if tables:
+        tables += [f'<p class="note marks">{_e(x)}</p>' for x in chunking_notes(ch, m)]
         parts.append(f"<details><summary>Chunking and misses tables</summary>{''.join(tables)}</details>")
     if m:
         defs = m.get("definitions") or {}
@@ -244,4 +281,5 @@ def chunking_md(results: Mapping[str, Any]) -> list[str]:
     if m:
         head, rows = _flag_rows(m)
         out += _md(head, rows) + ["", "The full list of misses is misses.csv.", ""]
+    out += [x for note in chunking_notes(ch, m) for x in (note, "")]
     return out

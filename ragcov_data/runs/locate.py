@@ -7,7 +7,9 @@ character line (:mod:`ragcov_data.runs.line`) in four steps, the first that succ
 1. **search**: every place where the passage's non-space characters (NFC) occur, through one Aho–Corasick
    automaton (``pyahocorasick``) over the passages' first characters, each candidate checked in full. A place is
    **exact** when the document's text over it equals the passage (leading and trailing whitespace aside), else
-   **tolerant** (the passage differs in whitespace or Unicode normalisation only);
+   **tolerant** (the passage differs in whitespace, Unicode normalisation or invisible format characters only:
+   :data:`FORMAT_CHARACTERS`, the soft hyphen, zero-width space, ZWNJ, ZWJ, byte-order mark, word joiner and the
+   direction marks, which text extraction adds or drops, are read like whitespace);
 2. **hints**: with several places, the one in the hinted document (``doc_id``) nearest the hinted
    ``start_char`` decides, else the first in document order; the passage is **ambiguous** either way;
 3. **fuzzy**: a passage found nowhere is matched approximately: eight 16-character pieces of it (seeds) found
@@ -21,6 +23,7 @@ as given.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
@@ -29,7 +32,8 @@ import numpy as np
 from ragcov_data.errors import RagcovError
 from ragcov_data.runs.line import CharacterLine, flat_text
 
-__all__ = ["Located", "locate_passages", "LOCATE_RULE", "FUZZY_THRESHOLD", "HOW", "PASSAGES_EXTRA"]
+__all__ = ["Located", "locate_passages", "LOCATE_RULE", "FUZZY_THRESHOLD", "HOW", "PASSAGES_EXTRA",
+           "FORMAT_CHARACTERS", "MAX_ALTERNATIVES"]
 
 #: rapidfuzz ratio (0-100, normalised Indel similarity on non-space characters) at or above which a passage is
 #: located fuzzily.
@@ -42,13 +46,24 @@ _ANCHOR = 64  # non-space characters of a passage the automaton searches for
 _SEED = 16  # characters of each fuzzy seed
 _SEEDS = 8  # seeds a passage
 _MAX_PLACES = 1000  # places kept per passage (all are counted)
+#: Places of an unplaced ambiguous passage listed in :attr:`Located.alternatives` (more: None).
+MAX_ALTERNATIVES = 32
+#: Invisible format characters read like whitespace when locating (a fixed list, the same in every Python): soft
+#: hyphen, Arabic letter mark, Mongolian vowel separator, zero-width space, ZWNJ, ZWJ, left-to-right and right-to-left
+#: marks, the bidirectional embeddings, overrides and isolates, word joiner, the invisible operators, byte-order mark.
+FORMAT_CHARACTERS = ("\u00ad\u061c\u180e\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
+                     "\u2060\u2061\u2062\u2063\u2064\u2066\u2067\u2068\u2069\ufeff")
+_FORMAT_RE = re.compile(f"[{FORMAT_CHARACTERS}]")
+_NO_FORMAT = {ord(c): None for c in FORMAT_CHARACTERS}
 
 LOCATE_RULE = (
     "each passage is located in the task's documents by its non-space characters in NFC: exact where the "
-    "document's text equals the passage (outer whitespace aside), tolerant where only whitespace or Unicode "
-    "normalisation differ; found in several places, the hinted document and start_char decide, else the first "
-    "place (the passage counts as ambiguous); found nowhere, a fuzzy match (the span 16-character seeds found "
-    f"exactly bound, rapidfuzz ratio >= {FUZZY_THRESHOLD:g} on non-space characters); else unlocated "
+    "document's text equals the passage (outer whitespace aside), tolerant where only whitespace, Unicode "
+    "normalisation or invisible format characters (soft hyphen, zero-width space, ZWNJ, ZWJ, byte-order mark, word "
+    "joiner, direction marks: read like whitespace) differ; found in several places, the hinted document and "
+    "start_char decide, else the first place (the passage counts as ambiguous); found nowhere, a fuzzy match (the "
+    "span 16-character seeds found exactly bound, rapidfuzz ratio >= "
+    f"{FUZZY_THRESHOLD:g} on non-space characters); else unlocated "
     "(its words count in a context budget, it holds no document's characters); a hint whose offsets hold the "
     "passage exactly is used as given"
 )
@@ -62,6 +77,8 @@ class Located:
     ``how`` one of :data:`HOW`; ``places`` how many places the passage occurs at (exact or tolerant search);
     ``hinted`` whether a hint decided (its offsets held the passage, or its document and start chose among
     several places); ``score`` the match score (100 where found by search, the fuzzy ratio where fuzzy, else 0).
+    ``alternatives``: for each passage found in several places that no hint placed (its place is the first), the
+    line spans of every place (an ``(m, 2)`` array), or None where it has more than :data:`MAX_ALTERNATIVES`.
     """
 
     doc: np.ndarray
@@ -71,6 +88,7 @@ class Located:
     places: np.ndarray
     hinted: np.ndarray
     score: np.ndarray
+    alternatives: dict[int, np.ndarray | None] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.doc)
@@ -91,11 +109,32 @@ def _need(module: str) -> Any:
         raise RagcovError(f"locating passages needs the `{module}` package: {PASSAGES_EXTRA}.") from exc
 
 
+def _key(text: str) -> str:
+    """What a passage is searched by: its non-space characters in NFC, without :data:`FORMAT_CHARACTERS`."""
+    return flat_text(text).translate(_NO_FORMAT)
+
+
+@dataclass(frozen=True)
+class _View:
+    """The line as passages are searched on it: ``flat`` without :data:`FORMAT_CHARACTERS`, ``pos`` each kept
+    character's line position (the line's own ``flat``/``pos`` where it holds none)."""
+
+    flat: str
+    pos: np.ndarray
+
+
+def _view(line: CharacterLine) -> _View:
+    if _FORMAT_RE.search(line.flat) is None:
+        return _View(line.flat, line.pos)
+    drop = np.fromiter((m.start() for m in _FORMAT_RE.finditer(line.flat)), np.int64)
+    return _View(_FORMAT_RE.sub("", line.flat), np.delete(line.pos, drop))
+
+
 def _anchor(text: str) -> str:
-    """The first :data:`_ANCHOR` non-space characters (NFC) of ``text`` (all of them in a shorter one)."""
+    """The first :data:`_ANCHOR` characters of :func:`_key` of ``text`` (all of them in a shorter one)."""
     n = 4 * _ANCHOR
     while True:
-        a = flat_text(text[:n])
+        a = _key(text[:n])
         if len(a) >= _ANCHOR or n >= len(text):
             return a[:_ANCHOR]
         n *= 4
@@ -110,7 +149,7 @@ class _Places:
     count: int = 0
 
 
-def _search(texts: Sequence[str], line: CharacterLine) -> list[_Places]:
+def _search(texts: Sequence[str], line: CharacterLine, view: _View) -> list[_Places]:
     """Every place each (unique, stripped, non-empty) passage occurs on the line. A candidate found by its anchor
     is checked against the document's text first (exact: one comparison, no normalising), then, only if that
     fails, on non-space characters (tolerant)."""
@@ -124,7 +163,7 @@ def _search(texts: Sequence[str], line: CharacterLine) -> list[_Places]:
     auto.make_automaton()
     found = [_Places() for _ in texts]
     flats: dict[int, str] = {}
-    hay, pos = line.flat, line.pos
+    hay, pos = view.flat, view.pos
     for end, (n, members) in auto.iter(hay):
         at = end - n + 1
         p = int(pos[at])
@@ -135,7 +174,7 @@ def _search(texts: Sequence[str], line: CharacterLine) -> list[_Places]:
             if not exact:
                 f = flats.get(i)
                 if f is None:
-                    f = flats[i] = flat_text(texts[i])
+                    f = flats[i] = _key(texts[i])
                 if not (len(f) <= n or hay.startswith(f, at)):
                     continue
             pl = found[i]
@@ -146,7 +185,8 @@ def _search(texts: Sequence[str], line: CharacterLine) -> list[_Places]:
     return found
 
 
-def _choose(places: _Places, doc_hint: str | None, start_hint: int | None, line: CharacterLine) -> tuple[int, bool]:
+def _choose(places: _Places, doc_hint: str | None, start_hint: int | None, line: CharacterLine,
+            view: _View) -> tuple[int, bool]:
     """Which of ``places`` to use (its position in the list: the hint's document and start decide, else the
     first) and whether the hint decided."""
     at = places.at
@@ -155,7 +195,7 @@ def _choose(places: _Places, doc_hint: str | None, start_hint: int | None, line:
     d = line.index[doc_hint]
     lo = line.offsets[doc_hint]
     hi = lo + len(line.texts[d])
-    pos = line.pos[np.asarray(at)]
+    pos = view.pos[np.asarray(at)]
     inside = np.flatnonzero((pos >= lo) & (pos < hi))
     if not len(inside):
         return 0, False
@@ -183,7 +223,7 @@ def _hint_holds(text: str, doc_hint: Any, s: Any, e: Any, line: CharacterLine) -
     return off + s + lead, off + e - trail
 
 
-def _fuzzy(todo: list[int], flats: Mapping[int, str], line: CharacterLine, threshold: float
+def _fuzzy(todo: list[int], flats: Mapping[int, str], view: _View, threshold: float
            ) -> dict[int, tuple[int, int, float]]:
     """``{i: (flat start, flat length, score)}`` of the passages ``todo`` matched approximately."""
     if not todo:
@@ -204,8 +244,8 @@ def _fuzzy(todo: list[int], flats: Mapping[int, str], line: CharacterLine, thres
         auto.add_word(s, members)
     auto.make_automaton()
     hits: dict[str, list[int]] = {}
-    for end, members in auto.iter(line.flat):
-        seed = line.flat[end - _SEED + 1:end + 1]
+    for end, members in auto.iter(view.flat):
+        seed = view.flat[end - _SEED + 1:end + 1]
         hits.setdefault(seed, []).append(end - _SEED + 1)
     votes: dict[int, dict[int, float]] = {}
     marks: dict[int, dict[int, list[tuple[int, int]]]] = {}  # per passage and region: (seed offset, place)
@@ -217,12 +257,12 @@ def _fuzzy(todo: list[int], flats: Mapping[int, str], line: CharacterLine, thres
                 b = (a - off) // width
                 v[b] = v.get(b, 0.0) + 1.0 / len(at)
                 m.setdefault(b, []).append((off, a))
-    seps = np.flatnonzero(np.frombuffer(line.flat.encode("utf-32-le"), dtype=np.uint32) == 0)
+    seps = np.flatnonzero(np.frombuffer(view.flat.encode("utf-32-le"), dtype=np.uint32) == 0)
     out: dict[int, tuple[int, int, float]] = {}
     for i, v in votes.items():
         best: tuple[int, int, float] | None = None
         for bucket in sorted(v, key=lambda b: (-v[b], b))[:3]:  # the three regions most seeds point to
-            got = _align(flats[i], marks[i][bucket], line.flat, seps, fuzz, threshold)
+            got = _align(flats[i], marks[i][bucket], view.flat, seps, fuzz, threshold)
             if got is not None and (best is None or got[2] > best[2]):
                 best = got
         if best is not None:
@@ -276,7 +316,8 @@ def locate_passages(texts: Sequence[str], line: CharacterLine, *, doc_hints: Seq
     uniq: dict[str, int] = {}
     idx = np.fromiter((uniq.setdefault(t, len(uniq)) for t in stripped), np.int64, n)
     keys = list(uniq)
-    found = _search(keys, line)
+    view = _view(line)
+    found = _search(keys, line, view)
     out = Located(*(np.full(n, -1, dtype=np.int64) for _ in range(3)), np.full(n, "unlocated", dtype=object),
                   np.zeros(n, dtype=np.int64), np.zeros(n, dtype=bool), np.zeros(n, dtype=float))
     todo: dict[int, list[int]] = {}
@@ -287,23 +328,38 @@ def locate_passages(texts: Sequence[str], line: CharacterLine, *, doc_hints: Seq
         if held is not None:
             (s, e), exact, out.hinted[i] = held, True, True
         elif pl.count:
-            k, out.hinted[i] = _choose(pl, hints[0][i], _int_or_none(hints[1][i]), line)
-            at, exact = pl.at[k], pl.exact[k]
-            s = int(line.pos[at])
-            e = s + len(stripped[i]) if exact else int(line.pos[at + len(flat_text(stripped[i])) - 1]) + 1
+            k, out.hinted[i] = _choose(pl, hints[0][i], _int_or_none(hints[1][i]), line, view)
+            s, e = _span(pl, k, stripped[i], view)
+            exact = pl.exact[k]
+            if pl.count >= 2 and not out.hinted[i]:
+                out.alternatives[i] = _spans(pl, stripped[i], view)
         else:
             todo.setdefault(int(idx[i]), []).append(i)
             continue
         out.doc[i], out.start[i], out.end[i] = line.doc_at(s), s, e
         out.how[i], out.score[i] = ("exact" if exact else "tolerant"), 100.0
-    got = _fuzzy(list(todo), {u: flat_text(keys[u]) for u in todo}, line, fuzzy_threshold)
+    got = _fuzzy(list(todo), {u: _key(keys[u]) for u in todo}, view, fuzzy_threshold)
     for u, members in todo.items():
         if u in got:
             at, length, sc = got[u]
-            s, e = int(line.pos[at]), int(line.pos[at + length - 1]) + 1
+            s, e = int(view.pos[at]), int(view.pos[at + length - 1]) + 1
             for i in members:
                 out.doc[i], out.start[i], out.end[i], out.how[i], out.score[i] = line.doc_at(s), s, e, "fuzzy", sc
     return out
+
+
+def _span(pl: _Places, k: int, text: str, view: _View) -> tuple[int, int]:
+    """The line span of place ``k`` of a (stripped) passage."""
+    at = pl.at[k]
+    s = int(view.pos[at])
+    return s, (s + len(text) if pl.exact[k] else int(view.pos[at + len(_key(text)) - 1]) + 1)
+
+
+def _spans(pl: _Places, text: str, view: _View) -> np.ndarray | None:
+    """Every place of a passage as line spans (distinct, in line order), or None beyond :data:`MAX_ALTERNATIVES`."""
+    if pl.count > MAX_ALTERNATIVES:
+        return None
+    return np.unique(np.asarray([_span(pl, k, text, view) for k in range(len(pl.at))], dtype=np.int64), axis=0)
 
 
 def _int_or_none(v: Any) -> int | None:

@@ -24,7 +24,9 @@ ragcov's header (:data:`META_KEY`) is a passage run even when no line has a ``te
 from __future__ import annotations
 
 import json
+import lzma
 import os
+import zlib
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -172,9 +174,11 @@ def load_passage_run(source: str | os.PathLike | pd.DataFrame, *, format: str | 
         else:
             frame = pd.DataFrame(json.loads(_text(path, comp)))
             line_of = lambda i: f"record {i + 1}"  # noqa: E731
-    except (ValueError, OSError, UnicodeDecodeError) as exc:
+    except (ValueError, OSError, UnicodeDecodeError, EOFError, lzma.LZMAError, zlib.error) as exc:
         if isinstance(exc, RagcovError):
             raise
+        if comp is not None and not isinstance(exc, UnicodeDecodeError):
+            raise _stream_error(path, exc) from None
         raise InputFileError(f"{path}: cannot read it as a {fmt} passage run ({type(exc).__name__}: {exc}); a passage "
                              "run has one row per passage: query-id, rank, text (optional score, doc_id, "
                              "start_char, end_char).") from None
@@ -182,6 +186,18 @@ def load_passage_run(source: str | os.PathLike | pd.DataFrame, *, format: str | 
     if frame.attrs.get("meta") is not None:
         out.attrs["meta"] = frame.attrs["meta"]
     return out
+
+
+def _stream_error(path: Path, exc: BaseException) -> InputFileError:
+    """A compressed passage run that cannot be read: the id-run reader's words, and how to get the run back."""
+    from ragcov_data.runs._read import _read_error
+
+    said = str(_read_error(path, exc))
+    if "corrupt or truncated" not in said:
+        return InputFileError(said)
+    return InputFileError(said + " A passage run need not be made again: re-running the pipeline with --out on the "
+                          "uncompressed .jsonl it wrote resumes (only the questions not answered yet are asked); then "
+                          "compress that file again.")
 
 
 def _text(path: Path, comp: str | None) -> str:
@@ -205,28 +221,17 @@ def _text(path: Path, comp: str | None) -> str:
 
 
 def _read_jsonl(path: Path, comp: str | None) -> tuple[pd.DataFrame, Any]:
-    records, lines, meta = [], [], None
-    for no, line in enumerate(_text(path, comp).splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputFileError(f"{path}, line {no}: not a JSON object ({exc.msg}); each line of a passage run is "
-                                 '{"query-id": ..., "rank": ..., "text": ...}.') from None
-        if not isinstance(rec, Mapping):
-            raise InputFileError(f"{path}, line {no}: a JSON {type(rec).__name__}, not an object; each line is one "
-                                 "passage.")
-        if META_KEY in rec and len(records) == 0 and meta is None:  # the first line of a run ragcov wrote
-            meta = rec[META_KEY]
-            continue
-        records.append(rec)
-        lines.append(no)
-    frame = pd.DataFrame(records)
-    if meta is not None and not any(str(c).lower() in PASSAGE_NAMES["text"] for c in frame.columns):
-        frame["text"] = None  # ragcov's header says passage run: one whose questions all failed or got nothing
-    frame.attrs["meta"] = meta
-    return frame, (lambda i: f"line {lines[i]}")
+    """JSON Lines records, every line that is not one named (:mod:`ragcov_data.runs._passage_lines`). A file with
+    ragcov's header but no passage text (every question failed or got nothing) is still a passage run: its
+    ``text`` column is added, empty, so the reader refuses it as one with no passage, not as a run of ids."""
+    from ragcov_data.runs._passage_lines import read_passage_lines
+
+    frame, label = read_passage_lines(path, _text(path, comp), META_KEY, PASSAGE_NAMES, _ID_RUN_COLUMNS)
+    if frame.attrs.get("meta") is not None and not any(str(c).lower() in PASSAGE_NAMES["text"] for c in frame.columns):
+        meta = frame.attrs["meta"]
+        frame["text"] = None
+        frame.attrs["meta"] = meta
+    return frame, label
 
 
 def _pick(columns: Any, source: str) -> dict[str, Any]:

@@ -242,3 +242,26 @@ def test_cited_chunking_study_runs_through_the_runner_it_is_given(tmp_path):
     assert [c[0] for c in calls] == [tasks["words-10"]] * 2 + [tasks["article"]] * 2
     assert all(q == [f"q{i}" for i in range(1, 9)] for _, _, q in calls)
     assert calls[0][1] >= 4  # 40 words of 10-word windows: at least four chunks deep
+
+
+def test_the_task_unit_is_the_default_and_an_undefined_icc_is_said(tmp_path):
+    """The unit is read from the task's queries (here its ``topic`` column), not chosen by the ICC; where every
+    topic holds one question the ICC is undefined and said so, never printed as ``+nan``."""
+    tasks, makers = _study(tmp_path)
+    res = cited_chunking_study(tasks, makers, budgets=[40], metrics=["recall@3"], n_resamples=199)
+    assert res.cluster == "topic" and res.icc["unit"] == "topic" and res.icc["task_unit"] == "topic"
+    assert res.leaderboards["recall@3"].n_clusters == 2 and "(the task's unit)" in res.icc["sentence"]
+    q = res.icc["sentence"]
+    assert "ICC by topic" in q and "2 topics" in q and "nan" not in q  # here every value is 1: undefined, said
+    chosen = cited_chunking_study(tasks, makers, budgets=[40], metrics=["recall@3"], cluster="query",
+                                  n_resamples=199)
+    assert "the question (chosen, cluster='query'; the task's unit is the topic)" in chosen.icc["sentence"]
+    # every question its own topic: the ICC by topic is undefined
+    for t in tasks.values():
+        t.queries = t.queries.assign(topic=t.queries["_id"])
+    one = cited_chunking_study(tasks, makers, budgets=[40], metrics=["recall@3"], n_resamples=199)
+    assert one.leaderboards["recall@3"].n_clusters == 8
+    assert "ICC by topic undefined (every topic holds one question; 8 topics)" in one.icc["sentence"]
+    assert "nan" not in one.icc["sentence"]
+    with pytest.raises(RagcovError, match="no 'exam' column"):
+        cited_chunking_study(tasks, makers, budgets=[40], metrics=["recall@3"], cluster="exam", n_resamples=199)

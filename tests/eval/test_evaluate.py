@@ -69,7 +69,7 @@ def test_evaluate_self_retrieval_end_to_end():
         assert key in d
     js = json.loads(rep.to_json())
     assert js["metric"] == "hit@1" and len(js["estimates"]) == len(pairs)
-    assert "(naive)" in rep.summary()
+    assert "(naive)" in rep.summary("all") and "(naive)" not in rep.summary()  # default: what `ragcov eval` shows
 
 
 def test_evaluate_own_chunk_rows_removed():
@@ -241,7 +241,8 @@ def test_self_retrieval_keeps_micro_and_macro():
     table = rec.splitlines()[2:5]
     assert table[1].split()[:2] == ["micro", "cr2"] and table[2].split()[:2] == ["macro", "t"]
     assert "wald_iid" not in rec and "shown: the recommended method per estimator" in rec
-    full = rep.summary()
+    assert rep.summary() == rec  # the default is what `ragcov eval` prints; every method on request
+    full = rep.summary(methods="all")
     assert "wald_iid (naive)" in full and "ignores the document clustering" in full
     assert "per-document rate quantiles" in full and "share_never_hit=" in full and "lag1_autocorr=" in full
     assert rep.interval() == rep.interval("micro", "cr2")

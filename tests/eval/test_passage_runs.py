@@ -235,12 +235,3 @@ def test_ndcg_is_refused_for_passages_on_cited_questions(small):
     ds, p = small
     with pytest.raises(RagcovError, match="grades ragcov's chunks, which a passage run has none of"):
         per_query_values(p, ds, metrics=["ndcg@10"])
-
-
-def test_the_miss_analysis_refuses_a_passage_run(small, data_dir):
-    from ragcov_data.eval.misses import misses
-
-    s = _quiet(ragcov_data.load_dataset, "aneel_taesa", data_dir=str(data_dir))
-    _, p = small
-    with pytest.raises(RagcovError, match="a passage run .* names no chunk of the task"):
-        misses(p, s)
