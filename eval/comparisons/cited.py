@@ -521,19 +521,15 @@ def cited_chunking_study(
     retrievers : mapping name -> factory
         A fresh retriever per chunking (``index(corpus)``, ``search(queries, k)``).
     runner : callable, optional
-        ``runner(retriever, task, k=..., queries=...) -> run``: how a fresh retriever is run on a chunking's
-        task (the questions scored, in order). Default: :func:`ragcov_data.execution.engine.run_task` in this process;
-        a job on Ray passes the engine's. The study itself never indexes or searches.
+        ``runner(retriever, task, k=..., queries=...) -> run`` on a chunking's task (the questions scored, in
+        order; default :func:`ragcov_data.execution.engine.run_task` here). The study never indexes or searches.
     metrics : sequence of str
-        One leaderboard each (default recall@10 and nDCG@10); ``hit@10`` is also recorded in ``values``.
-        Metrics at ``k`` chunks compare unequal contexts across chunkings (ten whole artigos are many more
-        words than ten 50-word windows).
+        One leaderboard each (default recall@10 and nDCG@10; ``hit@10`` recorded too): at ``k`` chunks, unequal
+        contexts across chunkings (ten whole artigos are many more words than ten 50-word windows).
     budgets : sequence of int, optional
-        Context budgets in words (default 500, 1000, 2000): one family each on ``span_recall@Bw`` (the share
-        of the cited text in the context; the systems given the same number of words of context:
-        :mod:`ragcov_data.eval.outcomes.budget`), listed first, then one each on ``recall@Bw`` (touched), with
-        ``precision``, ``iou`` and the coverage curve at each budget recorded in ``values``. Each run is
-        retrieved deep enough to fill the largest budget with the chunking's smallest chunks.
+        Context budgets in words (default 500, 1000, 2000; :mod:`ragcov_data.eval.outcomes.budget`): one family
+        each on ``span_recall@Bw`` (the share of the cited text in the context), then on ``recall@Bw`` (touched);
+        precision, IoU and the coverage curve recorded in ``values``; runs retrieved deep enough to fill them.
     granularity : {"dispositivo", "article"}
     where : {"all", "full"}
         ``"full"``: only questions whose cited acts are all in the corpus.
@@ -544,7 +540,7 @@ def cited_chunking_study(
         ``"article"``: the question's first cited artigo (a sensitivity design: questions citing one provision
         share it). A unit other than the task's is said in the ICC sentence and the summary.
     icc_threshold : float
-        Kept for earlier callers and recorded; the unit no longer depends on the ICC.
+        Kept for earlier callers and recorded (the unit no longer depends on the ICC).
     passages : mapping name -> passage run, optional
         Pipelines' runs of returned text (:mod:`ragcov_data.runs.passages`: a path or DataFrame, e.g. from
         :func:`ragcov_data.run_pipeline`), ranked in the same families as the (chunking, retriever) systems,
@@ -566,8 +562,6 @@ def cited_chunking_study(
     said: dict[str, list[str]] = {}  # a metric's own notices (a passage run's ambiguous passages may move it)
     per_sys.update(_passage_values(passages, tasks[next(iter(tasks))], order, all_metrics, granularity, per_sys,
                                    on_missing, notices, said))
-    words = {name: dict(v.attrs.get("context_words") or {}) for name, v in per_sys.items()}  # mean words a budget
-    items = {name: dict(v.attrs.get("context_items") or {}) for name, v in per_sys.items()}  # mean chunks a budget
     values = pd.concat(dict(per_sys), axis=1).swaplevel(0, 1, axis=1).sort_index(axis=1, level=0,
                                                                                 sort_remaining=False)
     rec_name = next((str(s) for s in specs if s.name == "recall" and not s.budget), all_metrics[0])
@@ -579,8 +573,15 @@ def cited_chunking_study(
                                granularity=granularity, where=where, cluster=cname_,
                                info={"n_resamples": int(n_resamples), "seed": seed, "notices": notices,
                                      "systems": list(per_sys), "level": level, "budgets": list(budgets),
-                                     "context": CONTEXT_NOTE, "context_words": words, "context_items": items,
+                                     "context": CONTEXT_NOTE, **_context_means(per_sys),
                                      "passage_systems": list(passages or {})})
+
+
+def _context_means(per_sys: Mapping[str, pd.DataFrame]) -> dict[str, dict[str, dict]]:
+    """Per system and budget the mean words (``context_words``) and chunks or passages (``context_items``) of
+    context."""
+    return {key: {name: dict(v.attrs.get(key) or {}) for name, v in per_sys.items()}
+            for key in ("context_words", "context_items")}
 
 
 def _study_metrics(metrics: Sequence[str], budgets: list[int]) -> tuple[list[str], list[Any], int, list[str]]:
