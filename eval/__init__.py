@@ -65,3 +65,7 @@ from ragcov_data.eval.outcomes.stage import outcomes_many  # noqa: E402
 import ragcov_data.eval.outcomes as outcomes  # noqa: E402  (the stage's module, callable as its function)
 
 __all__ += ["outcomes", "outcomes_many", "OutcomeTable", "OutcomeSet"]
+from ragcov_data.eval.comparisons.proxy import ProxyAgreement, Side, proxy_agreement  # noqa: E402
+from ragcov_data.eval.planning.proxy_coverage import proxy_coverage  # noqa: E402
+
+__all__ += ["proxy_agreement", "ProxyAgreement", "Side", "proxy_coverage"]

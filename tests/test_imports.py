@@ -224,7 +224,8 @@ STAGES = (
     ("planning", ("ragcov_data.eval.planning",)),
     ("eval", ("ragcov_data.eval",)),
     ("reporting", ("ragcov_data.reporting",)),
-    ("jobs", ("ragcov_data.jobs.benchmark", "ragcov_data.jobs.studies", "ragcov_data.interop.mteb")),
+    ("jobs", ("ragcov_data.jobs.benchmark", "ragcov_data.jobs.studies", "ragcov_data.jobs.proxy",
+              "ragcov_data.interop.mteb")),
     ("cli", ("ragcov_data.cli", "ragcov_data.__main__")),
 )
 

@@ -22,7 +22,7 @@ from ragcov_data.cli._common import check_args_outputs
 from ragcov_data.errors import RagcovError
 
 #: Verb modules, in the order ``ragcov --help`` lists them.
-VERBS = ["build", "publish", "run", "eval", "compare", "leaderboard", "misses", "chunking", "coverage", "plan", "report", "benchmark"]
+VERBS = ["build", "publish", "run", "eval", "compare", "leaderboard", "misses", "chunking", "proxy", "coverage", "plan", "report", "benchmark"]
 
 #: Set to 1 to let unexpected exceptions propagate with their traceback.
 DEBUG_ENV = "RAGCOV_DEBUG"

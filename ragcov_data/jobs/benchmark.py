@@ -144,7 +144,7 @@ def run_benchmark(data_dir: str | os.PathLike, *, chunk_words: int = 100, retrie
         The content of ``results.json``: ``meta``, ``task``, ``retrievers``, ``comparisons`` (filled from the
         leaderboard's pairs, retriever order, each with ``family``), ``leaderboard`` (hit@1, one family of all
         pairs, with ``sentence``), ``chunkings`` (words vs dispositivo, paired by document), ``misses``
-        (summary of BM25's hit@1 misses on both chunkings), ``study`` (the one-sentence answer), ``coverage``,
+        (summary of BM25's hit@1 misses on both chunkings), ``study`` (the one-sentence answer), ``coverage``, ``proxy`` (self-retrieval against real questions: :func:`ragcov_data.jobs.proxy.proxy_section`),
         ``juristcu`` (with its own ``leaderboard`` and ``sentence``), ``irpf`` (real questions: ``leaderboard``
         of every retriever on recall@10 over article chunks, ``chunkings``: the chunking x retriever family
         on recall@10 (unequal contexts), ``budgets``: the same family within 500, 1,000 and 2,000 words of
@@ -188,6 +188,7 @@ def run_benchmark(data_dir: str | os.PathLike, *, chunk_words: int = 100, retrie
         with _timed(timings, "juristcu"):
             results["juristcu"] = _juristcu(root / "juristcu", names, **ctx, **est)
     results.update(_cited_sections(root, names, timings, ctx, est))
+    results["proxy"] = _proxy_section(root, names, timings, **ctx, **est)
     results["meta"]["elapsed_s"] = round(time.perf_counter() - t0, 1)
     return results
 
@@ -245,6 +246,7 @@ def _skeleton(root: Path, ds: Any, qmeta: pd.DataFrame, settings: dict[str, Any]
         "retrievers": [], "comparisons": [], "leaderboard": None, "coverage": None, "juristcu": None,
         "chunkings": None, "misses": None, "study": None, "irpf": None, "lgpd": None, "cited_agreement": None,
     }
+    results["proxy"] = None  # self-retrieval against real questions (_proxy_section)
     results["meta"]["ragcov_version"] = __version__
     return results
 
@@ -476,6 +478,15 @@ def _chunking_study(root: Path, words: Any, words_run: pd.DataFrame, words_eval:
     chunk = chunking_block(cmp_, name)
     return {"chunkings": chunk, "misses": block, "study": study_sentence(block, chunk),
             "table": misses_table({k: v.misses for k, v in found.items()})}
+
+
+def _proxy_section(root: Path, names: Sequence[str], timings: dict[str, float], **kwargs: Any) -> dict[str, Any] | None:
+    """Self-retrieval against real questions on the IRPF and LGPD acts (:func:`ragcov_data.jobs.proxy.proxy_section`:
+    the fast retrievers of ``names``, both families), timed as ``timings["proxy"]``."""
+    from ragcov_data.jobs.proxy import proxy_section
+
+    with _timed(timings, "proxy"):
+        return proxy_section(root, names, **kwargs)
 
 
 def _benchmark_iv(retrievers, ks, recommend_k) -> list[str]:

@@ -9,8 +9,11 @@ study, so the two jobs cannot drift apart.
 """
 from __future__ import annotations
 
+import copy
 import json
+import os
 import warnings
+from collections import OrderedDict
 from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
@@ -27,6 +30,7 @@ from ragcov_data.eval.comparisons.paired_chunkings import compare_chunkings
 from ragcov_data.eval.comparisons.cited import cited_chunking_study
 from ragcov_data.eval.outcomes.table import outcomes_from_eval_json
 from ragcov_data.eval.planning.twin import simulate_population
+from ragcov_data.legal.acervo import sha256_file
 from ragcov_data.loaders._cited_gold import UnresolvedCitations
 from ragcov_data.loaders.cited_questions import build_cited_task
 from ragcov_data.runs.fingerprint import FINGERPRINT_KEY
@@ -141,24 +145,61 @@ def cited_tasks(acts: Any, questions: Any, chunkings: Sequence[tuple[str, Mappin
     """One cited-questions task per ``(name, build_cited_task keywords)`` of ``chunkings``, the same questions
     under each (built by ``build``, default :func:`build_cited_task`; ``lgpd``'s reads unit tables and exam
     questions); every warning of a build goes to ``note(name, message)``, never silent, the unresolved citations
-    once (their one-line summary: the counts and where the list is) for every chunking that shares them."""
+    once (their one-line summary: the counts and where the list is) for every chunking that shares them.
+
+    A task built in this process from files of the same content with the same options is not built again:
+    a copy of it is returned and its warnings said again (:data:`_BUILT`; the main job's studies share them)."""
     build = build or build_cited_task
     tasks: dict[str, Any] = {}
     gold: dict[tuple, list[tuple[str, Any]]] = {}  # what an unresolved-citations notice says -> (chunking, notice)
     for name, opts in chunkings:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            tasks[name] = build(acts, questions, dataset=dataset, config_name=name, **kw, **opts)
-        for w in caught:
-            if isinstance(w.message, UnresolvedCitations):  # the same citations under every chunking: said once
-                gold.setdefault(w.message.key(), []).append((name, w.message))
+        key = _built_key(acts, questions, dataset, name, opts, build, kw)
+        if key is not None and key in _BUILT:
+            task, messages = _BUILT[key]
+            tasks[name] = copy.deepcopy(task)
+        else:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                tasks[name] = build(acts, questions, dataset=dataset, config_name=name, **kw, **opts)
+            messages = [w.message for w in caught]
+            if key is not None:
+                _BUILT[key] = (copy.deepcopy(tasks[name]), messages)
+                while len(_BUILT) > _BUILT_MAX:
+                    _BUILT.pop(next(iter(_BUILT)))
+        for message in messages:
+            if isinstance(message, UnresolvedCitations):  # the same citations under every chunking: said once
+                gold.setdefault(message.key(), []).append((name, message))
             else:
-                note(name, str(w.message))
+                note(name, str(message))
     for said in gold.values():
         names = [n for n, _ in said]
         where = "" if len(gold) == 1 else f" [{', '.join(names)}]"
         note(names[0], said[0][1].summary() + where)
     return tasks
+
+
+#: Cited-questions tasks built in this process, by the content of their files and their options (oldest first), with
+#: the warnings their build gave.
+_BUILT: "OrderedDict[tuple, tuple[Any, list[Warning]]]" = OrderedDict()
+_BUILT_MAX = 12
+
+
+def _built_key(acts: Any, questions: Any, dataset: str, name: str, opts: Mapping[str, Any], build: Callable,
+               kw: Mapping[str, Any]) -> tuple | None:
+    """The key of a build in :data:`_BUILT`: the sha256 of every file read and every option (None when the acts or
+    the questions are not files, or an option is an object whose value cannot be keyed: a chunker, say)."""
+    paths = [acts] if isinstance(acts, (str, os.PathLike)) else acts
+    if not isinstance(paths, (list, tuple)) or not isinstance(questions, (str, os.PathLike)):
+        return None
+    plain = (str, int, float, bool, type(None))
+    if not all(isinstance(v, plain) for v in [*opts.values(), *kw.values()]):
+        return None
+    try:
+        shas = tuple(sha256_file(p) for p in [*paths, questions])
+    except (OSError, TypeError):
+        return None
+    return (shas, dataset, name, tuple(sorted(opts.items())), f"{build.__module__}.{build.__qualname__}",
+            tuple(sorted(kw.items())))
 
 
 def cited_study(tasks: Mapping[str, Any], makers: Mapping[str, Callable[[], Any]], *,

@@ -18,7 +18,8 @@ import pandas as pd
 from ragcov_data._format import num
 from ragcov_data._json import to_jsonable
 
-__all__ = ["budget_block", "corpora_agreement", "leaderboard_block", "pair_records", "single_system_sentence", "chunking_block", "misses_block",
+__all__ = ["proxy_block", "budget_block", "corpora_agreement", "leaderboard_block", "pair_records",
+           "single_system_sentence", "chunking_block", "misses_block",
            "misses_table", "flip_difference", "as_ranked", "study_sentence", "FLAG_PHRASES"]
 
 ALL = "__all__"
@@ -289,3 +290,13 @@ def irpf_sentence(family: Any, icc: Mapping[str, Any] | None = None, reference: 
 
 def _signed(x: float) -> str:
     return num(x, 3, sign=True).replace("-", "−")
+
+
+def proxy_block(study: Any) -> dict[str, Any]:
+    """``results["proxy"][corpus]``: the proxy study's JSON (:class:`ragcov_data.jobs.proxy.ProxyStudyResult`:
+    every comparison with its ``sentence``, both orders, tau with its interval, the pairs, the winners), plain
+    lists and dicts, and ``sentence``: the first headline comparison's."""
+    out = to_jsonable(study.to_dict())
+    heads = [c for c in out["comparisons"] if c.get("headline")]
+    out["sentence"] = heads[0]["sentence"] if heads else None
+    return out

@@ -10,7 +10,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 MODULES = ["eval/estimates/_kernels.py", "eval/estimates/interval.py", "eval/misses/analysis.py",
            "eval/misses/_flags.py", "eval/planning/twin.py", "eval/planning/power.py", "eval/planning/coverage.py",
-           "eval/planning/planner.py", "eval/comparisons/pool.py", "eval/comparisons/paired_chunkings.py"]
+           "eval/planning/planner.py", "eval/comparisons/pool.py", "eval/comparisons/paired_chunkings.py",
+           "eval/comparisons/proxy.py", "eval/comparisons/_orders.py", "eval/comparisons/proxy_render.py",
+           "eval/planning/proxy_coverage.py", "eval/outcomes/self_budget.py"]
 MAX_FUNCTION, MAX_MODULE = 80, 800
 
 
