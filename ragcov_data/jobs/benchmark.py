@@ -188,15 +188,15 @@ def run_benchmark(data_dir: str | os.PathLike, *, chunk_words: int = 100, retrie
         with _timed(timings, "juristcu"):
             results["juristcu"] = _juristcu(root / "juristcu", names, **ctx, **est)
     results.update(_cited_sections(root, names, timings, ctx, est))
-    results["proxy"] = _proxy_section(root, names, timings, **ctx, **est)
     results["meta"]["elapsed_s"] = round(time.perf_counter() - t0, 1)
     return results
 
 
 def _cited_sections(root: Path, names: Sequence[str], timings: dict[str, float], ctx: Mapping[str, Any],
                     est: Mapping[str, Any]) -> dict[str, Any]:
-    """The cited-questions parts: ``irpf`` (when ``root/irpf`` exists), ``lgpd`` (when ``root/lgpd`` exists) and
-    ``cited_agreement`` (whether the two name the same cut); each part timed, a missing folder said."""
+    """The cited-questions parts: ``irpf`` (when ``root/irpf`` exists), ``lgpd`` (when ``root/lgpd`` exists),
+    ``cited_agreement`` (whether the two name the same cut) and ``proxy`` (self-retrieval against the real
+    questions); each part timed, a missing folder said."""
     out: dict[str, Any] = {"irpf": None, "lgpd": None}
     for key, part in (("irpf", lambda: _irpf(root / "irpf", names, **ctx, **est)),
                       ("lgpd", lambda: _lgpd(root / "lgpd", **ctx, **est))):
@@ -207,6 +207,7 @@ def _cited_sections(root: Path, names: Sequence[str], timings: dict[str, float],
             ctx["log"](f"{key.upper()} section skipped: {root / key} does not exist")
     out["cited_agreement"] = corpora_agreement({"IRPF": (out["irpf"] or {}).get("budgets"),
                                                 "LGPD": (out["lgpd"] or {}).get("budgets")})
+    out["proxy"] = _proxy_section(root, names, timings, **ctx, **est)
     return out
 
 
