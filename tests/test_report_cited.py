@@ -113,8 +113,13 @@ def test_console_report_and_summary_state_both_answers(results):
         for name, row in b["text_share_curve"]["1000"].items():
             assert any(x.split()[:3] == [name, f"{row['span_recall']:.3f}", f"{row['touched']:.3f}"] for x in lines)
     assert results["cited_agreement"]["sentence"][:150] in text
-    said = [x for x in lines if x.lstrip().startswith(("Answer at", "Touched (", "Winning cut"))]
-    assert len(said) == 6 and all(len(x) <= MAX_LINE for x in said)
+    said = [x for x in lines if x.lstrip().startswith(("Answer at", "Touched (", "Its context holds", "Winning cut"))]
+    n_disagree = sum(bool(p["budgets"]["disagreement"]["sentence"]) for p in (results["irpf"], results["lgpd"]))
+    assert len(said) == 6 + n_disagree and all(len(x) <= MAX_LINE for x in said)  # the reason is never cut
+    for part in (results["irpf"], results["lgpd"]):
+        d = part["budgets"]["disagreement"]
+        if d["sentence"]:
+            assert f"Its context holds {d['touch_winner_text_share']:.3f} of the cited text" in text
     page, md = render_html(results), render_markdown(results)
     sec = page[page.index('<section id="lgpd">'):page.index('<section id="glossary">')]
     assert 0 < sec.index('id="fig-lgpd_budget"') < sec.index("<table")

@@ -61,17 +61,16 @@ def console_lines(block: Mapping[str, Any], limit: int = 200) -> list[str]:
            f"{verdict}."]
     d = block.get("disagreement") or {}
     if t:
-        text = (f"Touched (recall@{b}w: some character of the provision in the context): {t['leader']} "
-                f"{num(t['estimate'], 3)}")
-        if d.get("sentence"):
-            h = d["touch_winner"]
-            items = {r["system"]: r["chunks"] for r in curve_rows(block)}
-            text += (f", whose context holds {num(d['touch_winner_text_share'], 3)} of the cited text "
-                     f"({_ordinal(d['touch_winner_text_share_place'])} by text share)")
-            if items.get(h) is not None and items.get(d["text_share_winner"]) is not None \
-                    and items[h] > items[d["text_share_winner"]]:
-                text += (f": more, shorter chunks touch more provisions ({items[h]:.1f} chunks against "
-                         f"{items[d['text_share_winner']]:.1f})")
+        out.append(f"Touched (recall@{b}w: some character of the provision in the context): {t['leader']} leads, "
+                   f"{num(t['estimate'], 3)}.")
+    if t and d.get("sentence"):
+        h, w = d["touch_winner"], d["text_share_winner"]
+        items = {r["system"]: r["chunks"] for r in curve_rows(block)}
+        text = (f"Its context holds {num(d['touch_winner_text_share'], 3)} of the cited text "
+                f"({_ordinal(d['touch_winner_text_share_place'])} by text share)")
+        if items.get(h) is not None and items.get(w) is not None and items[h] > items[w]:
+            text += (f": more, shorter chunks touch more provisions without holding their text ({items[h]:.1f} "
+                     f"chunks read against {items[w]:.1f} by {w})")
         out.append(text + ".")
     winners = "; ".join(f"{int(k):,} {x['chunking']} {num(x['estimate'], 3)}"
                         for k, x in sorted((block.get("answers") or {}).items(), key=lambda kv: int(kv[0])))
