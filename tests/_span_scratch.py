@@ -1,6 +1,6 @@
 """The budgeted span measures of a passage run, from scratch: each passage's first place in the acts by
 ``str.find``, the context cut at the word that reaches the budget (a regular expression over the act), and sets
-of (act, character). An independent reference for the outcome stage's located and vectorised version."""
+of (act, character) of the text's non-space characters (the shared acts are in NFC). An independent reference for the outcome stage's located and vectorised version."""
 from __future__ import annotations
 
 import re
@@ -34,7 +34,7 @@ def scratch_values(passages: pd.DataFrame, acts: pd.DataFrame, citations: pd.Dat
     for q in qids:
         mine = ok[ok["query-id"] == q]
         provs = {(d, int(s), int(e)) for d, s, e in zip(mine["doc_id"], mine["start_char"], mine["end_char"])}
-        C = {(d, i) for d, s, e in provs for i in range(s, e)}
+        C = {(d, i) for d, s, e in provs for i in range(s, e) if not text_of[d][i].isspace()}  # text: non-space
         ranked = passages[passages["query-id"] == q].sort_values("rank")["text"]
         for b in budgets:
             ctx, left = [], b
@@ -50,7 +50,7 @@ def scratch_values(passages: pd.DataFrame, acts: pd.DataFrame, citations: pd.Dat
                     m = list(re.finditer(r"\S+", text_of[d][s:e]))[left - 1]
                     ctx.append((d, s, s + m.end()))
                     left = 0
-            X = {(d, i) for d, s, e in ctx for i in range(s, e)}
+            X = {(d, i) for d, s, e in ctx for i in range(s, e) if not text_of[d][i].isspace()}
             found = [any(cd == d and cs < e and ce > s for cd, cs, ce in ctx) for d, s, e in provs]
             ref = {"recall": sum(found) / len(found), "span_recall": len(X & C) / len(C),
                    "precision": len(X & C) / len(X) if X else 0.0, "iou": len(X & C) / len(X | C)}

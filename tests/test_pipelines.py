@@ -98,7 +98,7 @@ def test_langchain_pipeline_in_one_family_with_ragcovs_cuts(irpf, tmp_path, data
     assert len(got["budgets"]["1000"]["pairs"]) == 3 and got["budgets"]["1000"]["family_check"]["fwer"] is not None
     assert got["info"]["context_words"]["lc"]["1000"] == pytest.approx(1000.0)
     printed = capsys.readouterr().out
-    assert re.search(r"^lc +recall@1000w 0\.\d{3} \[", printed, re.M)
+    assert re.search(r"^lc +span_recall@1000w 0\.\d{3} \[.*recall@1000w 0\.\d{3} \[", printed, re.M)
 
 
 def test_llamaindex_retriever(irpf):

@@ -78,7 +78,8 @@ def test_the_answer_is_the_equal_context_family(irpf):
     ir = irpf[0]
     b = ir["budgets"]
     fam = b["families"]["1000"]
-    assert b["budget"] == 1000 and fam["metric"] == "recall@1000w" and set(b["families"]) == {"500", "1000", "2000"}
+    assert b["budget"] == 1000 and fam["metric"] == "span_recall@1000w" and set(b["families"]) == {"500", "1000", "2000"}
+    assert b["touched_families"]["1000"]["metric"] == "recall@1000w" and set(b["answers"]) == set(b["families"])
     est = _overall(fam)
     ans = b["answer"]
     assert ans["leader"] == max(est, key=lambda n: est[n]["estimate"])
@@ -90,8 +91,8 @@ def test_the_answer_is_the_equal_context_family(irpf):
     assert sorted((ans["low"], ans["high"])) == pytest.approx(sorted((s * pair["low"], s * pair["high"])), abs=1e-12)
     assert ans["separable"] == bool(pair["significant"])
     text = ir["sentence"]
-    assert re.search(r"^On 174 real IRPF questions \([^)]+\), within 1,000 words of context, the cut that brings the "
-                     r"cited provision most often is ", text)
+    assert re.search(r"^On 174 real IRPF questions \([^)]+\), within 1,000 words of context, the cut whose context "
+                     r"holds the most of the cited provisions' text is ", text)
     assert f"{ans['diff']:+.3f}, simultaneous 95% interval [{ans['low']:+.3f}, {ans['high']:+.3f}]" in text
     assert not re.search(r"recall@10(?!\d)", text) and "top 10" not in text
     assert ir["unequal_context_sentence"].startswith("At unequal contexts (recall@10, ")
@@ -190,5 +191,5 @@ def test_main_job_ranks_the_cuts_with_the_retriever_the_readme_quotes():
     from pathlib import Path
 
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-    assert "50-word windows with the Portuguese BM25" in readme
+    assert "the Portuguese BM25" in readme
     assert "bm25-pt" in pipeline.IRPF_STUDY_RETRIEVERS

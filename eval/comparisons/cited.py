@@ -9,10 +9,13 @@ per-question values of every system go into one value table that the leaderboard
 
 Metrics (per question; :func:`per_query_values`)
 -----------------------------------------------
-- ``recall@Bw`` (and ``span_recall@Bw``, ``precision@Bw``, ``iou@Bw``, ``hit@Bw``): the same measures
-  within a context of ``B`` words (:mod:`ragcov_data.eval.outcomes.budget`): every chunking gets the same
-  number of words, so these, not ``recall@k``, say which cut brings the cited provision to a model.
-  :func:`cited_chunking_study` ranks one family per budget (default 500, 1,000 and 2,000 words).
+- ``span_recall@Bw``, the headline: the share of the cited provisions' text (non-space characters) inside a
+  context of ``B`` words (:mod:`ragcov_data.eval.outcomes.budget`): every chunking gets the same number of
+  words, so this, not ``recall@k``, says which cut brings the cited provision to a model.
+  :func:`cited_chunking_study` ranks one family per budget (default 500, 1,000 and 2,000 words) on it, and one
+  on ``recall@Bw``, the touch reading (some character of the provision in the context), which more, shorter
+  chunks win whatever they carry (:mod:`ragcov_data.eval.comparisons.text_share`); ``precision@Bw``,
+  ``iou@Bw``, ``hit@Bw`` and the coverage curve ``covered_any/50/90/whole@Bw`` are recorded too.
 - ``recall@k``: the share of the question's cited provisions that a chunk in the top ``k`` overlaps
   (provision-level recall: a provision split over five windows counts once, found when any of them
   is retrieved). Across chunkings it compares unequal contexts: ten whole artigos are many more words
@@ -54,6 +57,8 @@ from ragcov_data.eval.outcomes.metrics import per_query
 from ragcov_data.eval.outcomes.passages import (cited_passage_values, cited_placements, passage_notices,
                                                 placement_notices)
 from ragcov_data.eval.outcomes.prepare import prepare_task
+from ragcov_data.eval.comparisons.text_share import (MEASURE_NOTES, budget_answer, curve_lines, disagreement,
+                                                      family_metric, text_share_curve, winners)
 from ragcov_data.eval.outcomes.table import default_cluster
 from ragcov_data.eval.outcomes.score import score_run
 from ragcov_data.eval.outcomes.table import run_name
@@ -296,20 +301,29 @@ class CitedChunkingResult(_JsonMixin):
     def to_dict(self) -> dict[str, Any]:
         vals = self.values.copy()
         vals.columns = [f"{m}|{s}" for m, s in vals.columns]
+        curve = self.text_share_curve()
         budgets = {}
-        for b in self.budgets:
-            lb = self.leaderboards[f"recall@{b}w"]
-            d = lb.to_dict()
-            budgets[str(b)] = {"words": b, "metric": lb.metric, "systems": d["systems"], "pairs": d["pairs"],
-                               "family_check": d["family_check"], "best_set": d["best_set"],
-                               "answer": self.budget_answer(b)}
+        for b in self.budgets:  # the headline family (text share), with the touch reading's beside it
+            budgets[str(b)] = {"words": b, **self._family_record(family_metric(b)), "answer": self.budget_answer(b),
+                               "touched": {**self._family_record(family_metric(b, "touched")),
+                                           "answer": self.touch_answer(b)},
+                               "text_share_curve": curve[str(b)], "disagreement": self.disagreement(b)}
         return {"granularity": self.granularity, "where": self.where, "cluster": self.cluster,
                 "leaderboards": {m: lb.to_dict() for m, lb in self.leaderboards.items()},
                 "resolution": self.resolution, "icc": self.icc,
                 "values": vals.reset_index(), "info": self.info,
-                "budgets": budgets, "context": CONTEXT_NOTE,
+                "budgets": budgets, "context": CONTEXT_NOTE, "measures": dict(MEASURE_NOTES),
                 "headline": self.budget_answer() if self.budgets else None,
+                "touched_headline": self.touch_answer() if self.budgets else None,
+                "disagreement": self.disagreement() if self.budgets else None,
+                "winners": {str(b): self.budget_answer(b)["chunking"] for b in self.budgets},
+                "text_share_curve": curve,
                 "unequal_context_metrics": [m for m in self.leaderboards if not parse_cited_metric(m).budget]}
+
+    def _family_record(self, metric: str) -> dict[str, Any]:
+        d = self.leaderboards[metric].to_dict()
+        return {"metric": metric, "systems": d["systems"], "pairs": d["pairs"], "family_check": d["family_check"],
+                "best_set": d["best_set"]}
 
     @property
     def budgets(self) -> list[int]:
@@ -321,13 +335,34 @@ class CitedChunkingResult(_JsonMixin):
         bs = self.budgets
         return None if not bs else (1000 if 1000 in bs else bs[(len(bs) - 1) // 2])
 
-    def budget_answer(self, budget: int | None = None) -> dict[str, Any]:
-        """Which system leads ``recall@Bw`` at ``budget`` words (default :meth:`headline_budget`), and its
-        difference with simultaneous interval against the best system of another chunking (the next cut)."""
+    def _budget_family(self, budget: int | None, reading: str) -> tuple[int, Any]:
         b = self.headline_budget() if budget is None else int(budget)
-        if b is None or f"recall@{b}w" not in self.leaderboards:
+        if b is None or family_metric(b, reading) not in self.leaderboards:
             raise RagcovError(f"no family at {budget!r} words; ranked budgets: {self.budgets}.")
-        return budget_answer(self.leaderboards[f"recall@{b}w"], b)
+        return b, self.leaderboards[family_metric(b, reading)]
+
+    def budget_answer(self, budget: int | None = None) -> dict[str, Any]:
+        """The answer at ``budget`` words (default :meth:`headline_budget`): which system's context holds the most
+        of the cited provisions' text (``span_recall@Bw``), and its difference with simultaneous interval against
+        the best system of another chunking (the next cut)."""
+        b, lb = self._budget_family(budget, "text_share")
+        return budget_answer(lb, b)
+
+    def touch_answer(self, budget: int | None = None) -> dict[str, Any]:
+        """The touch reading at ``budget`` words: which system touches the most cited provisions (``recall@Bw``)."""
+        b, lb = self._budget_family(budget, "touched")
+        return budget_answer(lb, b)
+
+    def disagreement(self, budget: int | None = None) -> dict[str, Any]:
+        """Whether touch and text share name the same winning cut at ``budget`` words, with the sentence saying
+        why when they do not (:func:`ragcov_data.eval.comparisons.text_share.disagreement`)."""
+        b, text_lb = self._budget_family(budget, "text_share")
+        return disagreement(text_lb, self._budget_family(b, "touched")[1], b, self.text_share_curve()[str(b)])
+
+    def text_share_curve(self) -> dict[str, dict[str, dict[str, Any]]]:
+        """Per budget and system: text share, touched, the coverage curve (``any``, ``0.5``, ``0.9``, ``whole``)
+        and the context's mean words and chunks (:func:`ragcov_data.eval.comparisons.text_share.text_share_curve`)."""
+        return text_share_curve(self.values, self.budgets, self.info)
 
     def table(self) -> pd.DataFrame:
         """One row per system: estimate [low, high], rank and tier of every metric."""
@@ -347,7 +382,7 @@ class CitedChunkingResult(_JsonMixin):
                 if spec.budget:  # the words each context holds, on average: less than B when a system returns less
                     row[f"{m} words"] = (self.info.get("context_words") or {}).get(name, {}).get(spec.k)
         hb = self.headline_budget()
-        first = f"recall@{hb}w" if hb is not None else next(iter(self.leaderboards))
+        first = family_metric(hb) if hb is not None else next(iter(self.leaderboards))
         return pd.DataFrame(list(rows.values())).sort_values(first, ascending=False).reset_index(drop=True)
 
     def to_markdown(self) -> str:
@@ -375,11 +410,11 @@ class CitedChunkingResult(_JsonMixin):
 
     def summary(self) -> str:
         lb0 = next(iter(self.leaderboards.values()))
-        lines = [self.budget_answer()["sentence"]] if self.budgets else []
+        lines = self._answer_lines()
         lines.append(f"Cited questions: {lb0.n_queries} questions ({self.where}), granularity {self.granularity}, "
                      f"paired by question; unit of inference: {self.cluster} ({lb0.n_clusters} clusters).")
         if self.budgets:
-            lines.append(f"recall@Bw: {CONTEXT_NOTE}.")
+            lines += [f"{MEASURE_NOTES['text_share']}; {MEASURE_NOTES['touched']}.", f"{CONTEXT_NOTE}."]
         unequal = [m for m in self.leaderboards if not parse_cited_metric(m).budget]
         if unequal:
             lines.append(f"{', '.join(unequal)}: k chunks of whatever size each chunking makes — UNEQUAL CONTEXTS "
@@ -387,6 +422,8 @@ class CitedChunkingResult(_JsonMixin):
         lines.append("Resolution per chunking:")
         lines += ["  " + x for x in self.resolution.to_string(index=False).splitlines()]
         lines.append(f"ICC: {self.icc.get('sentence', '')}")
+        if self.budgets:
+            lines += ["", *curve_lines(self.text_share_curve()[str(self.headline_budget())], self.headline_budget())]
         lines.append("")
         lines.append(self.table_text())
         for m, lb in self.leaderboards.items():
@@ -395,6 +432,19 @@ class CitedChunkingResult(_JsonMixin):
                 lines.append(f"{m} (unequal contexts across chunkings):")
             lines.append(lb.summary())
         return "\n".join(lines)
+
+    def _answer_lines(self) -> list[str]:
+        """The answer by text share at the headline budget, the touch reading beside it, where the two disagree
+        (one sentence each, every budget), and the winning cut at each budget."""
+        if not self.budgets:
+            return []
+        touch = self.touch_answer()
+        lines = [self.budget_answer()["sentence"],
+                 f"Touched (some character of the provision in the context): {touch['leader']} leads recall@"
+                 f"{touch['budget']}w ({touch['estimate']:.3f})."]
+        lines += [d["sentence"] for d in (self.disagreement(b) for b in self.budgets) if d["sentence"]]
+        lines.append(winners({b: self.budget_answer(b) for b in self.budgets}))
+        return lines
 
     def table_text(self) -> str:
         t = self.table()
@@ -445,47 +495,6 @@ def _label(metric: str) -> str:
     return metric if parse_cited_metric(metric).budget else f"{metric} (unequal context)"
 
 
-def _clean(x: float) -> float:
-    """``x`` without floating-point dust (a difference of two equal means prints 0, not -0.000)."""
-    return round(x, 12) + 0.0
-
-
-def budget_answer(lb: Any, budget: int) -> dict[str, Any]:
-    """The leader of a ``recall@Bw`` family and its difference, with simultaneous interval, against the best
-    system of another chunking (systems are named ``chunking/retriever``)."""
-    sy = lb.systems.sort_values(["estimate", "name"], ascending=[False, True])
-    names = sy["name"].astype(str).tolist()
-    est = dict(zip(names, sy["estimate"].astype(float)))
-    top = names[0]
-    cut = top.split("/")[0]
-    nxt = next((n for n in names[1:] if n.split("/")[0] != cut), names[1] if len(names) > 1 else None)
-    out: dict[str, Any] = {"budget": int(budget), "metric": lb.metric, "leader": top, "chunking": cut,
-                           "estimate": est[top], "next": nxt, "next_estimate": est.get(nxt), "diff": None,
-                           "low": None, "high": None, "p_adj": None, "separable": None, "level": lb.level,
-                           "best_set": lb.best_set()}
-    if nxt is not None:
-        pr = lb.pairs
-        row = pr[(pr["a"] == top) & (pr["b"] == nxt)]
-        sign = 1.0
-        if row.empty:
-            row, sign = pr[(pr["a"] == nxt) & (pr["b"] == top)], -1.0
-        r = row.iloc[0]
-        lo, hi = sorted((_clean(sign * float(r["low"])), _clean(sign * float(r["high"]))))
-        out.update(diff=_clean(sign * float(r["diff"])), low=lo, high=hi, p_adj=float(r["p_adj"]),
-                   separable=bool(r["significant"]))
-    words = f"{budget:,} words"
-    if nxt is None:
-        out["sentence"] = f"Within {words} of context, {top} leads recall@{budget}w ({est[top]:.3f})."
-        return out
-    verdict = ("separable at the family-wise level" if out["separable"] else
-               "not separable at the family-wise level (the interval holds 0)")
-    out["sentence"] = (f"Within {words} of context, the cut that brings the cited provision most often is {cut} "
-                       f"({top}: recall@{budget}w {est[top]:.3f}); against the next cut, {nxt} "
-                       f"({est[nxt]:.3f}): {out['diff']:+.3f}, simultaneous {lb.level:.0%} interval "
-                       f"[{out['low']:+.3f}, {out['high']:+.3f}], {verdict}.")
-    return out
-
-
 def cited_chunking_study(
     tasks: Mapping[str, Any],
     retrievers: Mapping[str, Callable[[], Any]],
@@ -512,18 +521,15 @@ def cited_chunking_study(
     retrievers : mapping name -> factory
         A fresh retriever per chunking (``index(corpus)``, ``search(queries, k)``).
     runner : callable, optional
-        ``runner(retriever, task, k=..., queries=...) -> run``: how a fresh retriever is run on a chunking's
-        task (the questions scored, in order). Default: :func:`ragcov_data.execution.engine.run_task` in this process;
-        a job on Ray passes the engine's. The study itself never indexes or searches.
+        ``runner(retriever, task, k=..., queries=...) -> run`` on a chunking's task (the questions scored, in
+        order; default :func:`ragcov_data.execution.engine.run_task` here). The study never indexes or searches.
     metrics : sequence of str
-        One leaderboard each (default recall@10 and nDCG@10); ``hit@10`` is also recorded in ``values``.
-        Metrics at ``k`` chunks compare unequal contexts across chunkings (ten whole artigos are many more
-        words than ten 50-word windows).
+        One leaderboard each (default recall@10 and nDCG@10; ``hit@10`` recorded too): at ``k`` chunks, unequal
+        contexts across chunkings (ten whole artigos are many more words than ten 50-word windows).
     budgets : sequence of int, optional
-        Context budgets in words (default 500, 1000, 2000): one family each on ``recall@Bw`` (the systems
-        given the same number of words of context; :mod:`ragcov_data.eval.outcomes.budget`), listed first,
-        with ``span_recall``, ``precision`` and ``iou`` at each budget recorded in ``values``. Each run is
-        retrieved deep enough to fill the largest budget with the chunking's smallest chunks.
+        Context budgets in words (default 500, 1000, 2000; :mod:`ragcov_data.eval.outcomes.budget`): one family
+        each on ``span_recall@Bw`` (the share of the cited text in the context), then on ``recall@Bw`` (touched);
+        precision, IoU and the coverage curve recorded in ``values``; runs retrieved deep enough to fill them.
     granularity : {"dispositivo", "article"}
     where : {"all", "full"}
         ``"full"``: only questions whose cited acts are all in the corpus.
@@ -534,7 +540,7 @@ def cited_chunking_study(
         ``"article"``: the question's first cited artigo (a sensitivity design: questions citing one provision
         share it). A unit other than the task's is said in the ICC sentence and the summary.
     icc_threshold : float
-        Kept for earlier callers and recorded; the unit no longer depends on the ICC.
+        Kept for earlier callers and recorded (the unit no longer depends on the ICC).
     passages : mapping name -> passage run, optional
         Pipelines' runs of returned text (:mod:`ragcov_data.runs.passages`: a path or DataFrame, e.g. from
         :func:`ragcov_data.run_pipeline`), ranked in the same families as the (chunking, retriever) systems,
@@ -556,7 +562,6 @@ def cited_chunking_study(
     said: dict[str, list[str]] = {}  # a metric's own notices (a passage run's ambiguous passages may move it)
     per_sys.update(_passage_values(passages, tasks[next(iter(tasks))], order, all_metrics, granularity, per_sys,
                                    on_missing, notices, said))
-    words = {name: dict(v.attrs.get("context_words") or {}) for name, v in per_sys.items()}  # mean words a budget
     values = pd.concat(dict(per_sys), axis=1).swaplevel(0, 1, axis=1).sort_index(axis=1, level=0,
                                                                                 sort_remaining=False)
     rec_name = next((str(s) for s in specs if s.name == "recall" and not s.budget), all_metrics[0])
@@ -568,20 +573,30 @@ def cited_chunking_study(
                                granularity=granularity, where=where, cluster=cname_,
                                info={"n_resamples": int(n_resamples), "seed": seed, "notices": notices,
                                      "systems": list(per_sys), "level": level, "budgets": list(budgets),
-                                     "context": CONTEXT_NOTE, "context_words": words,
+                                     "context": CONTEXT_NOTE, **_context_means(per_sys),
                                      "passage_systems": list(passages or {})})
 
 
+def _context_means(per_sys: Mapping[str, pd.DataFrame]) -> dict[str, dict[str, dict]]:
+    """Per system and budget the mean words (``context_words``) and chunks or passages (``context_items``) of
+    context."""
+    return {key: {name: dict(v.attrs.get(key) or {}) for name, v in per_sys.items()}
+            for key in ("context_words", "context_items")}
+
+
 def _study_metrics(metrics: Sequence[str], budgets: list[int]) -> tuple[list[str], list[Any], int, list[str]]:
-    """The ranked metrics (budgets first), their specs, the deepest ``k`` asked for, and every metric recorded
-    (``hit@k`` and the budgets' span recall, precision and IoU besides)."""
+    """The ranked metrics (budgets first: each budget's text share ``span_recall@Bw``, then its touch reading
+    ``recall@Bw``), their specs, the deepest ``k`` asked for, and every metric recorded (``hit@k`` and the budgets'
+    precision, IoU and coverage curve besides)."""
     metrics = [str(parse_cited_metric(m)) for m in metrics]
-    family = list(dict.fromkeys([*(f"recall@{b}w" for b in budgets), *metrics]))
+    family = list(dict.fromkeys([*(family_metric(b) for b in budgets), *(family_metric(b, "touched") for b in budgets),
+                                 *metrics]))
     if not family:
         raise RagcovError("give at least one metric or budget to rank the systems on.")
     specs = [parse_cited_metric(m) for m in family]
     kmax = max([s.k for s in specs if not s.budget], default=10)
-    extra = [f"{m}@{b}w" for b in budgets for m in ("span_recall", "precision", "iou")]
+    extra = [f"{m}@{b}w" for b in budgets for m in ("precision", "iou", "covered_any", "covered_50", "covered_90",
+                                                   "covered_whole")]
     return family, specs, kmax, list(dict.fromkeys([*family, f"hit@{kmax}", *extra]))
 
 

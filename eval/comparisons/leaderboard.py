@@ -99,6 +99,7 @@ from ragcov_data.eval.outcomes.budget import cited_metric_of
 from ragcov_data.eval.outcomes.metrics import parse_metric, per_query
 from ragcov_data.eval.outcomes.passages import ranked_documents
 from ragcov_data.eval.outcomes.metrics._lists import prepare_qrels
+from ragcov_data.runs.passages import is_passage_run
 from ragcov_data.ties import DEFAULT_TIE_POLICY
 
 from ragcov_data.eval.estimates import _kernels
@@ -239,7 +240,8 @@ def leaderboard(
         ``queries``, ``qrels`` (``corpus`` optional), as for :func:`ragcov_data.eval.evaluate`.
     metric : str, optional
         ``hit@k``, ``ndcg@k``, ``p@k``, ``r@k``, ``mrr@k``. Default: the task's own, :func:`default_metric`
-        (recorded in ``info["metric_default"]``).
+        (recorded in ``info["metric_default"]``); passage runs on a cited-questions task: :data:`PASSAGE_DEFAULT`,
+        the share of the cited text within 1,000 words.
     cluster, by : str, optional
         Queries column of the sampled unit (default :func:`default_cluster`); column of groups (each group
         ranked as its own family, plus ``"__all__"``).
@@ -269,6 +271,8 @@ def leaderboard(
     metric_default = metric is None
     if metric_default:  # the task's own metric: hit@1 for self-retrieval, nDCG@10 for graded/pooled qrels
         metric = default_metric(load_task_frames(task)["queries"])
+        if _cited_passages(task, runs):  # pipelines' text on cited questions: the share of the cited text
+            metric = PASSAGE_DEFAULT
     cited, spec = _leaderboard_metric(task, metric)
     # the outcome stage: task frames read once, qrels prepared once, the sample and its correction,
     # missing queries and tie notices for every run
@@ -288,6 +292,20 @@ def leaderboard(
     if estimator != "auto":
         return ranked(estimator)
     return choose_headline(ranked, oc.clusters, _UNITS.get(oc.cluster, str(oc.cluster)))
+
+
+#: The default metric of passage runs on a cited-questions task: the share of the cited provisions' text within the
+#: first 1,000 words each pipeline returns (chunk nDCG grades ragcov's chunks, which a passage run has none of).
+PASSAGE_DEFAULT = "span_recall@1000w"
+
+
+def _cited_passages(task: Any, runs: Mapping[str, Any]) -> bool:
+    """Whether ``task`` has cited provisions and a run of ``runs`` is a passage run (a pipeline's returned text)."""
+    try:
+        cited = task["citations"] is not None
+    except (KeyError, TypeError, IndexError):
+        cited = False
+    return cited and any(is_passage_run(r) for r in runs.values())
 
 
 def _leaderboard_metric(task: Any, metric: Any) -> tuple[Any, Any]:

@@ -9,18 +9,23 @@ artigos) the same questions are scored *at equal context*:
   (score descending, then document id descending) read in order and cut after exactly ``B`` words, the chunk
   that crosses the budget truncated at the ``B``-th word (:mod:`ragcov_data.eval.outcomes.context`). Words are
   the whitespace tokens of the chunk text (``len(text.split())``), as the construction rules count them.
-- ``recall@Bw``: the share of the question's cited provisions that a context chunk overlaps (a chunk
-  overlaps a provision when their character spans in the act share a character) — the same
-  provision-level recall as ``recall@k``.
+- ``span_recall@Bw``, **the headline**: the share of the cited provisions' text inside the context, counted in
+  non-space characters (Unicode NFC), so whitespace never decides.
+- ``recall@Bw``, the **touch** reading: the share of the question's cited provisions that a context chunk
+  overlaps (a chunk overlaps a provision when their character spans in the act share a character: some character
+  of the provision is in the context) — the same provision-level recall as ``recall@k``. More, shorter chunks
+  touch more provisions in the same words while holding less of each, so this reading favours small windows.
 - ``hit@Bw``: 1 if a context chunk overlaps any cited provision.
-- ``span_recall@Bw``: the share of the cited provisions' characters inside the context.
-- ``precision@Bw``: the share of the context's characters that lie inside a cited provision.
-- ``iou@Bw``: characters in both over characters in either.
+- ``precision@Bw``: the share of the context's text that lies inside a cited provision.
+- ``iou@Bw``: text in both over text in either.
+- ``covered_any@Bw``, ``covered_50@Bw``, ``covered_90@Bw``, ``covered_whole@Bw``: the coverage curve, the share of
+  the question's cited provisions with any, at least half, at least 90% and all of their text inside the context.
 
 Characters are counted on the acts' character line (the task's ``documents`` split laid end to end:
 :mod:`ragcov_data.runs.line`): chunk spans (``start_char``, ``end_char`` of the corpus) and provision spans
 (``start_char``, ``end_char`` of the ``citations`` split; the artigo's at ``granularity="article"``) are half-open
-intervals, and overlapping chunks (or provisions) count their shared characters once (the intervals are merged).
+intervals, and overlapping chunks (or provisions) count their shared characters once (the intervals are merged);
+text is the non-space characters inside them (:mod:`ragcov_data.eval.outcomes.context`).
 Any chunking whose corpus records ``doc_id, start_char, end_char, text`` is scored alike, and so is a pipeline's
 passage run once its passages are located (:mod:`ragcov_data.eval.outcomes.passages`).
 
@@ -45,7 +50,8 @@ from ragcov_data.eval.outcomes.metrics import CITED_ALIASES, CITED_BUDGET_NAMES,
 from ragcov_data.runs import load_run
 from ragcov_data.runs.line import CharacterLine, character_line
 from ragcov_data.ties import DEFAULT_TIE_POLICY
-from ragcov_data.eval.outcomes.context import CONTEXT_NOTE, Items, budget_values, context_cut, context_words
+from ragcov_data.eval.outcomes.context import (CONTEXT_NOTE, MEASURES, Items, budget_values, context_cut,
+                                               context_words)
 
 __all__ = ["CitedMetric", "parse_cited_metric", "cited_provisions", "ranked_ids", "ChunkSpans", "chunk_spans",
            "cited_values", "context_size", "cited_metric_of", "cited_series", "cited_scoring", "CitedScoring",
@@ -56,10 +62,10 @@ GRANULARITIES = ("dispositivo", "article")
 RANK_NAMES = ("recall", "hit", "ndcg")
 BUDGET_NAMES = CITED_BUDGET_NAMES  # one definition, where metric names are parsed
 _ALIASES = CITED_ALIASES
-_PATTERN = re.compile(r"^\s*([A-Za-z_]+)\s*@\s*([+-]?\d+)\s*([wW]?)\s*$")
+_PATTERN = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*?)\s*@\s*([+-]?\d+)\s*([wW]?)\s*$")
 #: The valid forms, as every message about a metric of cited questions lists them.
-_VALID = ("'recall@k', 'hit@k', 'ndcg@k' (k chunks) or 'recall@Bw', 'span_recall@Bw', 'precision@Bw', 'iou@Bw', "
-          "'hit@Bw' (B words of context)")
+_VALID = ("'recall@k', 'hit@k', 'ndcg@k' (k chunks) or 'span_recall@Bw', 'recall@Bw', 'precision@Bw', 'iou@Bw', "
+          "'hit@Bw', 'covered_any@Bw', 'covered_50@Bw', 'covered_90@Bw', 'covered_whole@Bw' (B words of context)")
 #: The chunk-level metrics a cited-questions task also scores on its qrels (eval, compare, leaderboard).
 _CHUNK_LEVEL = ("chunk_recall", "chunk_hit", "ndcg_exp", "p", "mrr")
 _SPAN_COLS = {"dispositivo": ("start_char", "end_char"), "article": ("article_start_char", "article_end_char")}
@@ -79,13 +85,21 @@ class CitedMetric:
     def describe(self) -> str:
         """What the number is, in words (for printed output)."""
         where = f"within {self.k:,} words of context" if self.budget else f"in the top {self.k} chunks"
+        if self.budget and self.name == "recall":
+            return (f"share of the question's cited provisions touched (touched: some character of the provision is "
+                    f"{where}; a provision touched counts whole, however little of its text is there)")
+        text = "non-space characters"
         return {
             "recall": f"share of the question's cited provisions that a chunk {where} overlaps",
             "hit": f"1 if a chunk {where} overlaps a cited provision",
-            "span_recall": f"share of the cited provisions' characters {where}",
-            "precision": f"share of the characters {where} that lie inside a cited provision",
-            "iou": f"characters {where} and in a cited provision over characters in either",
+            "span_recall": f"share of the cited provisions' text ({text}) {where}",
+            "precision": f"share of the text ({text}) {where} that lies inside a cited provision",
+            "iou": f"share of the text ({text}) {where} or in a cited provision that is in both",
             "ndcg": f"trec_eval nDCG of the graded chunk qrels {where}",
+            "covered_any": f"share of the cited provisions with some of their text ({text}) {where}",
+            "covered_50": f"share of the cited provisions with at least half their text ({text}) {where}",
+            "covered_90": f"share of the cited provisions with at least 90% of their text ({text}) {where}",
+            "covered_whole": f"share of the cited provisions with all their text ({text}) {where}",
         }[self.name]
 
 
@@ -282,7 +296,7 @@ def context_size(words: np.ndarray, budget: int) -> int:
     return n + (1 if partial else 0)
 
 
-_COLUMN = {"recall": 0, "hit": 1, "span_recall": 2, "precision": 3, "iou": 4}
+_COLUMN = {name: i for i, name in enumerate(MEASURES)}
 
 
 def cited_values(run: Any, citations: pd.DataFrame, corpus: pd.DataFrame | None, metrics: Iterable[Any], *,
@@ -360,18 +374,22 @@ def _chunk_items(ranked: Mapping[str, np.ndarray], qids: Sequence[str], spans: C
 
 def budget_table(items: Sequence[Items], prov: Mapping[str, list[tuple]], qids: Sequence[str],
                  budgets: Sequence[int], line: CharacterLine, n_available: int | None = None) -> dict[int, np.ndarray]:
-    """``{budget: (questions x 5) array}`` of recall, hit, span_recall, precision, iou over each question's ranked
-    ``items`` (:mod:`ragcov_data.eval.outcomes.context`). ``attrs`` (on the returned dict's ``attrs`` key-less
-    twin, :class:`_Table`): ``n_short_context`` per budget, the questions whose list ended before the budget was
-    filled while more items existed (``n_available``), and ``context_words``, the mean words of context."""
-    out = _Table({b: np.zeros((len(qids), 5)) for b in budgets})
+    """``{budget: (questions x len(MEASURES)) array}`` of the columns of :data:`~ragcov_data.eval.outcomes.context.
+    MEASURES` over each question's ranked ``items`` (:mod:`ragcov_data.eval.outcomes.context`). ``attrs`` (on the
+    returned dict's ``attrs`` key-less twin, :class:`_Table`): ``n_short_context`` per budget, the questions whose
+    list ended before the budget was filled while more items existed (``n_available``); ``context_words``, the mean
+    words of context; ``context_items``, the mean number of chunks or passages the context reads (the one cut at
+    the B-th word included)."""
+    out = _Table({b: np.zeros((len(qids), len(MEASURES))) for b in budgets})
     short: dict[int, int] = {}
     words = {b: np.zeros(len(qids)) for b in budgets}
+    n_items = {b: np.zeros(len(qids)) for b in budgets}
     for i, (q, it) in enumerate(zip(qids, items)):
         ps, pe = provision_spans(prov[q], line.offsets, q)
         total = int(it.words.sum())
         for b in budgets:
             words[b][i] = context_words(it.words, b)
+            n_items[b][i] = context_size(it.words, b)
             if total < b and (n_available is None or len(it) < n_available):
                 short[b] = short.get(b, 0) + 1
         if not len(it):
@@ -379,8 +397,8 @@ def budget_table(items: Sequence[Items], prov: Mapping[str, list[tuple]], qids: 
         row = budget_values(it, budgets, ps, pe, line)
         for b in budgets:
             out[b][i] = row[b]
-    out.attrs = {"n_short_context": short, "context_words": {b: float(w.mean()) if len(w) else 0.0
-                                                             for b, w in words.items()}}
+    mean = lambda d: {b: float(w.mean()) if len(w) else 0.0 for b, w in d.items()}  # noqa: E731
+    out.attrs = {"n_short_context": short, "context_words": mean(words), "context_items": mean(n_items)}
     return out
 
 

@@ -14,10 +14,17 @@ budget and holds no document's characters; its characters up to the cut (words j
 in the context's size.
 
 Measures per question (:func:`budget_values`), against the question's cited provisions (spans on the same line):
-``recall`` the share of provisions a context item overlaps, ``hit`` whether one is, ``span_recall`` the share of
-the provisions' characters inside the context, ``precision`` the share of the context's characters inside a
-provision, ``iou`` characters in both over characters in either. Overlapping items (and provisions) count their
-shared characters once.
+
+- ``span_recall``, the headline: the share of the provisions' **text** inside the context;
+- ``recall``, the touch reading: the share of provisions some context item overlaps (a character of the provision
+  is in the context); ``hit`` whether one is;
+- ``precision`` the share of the context's text inside a provision, ``iou`` text in both over text in either;
+- the coverage curve ``covered_any``, ``covered_50``, ``covered_90``, ``covered_whole``: the share of provisions
+  with any, at least half, at least 90% and all of their text inside the context.
+
+Text is counted in **non-space characters** (Unicode NFC, as the line reads it flat: :mod:`ragcov_data.runs.line`),
+so whitespace never decides: a provision whose span ends on two newlines the context stops before is wholly inside.
+Overlapping items (and provisions) count their shared characters once.
 """
 from __future__ import annotations
 
@@ -28,13 +35,19 @@ import numpy as np
 
 from ragcov_data.runs.line import CharacterLine, flat_text
 
-__all__ = ["Items", "context_cut", "budget_values", "merge_spans", "context_line", "CONTEXT_NOTE", "MEASURES"]
+__all__ = ["Items", "context_cut", "budget_values", "merge_spans", "nonspace", "context_line", "CONTEXT_NOTE", "MEASURES",
+           "CURVE"]
 
 #: What a budgeted context is, in one sentence (printed with the numbers).
 CONTEXT_NOTE = ("context within B words = the ranked chunks or passages in rank order, cut after exactly B words "
                 "(the item that crosses B is truncated at the B-th word; words are whitespace tokens)")
 #: Columns of :func:`budget_values`, in order.
-MEASURES = ("recall", "hit", "span_recall", "precision", "iou")
+MEASURES = ("recall", "hit", "span_recall", "precision", "iou", "covered_any", "covered_50", "covered_90",
+            "covered_whole")
+#: The coverage curve's levels: (column, the least share of a provision's text inside the context, as a fraction
+#: num/den compared in whole characters; ``any`` is more than none).
+CURVE = (("covered_any", "any", None), ("covered_50", "0.5", (1, 2)), ("covered_90", "0.9", (9, 10)),
+         ("covered_whole", "whole", (1, 1)))
 
 
 @dataclass(frozen=True)
@@ -97,54 +110,77 @@ def merge_spans(s: np.ndarray, e: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return ms, me
 
 
-def _inter(xs: np.ndarray, xe: np.ndarray, cs: np.ndarray, ce: np.ndarray) -> int:
-    """Characters in both unions (each given as disjoint intervals)."""
+def nonspace(line: CharacterLine, s: np.ndarray, e: np.ndarray) -> np.ndarray:
+    """Non-space characters (NFC) of the line in each ``[s, e)`` (0 where ``e <= s``)."""
+    s, e = np.asarray(s, dtype=np.int64), np.asarray(e, dtype=np.int64)
+    n = np.searchsorted(line.pos, e, side="left") - np.searchsorted(line.pos, s, side="left")
+    return np.where(e > s, n, 0)
+
+
+def _inter(xs: np.ndarray, xe: np.ndarray, cs: np.ndarray, ce: np.ndarray, line: CharacterLine) -> np.ndarray:
+    """Non-space characters each interval of ``[cs, ce)`` shares with the union of the disjoint ``[xs, xe)``."""
     if not len(xs) or not len(cs):
-        return 0
-    ov = np.minimum(xe[:, None], ce[None, :]) - np.maximum(xs[:, None], cs[None, :])
-    return int(np.clip(ov, 0, None).sum())
+        return np.zeros(len(cs), dtype=np.int64)
+    lo = np.maximum(xs[:, None], cs[None, :])
+    hi = np.minimum(xe[:, None], ce[None, :])
+    return nonspace(line, lo, hi).sum(axis=0)
 
 
 def context_spans(items: Items, budget: int, line: CharacterLine | None) -> tuple[np.ndarray, np.ndarray, int]:
-    """The context's spans on the line (one per located item read, the cut one shortened) and the characters of
-    the items read that have no place."""
+    """The context's spans on the line (one per located item read, the cut one shortened) and the non-space
+    characters of the items read that have no place."""
     n, j = context_cut(items.words, budget)
     take = n + (1 if j else 0)
     s = items.start[:take].astype(np.int64).copy()
     e = items.end[:take].astype(np.int64).copy()
     off = 0
     for i in np.flatnonzero(s[:n] < 0):
-        off += len(" ".join(items.text[i].split()))
+        off += len(flat_text(items.text[i]))
     if j:
         if s[n] >= 0:
             if line is None:
                 raise ValueError("cutting a located item needs the task's character line")
             e[n] = _cut_end(items, n, j, line)
         else:
-            off += len(" ".join(items.text[n].split()[:j]))
+            off += len(flat_text(" ".join(items.text[n].split()[:j])))
     located = s >= 0
     return s[located], e[located], off
 
 
+def _curve(inside: np.ndarray, length: np.ndarray) -> list[float]:
+    """The coverage curve of one question: per level of :data:`CURVE`, the share of its provisions with at least
+    that share of their non-space characters (``inside`` of ``length``) in the context (integers compared, so a
+    provision wholly inside counts as whole; a provision with no non-space character is never covered)."""
+    ok = length > 0
+    out = [float((ok & (inside > 0)).mean())]
+    for _, _, (num, den) in CURVE[1:]:
+        out.append(float((ok & (inside * den >= length * num)).mean()))
+    return out
+
+
 def budget_values(items: Items, budgets: Sequence[int], ps: np.ndarray, pe: np.ndarray,
-                  line: CharacterLine | None) -> dict[int, tuple[float, float, float, float, float]]:
-    """Per budget: (recall, hit, span_recall, precision, iou) of one question whose cited provisions span
-    ``[ps, pe)`` on the line (see the module docstring)."""
+                  line: CharacterLine) -> dict[int, tuple[float, ...]]:
+    """Per budget: the columns of :data:`MEASURES` for one question whose cited provisions span ``[ps, pe)`` on
+    the line (see the module docstring; text counted in non-space characters)."""
+    if line is None:
+        raise ValueError("span measures count the text's non-space characters: pass the task's character line")
     cs, ce = merge_spans(ps, pe)
-    c_len = int((ce - cs).sum())
+    c_len = int(nonspace(line, cs, ce).sum())
+    p_len = nonspace(line, ps, pe)
     out = {}
     for b in budgets:
         xs0, xe0, off = context_spans(items, b, line)
         if not len(ps) or (not len(xs0) and not off):
-            out[b] = (0.0, 0.0, 0.0, 0.0, 0.0)
+            out[b] = (0.0,) * len(MEASURES)
             continue
         found = ((xs0[:, None] < pe[None, :]) & (xe0[:, None] > ps[None, :])).any(axis=0)
         xs, xe = merge_spans(xs0, xe0)
-        x_len = int((xe - xs).sum()) + off
-        both = _inter(xs, xe, cs, ce)
+        x_len = int(nonspace(line, xs, xe).sum()) + off
+        both = int(_inter(xs, xe, cs, ce, line).sum())
         either = x_len + c_len - both
         out[b] = (float(found.mean()), float(found.any()), both / c_len if c_len else 0.0,
-                  both / x_len if x_len else 0.0, both / either if either else 0.0)
+                  both / x_len if x_len else 0.0, both / either if either else 0.0,
+                  *_curve(_inter(xs, xe, ps, pe, line), p_len))
     return out
 
 

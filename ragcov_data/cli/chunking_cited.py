@@ -9,10 +9,14 @@
 The same questions are asked under every chunking (default: words-50, words-100, words-200, dispositivo,
 article), each retriever runs on each, every (chunking, retriever) is scored per question against its
 own chunking's qrels, and the systems are ranked as one family (:func:`ragcov_data.eval.comparisons.cited.
-cited_chunking_study`) at each context budget of ``--budgets`` (recall@500w, @1000w, @2000w: every
-chunking given the same number of words; the headline names the budget), then on recall@10 and nDCG@10
-(k chunks of unequal size: labelled as comparing unequal contexts). The JSON holds per budget the
-systems, pairs and family check (``budgets``) and the headline's answer (``headline``).
+cited_chunking_study`) at each context budget of ``--budgets`` (500, 1,000, 2,000 words: every chunking given
+the same number of words) by the share of the cited provisions' text inside the context (``span_recall@Bw``, the
+headline) and by the touch reading (``recall@Bw``: some character of the provision in the context), then on
+recall@10 and nDCG@10 (k chunks of unequal size: labelled as comparing unequal contexts). The console prints the
+answer by text share, the touch reading beside it, one sentence where the two disagree, the winning cut at each
+budget and the text share curve. The JSON holds per budget the text-share family (``budgets[B]``: systems, pairs,
+family check, ``answer``), the touch family (``budgets[B].touched``), the curve (``text_share_curve``) and the
+``disagreement``; the headline's answer (``headline``), ``touched_headline`` and ``winners``.
 """
 from __future__ import annotations
 
@@ -63,8 +67,9 @@ def extend_parser(p: argparse.ArgumentParser) -> None:
     g.add_argument("--where", choices=("all", "full"), default="all",
                    help="'full': only questions whose cited acts are all in the corpus (default: all)")
     g.add_argument("--budgets", default=None,
-                   help="comma list of context budgets in words: one family each on recall@Bw, every chunking given "
-                        "the same number of words (default: 500,1000,2000; 'none' for none)")
+                   help="comma list of context budgets in words, every chunking given the same number of words: one "
+                        "family each on span_recall@Bw (the headline: share of the cited text in the context) and on "
+                        "recall@Bw (touched) (default: 500,1000,2000; 'none' for none)")
     g.add_argument("--metrics", default="recall@10,ndcg@10",
                    help="comma list of recall@k, ndcg@k, hit@k (k chunks: unequal contexts across chunkings) or "
                         "recall@Bw ...: one family-wise table each (default: recall@10,ndcg@10)")

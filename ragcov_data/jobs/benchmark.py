@@ -31,9 +31,9 @@ from ragcov_data.baselines.registry import make_retriever  # called once, in _ma
 from ragcov_data.execution.engine import run_task
 from ragcov_data.errors import RagcovError
 from ragcov_data.tasks.paths import data_dir as _data_dir
-from ragcov_data.reporting.blocks import (budget_block, chunking_block, irpf_sentence, leaderboard_block,
-                                           misses_block, misses_table, pair_records, single_system_sentence,
-                                           study_sentence)
+from ragcov_data.reporting.blocks import (budget_block, chunking_block, corpora_agreement, irpf_sentence,
+                                           leaderboard_block, misses_block, misses_table, pair_records,
+                                           single_system_sentence, study_sentence)
 
 __all__ = ["run_benchmark", "DEFAULT_RETRIEVERS", "available_retrievers", "default_retrievers", "within_doc_acf"]
 
@@ -148,9 +148,14 @@ def run_benchmark(data_dir: str | os.PathLike, *, chunk_words: int = 100, retrie
         ``juristcu`` (with its own ``leaderboard`` and ``sentence``), ``irpf`` (real questions: ``leaderboard``
         of every retriever on recall@10 over article chunks, ``chunkings``: the chunking x retriever family
         on recall@10 (unequal contexts), ``budgets``: the same family within 500, 1,000 and 2,000 words of
-        context (``answer``: which cut wins at 1,000 words, its difference and simultaneous interval against
-        the next cut; ``curve``; ``families``), ``sentence``, the answer at 1,000 words, and
-        ``unequal_context_sentence``, the recall@10 reading; None without ``irpf/``); plus ``_tables``
+        context, ranked by the share of the cited text the context holds (``answer``: which cut wins at 1,000
+        words, its difference and simultaneous interval against the next cut; ``answers`` at every budget;
+        ``touch_answer`` and ``disagreement``: the touch reading and where it names another cut;
+        ``text_share_curve``; ``curve``; ``families``, ``touched_families``), ``sentence``, the answer at 1,000
+        words, and ``unequal_context_sentence``, the recall@10 reading; None without ``irpf/``), ``lgpd`` (the
+        same chunking study on the LGPD exam questions, clustered by exam: ``budgets``, ``sentence``; None
+        without ``lgpd/``), ``cited_agreement`` (whether the two corpora name the same cut at each budget, with
+        ``sentence``; None unless both ran); plus ``_tables``
         (``misses``: one row per miss), which :func:`~ragcov_data.reporting.write_report` writes as ``misses.csv``, not into the JSON.
     """
     t0 = time.perf_counter()
@@ -186,14 +191,28 @@ def run_benchmark(data_dir: str | os.PathLike, *, chunk_words: int = 100, retrie
     if (root / "juristcu").is_dir():
         with _timed(timings, "juristcu"):
             results["juristcu"] = _juristcu(root / "juristcu", names, **ctx, **est)
-    if (root / "irpf").is_dir():
-        with _timed(timings, "irpf"):
-            results["irpf"] = _irpf(root / "irpf", names, **ctx, **est)
-    else:
-        log(f"IRPF section skipped: {root / 'irpf'} does not exist")
-    results["proxy"] = _proxy_section(root, names, timings, **ctx, **est)
+    results.update(_cited_sections(root, names, timings, ctx, est))
     results["meta"]["elapsed_s"] = round(time.perf_counter() - t0, 1)
     return results
+
+
+def _cited_sections(root: Path, names: Sequence[str], timings: dict[str, float], ctx: Mapping[str, Any],
+                    est: Mapping[str, Any]) -> dict[str, Any]:
+    """The cited-questions parts: ``irpf`` (when ``root/irpf`` exists), ``lgpd`` (when ``root/lgpd`` exists),
+    ``cited_agreement`` (whether the two name the same cut) and ``proxy`` (self-retrieval against the real
+    questions); each part timed, a missing folder said."""
+    out: dict[str, Any] = {"irpf": None, "lgpd": None}
+    for key, part in (("irpf", lambda: _irpf(root / "irpf", names, **ctx, **est)),
+                      ("lgpd", lambda: _lgpd(root / "lgpd", **ctx, **est))):
+        if (root / key).is_dir():
+            with _timed(timings, key):
+                out[key] = part()
+        else:
+            ctx["log"](f"{key.upper()} section skipped: {root / key} does not exist")
+    out["cited_agreement"] = corpora_agreement({"IRPF": (out["irpf"] or {}).get("budgets"),
+                                                "LGPD": (out["lgpd"] or {}).get("budgets")})
+    out["proxy"] = _proxy_section(root, names, timings, **ctx, **est)
+    return out
 
 
 @contextlib.contextmanager
@@ -230,7 +249,7 @@ def _skeleton(root: Path, ds: Any, qmeta: pd.DataFrame, settings: dict[str, Any]
                  "corpus_chunks": int(len(ds["corpus"])), "doc_types": int(qmeta["doc_type"].nunique())},
         "naive_methods": [m for m, spec in _kernels.METHODS.items() if spec["naive"]],
         "retrievers": [], "comparisons": [], "leaderboard": None, "coverage": None, "juristcu": None,
-        "chunkings": None, "misses": None, "study": None, "irpf": None,
+        "chunkings": None, "misses": None, "study": None, "irpf": None, "lgpd": None, "cited_agreement": None,
     }
     results["proxy"] = None  # self-retrieval against real questions (_proxy_section)
     results["meta"]["ragcov_version"] = __version__
@@ -328,8 +347,8 @@ def _irpf(path: Path, names: Sequence[str], log: Any, show_progress: bool, engin
           *, level: float, seed: int, n_resamples: int,
           chunkings: Mapping[str, Mapping[str, Any]] | None = None,
           study_retrievers: Sequence[str] = IRPF_STUDY_RETRIEVERS) -> dict[str, Any]:
-    """Real questions (IRPF): the chunking x retriever family on recall of the cited provisions within each
-    budget of :data:`IRPF_BUDGETS` words (the answer: which cut wins at :data:`IRPF_BUDGET` words, its
+    """Real questions (IRPF): the chunking x retriever family on the share of the cited provisions' text within
+    each budget of :data:`IRPF_BUDGETS` words (the answer: which cut wins at :data:`IRPF_BUDGET` words, its
     difference and simultaneous interval against the next; ``budgets``) and on recall@10 (unequal contexts;
     ``chunkings``) (:func:`ragcov_data.eval.comparisons.cited.cited_chunking_study`, as ``ragcov chunking --dataset
     irpf``), then every retriever of ``names`` ranked on the article chunks, clustered by the task's unit (the
@@ -343,7 +362,8 @@ def _irpf(path: Path, names: Sequence[str], log: Any, show_progress: bool, engin
     acts, questions = folder / IRPF_FILES["acts"], folder / IRPF_FILES["questions"]
     chunkings = dict(IRPF_CHUNKINGS if chunkings is None else chunkings)
     log(f"IRPF real questions from {folder}: chunkings {', '.join(chunkings)} x {', '.join(study_retrievers)}, "
-        f"recall within {', '.join(map(str, IRPF_BUDGETS))} words and {IRPF_METRIC}, one family each")
+        f"the share of the cited text within {', '.join(map(str, IRPF_BUDGETS))} words (and the touch reading) and "
+        f"{IRPF_METRIC}, one family each")
     tasks = cited_tasks(acts, questions, chunkings.items(), dataset="irpf",
                         note=lambda cname, m: log(f"IRPF {cname}: {m}"))  # unresolved citations: said, never silent
     study = cited_study(tasks, {r: (lambda r=r: _make_retriever(r, False)) for r in study_retrievers},
@@ -377,7 +397,7 @@ def _irpf(path: Path, names: Sequence[str], log: Any, show_progress: bool, engin
                                      level=level, n_resamples=n_resamples, seed=seed)
         board = leaderboard_block(lb, "irpf")
         board["chunking"] = art_name
-    budgets = budget_block(study, IRPF_BUDGET)
+    budgets = budget_block(study, IRPF_BUDGET, "IRPF")
     # the answer is the equal-context one; recall@10 across chunkings compares unequal contexts
     sentence = budgets["sentence"]
     said = irpf_sentence(family, study.icc)
@@ -386,6 +406,42 @@ def _irpf(path: Path, names: Sequence[str], log: Any, show_progress: bool, engin
                         "budgets": budgets, "unequal_context_sentence": unequal,
                         "leaderboard_sentence": board["sentence"] if board else single_system_sentence(names[0]),
                         "n_questions": int(len(queries)), "source": str(folder)})
+
+
+#: The LGPD questions' chunking family: the IRPF study's cuts x retrievers (10 systems: the part takes about half a
+#: minute on 2 cores, under its 60 s goal), clustered by exam, ranked within the same budgets.
+LGPD_CHUNKINGS: dict[str, dict[str, Any]] = dict(IRPF_CHUNKINGS)
+LGPD_STUDY_RETRIEVERS: tuple[str, ...] = IRPF_STUDY_RETRIEVERS
+
+
+def _lgpd(path: Path, log: Any, show_progress: bool, engine: Mapping[str, Any] | None = None, *, level: float,
+          seed: int, n_resamples: int, chunkings: Mapping[str, Mapping[str, Any]] | None = None,
+          study_retrievers: Sequence[str] = LGPD_STUDY_RETRIEVERS) -> dict[str, Any]:
+    """Exam questions on the LGPD (``lgpd``, built as ``load_dataset("lgpd", config)`` builds it): the chunking x
+    retriever family by the share of the cited text within each budget of :data:`IRPF_BUDGETS` words (the answer
+    at :data:`IRPF_BUDGET`, ``budgets``), clustered by exam; no recall@k family (unequal contexts) and no
+    every-retriever board, which the IRPF part gives."""
+    # local: keeps `ragcov --help` from importing scipy.stats, datasets, matplotlib
+    from ragcov_data.jobs.studies import cited_study, cited_tasks
+    from ragcov_data.loaders.lgpd import build_lgpd_task, lgpd_sources
+
+    acts, questions = lgpd_sources(path)
+    chunkings = dict(LGPD_CHUNKINGS if chunkings is None else chunkings)
+    log(f"LGPD exam questions from {path}: chunkings {', '.join(chunkings)} x {', '.join(study_retrievers)}, the "
+        f"share of the cited text within {', '.join(map(str, IRPF_BUDGETS))} words (and the touch reading), one "
+        "family each, clustered by exam")
+    tasks = cited_tasks(acts, questions, chunkings.items(), dataset="lgpd", build=build_lgpd_task,
+                        note=lambda cname, m: log(f"LGPD {cname}: {m}"))  # unresolved citations: said, never silent
+    study = cited_study(tasks, {r: (lambda r=r: _make_retriever(r, False)) for r in study_retrievers},
+                        engine=engine, metrics=(), budgets=IRPF_BUDGETS, cluster="exam", level=level,
+                        n_resamples=n_resamples, seed=seed)
+    budgets = budget_block(study, IRPF_BUDGET, "LGPD")
+    queries = next(iter(tasks.values()))["queries"]
+    return to_jsonable({"budgets": budgets, "sentence": budgets["sentence"], "n_questions": int(len(queries)),
+                        "chunkings": {"resolution": study.resolution.to_dict(orient="records"), "icc": study.icc,
+                                      "chunkings": list(chunkings), "retrievers": list(study_retrievers),
+                                      "cluster": study.cluster},
+                        "source": str(path)})
 
 
 def _family(runs: Mapping[str, pd.DataFrame], evals: Mapping[str, Any], ds: Any, names: Sequence[str], log: Any,

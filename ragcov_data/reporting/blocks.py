@@ -18,7 +18,8 @@ import pandas as pd
 from ragcov_data._format import num
 from ragcov_data._json import to_jsonable
 
-__all__ = ["proxy_block", "budget_block", "leaderboard_block", "pair_records", "single_system_sentence", "chunking_block", "misses_block",
+__all__ = ["proxy_block", "budget_block", "corpora_agreement", "leaderboard_block", "pair_records",
+           "single_system_sentence", "chunking_block", "misses_block",
            "misses_table", "flip_difference", "as_ranked", "study_sentence", "FLAG_PHRASES"]
 
 ALL = "__all__"
@@ -169,31 +170,78 @@ def _pair(pairs: pd.DataFrame, x: str, y: str) -> tuple[float, float, float, boo
     return -float(r["diff"]), -float(r["high"]), -float(r["low"]), bool(r["significant"])
 
 
-def budget_block(study: Any, budget: int) -> dict[str, Any]:
+def budget_block(study: Any, budget: int, corpus: str = "IRPF") -> dict[str, Any]:
     """The equal-context answer of a cited chunking study (:class:`ragcov_data.eval.comparisons.cited.CitedChunkingResult`)
-    for the report: ``answer`` (which cut wins at ``budget`` words, its difference and simultaneous interval
-    against the next cut), ``sentence``, ``curve`` (every system's recall within every budget, with its
-    interval: the figure's points) and ``families`` (each budget's leaderboard block)."""
+    for the report, read by the share of the cited provisions' text inside the context (``span_recall@Bw``):
+    ``answer`` (which cut wins at ``budget`` words, its difference and simultaneous interval against the next
+    cut), ``answers`` (the same at every budget), ``touch_answer`` (the touch reading, ``recall@Bw``),
+    ``disagreement``/``disagreements`` (where the two readings name different cuts, one sentence why),
+    ``sentence``, ``winners_sentence``, ``curve`` (every system's text share within every budget, with its
+    interval, and its touch reading: the figure's points), ``text_share_curve`` (per budget and system the share
+    of cited provisions with any / half / 90% / all of their text inside) and ``families`` (each budget's
+    text-share leaderboard block; the touch reading's in ``touched_families``)."""
     # local: keeps `ragcov --help` from importing the evaluator (scipy.stats)
+    from ragcov_data.eval.comparisons.text_share import MEASURE_NOTES, family_metric, winners
     from ragcov_data.eval.outcomes.budget import CONTEXT_NOTE
 
-    answer = study.budget_answer(budget)
-    curve = []
+    answers = {b: study.budget_answer(b) for b in study.budgets}
+    answer, touch = answers[int(budget)], study.touch_answer(budget)
+    disagreements = {str(b): study.disagreement(b) for b in study.budgets}
+    lb = study.leaderboards[family_metric(budget)]
+    unit = ("paired by question" if study.cluster == "question" else
+            f"paired by question, clustered by {study.cluster}" if study.cluster == "first cited artigo" else
+            f"clustered by {study.cluster}")
+    said = answer["sentence"]
+    sentence = f"On {lb.n_queries} real {corpus} questions ({unit}), {said[:1].lower()}{said[1:]}"
+    if disagreements[str(budget)]["sentence"]:
+        sentence += " " + disagreements[str(budget)]["sentence"]
+    return {"corpus": corpus, "budget": int(budget), "budgets": study.budgets, "metric": family_metric(budget),
+            "touched_metric": family_metric(budget, "touched"), "context": CONTEXT_NOTE, "measures": MEASURE_NOTES,
+            "answer": answer, "answers": {str(b): a for b, a in answers.items()}, "touch_answer": touch,
+            "disagreement": disagreements[str(budget)], "disagreements": disagreements, "sentence": sentence,
+            "winners_sentence": winners(answers), "curve": _curve_records(study),
+            "text_share_curve": study.text_share_curve(), "level": lb.level, "cluster": study.cluster,
+            "families": {str(b): leaderboard_block(study.leaderboards[family_metric(b)],
+                                                   f"{corpus.lower()}_budget_{b}") for b in study.budgets},
+            "touched_families": {str(b): leaderboard_block(study.leaderboards[family_metric(b, "touched")],
+                                                           f"{corpus.lower()}_touched_{b}") for b in study.budgets}}
+
+
+def _curve_records(study: Any) -> list[dict[str, Any]]:
+    """Every system's text share within every budget with its interval (the figure's points), and its touch
+    reading beside it."""
+    from ragcov_data.eval.comparisons.text_share import family_metric
+
+    out = []
     for b in study.budgets:
-        lb = study.leaderboards[f"recall@{b}w"]
+        lb = study.leaderboards[family_metric(b)]
+        touched = study.leaderboards[family_metric(b, "touched")].systems.set_index("name")["estimate"]
         for _, r in lb.systems[lb.systems["group"] == ALL].iterrows():
             chunking, _, ret = str(r["name"]).rpartition("/")
-            curve.append({"name": r["name"], "chunking": chunking, "retriever": ret, "budget": b,
-                          "estimate": float(r["estimate"]), "low": float(r["low"]), "high": float(r["high"]),
-                          "verified": r.get("verified")})
-    lb = study.leaderboards[f"recall@{budget}w"]
-    unit = "clustered by topic" if study.cluster == "topic" else f"paired by question, clustered by {study.cluster}"
-    said = answer["sentence"]
-    sentence = f"On {lb.n_queries} real IRPF questions ({unit}), {said[:1].lower()}{said[1:]}"
-    return {"budget": int(budget), "budgets": study.budgets, "metric": f"recall@{budget}w", "context": CONTEXT_NOTE,
-            "answer": answer, "sentence": sentence, "curve": curve, "level": lb.level,
-            "families": {str(b): leaderboard_block(study.leaderboards[f"recall@{b}w"], f"irpf_budget_{b}")
-                         for b in study.budgets}}
+            out.append({"name": r["name"], "chunking": chunking, "retriever": ret, "budget": b,
+                        "estimate": float(r["estimate"]), "low": float(r["low"]), "high": float(r["high"]),
+                        "verified": r.get("verified"), "touched": float(touched.get(r["name"], float("nan")))})
+    return out
+
+
+def corpora_agreement(blocks: Mapping[str, Mapping[str, Any]]) -> dict[str, Any] | None:
+    """Whether the corpora's text-share answers name the same cut, budget by budget (``blocks``: corpus ->
+    :func:`budget_block`), and one sentence saying so; None with fewer than two corpora."""
+    blocks = {c: b for c, b in blocks.items() if b and b.get("answers")}
+    if len(blocks) < 2:
+        return None
+    budgets = sorted(set.intersection(*(set(b["answers"]) for b in blocks.values())), key=int)
+    by = {bud: {c: b["answers"][bud]["chunking"] for c, b in blocks.items()} for bud in budgets}
+    same = {bud: len(set(w.values())) == 1 for bud, w in by.items()}
+    names = " and ".join(blocks)
+    head = str(next(iter(blocks.values()))["budget"])
+    parts = [f"{int(bud):,} words: " + (f"{next(iter(w.values()))} on both" if same[bud] else
+                                        ", ".join(f"{c} {x}" for c, x in w.items())) for bud, w in by.items()]
+    verdict = ("agree on" if all(same.values()) else "disagree on" if not any(same.values()) else
+               f"agree at {sum(same.values())} of {len(same)} budgets on")
+    sentence = f"{names} {verdict} the cut whose context holds the most cited text — " + "; ".join(parts) + "."
+    return {"corpora": list(blocks), "budget": int(head), "agree": same.get(head), "agree_by_budget": same,
+            "by_budget": by, "sentence": sentence}
 
 
 def irpf_sentence(family: Any, icc: Mapping[str, Any] | None = None, reference: str = "dispositivo") -> str:

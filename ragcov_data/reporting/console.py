@@ -15,6 +15,7 @@ from ragcov_data.eval.comparisons.leaderboard_latex import board_tables
 from ragcov_data.eval.comparisons.leaderboard_render import (Board, head, interval_cell, micro_lines, rank_text,
                                                               short_sentence, system_footnotes, tier_text, unit_line)
 from ragcov_data.eval.estimates import marks
+from ragcov_data.reporting import cuts
 from ragcov_data.reporting.blocks import flip_difference
 
 __all__ = ["summary", "latex_summary", "task_boards", "board_table", "MAX_LINE"]
@@ -41,16 +42,21 @@ def task_boards(results: Mapping[str, Any]) -> list[tuple[str, str, Mapping[str,
         out.append(("irpf", f"IRPF real questions{where}", lb))
         budgeted = _budget_board(ir)
         if budgeted is not None:  # chunkings compared like for like: the same context budget
-            out.append(("irpf-chunking", f"IRPF chunking x retriever within {budgeted[0]:,} words of context "
-                        "(one family)", budgeted[1]))
+            out.append(("irpf-chunking", f"IRPF chunking x retriever within {budgeted[0]:,} words of context, share "
+                        "of the cited text in the context (one family)", budgeted[1]))
         elif ir.get("chunkings"):
             out.append(("irpf-chunking", "IRPF chunking x retriever, recall@10 (unequal contexts: k chunks of "
                         "each cut's size; one family)", ir["chunkings"]))
+    lg = results.get("lgpd") or {}
+    budgeted = _budget_board(lg) if lg else None
+    if budgeted is not None:
+        out.append(("lgpd-chunking", f"LGPD chunking x retriever within {budgeted[0]:,} words of context, share of "
+                    "the cited text in the context (one family, clustered by exam)", budgeted[1]))
     return out
 
 
 def _budget_board(ir: Mapping[str, Any]) -> tuple[int, Mapping[str, Any]] | None:
-    """(budget, leaderboard) of the IRPF chunking family at the budget its answer names, when measured."""
+    """(budget, leaderboard) of a cited corpus's chunking family at the budget its answer names, when measured."""
     b = ir.get("budgets") or {}
     budget = (b.get("answer") or {}).get("budget") or b.get("budget")
     board = (b.get("families") or {}).get(str(budget)) if budget else None
@@ -152,12 +158,6 @@ def _study_line(results: Mapping[str, Any]) -> str | None:
     return _fit(text + " (report: Chunking and misses).")
 
 
-def _answer_line(a: Mapping[str, Any]) -> str:
-    """The budgeted answer in one line: the leading cut, its difference to the next with the simultaneous
-    interval, and whether that separates them."""
-    verdict = "separable" if a.get("separable") else "not separable"
-    return (f"Answer at {a['budget']:,} words: {a['leader']} leads {a['next']} by {num(a['diff'], 3, True)} "
-            f"[{num(a['low'], 3, True)}, {num(a['high'], 3, True)}], {verdict} (recall@10 compares unequal contexts).")
 
 
 def _pool_lines(board: Mapping[str, Any]) -> list[str]:
@@ -189,9 +189,9 @@ def summary(results: Mapping[str, Any]) -> str:
             lines += table
             lines += [_fit("  " + x) for x in micro_lines(board)]
             lines.append(_fit(f"  {short_sentence(board)}"))
-            answer = ((results.get("irpf") or {}).get("budgets") or {}).get("answer") or {}
-            if key == "irpf-chunking" and answer.get("sentence"):
-                lines.append(_fit(f"  {_answer_line(answer)}"))
+            block = (results.get(key.split("-")[0]) or {}).get("budgets") or {}
+            if key.endswith("-chunking") and (block.get("answer") or {}).get("sentence"):
+                lines += [f"  {x}" for x in cuts.console_lines(block, MAX_LINE - 2)]
             lines += [x for note in notes for x in _wrap(note)]  # each mark in its words, never cut
             lines += _pool_lines(board)
         elif key == "aneel_taesa":
@@ -201,6 +201,9 @@ def summary(results: Mapping[str, Any]) -> str:
             single = (results.get(key.split("-")[0]) or {})
             lines.append(_fit(f"  {single.get('leaderboard_sentence') or single.get('sentence') or 'one system ran.'}"))
         lines.append("")
+    agree = cuts.agreement_line(results)
+    if agree:
+        lines += [_fit(agree), ""]
     study = _study_line(results)
     if study:
         lines += [study, ""]

@@ -357,7 +357,8 @@ def miss_flags_by_type(by_type_flags: Sequence[Mapping[str, Any]], title: str = 
 
 
 def budget_curve(curve: Sequence[Mapping[str, Any]], level: float = 0.95, headline: int | None = None) -> PNG:
-    """Recall of the cited provisions against the context budget (words), one line per chunking and retriever
+    """The share of the cited provisions' text inside the context against the context budget (words), one line per
+    chunking and retriever
     (colour: chunking; line style: retriever), each point with its own interval from that budget's family
     (the per-system CR2 interval, clustered as the family). ``curve``: records ``chunking, retriever, budget,
     estimate, low, high`` (``budget_block``)."""
@@ -385,9 +386,9 @@ def budget_curve(curve: Sequence[Mapping[str, Any]], level: float = 0.95, headli
     ax.set_xscale("log")
     ax.set_xticks(budgets, [f"{b:,}" for b in budgets])
     ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
-    ax.set_xlabel("context budget (words; chunks taken whole in rank order)")
-    ax.set_ylabel("recall of the cited provisions")
-    ax.set_title(f"Recall within the same context, per chunking ({level:.0%} intervals)")
+    ax.set_xlabel("context budget (words; ranked chunks cut at the B-th word)")
+    ax.set_ylabel("share of the cited text in the context")
+    ax.set_title(f"Cited text within the same context, per chunking ({level:.0%} intervals)")
     ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
     ax.grid(axis="y", alpha=0.3)
     return _png(fig)

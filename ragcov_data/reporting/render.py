@@ -23,6 +23,7 @@ from ragcov_data._format import num, pct
 from ragcov_data.eval.comparisons import leaderboard_render as LB
 from ragcov_data.eval.estimates import marks
 from ragcov_data.reporting import figures as F
+from ragcov_data.reporting import cuts as C
 from ragcov_data.reporting import sections as S
 from ragcov_data.reporting.blocks import as_ranked, flip_difference
 from ragcov_data.reporting.proxy_section import TITLE as PROXY_TITLE, proxy_figures, proxy_html, proxy_markdown
@@ -80,6 +81,14 @@ GLOSSARY = {
                "divided by the best possible; 1 is a perfect ranking.",
     "recall@10": "on the IRPF questions, the share of a question's cited provisions found in the top 10 retrieved "
                  "chunks (a provision is found when a retrieved chunk contains it).",
+    "text share (span_recall@Bw)": "on cited questions, the share of the cited provisions' text (non-space "
+                                   "characters) inside the context of B words: the measure that names the winning "
+                                   "cut.",
+    "touched (recall@Bw)": "on cited questions, the share of the cited provisions some character of which is inside "
+                           "the context; a provision touched counts whole, so more, shorter chunks touch more "
+                           "provisions whatever they carry.",
+    "text share curve": "the share of cited provisions with any, at least 50%, at least 90% and all of their text "
+                        "inside the context.",
     "micro": "the mean over all queries (trec_eval's number); documents with many chunks weigh more.",
     "macro": "the mean of per-document means; every document weighs the same.",
     "cluster": "the unit that was sampled (a document, or JurisTCU's source summary); queries of one cluster "
@@ -196,13 +205,14 @@ def figures(results: Mapping[str, Any]) -> dict[str, tuple[bytes, str]]:
         out["misses_by_type"] = (F.miss_flags_by_type(m["by_type_flags"], f"{m.get('retriever', '')}, "
                                                       f"{m.get('chunking', '')}: miss flags by document type"),
                                  "Each flag's share within a document type's misses (number of misses in brackets).")
-    bud = (results.get("irpf") or {}).get("budgets") or {}
-    if bud.get("curve"):
-        out["irpf_budget"] = (F.budget_curve(bud["curve"], bud.get("level", 0.95), bud.get("budget")),
-                              "IRPF questions: recall of the cited provisions within the same context budget, per "
-                              "chunking and retriever; bars: each system's interval (CR2, clustered as the family; "
-                              "the pairs' simultaneous intervals are in each budget's family); "
-                              f"{bud.get('context', '')}.")
+    for key, corpus in C.CORPORA.items():
+        bud = (results.get(key) or {}).get("budgets") or {}
+        if bud.get("curve"):
+            out[f"{key}_budget"] = (F.budget_curve(bud["curve"], bud.get("level", 0.95), bud.get("budget")),
+                                    f"{corpus} questions: the share of the cited provisions' text inside the same "
+                                    "context budget, per chunking and retriever; bars: each system's interval (CR2, "
+                                    "clustered as the family; the pairs' simultaneous intervals are in each budget's "
+                                    f"family); {bud.get('context', '')}.")
     out.update(proxy_figures(results))  # self-retrieval against real questions
     return out
 
@@ -347,13 +357,14 @@ def _answer_html(results: Mapping[str, Any]) -> str:
     if pool.get("line"):
         verdicts += f'<p class="verdict pool" data-task="juristcu-pool"><b>JurisTCU pool:</b> {_e(pool["line"])}</p>'
     links = [("aneel", "ANEEL leaderboard"), ("retrievers", "Retrievers"), ("chunking", "Chunking and misses"),
-             ("coverage", "Coverage"), ("juristcu", "JurisTCU"), ("irpf", "Real questions (IRPF)"), ("glossary", "Glossary")]
+             ("coverage", "Coverage"), ("juristcu", "JurisTCU"), ("irpf", "Real questions (IRPF)"),
+             ("lgpd", "Real questions (LGPD)"), ("glossary", "Glossary")]
     links.insert(len(links) - 1, ("proxy", PROXY_TITLE))
     present = {"aneel": bool(results.get("leaderboard") or results.get("retrievers")),
                "retrievers": bool(results.get("retrievers")), "chunking": bool(results.get("chunkings")
                                                                                 or results.get("misses")),
                "coverage": bool((results.get("coverage") or {}).get("rows")), "juristcu": bool(results.get("juristcu")),
-               "irpf": bool(results.get("irpf")),
+               "irpf": bool(results.get("irpf")), "lgpd": bool(results.get("lgpd")),
                "glossary": True, "proxy": bool(results.get("proxy"))}
     toc = '<nav class="toc">' + "".join(f'<a href="#{k}">{_e(v)}</a>' for k, v in links if present[k]) + "</nav>"
     return f'<section id="verdicts">{table}{verdicts}{toc}</section>'
@@ -511,14 +522,24 @@ def _irpf_html(ir: Mapping[str, Any], figs: Mapping[str, tuple[bytes, str]] | No
     if ir.get("sentence"):
         parts.append(f'<p class="study-answer"><b>{_e(ir["sentence"])}</b></p>')
     if figs and "irpf_budget" in figs:
-        parts.append(_img(figs["irpf_budget"][0], "recall against context budget", figs["irpf_budget"][1],
+        parts.append(_img(figs["irpf_budget"][0], "text share against context budget", figs["irpf_budget"][1],
                           "fig-irpf_budget"))
+    bud = ir.get("budgets") or {}
+    if bud.get("answer"):
+        parts.append(C.answer_paragraphs_html(bud))
     fam = _budget_family(ir)
     if fam:
         parts.append(f'<h3>Chunking × retriever within {int(fam[0]):,} words of context ({_e(fam[1].get("metric") or "")}): '
                      "the family the answer above comes from</h3>")
         parts.append(LB.panels_html(fam[1], heading=4, systems_class="irpf-budget", matrix_class="pair-matrix",
                                     fold_pairs=True))
+    if bud.get("answer"):
+        parts.append(C.curve_table_html(bud))
+    touched = (bud.get("touched_families") or {}).get(str(bud.get("budget")))
+    if touched:
+        parts.append(_fold(f"The touch reading's family ({touched['metric']})",
+                           LB.panels_html(touched, heading=4, systems_class="irpf-touched", matrix_class="pair-matrix",
+                                          fold_pairs=True)))
     ch = ir.get("chunkings")
     if ch:
         parts.append(f'<h3>Chunking × retriever on {_e(ch.get("metric", "recall@10"))}: unequal contexts, k chunks of '
@@ -600,6 +621,10 @@ def render_html(results: Mapping[str, Any], figs: dict[str, tuple[bytes, str]] |
         parts.append(_irpf_html(results["irpf"], figs))
     elif "irpf" in results:
         parts.append(f"<p class=note>{_e(IRPF_SKIPPED)}</p>")
+    if results.get("lgpd"):
+        parts.append(C.lgpd_html(results["lgpd"], figs, _img, LB.panels_html, _fold, _resolution_table))
+    elif "lgpd" in results:
+        parts.append(f"<p class=note>{_e(C.LGPD_SKIPPED)}</p>")
     parts.append(proxy_html(results, img))
     parts.append(_glossary_html())
     parts.append(f"<p class=note>Generated by ragcov {_e(meta.get('ragcov_version', ''))} on "
@@ -659,6 +684,10 @@ def render_markdown(results: Mapping[str, Any], figure_files: Mapping[str, str] 
         lines += _md_irpf(ir)
     elif "irpf" in results:
         lines += [IRPF_SKIPPED, ""]
+    if results.get("lgpd"):
+        lines += C.lgpd_md(results["lgpd"], LB.markdown_panels, _md_table)
+    elif "lgpd" in results:
+        lines += [C.LGPD_SKIPPED, ""]
     lines += proxy_markdown(results)
     lines += ["## Glossary", ""] + [f"- **{k}**: {v}" for k, v in GLOSSARY.items()] + [""]
     if figure_files:
@@ -744,6 +773,8 @@ def _md_irpf(ir: Mapping[str, Any]) -> list[str]:
     lines = ["## Real questions (IRPF)", ""]
     if ir.get("sentence"):
         lines += [ir["sentence"], ""]
+    if (ir.get("budgets") or {}).get("answer"):
+        lines += C.answer_lines_md(ir["budgets"]) + C.curve_table_md(ir["budgets"])
     fam = _budget_family(ir)
     if fam:
         lines += [f"### Chunking × retriever within {fam[0]:,} words of context (the family the answer comes from)",

@@ -76,6 +76,13 @@ def verdict_items(results: Mapping[str, Any]) -> list[tuple[str, str, str]]:
         notes = answer_marks(ir)
         out.append(("irpf-chunking", "Chunking on real questions (IRPF)",
                     ir["sentence"] + "".join(f" {x}" for x in notes)))
+    lg = results.get("lgpd") or {}
+    if lg.get("sentence"):
+        out.append(("lgpd-chunking", "Chunking on real questions (LGPD)",
+                    lg["sentence"] + "".join(f" {x}" for x in answer_marks(lg))))
+    agree = (results.get("cited_agreement") or {}).get("sentence")
+    if agree:
+        out.append(("cited-agreement", "IRPF and LGPD", agree))
     return out
 
 
@@ -115,6 +122,9 @@ def subtitle(results: Mapping[str, Any]) -> str:
     ir = results.get("irpf") or {}
     if ir:
         said.append(f"IRPF real questions ({ir.get('n_questions', '?')} questions citing law articles)")
+    lg = results.get("lgpd") or {}
+    if lg:
+        said.append(f"LGPD exam questions ({lg.get('n_questions', '?')} questions citing its dispositivos)")
     root = meta.get("data_dir")
     return "Tasks: " + "; ".join(said) + (f". Data: {root}." if root else ".")
 

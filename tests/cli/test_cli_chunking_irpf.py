@@ -22,13 +22,19 @@ def test_chunking_irpf_two_chunkings_one_retriever(data_dir, tmp_path, capsys, i
     assert len(notices) == 1 and cap.err.count("of acts not in the corpus") == 1
     assert "2 citation(s) of acts not in the corpus" in notices[0] and "ragcov build --dataset irpf --out DIR" in notices[0]
     assert len(notices[0]) < 600
-    assert cap.out.startswith("Within 1,000 words of context, the cut that brings the cited provision most often is ")
+    assert cap.out.startswith("Within 1,000 words of context, the cut whose context holds the most of the cited "
+                              "provisions' text is ")
+    assert "Touched (some character of the provision in the context): " in cap.out
     assert "recall@10 (unequal context)" in cap.out and "UNEQUAL CONTEXTS" in cap.out
     got = json.loads(out.read_text())
-    assert set(got["leaderboards"]) == {"recall@500w", "recall@1000w", "recall@2000w", "recall@10", "ndcg@10"}
+    assert set(got["leaderboards"]) == {"span_recall@500w", "span_recall@1000w", "span_recall@2000w", "recall@500w",
+                                        "recall@1000w", "recall@2000w", "recall@10", "ndcg@10"}
     assert set(got["budgets"]) == {"500", "1000", "2000"} and got["headline"]["budget"] == 1000
-    for b in got["budgets"].values():  # per budget: the systems, their pair and the family's check
-        assert len(b["systems"]) == 2 and len(b["pairs"]) == 1 and b["family_check"]["fwer"] is not None
+    for w, b in got["budgets"].items():  # per budget: the systems, their pair and the family's check, both readings
+        assert b["metric"] == f"span_recall@{w}w" and b["touched"]["metric"] == f"recall@{w}w"
+        for fam in (b, b["touched"]):
+            assert len(fam["systems"]) == 2 and len(fam["pairs"]) == 1 and fam["family_check"]["fwer"] is not None
+        assert set(b["text_share_curve"]) == {"words-200/bm25", "article/bm25"}
     systems = {s["name"]: s for s in got["leaderboards"]["recall@10"]["systems"]}
     assert set(systems) == {"words-200/bm25", "article/bm25"}
     # every artigo citation of an act in the corpus resolves but three whose year contradicts the act (Lei 9.250
@@ -41,9 +47,15 @@ def test_chunking_irpf_two_chunkings_one_retriever(data_dir, tmp_path, capsys, i
     nd = {s["name"]: s for s in got["leaderboards"]["ndcg@10"]["systems"]}
     assert nd["article/bm25"]["estimate"] == pytest.approx(ref["ndcg@10"].mean(), abs=1e-12)
     assert got["icc"]["decision"] in ("topic", "query")
-    ref_b = irpf_api_values(qids, ["recall@1000w"], k=None, chunking="article")  # the whole ranking
+    ref_b = irpf_api_values(qids, ["span_recall@1000w", "recall@1000w", "covered_90@1000w"], k=None,
+                            chunking="article")  # the whole ranking
     at = {s["name"]: s for s in got["budgets"]["1000"]["systems"]}
-    assert at["article/bm25"]["estimate"] == pytest.approx(ref_b["recall@1000w"].mean(), abs=1e-12)
+    assert at["article/bm25"]["estimate"] == pytest.approx(ref_b["span_recall@1000w"].mean(), abs=1e-12)
+    touched = {s["name"]: s for s in got["budgets"]["1000"]["touched"]["systems"]}
+    assert touched["article/bm25"]["estimate"] == pytest.approx(ref_b["recall@1000w"].mean(), abs=1e-12)
+    curve = got["text_share_curve"]["1000"]["article/bm25"]
+    assert curve["0.9"] == pytest.approx(ref_b["covered_90@1000w"].mean(), abs=1e-12)
+    assert curve["span_recall"] == pytest.approx(at["article/bm25"]["estimate"], abs=1e-12)
 
 
 @pytest.mark.parametrize("extra, match", [
@@ -110,7 +122,7 @@ def test_chunking_budgets_of_five_and_one_hundred_words_differ(data_dir, tmp_pat
                      "--quiet", "--json", str(out)]) == 0
         got[b] = json.loads(out.read_text())
     capsys.readouterr()
-    est = {b: {s["name"]: s["estimate"] for s in g["budgets"][b]["systems"]} for b, g in got.items()}
+    est = {b: {s["name"]: s["estimate"] for s in g["budgets"][b]["touched"]["systems"]} for b, g in got.items()}
     rec1 = {s["name"]: s["estimate"] for s in got["5"]["leaderboards"]["recall@1"]["systems"]}
     assert est["5"] != est["100"]
     assert all(est["5"][n] < rec1[n] for n in rec1)  # five words of the top artigo hold fewer provisions
@@ -127,7 +139,7 @@ def test_chunking_budgets_of_five_and_one_hundred_words_differ(data_dir, tmp_pat
                  "--n-resamples", "999", "--json", str(out)]) == 0
     printed = capsys.readouterr().out
     assert json.loads(out.read_text())["info"]["context_words"]["top"]["100"] == pytest.approx(3.0)
-    assert re.search(r"top +recall@100w 0\.\d+ \[[^]]+\] \(3 words\)", printed)
+    assert re.search(r"top +span_recall@100w 0\.\d+ \[[^]]+\] \(3 words\)", printed)
 
 
 def _irpf_article(data_dir):

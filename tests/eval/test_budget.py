@@ -1,5 +1,5 @@
-"""Budgeted, span-level measures of cited questions against a from-scratch implementation (character sets,
-plain loops, the cut word found by a regular expression), by hand and on the shared IRPF questions."""
+"""Budgeted, span-level measures of cited questions against a from-scratch implementation (sets of non-space
+characters, plain loops, the cut word found by a regular expression), by hand and on the shared IRPF questions."""
 from __future__ import annotations
 
 import re
@@ -15,6 +15,7 @@ from ragcov_data.eval.outcomes.budget import cited_values, context_size, parse_c
 from ragcov_data.eval.outcomes.context import context_cut
 
 BUDGET_METRICS = ("recall", "span_recall", "precision", "iou")
+CURVE = ("covered_any", "covered_50", "covered_90", "covered_whole")
 
 
 # --------------------------------------------------------------------------- the independent reference
@@ -41,7 +42,8 @@ def scratch_context(rows, chunk, doc_text, budget):
 
 def scratch(corpus: pd.DataFrame, citations: pd.DataFrame, run: pd.DataFrame, budget: int,
             granularity: str = "dispositivo", documents: pd.DataFrame | None = None) -> dict[str, dict[str, float]]:
-    """The definition, written out: plain loops and sets of (act, character)."""
+    """The definition, written out: plain loops and sets of (act, character), text being the non-space
+    characters (the acts here are in NFC, so a character of the act is a character of its NFC form)."""
     doc_text = dict(zip(documents["doc_id"], documents["text"]))
     chunk = {str(i): (str(d), int(s), int(e), str(t))
              for i, d, s, e, t in zip(corpus["_id"], corpus["doc_id"], corpus["start_char"], corpus["end_char"],
@@ -67,13 +69,20 @@ def scratch(corpus: pd.DataFrame, citations: pd.DataFrame, run: pd.DataFrame, bu
         rows.sort(key=lambda x: x[0], reverse=True)  # id descending ...
         rows.sort(key=lambda x: -x[1])  # ... within score descending (stable)
         ctx = scratch_context([c for c, _ in rows], chunk, doc_text, budget)
-        X = {(d, i) for d, s, e in ctx for i in range(s, e)}
-        C = {(d, i) for d, s, e in ps for i in range(s, e)}
+        def text(spans):
+            return {(d, i) for d, s, e in spans for i in range(s, e) if not doc_text[d][i].isspace()}
+
+        X, C = text(ctx), text(ps)
         found = [any(cd == d and cs < e and ce > s for cd, cs, ce in ctx) for d, s, e in ps]
         both = len(X & C)
+        share = [len(text([p]) & X) / len(text([p])) for p in ps]
         out[q] = {"recall": sum(found) / len(found), "hit": float(any(found)),
                   "span_recall": both / len(C) if C else 0.0, "precision": both / len(X) if X else 0.0,
-                  "iou": both / len(X | C) if X | C else 0.0}
+                  "iou": both / len(X | C) if X | C else 0.0,
+                  "covered_any": sum(x > 0 for x in share) / len(ps),
+                  "covered_50": sum(x >= 0.5 for x in share) / len(ps),
+                  "covered_90": sum(x >= 0.9 - 1e-12 for x in share) / len(ps),
+                  "covered_whole": sum(x == 1 for x in share) / len(ps)}
     return out
 
 
@@ -119,22 +128,26 @@ def hand():
 
 def test_hand_built_values(hand):
     """The context is cut after exactly B words: the chunk that crosses the budget is truncated at its B-th word,
-    the first chunk included (cited provisions: A [25, 40) and B [55, 70), 30 characters)."""
+    the first chunk included (cited provisions: A [25, 40) and B [55, 70), 22 non-space characters: word k spans
+    [4k, 4k + 3) and a space follows it)."""
     task, run = hand
-    names = [f"{m}@{b}w" for b in (5, 12, 15, 22, 25, 30, 31, 38) for m in BUDGET_METRICS]
+    names = [f"{m}@{b}w" for b in (5, 12, 15, 22, 25, 30, 31, 38) for m in (*BUDGET_METRICS, *CURVE)]
     v = per_query_values(run, task, metrics=names).loc["q1"]
     # 5 words: b0 cut after its 5th word, B [0, 19): no cited character; 12 words: b0 whole, B [0, 47)
     assert [v[f"{m}@5w"] for m in BUDGET_METRICS] == [0.0, 0.0, 0.0, 0.0] == [v[f"{m}@12w"] for m in BUDGET_METRICS]
-    # 15 words: b0 + a1 cut after 3 words, A [20, 31): 6 cited characters of 47 + 11
-    assert v["recall@15w"] == 0.5 and v["span_recall@15w"] == pytest.approx(6 / 30)
-    assert v["precision@15w"] == pytest.approx(6 / 58) and v["iou@15w"] == pytest.approx(6 / 82)
-    # 22 words: a1 whole, A [20, 59): 15 cited characters of 47 + 39
-    assert v["span_recall@22w"] == 0.5 and v["precision@22w"] == pytest.approx(15 / 86)
+    # 15 words: b0 (36 non-space) + a1 cut after 3 words, A [20, 31) (9): 5 of A's 11 cited characters
+    assert v["recall@15w"] == 0.5 and v["span_recall@15w"] == pytest.approx(5 / 22)
+    assert v["precision@15w"] == pytest.approx(5 / 45) and v["iou@15w"] == pytest.approx(5 / 62)
+    # 22 words: a1 whole, A [20, 59) (30): A's 11 cited characters
+    assert v["span_recall@22w"] == 0.5 and v["precision@22w"] == pytest.approx(11 / 66)
     # 25 words: a0 cut after 3 words, A [0, 11) besides A [20, 59); 30 words: a0 whole, A [0, 59) counted once
-    assert v["precision@25w"] == pytest.approx(15 / 97) and v["precision@30w"] == pytest.approx(15 / 106)
+    assert v["precision@25w"] == pytest.approx(11 / 75) and v["precision@30w"] == pytest.approx(11 / 81)
     # 31 words: b1 cut after 1 word, B [48, 51): no cited character; 38 words: b1 whole covers B [55, 70)
-    assert v["precision@31w"] == pytest.approx(15 / 109) and v["recall@31w"] == 0.5
-    assert v["recall@38w"] == 1.0 and v["span_recall@38w"] == 1.0 and v["precision@38w"] == pytest.approx(30 / 137)
+    assert v["precision@31w"] == pytest.approx(11 / 84) and v["recall@31w"] == 0.5
+    assert v["recall@38w"] == 1.0 and v["span_recall@38w"] == 1.0 and v["precision@38w"] == pytest.approx(22 / 105)
+    # the coverage curve: at 15 words A holds 5 of 11 (touched, under half), at 22 A whole, at 38 both whole
+    curve = lambda b: [v[f"{m}@{b}w"] for m in CURVE]  # noqa: E731
+    assert curve(15) == [0.5, 0.0, 0.0, 0.0] and curve(22) == [0.5] * 4 and curve(38) == [1.0] * 4
     assert context_cut(np.array([12, 10, 8, 8, 10]), 15) == (1, 3) and context_cut(np.array([8]), 1) == (0, 1)
     assert context_cut(np.array([4, 6]), 10) == (2, 0) and context_cut(np.array([], dtype=int), 100) == (0, 0)
     assert context_size(np.array([12, 10, 8]), 15) == 2 and context_size(np.array([40000]), 1000) == 1
@@ -171,7 +184,7 @@ def test_hand_built_equals_scratch(hand, granularity):
     task, run = hand
     for budget in (1, 5, 8, 12, 14, 15, 19, 21, 22, 23, 25, 30, 31, 38, 100):
         ref = scratch(task["corpus"], task["citations"], run, budget, granularity, task["documents"])
-        ours = per_query_values(run, task, metrics=[f"{m}@{budget}w" for m in (*BUDGET_METRICS, "hit")],
+        ours = per_query_values(run, task, metrics=[f"{m}@{budget}w" for m in (*BUDGET_METRICS, *CURVE, "hit")],
                                 granularity=granularity)
         assert set(ours.index) == set(ref)
         for q, row in ref.items():
@@ -231,10 +244,10 @@ def test_irpf_equals_scratch(irpf_runs):
     for name, (task, run) in irpf_runs.items():
         for budget in (500, 1000, 2000):
             ref = scratch(task.corpus, task.citations, run, budget, documents=task.documents)
-            ours = per_query_values(run, task, metrics=[f"{m}@{budget}w" for m in BUDGET_METRICS])
+            ours = per_query_values(run, task, metrics=[f"{m}@{budget}w" for m in (*BUDGET_METRICS, *CURVE)])
             assert len(ours) == len(ref) == 174
             for q, row in ref.items():
-                for m in BUDGET_METRICS:
+                for m in (*BUDGET_METRICS, *CURVE):
                     assert abs(ours.loc[q, f"{m}@{budget}w"] - row[m]) <= 1e-9, (name, budget, q, m)
             assert ours[f"recall@{budget}w"].mean() > 0.2  # the run finds cited provisions: not all zeros
 

@@ -151,7 +151,7 @@ def test_cited_chunking_study_pairs_by_question(tmp_path):
     assert topic.leaderboards["recall@10"].n_clusters == 2 and topic.cluster == "topic"
     assert topic.icc["n_topics"] == 2 and topic.icc["decision"] == "topic"
     assert "Cited questions: 8 questions (all)" in res.summary()
-    assert res.to_markdown().startswith("| system | recall@500w [95% CI] | rank | tier |")
+    assert res.to_markdown().startswith("| system | span_recall@500w [95% CI] | rank | tier |")
     assert "| recall@10 (unequal context) [95% CI] |" in res.to_markdown()
     with pytest.raises(RagcovError, match="`cluster` must be one of"):
         cited_chunking_study(tasks, makers, cluster="doc")
@@ -183,33 +183,38 @@ def test_ndcg_equals_pytrec_eval_on_irpf(data_dir):
 
 
 def test_cited_chunking_study_one_family_per_budget(tmp_path):
-    """Each budget is one family on recall@Bw, paired by question, its values those of per_query_values; the
-    JSON holds per budget the systems, pairs and family check; the headline names the budget."""
+    """Each budget is one family on span_recall@Bw (the headline) and one on recall@Bw (touched), paired by
+    question, its values those of per_query_values; the JSON holds per budget the systems, pairs and family check
+    of both; the headline names the budget and ranks by text share."""
     tasks, makers = _study(tmp_path)
     res = cited_chunking_study(tasks, makers, metrics=["recall@2"], budgets=[15, 40], cluster="query",
                                n_resamples=199)
-    assert list(res.leaderboards) == ["recall@15w", "recall@40w", "recall@2"]
+    assert list(res.leaderboards) == ["span_recall@15w", "span_recall@40w", "recall@15w", "recall@40w", "recall@2"]
     assert res.headline_budget() == 15  # no 1,000: the middle of [15, 40]
     # the family's values are per_query_values of each system's own run, at the same budget
     run = BM25(show_progress=False).index(tasks["words-10"].corpus).search(tasks["words-10"].queries[["_id", "text"]],
                                                                            k=50, show_progress=False)
-    ref = per_query_values(run, tasks["words-10"], metrics=["recall@15w", "iou@40w"])
+    ref = per_query_values(run, tasks["words-10"], metrics=["recall@15w", "iou@40w", "span_recall@15w"])
     assert np.allclose(res.values[("recall@15w", "words-10/bm25")].to_numpy(), ref["recall@15w"].to_numpy())
+    assert np.allclose(res.values[("span_recall@15w", "words-10/bm25")].to_numpy(), ref["span_recall@15w"].to_numpy())
     assert np.allclose(res.values[("iou@40w", "words-10/bm25")].to_numpy(), ref["iou@40w"].to_numpy())
-    est = res.leaderboards["recall@40w"].systems.set_index("name")["estimate"]
-    assert est["article/tfidf"] == pytest.approx(res.values[("recall@40w", "article/tfidf")].mean())
+    est = res.leaderboards["span_recall@40w"].systems.set_index("name")["estimate"]
+    assert est["article/tfidf"] == pytest.approx(res.values[("span_recall@40w", "article/tfidf")].mean())
     out = json.loads(res.to_json())
     assert set(out["budgets"]) == {"15", "40"}
     b = out["budgets"]["40"]
-    assert b["metric"] == "recall@40w" and len(b["systems"]) == 4 and len(b["pairs"]) == 6
+    assert b["metric"] == "span_recall@40w" and len(b["systems"]) == 4 and len(b["pairs"]) == 6
     assert b["family_check"] is not None and "fwer" in b["family_check"]
+    assert b["touched"]["metric"] == "recall@40w" and len(b["touched"]["pairs"]) == 6
+    assert b["touched"]["answer"] == res.touch_answer(40) and b["answer"]["reading"] == "text_share"
     ans = res.budget_answer(40)
     assert ans["leader"] == max(est.index, key=lambda n: (est[n], n == min(est.index)))
     assert ans["next"].split("/")[0] != ans["chunking"]
     assert ans["low"] <= ans["diff"] <= ans["high"]
     assert ans["diff"] == pytest.approx(est[ans["leader"]] - est[ans["next"]])
     head = res.summary().splitlines()[0]
-    assert head.startswith("Within 15 words of context, the cut that brings") and "simultaneous 95% interval" in head
+    assert head.startswith("Within 15 words of context, the cut whose context holds the most of the cited provisions' "
+                           "text is") and "simultaneous 95% interval" in head
     assert "recall@2: k chunks of whatever size each chunking makes — UNEQUAL CONTEXTS" in res.summary()
     assert out["headline"]["budget"] == 15 and out["leaderboards"]["recall@2"]["metric"] == "recall@2"
     with pytest.raises(RagcovError, match="`budgets` must be positive"):

@@ -79,7 +79,7 @@ ALIASES: dict[str, str] = {
 __all__ = ["METRICS", "MetricSpec", "parse_metric", "per_query", "RankedLists", "UNJUDGED_POLICIES"]
 
 _PATTERN = re.compile(r"^\s*([A-Za-z_]+)\s*@\s*([+-]?\d+)\s*$")
-_BUDGETED = re.compile(r"^\s*([A-Za-z_]+)\s*@\s*([+-]?\d+)\s*[wW]\s*$")
+_BUDGETED = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*?)\s*@\s*([+-]?\d+)\s*[wW]\s*$")
 
 
 class MetricSpec(NamedTuple):
@@ -125,7 +125,8 @@ def parse_metric(metric: str | MetricSpec) -> MetricSpec:
 
 #: The budgeted measures (``name@Bw``) a cited-questions task scores, and their aliases: defined here, where every
 #: metric name is parsed, and read by :mod:`ragcov_data.eval.outcomes.budget`.
-CITED_BUDGET_NAMES = ("recall", "hit", "span_recall", "precision", "iou")
+CITED_BUDGET_NAMES = ("recall", "hit", "span_recall", "precision", "iou", "covered_any", "covered_50", "covered_90",
+                      "covered_whole")
 CITED_ALIASES = {"r": "recall", "p": "precision", "success": "hit"}
 
 
