@@ -104,7 +104,7 @@ def _results(words, runs, ev, lb, ms, cmp_, study):
     miss = misses_block(ms, "bm25", "words-100")
     budgets = budget_block(study, 1000)
     fam = study.leaderboards["recall@10"]
-    irpf_board = leaderboard_block(study.leaderboards["recall@1000w"], "irpf")
+    irpf_board = leaderboard_block(study.leaderboards["span_recall@1000w"], "irpf")
     ret = {"name": "bm25", "estimates": _estimate_rows(ev.estimates), "diagnostics": {}}
     return {"meta": {"metric": "hit@1", "level": 0.95, "settings": {}}, "naive_methods": ["wald_iid", "chunk_bootstrap"],
             "task": {"name": "aneel_taesa", "documents": 30, "queries": len(words["queries"])},
@@ -249,7 +249,7 @@ def test_report_first_screen_sections_summary_and_latex_agree(run):
     html = render_html(results, figs={})
     first = html[html.index('<section id="verdicts">'):html.index("</nav>")]
     aneel = _systems(run["lb"])
-    art = _systems(run["study"].leaderboards["recall@1000w"])
+    art = _systems(run["study"].leaderboards["span_recall@1000w"])
     # the first screen: the answer table (ANEEL's systems and the IRPF systems) and the answer's own row
     _check_rows(first, aneel, name=lambda r: f'<td class="sys">{r["name"]}</td>', where="first screen ANEEL")
     _check_words(first, aneel, label=lambda r: f"ANEEL self-retrieval: {r['name']}", where="first screen")

@@ -161,13 +161,9 @@ def run_benchmark(data_dir: str | os.PathLike, *, chunk_words: int = 100, retrie
     t0 = time.perf_counter()
     root = _data_dir(data_dir)
     names = _benchmark_iv(retrievers, ks, recommend_k)
-    if any((root / d).is_dir() for d in ("irpf", "lgpd")):  # the proxy section's intervals are at sqrt(level):
-        from ragcov_data.eval.estimates._kernels import check_resamples  # refuse before minutes of work
-
-        check_resamples(n_resamples, level ** 0.5, ("cluster_bootstrap",))
+    _refuse_too_few_resamples(root, n_resamples, level)
     ds, qmeta = _aneel_task(root, chunk_words, log)
-    settings = {"chunk_words": chunk_words, "reps": reps, "k": list(ks), "n_resamples": n_resamples, "seed": seed,
-                "retrievers": names}
+    settings = dict(chunk_words=chunk_words, reps=reps, k=list(ks), n_resamples=n_resamples, seed=seed, retrievers=names)
     results = _skeleton(root, ds, qmeta, settings, level)
     timings = results["meta"]["timings_s"] = {"task": round(time.perf_counter() - t0, 1)}
     est = {"level": level, "seed": seed, "n_resamples": n_resamples}
@@ -194,6 +190,15 @@ def run_benchmark(data_dir: str | os.PathLike, *, chunk_words: int = 100, retrie
     results.update(_cited_sections(root, names, timings, ctx, est))
     results["meta"]["elapsed_s"] = round(time.perf_counter() - t0, 1)
     return results
+
+
+def _refuse_too_few_resamples(root: Path, n_resamples: int, level: float) -> None:
+    """Refuse, before minutes of work, bootstrap resamples too few for the proxy section's intervals (at
+    ``sqrt(level)``, so that the two tasks' joint interval holds ``level``); only where a cited part will run."""
+    if any((root / d).is_dir() for d in ("irpf", "lgpd")):
+        from ragcov_data.eval.estimates._kernels import check_resamples
+
+        check_resamples(n_resamples, level ** 0.5, ("cluster_bootstrap",))
 
 
 def _cited_sections(root: Path, names: Sequence[str], timings: dict[str, float], ctx: Mapping[str, Any],
@@ -253,6 +258,8 @@ def _skeleton(root: Path, ds: Any, qmeta: pd.DataFrame, settings: dict[str, Any]
     }
     results["proxy"] = None  # self-retrieval against real questions (_proxy_section)
     results["meta"]["ragcov_version"] = __version__
+    # every retriever name a section may print, described for the report's glossary (reporting/ only renders)
+    results["meta"]["retriever_descriptions"] = {n: spec.description for n, spec in SPECS.items()}
     return results
 
 
