@@ -155,8 +155,8 @@ def answer_lines_md(block: Mapping[str, Any]) -> list[str]:
 
 def lgpd_html(lg: Mapping[str, Any], figs: Mapping[str, tuple[bytes, str]], img: Callable[..., str],
               panels: Callable[..., str], fold: Callable[[str, str], str], resolution: Callable[..., str]) -> str:
-    """The LGPD section: the answer, its figure, the family the answer comes from, the text share curve (the touch
-    reading's family folded), the unit of inference and the citations resolved."""
+    """The LGPD section: the answer, its figure, the unit of inference; folded, the family the answer comes from,
+    the text share curve, the touch reading's family and the citations resolved."""
     block = lg.get("budgets") or {}
     parts = ['<section id="lgpd"><h2>Real questions (LGPD)</h2>']
     if lg.get("sentence"):
@@ -167,10 +167,11 @@ def lgpd_html(lg: Mapping[str, Any], figs: Mapping[str, tuple[bytes, str]], img:
     parts.append(answer_paragraphs_html(block))
     fam = (block.get("families") or {}).get(str(block.get("budget")))
     if fam:
-        parts.append(f"<h3>Chunking × retriever within {int(block['budget']):,} words of context ({_e(fam['metric'])}): "
-                     "the family the answer above comes from</h3>")
-        parts.append(panels(fam, heading=4, systems_class="lgpd-budget", matrix_class="pair-matrix", fold_pairs=True))
-    parts.append(curve_table_html(block))
+        parts.append(fold(f"The family the answer comes from: chunking × retriever within {int(block['budget']):,} "
+                          f"words of context ({fam['metric']}), every system and pair",
+                          panels(fam, heading=4, systems_class="lgpd-budget", matrix_class="pair-matrix",
+                                 fold_pairs=True)))
+    parts.append(fold("The text share curve at the answer's budget (table)", curve_table_html(block)))
     touched = (block.get("touched_families") or {}).get(str(block.get("budget")))
     if touched:
         parts.append(fold(f"The touch reading's family ({touched['metric']})",

@@ -56,7 +56,7 @@ def _figure(heads: Sequence[tuple[str, Mapping[str, Any]]]) -> bytes:
     n = len(heads)
     cols = 2 if n > 1 else 1
     rows = int(np.ceil(n / cols))
-    fig, axes = plt.subplots(rows, cols, figsize=(5.2 * cols, 4.2 * rows), squeeze=False)
+    fig, axes = plt.subplots(rows, cols, figsize=(5.2 * cols, 3.3 * rows), squeeze=False)
     for ax, (ds, c) in zip(axes.ravel(), heads):
         sysr = c["result"]["systems"]
         for k, r in enumerate(sysr):
@@ -129,13 +129,15 @@ def proxy_html(results: Mapping[str, Any], img: Callable[[str, str], str]) -> st
             notes = marks.footnotes([("the interval for tau", c["result"]["tau"])], c["result"]["tau"]["level"])
             parts.append(f"<h3>{_e(_label(ds, c))}</h3><p><b>{_e(c['sentence'])}</b></p>"
                          + "".join(f"<p class=note>{_e(n)}</p>" for n in notes)
-                         + _html_table(sh, sr, "proxy-systems")
+                         + f"<details><summary>Both orders, system by system ({len(sr)})</summary>"
+                         + _html_table(sh, sr, "proxy-systems") + "</details>"
                          + f"<details><summary>Every pair ({len(pr)}; * separable)</summary>"
                          + _html_table(ph, pr, "proxy-pairs") + "</details>")
             also = [o["sentence"] for o in block["comparisons"] if not o.get("headline")
                     and (o["family"], o["unit"]) == (c["family"], c["unit"])]
             if also:
-                parts.append("<ul class=note>" + "".join(f"<li>{_e(a)}</li>" for a in also) + "</ul>")
+                parts.append(f"<details><summary>The other measures ({len(also)})</summary><ul class=note>"
+                             + "".join(f"<li>{_e(a)}</li>" for a in also) + "</ul></details>")
         lim = next((c["result"]["limits"]["sentence"] for c in block.get("comparisons", []) if c.get("headline")), "")
         tm = block.get("timings") or {}
         took = (f" {ds.upper()}: {num(tm.get('total_s'), 1)} s, of which {num(tm.get('runs_s'), 1)} s of runs."

@@ -1,16 +1,19 @@
 """Render a benchmark ``results`` dict (the content of ``results.json``) as HTML and markdown.
 
-The page is written for a reader: its first screen is the answer (one table of every task's systems with
-scores, intervals and tiers; the separability, pool and coverage verdicts in a sentence each; links to
-the sections). Each section then leads with its figure; long tables fold away (``<details>``) and all of
-them are in ``summary.md``. A glossary defines every term in plain words. Numbers are printed one way:
+The page is written for a reader: its first screen opens with the two answers, which retriever and which cut
+(:mod:`.first_screen`), then one table of every task's systems with scores, intervals and tiers, the
+separability, pool and coverage verdicts in a sentence each, and links to the sections and to the open glossary
+(:mod:`.glossary`), which defines every term in plain words. Each section then leads with its figure; long tables
+fold away (``<details>``) and all of them are in ``summary.md``. Numbers are printed one way:
 p-values as ``< 0.0001`` or with 4 decimals, differences as ``A − B`` with A named first.
 
 The HTML page is self-contained: figures are PNGs embedded as base64 ``data:`` URIs (each ``<img>`` carries
 ``data-min-font-px``, its smallest text in pixels at natural size, and ``data-clipped``) and the style is
 inline. An inline script marks ``<body data-figures="ok">`` once every image has loaded with a non-zero
-size, ``data-small-text`` with the figures whose text is under 10 px as displayed, and ``data-svg-clipped``
-with any SVG label outside its drawing (the browser test reads them).
+size, ``data-small-text`` with the figures whose text is under 10 px as displayed, ``data-svg-clipped``
+with any SVG label outside its drawing, ``data-hscroll`` (is the page wider than the window?), ``data-overflow``
+(elements of the first screen wider than their box) and ``data-answers`` (each answer's bottom edge in pixels
+from the top of the page); the browser test reads them.
 """
 from __future__ import annotations
 
@@ -26,6 +29,8 @@ from ragcov_data.reporting import figures as F
 from ragcov_data.reporting import cuts as C
 from ragcov_data.reporting import sections as S
 from ragcov_data.reporting.blocks import as_ranked, flip_difference
+from ragcov_data.reporting.first_screen import answers_html, table_checks_sentence
+from ragcov_data.reporting.glossary import GLOSSARY, glossary, glossary_html, glossary_md  # noqa: F401  (GLOSSARY: public)
 from ragcov_data.reporting.proxy_section import TITLE as PROXY_TITLE, proxy_figures, proxy_html, proxy_markdown
 
 _CSS = """
@@ -40,8 +45,10 @@ caption{caption-side:top;text-align:left;font-size:.85em;color:#555;padding:.2em
 #verdicts{background:#f4f8fc;border-left:4px solid #2c6fbb;padding:.3em 1em;margin:1em 0}
 #verdicts p{margin:.45em 0}#verdicts details{margin:0 0 .4em 1em;font-size:.9em}nav.toc{font-size:.9em}nav.toc a{margin-right:1em}
 details{margin:.6em 0}summary{cursor:pointer;color:#2c6fbb}dl.glossary dt{font-weight:600;margin-top:.4em}
-dl.glossary dd{margin-left:1.2em}table.answer td.sys{text-align:left;font-weight:600}table.answer td{white-space:nowrap}
-table.answer th{max-width:8em}
+dl.glossary{columns:3 20em;column-gap:2em;font-size:.92em}dl.glossary div{break-inside:avoid}dl.glossary dd{margin-left:1.2em}table.answer td.sys{text-align:left;font-weight:600}table.answer td{white-space:nowrap}
+table.answer th{max-width:8em}table.answer td.l{white-space:normal}
+#answers{background:#eef6ee;border-left:4px solid #2e7d32;padding:.3em 1em;margin:1em 0}
+#answers p{margin:.4em 0}#answers p.answer-line{font-size:1.02em}
 """
 
 _SCRIPT = """
@@ -71,58 +78,23 @@ window.addEventListener('load', function () {
   document.body.setAttribute('data-svg-clipped', clipped.join(' | '));
   document.body.setAttribute('data-svg-total', String(document.querySelectorAll('svg').length));
   document.body.setAttribute('data-height', String(document.documentElement.scrollHeight));
+  var de = document.documentElement;
+  document.body.setAttribute('data-hscroll', String(de.scrollWidth > de.clientWidth));
+  var over = [];
+  document.querySelectorAll('#answers, #verdicts').forEach(function (box) {
+    var right = box.getBoundingClientRect().right;
+    box.querySelectorAll('table, p, div').forEach(function (el) {
+      if (el.getBoundingClientRect().right > right + 0.5) { over.push((el.className || el.tagName) + ''); }
+    });
+  });
+  document.body.setAttribute('data-overflow', over.join(' '));
+  var ans = Array.prototype.slice.call(document.querySelectorAll('[data-answer]'));
+  document.body.setAttribute('data-answers', ans.map(function (a) {
+    return a.getAttribute('data-answer') + ':' + Math.ceil(a.getBoundingClientRect().bottom + window.scrollY);
+  }).join(' '));
 });
 """
 
-#: Plain-words definitions of every term the report uses.
-GLOSSARY = {
-    "hit@1": "1 when the first retrieved chunk is relevant (a chunk of the query's own document), else 0.",
-    "nDCG@10": "normalised discounted cumulative gain of the top 10: graded relevance, discounted by position, "
-               "divided by the best possible; 1 is a perfect ranking.",
-    "recall@10": "on the IRPF questions, the share of a question's cited provisions found in the top 10 retrieved "
-                 "chunks (a provision is found when a retrieved chunk contains it).",
-    "text share (span_recall@Bw)": "on cited questions, the share of the cited provisions' text (non-space "
-                                   "characters) inside the context of B words: the measure that names the winning "
-                                   "cut.",
-    "touched (recall@Bw)": "on cited questions, the share of the cited provisions some character of which is inside "
-                           "the context; a provision touched counts whole, so more, shorter chunks touch more "
-                           "provisions whatever they carry.",
-    "text share curve": "the share of cited provisions with any, at least 50%, at least 90% and all of their text "
-                        "inside the context.",
-    "micro": "the mean over all queries (trec_eval's number); documents with many chunks weigh more.",
-    "macro": "the mean of per-document means; every document weighs the same.",
-    "cluster": "the unit that was sampled (a document, or JurisTCU's source summary); queries of one cluster "
-               "are not independent, so intervals are computed over clusters.",
-    "CR2": "a cluster-robust standard error with a small-sample correction (Bell–McCaffrey), used with a t "
-           "distribution on Satterthwaite degrees of freedom.",
-    "naive": "an interval that treats every chunk as independent; shown only as a contrast, it is too narrow.",
-    "icc": "intra-class correlation: how much of the outcome's variation lies between documents rather than "
-           "within them (from 0, nothing, to 1, everything).",
-    "deff": "design effect: how many times larger the variance of the mean is than if queries were "
-            "independent.",
-    "n_eff": "effective sample size: the number of independent queries the clustered sample is worth "
-             "(queries / deff).",
-    "lag1 autocorrelation": "correlation between the outcomes of neighbouring chunks of one document.",
-    "share never hit": "the share of documents not one of whose chunks was found at rank 1.",
-    "family-wise": "all pairs of a table are tested together, so the chance of any false separation stays at "
-                   "the stated level.",
-    "Holm": "a step-down adjustment of p-values for a family of tests; the leaderboard's p_adj is instead the adjusted p-value of the simultaneous interval's own test.",
-    "simultaneous interval": "intervals for every pair of a family that hold together at the stated level.",
-    "separable": "the pair's simultaneous interval excludes 0: the data tell the two apart, family-wise.",
-    "tier": "letters from the separations: systems sharing a letter are not separable.",
-    "rank interval": "the ranks a system could hold given which pairs are separable.",
-    "judged@10": "the share of a system's top 10 documents that carry a judgment; below 0.9 its score may owe "
-                 "much to the judgment pool.",
-    "condensed": "the score with unjudged documents removed from each list (judged-only evaluation).",
-    "unjudged_as_relevant": "the score with unjudged documents read as relevant at the lowest positive grade "
-                            "(bound_high in the JSON); a reading beside the estimate (unjudged read as "
-                            "non-relevant), not a bound.",
-    "robust": "a separation that holds, in the same order, whether unjudged documents are read as "
-              "non-relevant, removed or relevant.",
-    "coverage": "how often an interval method's 95% interval contained the census value over repeated samples "
-                "of K documents.",
-    "MC margin": "the Monte-Carlo uncertainty of a simulated coverage (95%).",
-}
 
 
 def _e(x: Any) -> str:
@@ -285,8 +257,8 @@ def _interval_cell(r: Mapping[str, Any], level: float) -> str:
 
 
 def coverage_sentence(results: Mapping[str, Any]) -> str | None:
-    """The coverage verdict in one sentence: the recommended method per estimator and how far the naive ones
-    fall short."""
+    """The coverage study's verdict in one sentence (samples of K documents, not the answer table's designs): the
+    recommended method per estimator and how far the naive ones fall short."""
     cov = results.get("coverage") or {}
     if not cov.get("rows"):
         return None
@@ -302,9 +274,11 @@ def coverage_sentence(results: Mapping[str, Any]) -> str | None:
             said.append(f"for {est}, no method reaches {level:.0%} (best {rec['method']} at "
                         f"{_pct(rec.get('coverage'))}): sample more documents")
     rows = [r for r in cov["rows"] if r["method"] in naive and (k is None or r["k"] == k)]
-    text = f"Nominal {level:.0%} intervals"
-    text += f" from K = {k} sampled documents: " if k else ": "
-    text += "; ".join(said) if said else "see the table"
+    text = (f"On samples of {k} ANEEL documents (the coverage study, another design than the table's), nominal "
+            f"{level:.0%} intervals: " if k else
+            f"In the coverage study (samples of ANEEL documents, another design than the table's), nominal {level:.0%} "
+            "intervals: ")
+    text += "; ".join(said) if said else "see its table"
     if rows:
         lo, hi = min(r["coverage"] for r in rows), max(r["coverage"] for r in rows)
         text += f"; naive chunk-level intervals cover only {_pct(lo)}–{_pct(hi)}"
@@ -342,13 +316,13 @@ def _answer_html(results: Mapping[str, Any]) -> str:
                             "(trec_eval's number) and unjudged_as_relevant reads them as relevant: two readings, "
                             "not bounds (see JurisTCU); a tier marked ~ flips order against another system under "
                             "some reading." if pooled else "")
-             + "</caption><tr>" + "".join(f"<th class=l>{_e(h)}</th>" for h in head) + "</tr>" + "".join(body)
+             + "</caption><tr>" + "".join(f"<th class=l>{_e(h).replace('_', '_<wbr>')}</th>" for h in head) + "</tr>" + "".join(body)
              + "</table>" + "".join(f'<p class="note marks">{_e(x)}</p>' for x in answer_notes(rows, level))
              ) if rows else ""  # under the table, each mark in its words
     micro = LB.micro_lines(results.get("leaderboard") or {})
     table += f'<p class="note micro-line">ANEEL {_e(". ".join(micro))}</p>' if micro else ""
     items = S.verdict_items(results)
-    cov = coverage_sentence(results)
+    cov = " ".join(x for x in (table_checks_sentence(rows, level), coverage_sentence(results)) if x)
     if cov:
         items.append(("coverage", "Coverage of the intervals", cov))
     jt = results.get("juristcu") or {}
@@ -367,7 +341,7 @@ def _answer_html(results: Mapping[str, Any]) -> str:
                "irpf": bool(results.get("irpf")), "lgpd": bool(results.get("lgpd")),
                "glossary": True, "proxy": bool(results.get("proxy"))}
     toc = '<nav class="toc">' + "".join(f'<a href="#{k}">{_e(v)}</a>' for k, v in links if present[k]) + "</nav>"
-    return f'<section id="verdicts">{table}{verdicts}{toc}</section>'
+    return f'{answers_html(results)}<section id="verdicts">{table}{verdicts}{toc}</section>'
 
 
 # ------------------------------------------------------------------------------------------ sections
@@ -467,12 +441,6 @@ def _settings_words(meta: Mapping[str, Any]) -> str:
     return "; ".join(parts)
 
 
-def _glossary_html() -> str:
-    return ('<section id="glossary"><h2>Glossary</h2><details><summary>Terms used in this report</summary>'
-            '<dl class="glossary">' + "".join(f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>" for k, v in GLOSSARY.items())
-            + "</dl></details></section>")
-
-
 def _juristcu_html(jt: Mapping[str, Any], level: float, naive: set[str]) -> str:
     parts = ['<section id="juristcu"><h2>JurisTCU</h2>']
     lb = jt.get("leaderboard")
@@ -516,8 +484,9 @@ def _budget_family(ir: Mapping[str, Any]) -> tuple[int, Mapping[str, Any]] | Non
 
 
 def _irpf_html(ir: Mapping[str, Any], figs: Mapping[str, tuple[bytes, str]] | None = None) -> str:
-    """Real questions: the chunking x retriever answer (sentence, recall against budget, forest plot, pair
-    matrix), then every retriever on the article chunks; the resolution table folded."""
+    """Real questions: the chunking x retriever answer (sentence, text share against budget, the reading), then,
+    folded, the family it comes from, the curve, the touch reading, unequal contexts, every retriever on the
+    article chunks and the resolution table."""
     parts = ['<section id="irpf"><h2>Real questions (IRPF)</h2>']
     if ir.get("sentence"):
         parts.append(f'<p class="study-answer"><b>{_e(ir["sentence"])}</b></p>')
@@ -529,12 +498,12 @@ def _irpf_html(ir: Mapping[str, Any], figs: Mapping[str, tuple[bytes, str]] | No
         parts.append(C.answer_paragraphs_html(bud))
     fam = _budget_family(ir)
     if fam:
-        parts.append(f'<h3>Chunking × retriever within {int(fam[0]):,} words of context ({_e(fam[1].get("metric") or "")}): '
-                     "the family the answer above comes from</h3>")
-        parts.append(LB.panels_html(fam[1], heading=4, systems_class="irpf-budget", matrix_class="pair-matrix",
-                                    fold_pairs=True))
+        parts.append(_fold(f"The family the answer comes from: chunking × retriever within {int(fam[0]):,} words of "
+                           f"context ({fam[1].get('metric') or ''}), every system and pair",
+                           LB.panels_html(fam[1], heading=4, systems_class="irpf-budget", matrix_class="pair-matrix",
+                                          fold_pairs=True)))
     if bud.get("answer"):
-        parts.append(C.curve_table_html(bud))
+        parts.append(_fold("The text share curve at the answer's budget (table)", C.curve_table_html(bud)))
     touched = (bud.get("touched_families") or {}).get(str(bud.get("budget")))
     if touched:
         parts.append(_fold(f"The touch reading's family ({touched['metric']})",
@@ -542,16 +511,16 @@ def _irpf_html(ir: Mapping[str, Any], figs: Mapping[str, tuple[bytes, str]] | No
                                           fold_pairs=True)))
     ch = ir.get("chunkings")
     if ch:
-        parts.append(f'<h3>Chunking × retriever on {_e(ch.get("metric", "recall@10"))}: unequal contexts, k chunks of '
-                     f'each chunking\'s size ({_e(", ".join(ch.get("chunkings") or []))} × '
-                     f'{_e(", ".join(ch.get("retrievers") or []))})</h3>')
-        parts.append(LB.panels_html(ch, heading=4, systems_class="irpf-chunkings", matrix_class="pair-matrix",
-                                    fold_pairs=True))
+        parts.append(_fold(f"Chunking × retriever on {ch.get('metric', 'recall@10')}: unequal contexts, k chunks of "
+                           f"each chunking's size ({', '.join(ch.get('chunkings') or [])} × "
+                           f"{', '.join(ch.get('retrievers') or [])})",
+                           LB.panels_html(ch, heading=4, systems_class="irpf-chunkings", matrix_class="pair-matrix",
+                                          fold_pairs=True)))
     lb = ir.get("leaderboard")
     if lb:
-        parts.append(f"<h3>Every retriever on {_e(lb.get('chunking', 'article'))} chunks</h3>")
-        parts.append(LB.panels_html(lb, heading=4, systems_class="irpf-systems", matrix_class="pair-matrix",
-                                    fold_pairs=True))
+        parts.append(_fold(f"Every retriever on {lb.get('chunking', 'article')} chunks ({lb.get('metric', '')})",
+                           LB.panels_html(lb, heading=4, systems_class="irpf-systems", matrix_class="pair-matrix",
+                                          fold_pairs=True)))
     if ch and ch.get("icc"):
         parts.append(f"<p class=note>{_e(ch['icc'].get('sentence', ''))}</p>")
     if ch and ch.get("resolution"):
@@ -626,7 +595,7 @@ def render_html(results: Mapping[str, Any], figs: dict[str, tuple[bytes, str]] |
     elif "lgpd" in results:
         parts.append(f"<p class=note>{_e(C.LGPD_SKIPPED)}</p>")
     parts.append(proxy_html(results, img))
-    parts.append(_glossary_html())
+    parts.append(glossary_html(glossary(meta.get("retriever_descriptions"))))
     parts.append(f"<p class=note>Generated by ragcov {_e(meta.get('ragcov_version', ''))} on "
                  f"{_e(meta.get('created', ''))}; settings: {_e(_settings_words(meta))}. Every table is also in "
                  "summary.md.</p>")
@@ -689,7 +658,7 @@ def render_markdown(results: Mapping[str, Any], figure_files: Mapping[str, str] 
     elif "lgpd" in results:
         lines += [C.LGPD_SKIPPED, ""]
     lines += proxy_markdown(results)
-    lines += ["## Glossary", ""] + [f"- **{k}**: {v}" for k, v in GLOSSARY.items()] + [""]
+    lines += glossary_md(glossary((results.get("meta") or {}).get("retriever_descriptions")))
     if figure_files:
         lines += ["## Figures", ""] + [f"![{k}]({v})" for k, v in figure_files.items()]
     return "\n".join(lines) + "\n"
