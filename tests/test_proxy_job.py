@@ -157,6 +157,12 @@ def test_main_job_section_and_report(data_dir, tmp_path):
     assert head["sentence"].replace("'", "&#x27;") in sec
     md = render_markdown(results)
     assert "## Self-retrieval as a proxy for real questions" in md and head["sentence"] in md
+    from ragcov_data.reporting import console
+
+    text = console.summary(results)  # the console: each headline sentence, and each mark in its words once
+    for c in (c for c in comps if c["headline"]):
+        assert " ".join(c["sentence"].split()) in " ".join(text.split())
+    assert text.count("‡ UNVERIFIABLE") == 1 and "LGPD retrievers' tau" in text
     png = figures(results)["proxy"][0]
     assert png.clipped == 0 and png.min_font_px >= 12.0
     json.dumps(block)  # plain JSON

@@ -172,6 +172,23 @@ def _pool_lines(board: Mapping[str, Any]) -> list[str]:
     return [_fit(x) for x in out]
 
 
+def _proxy_lines(results: Mapping[str, Any]) -> list[str]:
+    """Self-retrieval against the real questions: one sentence per corpus and family (the headline measures), each
+    interval's mark in its words once; the report's section and ``ragcov proxy`` hold the whole study."""
+    heads = [(ds, c) for ds, block in (results.get("proxy") or {}).items()
+             for c in block.get("comparisons", []) if c.get("headline")]
+    if not heads:
+        return []
+    lines = ["Self-retrieval against the real questions on the same acts and cut "
+             "(report: Self-retrieval as a proxy for real questions):"]
+    taus = []
+    for ds, c in heads:
+        lines += _wrap(f"{ds.upper()} {c['family']}: {c['sentence']}")
+        taus.append((f"{ds.upper()} {c['family']}' tau", c["result"]["tau"]))
+    lines += [x for note in marks.footnotes(taus, heads[0][1]["result"]["tau"]["level"]) for x in _wrap(note)]
+    return lines + [""]
+
+
 def summary(results: Mapping[str, Any]) -> str:
     """The console summary of a benchmark run (see the module docstring)."""
     boards = task_boards(results)
@@ -207,6 +224,7 @@ def summary(results: Mapping[str, Any]) -> str:
     study = _study_line(results)
     if study:
         lines += [study, ""]
+    lines += _proxy_lines(results)
     lines += _coverage_lines(results)
     return "\n".join(lines).rstrip()
 
