@@ -7,7 +7,7 @@ Each lane runs ``python -m pytest -q -n WORKERS --dist loadfile`` in this reposi
 script prints its wall time, the CPU time of pytest and its workers, the machine's load average before and after
 (a busy machine stretches the wall time, not the CPU time: read both), the slowest tests and the slowest modules
 (a module's time holds its fixtures' setup), and whether each slow test is in the fast lane. The lists of what the
-fast lane leaves out are ``SLOW_MODULES`` and ``SLOW_TESTS`` in ``tests/conftest.py``.
+fast lane leaves out are ``SLOW_MODULES`` and ``SLOW_TESTS`` in ``tests/_lanes.py``.
 """
 from __future__ import annotations
 
@@ -56,7 +56,7 @@ def read_junit(path: Path) -> tuple[list[tuple[float, str]], dict[str, float]]:
 
 def slow_lists() -> tuple[set[str], set[str]]:
     sys.path.insert(0, str(REPO / "tests"))
-    from conftest import SLOW_MODULES, SLOW_TESTS  # the lists the fast lane reads
+    from _lanes import SLOW_MODULES, SLOW_TESTS  # the lists the fast lane reads
 
     return set(SLOW_MODULES), set(SLOW_TESTS)
 

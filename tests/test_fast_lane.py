@@ -1,10 +1,10 @@
-"""The fast lane's lists name real modules and tests, and the marker they set is the registered one."""
+"""The fast lane's lists (tests/_lanes.py) name real modules and tests, and the marker they set is the registered one."""
 from __future__ import annotations
 
 import ast
 import tomllib
 
-from conftest import REPO, SLOW_MODULES, SLOW_TESTS
+from _lanes import REPO, SLOW_MODULES, SLOW_TESTS, mark_slow
 
 
 def _functions(path) -> set[str]:
@@ -40,10 +40,8 @@ class _Item:
 
 
 def test_the_hook_marks_listed_modules_and_tests_and_nothing_else():
-    from conftest import pytest_collection_modifyitems
-
     module, name = SLOW_TESTS[0].split("::")
     items = [_Item(REPO / SLOW_MODULES[0], "test_anything"), _Item(REPO / module, name),
              _Item(REPO / module, name + "_other"), _Item(REPO / "tests" / "test_fast_lane.py", name)]
-    pytest_collection_modifyitems(None, items)
+    mark_slow(items)
     assert [i.marks for i in items] == [["slow"], ["slow"], [], []]
