@@ -78,6 +78,7 @@ import pandas as pd
 from ragcov_data._atomic import atomic_write
 from ragcov_data.eval.estimates import _kernels
 from ragcov_data.eval.estimates._bounds import clip_table, no_variation_text, value_range
+from ragcov_data.eval.estimates.concentration import concentration_text, is_concentrated
 from ragcov_data.eval.estimates.interval import sufficient_stats
 from ragcov_data.eval.estimates.results import mark_recommended
 from ragcov_data.eval.outcomes.table import ALL_GROUP
@@ -95,7 +96,7 @@ VERIFY_RESAMPLES = 99
 VERIFY_FIELDS = ("verified_coverage", "verified_mc_se", "verified", "verified_status")
 #: Values of ``verified_status`` (None where no check ran).
 STATUSES = ("verified", "not_verified", "unverifiable")
-_VERSION = 4
+_VERSION = 5
 ENV_VAR = "RAGCOV_VERIFY_CACHE_DIR"
 
 
@@ -223,20 +224,24 @@ def _status(per_twin: np.ndarray, R: int, level: float) -> tuple[str, float, flo
     return "unverifiable", c, se
 
 
-#: Queries per document whose coefficient of variation is at most this are "near-equal": a document the
-#: documents at hand lack cannot hold a large share of the queries unless sizes are far more unequal than they
-#: show, so a check built from them can pass micro (JurisTCU by source summary: 0.33; IRPF by topic: about 0.1).
-#: Above it (ANEEL acts: 2.4; 0.9-1.3 without the act holding 18%; 0.4-0.8 at 400 words) it cannot.
+#: Kept for callers of earlier versions (the check no longer reads it; :func:`.concentration.is_concentrated`
+#: decides): queries per document whose coefficient of variation was at most this counted as "near-equal".
 NEAR_EQUAL_CV = 0.5
 #: Why a micro row on a document sample without the population's sizes is never ``verified``.
 UNSEEN_SIZES = ("the sizes of the documents the sample did not draw are unknown, and one it missed may hold a large "
                 "share of the queries: a check built from the sample cannot see that (on ANEEL samples of 40-80 of "
                 "147 acts, micro rows such a check passed covered the census value 62-89%); give every population "
                 "document's size (a --sample-docs task records them) to check micro, or read macro")
-#: Why a micro row of a census on unequal documents is never ``verified``.
-UNEQUAL_SIZES = ("queries per document are unequal here (coefficient of variation above 0.5), and a check built from "
-                 "these documents cannot see a larger one they lack, which would move micro (on draws of the ANEEL "
-                 "acts, micro rows such a check passed covered the acts' value 61% of the time); read macro")
+#: Why a micro row of a census whose queries are concentrated in one document is never ``verified``
+#: (``{concentration}``: :func:`.concentration.concentration_text` of the design, see :func:`unequal_sizes_reason`).
+UNEQUAL_SIZES = ("{concentration}, and a check built from these documents cannot see the ones like it they lack, "
+                 "which would move micro (on superpopulation grids, micro rows such a check passed at this "
+                 "concentration covered as little as 0.61; on draws of the ANEEL acts, 0.61); read macro")
+
+
+def unequal_sizes_reason(n: Any) -> str:
+    """:data:`UNEQUAL_SIZES` for a census whose documents hold ``n`` queries each."""
+    return UNEQUAL_SIZES.format(concentration=concentration_text(n))
 
 
 def size_cv(n: Any) -> float:
@@ -350,7 +355,7 @@ def _simulate(design: Mapping[str, Any], pairs: list[tuple[str, str]], reps: int
         ok = bool(c + 2 * se >= level)
         status = "verified" if ok else "not_verified"
         blind = None if core_est != "micro" else UNSEEN_SIZES if M is not None and M > K else \
-            UNEQUAL_SIZES if size_cv(n) > NEAR_EQUAL_CV else None
+            unequal_sizes_reason(n) if is_concentrated(n)[0] else None
         if blind and status == "verified":  # built from these documents only: it cannot see a larger one
             status, ok = "unverifiable", False
         out[f"{est}/{m}"] = {"verified_coverage": c, "verified_mc_se": se, "verified": ok,
