@@ -65,21 +65,40 @@ def superpopulation(alpha: float, slope: float, M: int, seed: int) -> dict:
     return {"n": n, "s": s, "center": center, "micro": s.sum() / n.sum(), "macro": float((s / n).mean())}
 
 
-def censuses(sp: dict, G: int, p: float, slope: float, D: int, rng: np.random.Generator):
-    """``D`` censuses of G clusters, ``(n, s)`` each of shape (D, G), and the superpopulation's values."""
+def censuses(sp: dict, G: int, p: float, slope: float, D: int, rng: np.random.Generator, drawn: bool = False):
+    """``D`` censuses of G clusters, ``(n, s)`` each of shape (D, G), and the superpopulation's values.
+
+    With a dominant share ``p``: *present*, every census holds one dominant cluster sized to hold ``p`` of its
+    queries; *drawn* (``drawn``), each of the G clusters is of the dominant type with probability 1 / G (the
+    superpopulation holds such clusters once per G, so a census holds none, one or more, as a draw of the
+    ANEEL acts holds the act with 18% of the queries), its size the one that holds ``p`` of a typical census."""
     idx = rng.integers(0, len(sp["n"]), (D, G))
     n, s = sp["n"][idx].copy(), sp["s"][idx].copy()
     truth = {"micro": sp["micro"], "macro": sp["macro"]}
     if p > 0:
-        rest = n[:, 1:].sum(1)
-        d = np.maximum(1.0, np.round(p / (1 - p) * rest))
         typical = max(1.0, round(p / (1 - p) * (G - 1) * sp["n"].mean()))
         m_dom, _ = _rates(rng, np.array([typical]), slope, sp["center"])
+        if drawn:
+            where = rng.random((D, G)) < 1.0 / G
+            d = np.full(int(where.sum()), typical)
+        else:
+            where = np.zeros((D, G), bool)
+            where[:, 0] = True
+            d = np.maximum(1.0, np.round(p / (1 - p) * n[:, 1:].sum(1)))
         _, r = _rates(rng, d, slope, sp["center"])
-        n[:, 0], s[:, 0] = d, rng.binomial(d.astype(np.int64), r)
+        n[where], s[where] = d, rng.binomial(d.astype(np.int64), r)
+        # the superpopulation's queries: p from dominant clusters (mean rate m_dom), 1 - p from the rest
         truth = {"micro": p * float(m_dom[0]) + (1 - p) * sp["micro"],
                  "macro": (float(m_dom[0]) + (G - 1) * sp["macro"]) / G}
     return n, s, truth
+
+
+def hill(x: np.ndarray) -> float:
+    """Hill's estimate of the Pareto tail exponent from the ``k = max(5, sqrt(G))`` largest sizes (inf when
+    they are all equal: no tail to see)."""
+    top = np.sort(x)[::-1][:max(5, int(math.sqrt(len(x))) + 1)]
+    logs = np.log(top[:-1] / top[-1])
+    return float(len(logs) / logs.sum()) if logs.sum() > 0 else float("inf")
 
 
 def diagnostics(n: np.ndarray) -> dict[str, np.ndarray]:
@@ -87,13 +106,14 @@ def diagnostics(n: np.ndarray) -> dict[str, np.ndarray]:
     return {"share": np.array([C.largest_share(x) for x in n]),
             "gstar0": np.array([C.effective_clusters(x, 0.0) for x in n]),
             "gstar1": np.array([C.effective_clusters(x, 1.0) for x in n]),
-            "cv": np.array([V.size_cv(x) for x in n]), "G": np.full(len(n), n.shape[1], float)}
+            "cv": np.array([V.size_cv(x) for x in n]), "hill": np.array([hill(x) for x in n]),
+            "G": np.full(len(n), n.shape[1], float)}
 
 
-def run_design(sp: dict, G: int, p: float, slope: float, D: int, reps: int, seed: int) -> dict:
+def run_design(sp: dict, G: int, p: float, slope: float, D: int, reps: int, seed: int, drawn: bool = False) -> dict:
     """Per census: the check's pass and the true containment of each pair, and the size diagnostics."""
-    rng = np.random.default_rng([seed, G, int(p * 1000)])
-    n, s, truth = censuses(sp, G, p, slope, D, rng)
+    rng = np.random.default_rng([seed, G, int(p * 1000), int(drawn)])
+    n, s, truth = censuses(sp, G, p, slope, D, rng, drawn)
     out = {"diag": diagnostics(n), "pass": {}, "contains": {}, "check_coverage": {}}
     for est, m in PAIRS:
         r = _kernels.interval_batch(n, s, s, estimator=est, method=m, level=LEVEL)
@@ -112,24 +132,31 @@ def run_design(sp: dict, G: int, p: float, slope: float, D: int, reps: int, seed
 
 
 def rule_fires(diag: dict, family: str, x: float) -> np.ndarray:
-    """Where the candidate rule marks a census concentrated (micro blind)."""
-    if family == "share*sqrt(G)":
-        return diag["share"] * np.sqrt(diag["G"]) > x
+    """Where the candidate rule marks a census concentrated (micro blind). ``share*G^b``: largest share times
+    ``G^b`` above ``x`` and the share above ``2 / G`` (as :func:`~concentration.is_concentrated`)."""
+    if family.startswith("share*G^"):
+        b = float(family.split("^")[1])
+        return (diag["share"] * diag["G"] ** b > x) & (diag["share"] > 2.0 / diag["G"])
     if family == "G*(rho=0)":
         return diag["gstar0"] < x
     if family == "G*(rho=1)":
         return diag["gstar1"] < x
     if family == "share":
         return diag["share"] > x
+    if family == "hill":
+        return diag["hill"] < x
     return diag["cv"] > x  # "cv"
 
 
-#: Thresholds tried per family, from the least strict to the strictest.
-FAMILIES = {"share*sqrt(G)": list(np.round(np.arange(3.0, 0.19, -0.05), 2)),
-            "G*(rho=0)": [1, 2, 3, 5, 8, 10, 15, 20, 25, 30, 40, 50, 60, 80, 100, 150, 200, 300, 400],
-            "G*(rho=1)": [1, 2, 3, 5, 8, 10, 15, 20, 25, 30, 40, 50, 60, 80, 100, 150, 200, 300, 400],
-            "share": [0.5, 0.4, 0.3, 0.25, 0.2, 0.15, 0.12, 0.1, 0.08, 0.06, 0.05, 0.04, 0.03, 0.02, 0.01],
-            "cv": [5, 4, 3, 2.5, 2, 1.5, 1.25, 1, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3]}
+_LOG = list(np.round(np.exp(np.linspace(math.log(0.01), math.log(3.0), 300)), 4))
+#: Thresholds tried per family, from the strictest to the least strict.
+FAMILIES = {**{f"share*G^{b:g}": _LOG for b in (0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6)},
+            "G*(rho=0)": [400, 300, 250, 200, 150, 120, 100, 80, 60, 50, 40, 30, 25, 20, 15, 10, 8, 5, 3, 2, 1],
+            "G*(rho=1)": [400, 300, 250, 200, 150, 120, 100, 80, 60, 50, 40, 30, 25, 20, 15, 10, 8, 5, 3, 2, 1],
+            "share": list(np.round(np.arange(0.01, 0.51, 0.005), 3)),
+            "cv": list(np.round(np.arange(0.2, 5.01, 0.05), 2)),
+            "hill": [5, 4, 3, 2.5, 2, 1.75, 1.5, 1.25, 1, 0.75, 0.5]}
+MICRO = ("micro/cr2", "micro/cr1")
 
 
 def _cov(hit: np.ndarray) -> tuple[float, float, int]:
@@ -140,57 +167,91 @@ def _cov(hit: np.ndarray) -> tuple[float, float, int]:
     return c, math.sqrt(max(c * (1 - c), 1.0 / k) / k), k
 
 
-def score(results: list[dict], family: str, x: float, key: str) -> dict:
-    """One rule at one threshold for pair ``key``: designs shown short of BAR, the share of check-passed rows
-    unverifiable in benign designs, and the least coverage of claimed rows."""
-    short, benign_blind, benign_n, worst = [], 0, 0, 1.0
-    for r in results:
+def score(results: list[dict], fires: list[np.ndarray], key: str) -> dict:
+    """One rule (``fires``: per design, where it marks a census blind) for pair ``key``: the designs whose
+    claimed rows (check passed, rule silent) are shown short of BAR (coverage + 2 MC SE < BAR, at least
+    MIN_CLAIMED rows), the share of check-passed rows it marks unverifiable in benign designs (where the rows
+    the check passed cover >= BAR with no rule), and the pooled coverage of claimed rows."""
+    short, blind, passed, pooled = [], 0, 0, []
+    for r, fire in zip(results, fires):
         ok, hit = r["pass"][key], r["contains"][key]
-        fire = rule_fires(r["diag"], family, x)
         c, se, k = _cov(hit[ok & ~fire])
+        pooled.append(hit[ok & ~fire])
         if k >= MIN_CLAIMED and c + 2 * se < BAR:
             short.append(r["name"])
-        if k >= MIN_CLAIMED:
-            worst = min(worst, c)
-        c0, se0, k0 = _cov(hit[ok])
-        if k0 >= MIN_CLAIMED and c0 >= BAR:  # benign: the check alone is right here
-            benign_blind += int((ok & fire).sum())
-            benign_n += k0
-    return {"family": family, "threshold": float(x), "pair": key, "designs short": len(short),
-            "short": short, "benign unverifiable": benign_blind / max(benign_n, 1), "worst claimed": worst}
+        c0, _, k0 = _cov(hit[ok])
+        if k0 >= MIN_CLAIMED and c0 >= BAR:
+            blind += int((ok & fire).sum())
+            passed += k0
+    hits = np.concatenate(pooled)
+    return {"short": short, "benign unverifiable": blind / max(passed, 1), "claimed": len(hits),
+            "claimed coverage": float(hits.mean()) if len(hits) else float("nan")}
 
 
 def choose(results: list[dict]) -> list[dict]:
-    """Per family and micro pair: the least strict threshold with no design shown short of BAR."""
+    """Per family: the least strict threshold such that it and every stricter one leave no design shown short
+    of BAR, for micro cr2 and cr1 alike (a noisy design cannot pick a lax threshold by luck); its score."""
     rows = []
     for family, xs in FAMILIES.items():
-        for key in ("micro/cr2", "micro/cr1"):
-            best = None
-            for x in xs:
-                sc = score(results, family, x, key)
-                if sc["designs short"] == 0:
-                    best = sc
-                    break
-            rows.append(best or {**score(results, family, xs[-1], key), "threshold": float("nan")})
+        best = None
+        for x in xs:
+            fires = [rule_fires(r["diag"], family, x) for r in results]
+            sc = {k: score(results, fires, k) for k in MICRO}
+            if any(s["short"] for s in sc.values()):
+                break
+            best = (x, sc)
+        row = {"family": family, "threshold": "none" if best is None else f"{best[0]:g}"}
+        for k in MICRO:
+            s = best[1][k] if best else None
+            tag = k.split("/")[1]
+            row[f"{tag} benign unverifiable"] = "-" if s is None else f"{s['benign unverifiable']:.3f}"
+            row[f"{tag} claimed (coverage)"] = "-" if s is None else f"{s['claimed']} ({s['claimed coverage']:.3f})"
+        rows.append(row)
     return rows
 
 
-def design_rows(results: list[dict], c: float) -> list[dict]:
-    """Each design under the rule share*sqrt(G) > c: per micro pair, the share verified, unverifiable (the
-    rule) and not verified, the coverage of verified rows, and the coverage of all rows."""
+def module_rule(diag: dict) -> np.ndarray:
+    """:func:`~concentration.is_concentrated` with the module's constants, per census."""
+    return rule_fires(diag, f"share*G^{C.CONCENTRATION_POWER:g}", C.CONCENTRATION_C)
+
+
+def design_rows(results: list[dict]) -> list[dict]:
+    """Each design under the module's rule: per micro pair, the share of censuses verified and unverifiable (the
+    rule), the coverage of verified rows (MC SE) and of all rows; macro t: verified and coverage of verified."""
     rows = []
     for r in results:
-        fire = rule_fires(r["diag"], "share*sqrt(G)", c)
-        row = {"design": r["name"], "median share*sqrt(G)": f"{np.median(r['diag']['share'] * np.sqrt(r['diag']['G'])):.2f}"}
+        fire = module_rule(r["diag"])
+        stat = r["diag"]["share"] * r["diag"]["G"] ** C.CONCENTRATION_POWER
+        row = {"design": r["name"], "median stat": f"{np.median(stat):.2f}"}
         for key in ("micro/cr2", "micro/cr1", "macro/t"):
             ok, hit = r["pass"][key], r["contains"][key]
-            claimed = ok & ~fire if key.startswith("micro") else ok
+            micro = key.startswith("micro")
+            claimed = ok & ~fire if micro else ok
             cc, se, k = _cov(hit[claimed])
-            tag = key.replace("micro/", "").replace("macro/", "macro ")
-            row[f"{tag} ver/unv"] = f"{claimed.mean():.2f}/{(ok & fire).mean() if key.startswith('micro') else 0:.2f}"
+            tag = key.split("/")[1] if micro else "macro t"
+            row[f"{tag} ver/unv"] = f"{claimed.mean():.2f}/{(ok & fire).mean() if micro else 0:.2f}"
             row[f"{tag} cov ver"] = "-" if not k else f"{cc:.3f}±{se:.3f}"
-            row[f"{tag} cov all"] = f"{hit.mean():.3f}"
+            if micro:
+                row[f"{tag} cov all"] = f"{hit.mean():.3f}"
         rows.append(row)
+    return rows
+
+
+def summary(results: list[dict]) -> list[dict]:
+    """Claimed rows pooled over design sets, under the module's rule and under the CV rule it replaces."""
+    sets = {"no dominant": lambda r: " dom=0" in r["name"] and "drawn" not in r["name"] and "present" not in r["name"],
+            "dominant present": lambda r: r["name"].endswith("present"),
+            "dominant drawn": lambda r: r["name"].endswith("drawn")}
+    rows = []
+    for name, keep in sets.items():
+        sub = [r for r in results if keep(r)]
+        for rule, fires in (("module", [module_rule(r["diag"]) for r in sub]),
+                            ("cv > 0.5", [rule_fires(r["diag"], "cv", 0.5) for r in sub])):
+            for k in MICRO:
+                s = score(sub, fires, k)
+                rows.append({"designs": f"{name} ({len(sub)})", "rule": rule, "pair": k, "short": len(s["short"]),
+                             "claimed": s["claimed"], "claimed coverage": f"{s['claimed coverage']:.3f}",
+                             "benign unverifiable": f"{s['benign unverifiable']:.3f}"})
     return rows
 
 
@@ -204,42 +265,59 @@ def save_raw(path: str, results: list[dict]) -> None:
     np.savez_compressed(path, **arrays)
 
 
+def load_raw(path: str) -> list[dict]:
+    """The designs :func:`save_raw` wrote, as :func:`run_design` returns them (with ``name``)."""
+    z = np.load(path)
+    out = []
+    for i, name in enumerate(z["names"]):
+        r: dict = {"name": str(name), "pass": {}, "contains": {}, "check_coverage": {}, "diag": {}}
+        for key in z.files:
+            if key.startswith(f"d{i}/"):
+                _, part, k = key.split("/", 2)
+                r[part][k] = z[key]
+        out.append(r)
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--censuses", type=int, default=300, help="censuses drawn per design")
     ap.add_argument("--reps", type=int, default=300, help="replicates of each census check")
     ap.add_argument("--alphas", type=float, nargs="+", default=[1.2, 1.5, 2.0, 3.0])
     ap.add_argument("--dominant", type=float, nargs="+", default=[0.0, 0.02, 0.05, 0.10, 0.25])
+    ap.add_argument("--dominant-modes", nargs="+", default=["present", "drawn"], choices=["present", "drawn"])
     ap.add_argument("--gs", type=int, nargs="+", default=[20, 50, 150, 500])
     ap.add_argument("--slopes", type=float, nargs="+", default=[0.0, -0.5])
     ap.add_argument("--superpop", type=int, default=100_000)
     ap.add_argument("--seed", type=int, default=2026)
     ap.add_argument("--out", default=None, help="write every design's numbers and the rule scores as JSON")
     ap.add_argument("--raw", default=None, help="write every census's check, containment and diagnostics (.npz)")
+    ap.add_argument("--rescore", default=None, help="score the rules on a --raw file instead of simulating")
     args = ap.parse_args()
     print(f"$ {command_line()}", flush=True)
     t0 = time.perf_counter()
-    results = []
-    for alpha, slope in itertools.product(args.alphas, args.slopes):
+    results = load_raw(args.rescore) if args.rescore else []
+    for alpha, slope in itertools.product(args.alphas, args.slopes) if not args.rescore else ():
         sp = superpopulation(alpha, slope, args.superpop, args.seed)
-        for G, p in itertools.product(args.gs, args.dominant):
+        for G, p, mode in itertools.product(args.gs, args.dominant, args.dominant_modes):
+            if p == 0 and mode != args.dominant_modes[0]:
+                continue  # no dominant cluster: one design
             t1 = time.perf_counter()
-            r = run_design(sp, G, p, slope, args.censuses, args.reps, args.seed)
-            r["name"] = f"a={alpha:g} slope={slope:g} G={G} dom={p:g}"
-            r["params"] = {"alpha": alpha, "slope": slope, "G": G, "dominant": p}
+            r = run_design(sp, G, p, slope, args.censuses, args.reps, args.seed, drawn=mode == "drawn")
+            r["name"] = f"a={alpha:g} slope={slope:g} G={G} dom={p:g}" + (f" {mode}" if p else "")
+            r["params"] = {"alpha": alpha, "slope": slope, "G": G, "dominant": p, "mode": mode}
             results.append(r)
             print(f"  {r['name']}: {time.perf_counter() - t1:.1f} s", flush=True)
-    if args.raw:
+    if args.raw and not args.rescore:
         save_raw(args.raw, results)
-    chosen = choose(results)
-    print("\n" + table([{k: v for k, v in c.items() if k != "short"} for c in chosen]) + "\n", flush=True)
-    c = next(x["threshold"] for x in chosen if x["family"] == "share*sqrt(G)" and x["pair"] == "micro/cr2")
-    rows = design_rows(results, C.CONCENTRATION_C)
-    print(f"designs under the rule share*sqrt(G) > {C.CONCENTRATION_C} (grid's choice for cr2: {c}):")
-    print("\n" + table(rows) + "\n", flush=True)
+    chosen = choose([r for r in results if not r["name"].endswith("drawn")])  # drawn: no size rule sees them
+    print("\nrules chosen on the designs without a drawn dominant cluster:\n\n" + table(chosen) + "\n", flush=True)
+    print(f"claimed rows under the module's rule (largest share * G^{C.CONCENTRATION_POWER:g} > "
+          f"{C.CONCENTRATION_C:g}) and the CV rule:\n\n" + table(summary(results)) + "\n", flush=True)
+    rows = design_rows(results)
+    print("designs under the module's rule:\n\n" + table(rows) + "\n", flush=True)
     if args.out:
-        curves = [score(results, f, x, k) for f, xs in FAMILIES.items() for x in xs for k in ("micro/cr2", "micro/cr1")]
-        Path(args.out).write_text(json.dumps({"command": command_line(), "chosen": chosen, "curves": curves,
+        Path(args.out).write_text(json.dumps({"command": command_line(), "chosen": chosen, "summary": summary(results),
                                               "designs": rows, "seconds": time.perf_counter() - t0}, indent=1,
                                              default=float))
     print(f"total {time.perf_counter() - t0:.0f} s; peak RSS {peak_rss_mb():.0f} MiB")

@@ -33,7 +33,8 @@ def test_diagnostics_by_hand():
     assert C.largest_share(n) == pytest.approx(0.5)
     assert C.effective_clusters(n) == pytest.approx(16 / 6)  # N^2 / sum n^2
     assert C.effective_clusters(n, rho=1.0) == pytest.approx(36 / 18)  # (sum n^2)^2 / sum n^4
-    assert C.concentration(n) == pytest.approx(0.5 * math.sqrt(3))
+    assert C.concentration(n) == pytest.approx(0.5 * 3 ** C.CONCENTRATION_POWER)
+    assert C.concentration(n, power=0.5) == pytest.approx(0.5 * math.sqrt(3))
     assert C.largest_share([0, 0, 3, 1]) == pytest.approx(0.75) and C.effective_clusters([0, 3, 1]) == \
         pytest.approx(16 / 10)  # clusters without queries take no part
     assert C.largest_share([]) == 0.0 and C.effective_clusters([]) == 0.0
@@ -63,11 +64,12 @@ def test_equal_sizes_are_never_concentrated():
     for G in (2, 3, 5, 13, 20, 150, 5000):
         n = np.full(G, 7)
         assert C.effective_clusters(n) == pytest.approx(G) and C.effective_clusters(n, 1.0) == pytest.approx(G)
-        assert C.concentration(n) == pytest.approx(1 / math.sqrt(G))
+        assert C.concentration(n) == pytest.approx(G ** (C.CONCENTRATION_POWER - 1))
         assert C.is_concentrated(n) == (False, "")
     assert C.is_concentrated([5]) == (False, "")  # one cluster: nothing to check
-    assert C.is_concentrated([1, 1, 1, 4])[0]  # 4 of 7 queries: past c / sqrt(4) and 2 / 4
-    assert not C.is_concentrated([1, 1, 1, 2])[0]  # 2 of 5: past c / sqrt(4) = 0.275, not past 2 / 4
+    assert C.is_concentrated([1, 1, 1, 4])[0]  # 4 of 7 queries: past c / 4^b and 2 / 4
+    assert 2 / 5 * 4 ** C.CONCENTRATION_POWER > C.CONCENTRATION_C
+    assert not C.is_concentrated([1, 1, 1, 2])[0]  # 2 of 5: past c / 4^b, not past 2 / 4
 
 
 def test_the_rule_on_the_aneel_acts(data_dir):
@@ -78,17 +80,21 @@ def test_the_rule_on_the_aneel_acts(data_dir):
     n = q["doc_id"].astype(str).value_counts().to_numpy()
     blind, why = C.is_concentrated(n)
     assert blind and len(n) == 147
+    b = C.CONCENTRATION_C / 147 ** C.CONCENTRATION_POWER
     assert why == f"one document holds {n.max() / n.sum():.1%} of the queries, more than {C.CONCENTRATION_C:g} / " \
-                  f"sqrt(147) = {C.CONCENTRATION_C / math.sqrt(147):.1%} for 147 documents"
+                  f"147^{C.CONCENTRATION_POWER:g} = {b:.1%} for 147 documents"
+    assert n.max() / n.sum() > 3 * b  # far past the bound, not at its edge
+    second = np.sort(n)[-2]  # a draw of the acts without the largest is still concentrated
+    assert C.is_concentrated(np.sort(n)[:-1])[0] and second / (n.sum() - n.max()) > b
     assert "18.4%" in why
 
 
 def test_the_rule_on_synthetic_designs():
     assert C.is_concentrated(_aneel_like())[0]
     assert not C.is_concentrated(LGPD_LIKE)[0]
-    G = 489  # the same exams, one of them holding 5% of the queries: past c / sqrt(G) = 2.5%
+    G = 489  # the same exams, one of them holding 5% of the queries: past c / G^b = 3.0%
     big = np.r_[37, LGPD_LIKE[1:]]
-    assert C.largest_share(big) > C.CONCENTRATION_C / math.sqrt(G) and C.is_concentrated(big)[0]
+    assert C.largest_share(big) > C.CONCENTRATION_C / G ** C.CONCENTRATION_POWER and C.is_concentrated(big)[0]
     c = C.concentration(LGPD_LIKE)
     assert C.is_concentrated(LGPD_LIKE, c=c * 0.99)[0] and not C.is_concentrated(LGPD_LIKE, c=c)[0]
 
