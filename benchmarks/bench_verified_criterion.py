@@ -32,13 +32,14 @@ import itertools
 import json
 import math
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import command_line, peak_rss_mb, table  # noqa: E402
+from _common import command_line, default_data_dir, peak_rss_mb, table  # noqa: E402
 
 from ragcov_data.eval.estimates import _kernels  # noqa: E402
 from ragcov_data.eval.estimates import concentration as C  # noqa: E402
@@ -255,6 +256,43 @@ def summary(results: list[dict]) -> list[dict]:
     return rows
 
 
+def aneel_superpop(data_dir: str, draws: int) -> list[dict]:
+    """The draws of ``bench_verified_grid.py --parts superpop`` (the 147 ANEEL acts at 100 words, with
+    replacement, each evaluated as a census) that the module's rule leaves unconcentrated: each row's status
+    and whether it contains the 147 acts' value (every other draw's micro rows are unverifiable)."""
+    import pandas as pd
+
+    import _verified_grid as VG
+
+    v, codes, _ = VG.aneel_census(data_dir, "100")
+    n, s, _q = VG.cluster_sums(v, codes)
+    truth = VG.truths(n, s)
+    K0 = len(n)
+    by = [v[codes == c] for c in range(K0)]
+    rng = np.random.default_rng([2026, 12, 5])  # bench_verified_grid.py's superpopulation draws
+    recs = []
+    with tempfile.TemporaryDirectory() as cache:
+        for d in range(draws):
+            idx = rng.integers(0, K0, K0)
+            if C.is_concentrated(n[idx])[0]:
+                continue
+            t = VG.sample_table(np.concatenate([by[c] for c in idx]), np.repeat(np.arange(K0), n[idx].astype(int)),
+                                None, None, cache)
+            recs += [{"draw": d, "estimator": r["estimator"], "method": r["method"], "status": r["verified_status"],
+                      "recommended": bool(r["recommended"]), "stat": C.concentration(n[idx]),
+                      "contains": bool(r["low"] <= truth[r["estimator"]] <= r["high"])} for _, r in t.iterrows()]
+    df = pd.DataFrame(recs)
+    rows = []
+    for (est, m), g in df.groupby(["estimator", "method"], sort=False):
+        ver = g[g["status"] == "verified"]
+        rows.append({"estimator": est, "method": m, "draws": f"{g['draw'].nunique()} of {draws}",
+                     "verified": len(ver), "coverage of verified": f"{ver['contains'].mean():.3f}" if len(ver) else "-",
+                     "coverage of all": f"{g['contains'].mean():.3f}"})
+    if len(df):
+        print(f"  unconcentrated draws: statistic {df['stat'].min():.3f}-{df['stat'].max():.3f}", flush=True)
+    return rows
+
+
 def save_raw(path: str, results: list[dict]) -> None:
     """Every census's numbers, one array per design and field (``d{i}/pass/micro/cr2`` ...), to re-score rules."""
     arrays = {"names": np.array([r["name"] for r in results])}
@@ -293,6 +331,9 @@ def main() -> None:
     ap.add_argument("--out", default=None, help="write every design's numbers and the rule scores as JSON")
     ap.add_argument("--raw", default=None, help="write every census's check, containment and diagnostics (.npz)")
     ap.add_argument("--rescore", default=None, help="score the rules on a --raw file instead of simulating")
+    ap.add_argument("--aneel-draws", type=int, default=0,
+                    help="also check the rule on that many superpopulation draws of the ANEEL acts (needs --data-dir)")
+    ap.add_argument("--data-dir", default=None)
     args = ap.parse_args()
     print(f"$ {command_line()}", flush=True)
     t0 = time.perf_counter()
@@ -320,6 +361,9 @@ def main() -> None:
         Path(args.out).write_text(json.dumps({"command": command_line(), "chosen": chosen, "summary": summary(results),
                                               "designs": rows, "seconds": time.perf_counter() - t0}, indent=1,
                                              default=float))
+    if args.aneel_draws:
+        print("ANEEL superpopulation draws the rule leaves unconcentrated:", flush=True)
+        print("\n" + table(aneel_superpop(args.data_dir or default_data_dir(), args.aneel_draws)) + "\n", flush=True)
     print(f"total {time.perf_counter() - t0:.0f} s; peak RSS {peak_rss_mb():.0f} MiB")
 
 
