@@ -69,7 +69,7 @@ The boolean ``verified`` is True exactly when the status is ``verified`` (False 
 Stratified designs are not verified (``verified`` and ``verified_status`` None; the output says so).
 
 Results are cached on disk, one JSON file per design keyed by the sha256 of its content (cluster sizes and
-sums, K, N, level, replicates, seed, code version), written atomically; the folder is
+sums, K, N, level, replicates, seed, code version, the census rule's constants), written atomically; the folder is
 ``$RAGCOV_VERIFY_CACHE_DIR`` if set, else ``~/.cache/ragcov/verify``.
 
 Reference: Booth, J. G., Butler, R. W. & Hall, P. (1994). Bootstrap methods for finite populations.
@@ -91,7 +91,8 @@ import pandas as pd
 from ragcov_data._atomic import atomic_write
 from ragcov_data.eval.estimates import _kernels
 from ragcov_data.eval.estimates._bounds import clip_table, no_variation_text, value_range
-from ragcov_data.eval.estimates.concentration import concentration_text, is_concentrated
+from ragcov_data.eval.estimates.concentration import (CONCENTRATION_C, CONCENTRATION_POWER, concentration_text,
+                                                      is_concentrated)
 from ragcov_data.eval.estimates.interval import sufficient_stats
 from ragcov_data.eval.estimates.results import mark_recommended
 from ragcov_data.eval.outcomes.table import ALL_GROUP
@@ -137,7 +138,8 @@ def _key(design: Mapping[str, Any], reps: int, B: int) -> str:
     if design.get("sizes") is not None:
         h.update(np.ascontiguousarray(np.sort(np.asarray(design["sizes"], float))).tobytes())
     h.update(json.dumps({"population": design.get("population"), "level": design["level"],
-                         "seed": design.get("seed", 0), "reps": reps, "B": B, "v": _VERSION},
+                         "seed": design.get("seed", 0), "reps": reps, "B": B, "v": _VERSION,
+                         "rule": [CONCENTRATION_C, CONCENTRATION_POWER]},  # never read under another census rule
                         sort_keys=True).encode())
     return h.hexdigest()
 

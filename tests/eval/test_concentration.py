@@ -142,3 +142,12 @@ def test_the_other_tasks_are_checked(data_dir, task, unit):
     n = q[unit].astype(str).value_counts().to_numpy()
     assert len(n) >= 100 and C.is_concentrated(n) == (False, "")
     assert C.concentration(n) < 0.7 * C.CONCENTRATION_C  # well inside the bound
+
+
+def test_a_cached_check_is_never_read_under_another_rule(monkeypatch):
+    # the cache folder is shared between checkouts: a check made under another census rule has another key
+    d = V.design_of(*_census(LGPD_LIKE, 3))
+    k = V._key(d, 100, 99)
+    assert V._key(d, 100, 99) == k
+    monkeypatch.setattr(V, "CONCENTRATION_C", 0.5)
+    assert V._key(d, 100, 99) != k
