@@ -12,7 +12,8 @@ MODULES = ["eval/estimates/_kernels.py", "eval/estimates/interval.py", "eval/mis
            "eval/misses/_flags.py", "eval/planning/twin.py", "eval/planning/power.py", "eval/planning/coverage.py",
            "eval/planning/planner.py", "eval/comparisons/pool.py", "eval/comparisons/paired_chunkings.py",
            "eval/comparisons/proxy.py", "eval/comparisons/_orders.py", "eval/comparisons/proxy_render.py",
-           "eval/planning/proxy_coverage.py", "eval/outcomes/self_budget.py"]
+           "eval/planning/proxy_coverage.py", "eval/outcomes/self_budget.py", "eval/estimates/concentration.py",
+           "eval/estimates/verify.py"]
 MAX_FUNCTION, MAX_MODULE = 80, 800
 
 
