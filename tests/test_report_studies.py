@@ -171,3 +171,17 @@ def test_first_screen_marks_unverified_intervals():
     assert html.count("[0.4000, 0.6000] *") == 1 and "NOT VERIFIED" in html
     results["leaderboard"]["systems"][0]["verified"] = True
     assert "NOT VERIFIED" not in _answer_html(results)
+
+
+def test_glossary_gives_each_term_once_with_its_own_anchor():
+    """One entry a term (case aside) and one id a term: a link to a glossary entry lands on that entry alone."""
+    import re
+
+    from ragcov_data.reporting.glossary import glossary, glossary_html
+
+    terms = glossary({"bm25": "BM25 (okapi)", "cr2": "a name shared with an interval method"})
+    lowered = [t.lower() for t in terms]
+    assert len(set(lowered)) == len(lowered)
+    ids = re.findall(r'<dt id="([^"]+)"', glossary_html(terms))
+    assert len(ids) == len(terms) == len(set(ids))
+    assert "g-cr2" in ids and "g-cr2--interval-method" in ids and "g-cr2--retriever" in ids

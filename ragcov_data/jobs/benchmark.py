@@ -163,12 +163,12 @@ def run_benchmark(data_dir: str | os.PathLike, *, chunk_words: int = 100, retrie
     names = _benchmark_iv(retrievers, ks, recommend_k)
     _refuse_too_few_resamples(root, n_resamples, level)
     ds, qmeta = _aneel_task(root, chunk_words, log)
-    settings = dict(chunk_words=chunk_words, reps=reps, k=list(ks), n_resamples=n_resamples, seed=seed, retrievers=names)
+    settings = dict(chunk_words=chunk_words, reps=reps, k=list(ks), n_resamples=n_resamples, seed=seed,
+                    retrievers=names)
     results = _skeleton(root, ds, qmeta, settings, level)
     timings = results["meta"]["timings_s"] = {"task": round(time.perf_counter() - t0, 1)}
     est = {"level": level, "seed": seed, "n_resamples": n_resamples}
-    ctx = {"log": log, "show_progress": show_progress, "engine": engine}
-    runs, evals = {}, {}
+    ctx, runs, evals = {"log": log, "show_progress": show_progress, "engine": engine}, {}, {}
     for name in names:
         with _timed(timings, name):
             log(f"running {name}")

@@ -73,7 +73,6 @@ GLOSSARY = {
            "(words-50/bm25-pt).",
     "trec_eval": "the reference IR evaluation tool; ragcov's scores of a run equal its numbers (ties broken by "
                  "document id, descending).",
-    "ndcg@10": "nDCG@10 (graded relevance 0–3 on JurisTCU).",
     "pooled judgments": "relevance judged only for documents some engine retrieved; the rest are unjudged.",
 }
 
@@ -94,7 +93,7 @@ def glossary(retrievers: Mapping[str, str] | None = None) -> dict[str, str]:
 
 
 def glossary_html(terms: Mapping[str, str] | None = None) -> str:
-    """The glossary section, open, in two columns where the page is wide (one click from the first screen's link
+    """The glossary section, open, in columns where the page is wide (one click from the first screen's link
     lands on the definitions); each term with its dd in one ``div`` so a column never splits them."""
     terms = glossary() if terms is None else terms
     e = html.escape
@@ -110,5 +109,6 @@ def glossary_md(terms: Mapping[str, str] | None = None) -> list[str]:
 
 
 def _anchor(term: str) -> str:
-    """``g-`` and the term's letters and digits (``CR2`` -> ``g-cr2``)."""
-    return "g-" + "".join(c if c.isalnum() else "-" for c in term.split(" (")[0].lower()).strip("-")
+    """``g-`` and the term's letters and digits, the rest as ``-`` (``CR2`` -> ``g-cr2``, ``cr2 (interval method)``
+    -> ``g-cr2--interval-method``): one id per term."""
+    return "g-" + "".join(c if c.isalnum() else "-" for c in term.lower()).strip("-")

@@ -96,7 +96,6 @@ window.addEventListener('load', function () {
 """
 
 
-
 def _e(x: Any) -> str:
     return html.escape(str(x))
 
