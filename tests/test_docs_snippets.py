@@ -8,6 +8,9 @@ Per page, in a fresh working directory whose ``../shared/data`` is the tests' da
   any other command in a bash block fails the test (write it as text, or mark the block not-run);
 - ```text blocks are output (console transcripts) and are not run; a fence without a language is an error.
 
+The quick main job's command (``tests/_quick_job.py``) runs once a session and is shared with the tests that
+read its outputs: the page's exact command reads that run into its ``reports/`` folder.
+
 A block that cannot run here (an install, the full main job) carries ``<!-- not-run: reason -->`` on the line
 right above its fence; such marks must be few and each must give its reason.
 """
@@ -19,8 +22,10 @@ import re
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 import pytest
+from _quick_job import QUICK_ARGS, QuickJob, quick_job
 
 REPO = Path(__file__).resolve().parents[1]
 PAGES = sorted([REPO / "README.md", REPO / "CONTRIBUTING.md", *(REPO / "docs").rglob("*.md")])
@@ -144,20 +149,29 @@ def test_parser_reads_marks_and_continuations(tmp_path: Path) -> None:
     assert stray_marks(page) == [1]
 
 
-def _run_bash(block: Block, capsys: pytest.CaptureFixture[str]) -> None:
+QUICK_JOB = ["ragcov", "benchmark", "--data-dir", "../shared/data", *QUICK_ARGS]
+
+
+def _run_bash(block: Block, capsys: pytest.CaptureFixture[str], job: Callable[[], QuickJob]) -> None:
+    """Run each command of a bash block through the CLI. The quick main job's exact command (``QUICK_JOB``,
+    default ``--out reports``) reads the session's one run of it into ``reports/`` (tests/_quick_job.py)."""
     from ragcov_data.cli import main
 
     for command in shell_commands(block.code):
         argv = shlex.split(command)
         assert argv[0] == "ragcov", (f"{_page_id(block.page)}:{block.line}: {command!r} is not a ragcov command: "
                                      "write it as text or mark the block not-run")
+        if argv == QUICK_JOB:
+            job().copy_to(Path("reports"))
+            continue
         rc = main(argv[1:])
         err = capsys.readouterr().err
         assert rc == 0, f"{_page_id(block.page)}:{block.line}: {command!r} exited {rc}: {err[-2000:]}"
 
 
 @pytest.mark.parametrize("page", PAGES, ids=_page_id)
-def test_page_code_runs(page: Path, workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_page_code_runs(page: Path, workdir: Path, capsys: pytest.CaptureFixture[str],
+                        tmp_path_factory: pytest.TempPathFactory, data_dir: Path) -> None:
     namespace: dict[str, object] = {"__name__": "__docs__"}
     ran = 0
     for block in parse_blocks(page):
@@ -168,10 +182,17 @@ def test_page_code_runs(page: Path, workdir: Path, capsys: pytest.CaptureFixture
             with contextlib.redirect_stdout(io.StringIO()):
                 exec(code, namespace)  # noqa: S102 - the documented example itself
         else:
-            _run_bash(block, capsys)
+            _run_bash(block, capsys, lambda: quick_job(tmp_path_factory, data_dir))
         ran += 1
     code_blocks = [b for b in parse_blocks(page) if b.lang in {"python", "bash"}]
     assert ran == len([b for b in code_blocks if b.not_run is None])
+
+
+def test_main_job_page_runs_the_shared_quick_job() -> None:
+    """The main job's page shows the quick job's exact command, so its run is the one the tests share."""
+    commands = [shlex.split(c) for b in parse_blocks(REPO / "docs" / "main-job.md") if b.lang == "bash"
+                and b.not_run is None for c in shell_commands(b.code)]
+    assert QUICK_JOB in commands
 
 
 LINK = re.compile(r"\]\((?P<target>[^)\s]+)\)")

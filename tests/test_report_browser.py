@@ -15,8 +15,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from _browser import chromium, dump_dom, screenshot
+from _quick_job import quick_job
 
-from ragcov_data.cli import main
 
 chromium(__file__)  # one skip line, with the install hint and the number of checks, where no browser exists
 
@@ -24,11 +24,8 @@ chromium(__file__)  # one skip line, with the install hint and the number of che
 # ------------------------------------------------------------------------------------------ fixtures
 @pytest.fixture(scope="module")
 def report_dir(tmp_path_factory, data_dir) -> Path:
-    out = tmp_path_factory.mktemp("report")
-    code = main(["benchmark", "--data-dir", str(data_dir), "--out", str(out), "--retrievers", "bm25,tfidf",
-                 "--quick", "--reps", "100", "--k", "5,10", "--n-resamples", "99", "--no-progress"])
-    assert code == 0
-    return out
+    """The quick main job's output folder (read only; tests/_quick_job.py: one run a session)."""
+    return quick_job(tmp_path_factory, data_dir).out
 
 
 @pytest.fixture(scope="module")

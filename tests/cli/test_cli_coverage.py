@@ -7,23 +7,17 @@ import re
 import pandas as pd
 import pytest
 
+from _quick_job import quick_job
+
 from ragcov_data.cli import main
 
 
 @pytest.fixture(scope="module")
 def bench_run(tmp_path_factory, data_dir):
-    """The benchmark's output folder and what it printed."""
-    import contextlib
-    import io
-
-    out = tmp_path_factory.mktemp("bench")
-    buf, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(err):  # --quick with smaller settings still; the console is --quick's
-        code = main(["benchmark", "--data-dir", str(data_dir), "--out", str(out), "--retrievers", "bm25,tfidf",
-                     "--quick", "--reps", "100", "--k", "5,10,20", "--n-resamples", "99", "--no-progress",
-                     "--latex", str(out / "summary.tex")])
-    assert code == 0
-    return out, buf.getvalue(), err.getvalue()
+    """The quick main job's output folder (read only), what it printed and its log (tests/_quick_job.py: one run
+    a session, shared with the report's browser checks and the main job's page)."""
+    job = quick_job(tmp_path_factory, data_dir)
+    return job.out, job.printed, job.err
 
 
 @pytest.fixture(scope="module")
@@ -205,8 +199,8 @@ def test_benchmark_first_table_headlines_a_verified_estimator(bench, bench_out):
     assert "micro is not verified at this design" in page and "hit@1 (per-document mean)" in page
 
 
-def test_benchmark_latex_summary_is_booktabs(bench):
-    tex = (bench / "summary.tex").read_text(encoding="utf-8")
+def test_benchmark_latex_summary_is_booktabs(tmp_path_factory, data_dir):
+    tex = quick_job(tmp_path_factory, data_dir).latex.read_text(encoding="utf-8")
     # one table per part the job ran: ANEEL, JurisTCU, IRPF, and the chunking answer on IRPF and LGPD
     labels = re.findall(r"\\label\{tab:([^}]+)\}", tex)
     assert labels == ["aneel-taesa-all-systems", "juristcu-all-systems", "irpf-all-systems",
