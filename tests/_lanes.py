@@ -36,7 +36,6 @@ SLOW_MODULES = (
     "tests/cli/test_cli_task_sources.py",       # every task source through the CLI
     "tests/cli/test_cli_messages_point_the_way.py",
     "tests/eval/test_juristcu_section.py",
-    "tests/test_smoke.py",                      # every verb's --help in a subprocess
     "tests/cli/test_cli_fingerprint_cuts.py",
     "tests/cli/test_cli_sample_docs.py",
     "tests/eval/test_known_sizes.py",           # coverage of sized samples by simulation

@@ -6,6 +6,7 @@ import os
 import re
 import subprocess
 import sys
+from dataclasses import dataclass
 
 import pytest
 
@@ -16,10 +17,33 @@ from ragcov_data.loaders.juristcu import read_juristcu
 
 
 def _ragcov(*args: str, cwd) -> subprocess.CompletedProcess:
+    """The CLI as a user starts it: a new process, offline, its own datasets cache (the end-to-end test)."""
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
            "HF_DATASETS_CACHE": str(cwd / "hf-cache")}
     return subprocess.run([sys.executable, "-m", "ragcov_data", *args], capture_output=True, text=True,
                           cwd=cwd, env=env, timeout=600)
+
+
+@dataclass
+class Ran:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+@pytest.fixture
+def cli(capsys):
+    """The CLI's entry point in process (the verbs' output and exit code; the subprocess start-up is tested once,
+    end to end, below)."""
+    from ragcov_data.cli import main
+
+    def run(*args: str) -> Ran:
+        capsys.readouterr()
+        code = main(list(args))
+        out = capsys.readouterr()
+        return Ran(code, out.out, out.err)
+
+    return run
 
 
 @pytest.fixture(scope="module")
@@ -31,12 +55,11 @@ def bm25_run(juristcu_dir, tmp_path_factory):
     return task, run, path
 
 
-def test_eval_juristcu_by_group(bm25_run, data_dir, tmp_path):
+def test_eval_juristcu_by_group(bm25_run, data_dir, tmp_path, cli):
     task, run, path = bm25_run
     out = tmp_path / "eval.json"
-    res = _ragcov("eval", str(path), "--dataset", "juristcu", "--data-dir", str(data_dir), "--metric", "ndcg@10",
-                  "--by", "group", "--methods", "t,cluster_bootstrap", "--n-resamples", "300", "--json", str(out),
-                  cwd=tmp_path)
+    res = cli("eval", str(path), "--dataset", "juristcu", "--data-dir", str(data_dir), "--metric", "ndcg@10",
+                  "--by", "group", "--methods", "t,cluster_bootstrap", "--n-resamples", "300", "--json", str(out))
     assert res.returncode == 0, res.stderr
     assert "ndcg@10" in res.stdout and "G1" in res.stdout
     rep = json.loads(out.read_text())
@@ -52,18 +75,17 @@ def test_eval_juristcu_by_group(bm25_run, data_dir, tmp_path):
     assert got == pytest.approx(want, abs=1e-6)  # TREC file round trip keeps the ranking
 
 
-def test_eval_juristcu_clustered_by_source_key(bm25_run, data_dir, tmp_path):
+def test_eval_juristcu_clustered_by_source_key(bm25_run, data_dir, tmp_path, cli):
     _, _, path = bm25_run
-    res = _ragcov("eval", str(path), "--dataset", "juristcu", "--data-dir", str(data_dir), "--metric", "p@10",
-                  "--cluster", "source_key", "--methods", "cr2", cwd=tmp_path)
+    res = cli("eval", str(path), "--dataset", "juristcu", "--data-dir", str(data_dir), "--metric", "p@10",
+                  "--cluster", "source_key", "--methods", "cr2")
     assert res.returncode == 0, res.stderr
     assert "cluster=source_key" in res.stdout and "K=100" in res.stdout
 
 
-def test_eval_juristcu_bad_config_is_one_line_error(bm25_run, tmp_path):
+def test_eval_juristcu_bad_config_is_one_line_error(bm25_run, tmp_path, cli):
     _, _, path = bm25_run
-    res = _ragcov("eval", str(path), "--dataset", "juristcu", "--data-dir", str(tmp_path), "--metric", "ndcg@10",
-                  cwd=tmp_path)
+    res = cli("eval", str(path), "--dataset", "juristcu", "--data-dir", str(tmp_path), "--metric", "ndcg@10")
     assert res.returncode == 2
     assert "lacks ['doc.csv', 'query.csv', 'qrel.csv']" in res.stderr and "Traceback" not in res.stderr
 
@@ -114,12 +136,12 @@ def tfidf_path(bm25_run, tmp_path_factory):
     return run, path
 
 
-def test_cli_api_and_section_agree_on_the_overall_interval(bm25_run, data_dir, tmp_path):
+def test_cli_api_and_section_agree_on_the_overall_interval(bm25_run, data_dir, tmp_path, cli):
     """`ragcov eval --dataset juristcu`, `evaluate` and `juristcu_section` give one overall interval."""
     task, run, path = bm25_run
     out = tmp_path / "eval.json"
-    res = _ragcov("eval", str(path), "--dataset", "juristcu", "--data-dir", str(data_dir), "--metric", "ndcg@10",
-                  "--by", "group", "--n-resamples", "400", "--json", str(out), cwd=tmp_path)
+    res = cli("eval", str(path), "--dataset", "juristcu", "--data-dir", str(data_dir), "--metric", "ndcg@10",
+                  "--by", "group", "--n-resamples", "400", "--json", str(out))
     assert res.returncode == 0, res.stderr
     rep = json.loads(out.read_text())
     cli = [r for r in rep["estimates"] if r["group"] == "__all__" and r["estimator"] == "micro" and r["method"] == "cr2"][0]
@@ -137,10 +159,10 @@ def test_cli_api_and_section_agree_on_the_overall_interval(bm25_run, data_dir, t
     assert len(rep["per_query"]) == 150 and set(rep["per_query"][0]) == {"query-id", "cluster", "value", "group"}
 
 
-def test_eval_juristcu_output_fits_the_design(bm25_run, data_dir, tmp_path):
+def test_eval_juristcu_output_fits_the_design(bm25_run, data_dir, tmp_path, cli):
     _, _, path = bm25_run
-    res = _ragcov("eval", str(path), "--dataset", "juristcu", "--data-dir", str(data_dir), "--metric", "ndcg@10",
-                  "--by", "group", "--n-resamples", "200", cwd=tmp_path)
+    res = cli("eval", str(path), "--dataset", "juristcu", "--data-dir", str(data_dir), "--metric", "ndcg@10",
+                  "--by", "group", "--n-resamples", "200")
     assert res.returncode == 0, res.stderr
     out = res.stdout
     _clean_text(out)
@@ -151,20 +173,20 @@ def test_eval_juristcu_output_fits_the_design(bm25_run, data_dir, tmp_path):
     assert [r[:2] for r in rows[2:]] == [["G1", "mean"], ["G2", "mean"], ["G3", "mean"]]  # one query a cluster
     assert all(r[2] in ("t", "wild_cluster", "cluster_bootstrap", "bootstrap_t") for r in rows[2:])
     assert "unit: source (100 sources, 150 queries); groups G1, G2, G3: one query a cluster" in out
-    every = _ragcov("eval", str(path), "--dataset", "juristcu", "--data-dir", str(data_dir), "--metric", "ndcg@10",
-                    "--by", "group", "--n-resamples", "200", "--methods", "all", cwd=tmp_path)
+    every = cli("eval", str(path), "--dataset", "juristcu", "--data-dir", str(data_dir), "--metric", "ndcg@10",
+                    "--by", "group", "--n-resamples", "200", "--methods", "all")
     assert every.returncode == 0, every.stderr
     _clean_text(every.stdout)
     g1 = [ln.split()[2] for ln in every.stdout.splitlines() if ln.split()[:1] == ["G1"]]
     assert g1 == ["cluster_bootstrap", "bootstrap_t", "t", "wild_cluster"]  # no naive, no deff_wald, t once (= cr1 = cr2)
 
 
-def test_compare_juristcu_output_fits_the_design(bm25_run, tfidf_path, data_dir, tmp_path):
+def test_compare_juristcu_output_fits_the_design(bm25_run, tfidf_path, data_dir, tmp_path, cli):
     task, bm25, path_a = bm25_run
     tfidf, path_b = tfidf_path
     out_json = tmp_path / "cmp.json"
-    res = _ragcov("compare", str(path_a), str(path_b), "--dataset", "juristcu", "--data-dir", str(data_dir),
-                  "--metric", "ndcg@10", "--by", "group", "--n-resamples", "200", "--json", str(out_json), cwd=tmp_path)
+    res = cli("compare", str(path_a), str(path_b), "--dataset", "juristcu", "--data-dir", str(data_dir),
+                  "--metric", "ndcg@10", "--by", "group", "--n-resamples", "200", "--json", str(out_json))
     assert res.returncode == 0, res.stderr
     _clean_text(res.stdout)
     assert "sources with identical mean:" in res.stdout
