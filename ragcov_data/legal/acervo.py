@@ -50,8 +50,10 @@ FOLDER_SUFFIXES = {".txt": "txt", ".md": "md", ".html": "html", ".htm": "html"}
 _JSONL = {".jsonl", ".ndjson"}
 _CSV = {".csv"}
 _PARQUET = {".parquet", ".pq"}
-#: Column names reserved by the task; a metadata field may not use them.
-RESERVED_COLUMNS = ("_id", "doc_id", "chunk_index", "chunk_id", "text")
+#: Column names reserved by the task; a metadata field may not use them. Beside the ids and the text: the columns
+#: a dispositivo chunking adds (``unit``, ``continued``, ``articles``, the spans) and the vigência columns.
+RESERVED_COLUMNS = ("_id", "doc_id", "chunk_index", "chunk_id", "text", "unit", "continued", "articles",
+                    "start_char", "end_char", "in_force", "units_not_in_force", "share_not_in_force")
 #: JSON's insignificant whitespace (RFC 8259): what a blank JSONL line may hold.
 _JSON_WS = " \t\r"
 #: Skipped files named one by one in the warning (the rest are counted).

@@ -146,6 +146,10 @@ def test_malformed_records(tmp_path, words):
     path.write_text('{"doc_id": "a", "_id": "z", "text": "x"}\n', encoding="utf-8")
     with pytest.raises(InputFileError, match=r"bad\.jsonl, line 1: metadata field '_id' clashes"):
         read_acervo(path)
+    # a column the dispositivo chunking adds (was a crash inside build_task) is refused alike, naming the fix
+    path.write_text('{"doc_id": "a", "unit": "art. 1", "text": "x"}\n', encoding="utf-8")
+    with pytest.raises(InputFileError, match=r"bad\.jsonl, line 1: metadata field 'unit' clashes.*rename it"):
+        read_acervo(path)
     (tmp_path / "bad.docx").write_bytes(b"PK")
     with pytest.raises(InputFileError, match=r"bad\.docx: unknown file type '\.docx'"):
         read_acervo(tmp_path / "bad.docx")
