@@ -141,7 +141,7 @@ def test_topk_exact_against_brute_force(indexed, task):
         np.testing.assert_allclose(got["score"].to_numpy(), s[i, keep], atol=1e-6)
 
 
-def test_duplicate_passages_tie_exactly(task, tmp_path):
+def test_duplicate_passages_tie_exactly(use_encoder, task, tmp_path):
     """Identical chunks share one embedding, so they tie bit for bit and both stay in the run."""
     from ragcov_data.baselines.dense import Dense
 
@@ -149,7 +149,7 @@ def test_duplicate_passages_tie_exactly(task, tmp_path):
     corpus = corpus.head(8)  # two identical chunks among a few others: the tie needs no more
     dup = corpus.iloc[[3]].assign(_id="dup-of-3")
     corpus2 = pd.concat([corpus, dup], ignore_index=True)
-    dense = Dense(_model_or_skip("use-multilingual"), cache_dir=tmp_path, show_progress=False)
+    dense = Dense(use_encoder, cache_dir=tmp_path, show_progress=False)  # the module's loaded USE model
     run = dense.index(corpus2).search(queries.iloc[[3]], k=1, exclude_self=False)
     top = run[run["score"] == run["score"].max()]
     assert set(top["corpus-id"]) >= {corpus["_id"].iloc[3], "dup-of-3"}
