@@ -39,18 +39,29 @@ def task(aneel_fulltext):
     return ragcov_data.build_task(aneel_fulltext, chunk_words=100)
 
 
+def _assert_ray_run_equals_local(remote: pd.DataFrame, local: pd.DataFrame, stats: dict, n_queries: int,
+                                 workers: int) -> None:
+    """The Ray run is the local one (rows, ranks and scores bit for bit; the retriever's attrs), stamped with the
+    engine, searched in ``workers`` even shards that each report a speed."""
+    pd.testing.assert_frame_equal(remote, local, check_exact=True)  # same rows, ranks and scores, bit for bit
+    assert remote.attrs["retriever"] == local.attrs["retriever"] and remote.attrs["params"] == local.attrs["params"]
+    assert remote.attrs["engine"] == "ray" and remote.attrs["workers"] == workers
+    assert stats["engine"] == "ray" and stats["workers"] == workers
+    assert [s["queries"] for s in stats["shards"]] == [n_queries // workers] * workers
+    assert all(s["queries_per_s"] > 0 for s in stats["shards"])
+
+
+# workers=2 for each retriever is test_run_task_on_ray_equals_run_task_here[BM25|TfIdf]: the same engine.search
+# call (run_task indexes here, then searches the task's queries with exclude_self on 2 workers), with every check
+# below and the fingerprint besides.
 @pytest.mark.parametrize("klass", [BM25, TfIdf])
-@pytest.mark.parametrize("workers", [1, 2])
+@pytest.mark.parametrize("workers", [1])
 def test_lexical_ray_run_equals_local(ray_cluster, task, klass, workers):
     r = klass(show_progress=False).index(task.corpus)
     local = r.search(task.queries, k=10, exclude_self=True)
     stats: dict = {}
     remote = engine.search(r, task.queries, k=10, exclude_self=True, engine="ray", workers=workers, stats=stats)
-    pd.testing.assert_frame_equal(remote, local, check_exact=True)  # same rows, ranks and scores, bit for bit
-    assert remote.attrs["retriever"] == local.attrs["retriever"] and remote.attrs["params"] == local.attrs["params"]
-    assert remote.attrs["engine"] == "ray" and remote.attrs["workers"] == workers
-    assert [s["queries"] for s in stats["shards"]] == [len(task.queries) // workers] * workers
-    assert all(s["queries_per_s"] > 0 for s in stats["shards"])
+    _assert_ray_run_equals_local(remote, local, stats, len(task.queries), workers)
 
 
 def test_shards_are_contiguous_and_cover_every_query():
@@ -281,13 +292,13 @@ def test_workers_beyond_the_cores_warn_once(monkeypatch, capsys):
 
 @pytest.mark.parametrize("klass", [BM25, TfIdf])
 def test_run_task_on_ray_equals_run_task_here(ray_cluster, task, klass):
-    """The one entry point gives the same run on Ray as here, fingerprint included."""
+    """The one entry point gives the same run on Ray as here, fingerprint included (and, on 2 workers, every
+    check of test_lexical_ray_run_equals_local)."""
     local = engine.run_task(klass(show_progress=False), task, k=10)
     stats: dict = {}
     remote = engine.run_task(klass(show_progress=False), task, k=10, engine="ray", workers=2, stats=stats)
-    pd.testing.assert_frame_equal(remote, local, check_exact=True)
+    _assert_ray_run_equals_local(remote, local, stats, len(task.queries), 2)
     assert remote.attrs["task_fingerprint"] == local.attrs["task_fingerprint"]
-    assert stats["engine"] == "ray" and len(stats["shards"]) == 2
 
 
 def test_the_benchmark_runs_on_ray_through_the_same_entry_point(ray_cluster, task):

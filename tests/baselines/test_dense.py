@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +18,9 @@ from ragcov_data.errors import RagcovError
 from ragcov_data.ties import tied
 
 N_CHUNKS = 50
+#: The cache tests check which texts get encoded, not retrieval quality: the first 24 chunks (rows 0, 7 and 20
+#: are the ones test_changed_corpus_encodes_only_changed_texts alters) are as telling as 50, at half the encoding.
+N_CACHE_CHUNKS = 24
 
 
 @pytest.fixture(scope="module")
@@ -63,6 +67,15 @@ def indexed(request, task, tmp_path_factory):
     return dense, run, k
 
 
+@pytest.fixture(scope="module")
+def direct(indexed, task):
+    """(query vectors, passage vectors) from the model itself: no cache, no dedup, input order. Encoded once a
+    model and read by the tests that compare the retriever against the model."""
+    dense, _, _ = indexed
+    corpus, queries = task
+    return dense.encoder.encode_queries(queries["text"].tolist()), dense.encoder.encode_passages(corpus["text"].tolist())
+
+
 def _brute(q: np.ndarray, p: np.ndarray, own: np.ndarray | None) -> np.ndarray:
     """Cosine of every pair, float64, one fixed summation order (identical rows give identical scores)."""
     q = q.astype(np.float64) / np.linalg.norm(q, axis=1, keepdims=True)
@@ -82,19 +95,18 @@ def test_embeddings_are_unit_norm(indexed, task):
     np.testing.assert_allclose(np.linalg.norm(qemb, axis=1), 1.0, atol=1e-5)
 
 
-def test_embeddings_match_the_model_in_input_order(indexed, task):
+def test_embeddings_match_the_model_in_input_order(indexed, direct, task):
     """The cache/dedup layer sorts by length for batching; rows must come back in input order."""
     dense, _, _ = indexed
-    texts = task[0]["text"].tolist()
-    direct = dense.encoder.encode_passages(texts)  # the model itself, no cache, input order
-    np.testing.assert_allclose(dense.corpus_embeddings, direct, atol=2e-5)
+    _, raw_p = direct  # the model itself, no cache, input order
+    assert raw_p.shape[0] == len(task[0])
+    np.testing.assert_allclose(dense.corpus_embeddings, raw_p, atol=2e-5)
 
 
-def test_scores_equal_direct_numpy_cosine(indexed, task):
+def test_scores_equal_direct_numpy_cosine(indexed, direct, task):
     dense, run, _ = indexed
     corpus, queries = task
-    raw_q = dense.encoder.encode_queries(queries["text"].tolist())
-    raw_p = dense.encoder.encode_passages(corpus["text"].tolist())
+    raw_q, raw_p = direct
     cos = _brute(raw_q, raw_p, None)
     qpos = {q: i for i, q in enumerate(queries["_id"])}
     cpos = {c: i for i, c in enumerate(corpus["_id"])}
@@ -129,14 +141,15 @@ def test_topk_exact_against_brute_force(indexed, task):
         np.testing.assert_allclose(got["score"].to_numpy(), s[i, keep], atol=1e-6)
 
 
-def test_duplicate_passages_tie_exactly(task, tmp_path):
+def test_duplicate_passages_tie_exactly(use_encoder, task, tmp_path):
     """Identical chunks share one embedding, so they tie bit for bit and both stay in the run."""
     from ragcov_data.baselines.dense import Dense
 
     corpus, queries = task
+    corpus = corpus.head(8)  # two identical chunks among a few others: the tie needs no more
     dup = corpus.iloc[[3]].assign(_id="dup-of-3")
     corpus2 = pd.concat([corpus, dup], ignore_index=True)
-    dense = Dense(_model_or_skip("use-multilingual"), cache_dir=tmp_path, show_progress=False)
+    dense = Dense(use_encoder, cache_dir=tmp_path, show_progress=False)  # the module's loaded USE model
     run = dense.index(corpus2).search(queries.iloc[[3]], k=1, exclude_self=False)
     top = run[run["score"] == run["score"].max()]
     assert set(top["corpus-id"]) >= {corpus["_id"].iloc[3], "dup-of-3"}
@@ -175,19 +188,43 @@ def _run(spy, cache_dir, corpus, queries):
     return Dense(spy, cache_dir=cache_dir, show_progress=False).index(corpus).search(queries, k=3, exclude_self=True)
 
 
-def test_second_run_encodes_nothing(use_encoder, task, tmp_path):
+@pytest.fixture(scope="module")
+def cache_task(task):
+    """The first :data:`N_CACHE_CHUNKS` chunks and their queries, for the cache tests."""
     corpus, queries = task
-    first, second = Spy(use_encoder), Spy(use_encoder)
-    run1 = _run(first, tmp_path, corpus, queries)
-    assert first.calls == {"query": queries["text"].nunique(), "passage": corpus["text"].nunique()}
-    run2 = _run(second, tmp_path, corpus, queries)
+    return corpus.head(N_CACHE_CHUNKS), queries.head(N_CACHE_CHUNKS)
+
+
+@pytest.fixture(scope="module")
+def first_run(use_encoder, cache_task, tmp_path_factory):
+    """(cache folder, run, texts encoded) of a first run into an empty cache: made once, copied by each test
+    that needs a filled cache (:func:`_filled`), so no test pays for encoding the same texts again."""
+    corpus, queries = cache_task
+    folder = tmp_path_factory.mktemp("first-run")
+    spy = Spy(use_encoder)
+    run = _run(spy, folder, corpus, queries)
+    return folder, run, dict(spy.calls)
+
+
+def _filled(first_run, tmp_path: Path) -> Path:
+    """``tmp_path`` holding a copy of the cache the first run wrote."""
+    shutil.copytree(first_run[0], tmp_path, dirs_exist_ok=True)
+    return tmp_path
+
+
+def test_second_run_encodes_nothing(use_encoder, cache_task, first_run, tmp_path):
+    corpus, queries = cache_task
+    _, run1, first_calls = first_run
+    assert first_calls == {"query": queries["text"].nunique(), "passage": corpus["text"].nunique()}
+    second = Spy(use_encoder)
+    run2 = _run(second, _filled(first_run, tmp_path), corpus, queries)
     assert second.calls == {"query": 0, "passage": 0}
     pd.testing.assert_frame_equal(run1, run2)
 
 
-def test_changed_corpus_encodes_only_changed_texts(use_encoder, task, tmp_path):
-    corpus, queries = task
-    _run(Spy(use_encoder), tmp_path, corpus, queries)
+def test_changed_corpus_encodes_only_changed_texts(use_encoder, cache_task, first_run, tmp_path):
+    corpus, queries = cache_task
+    _filled(first_run, tmp_path)
     changed = corpus.copy()
     changed.loc[[0, 7, 20], "text"] = changed.loc[[0, 7, 20], "text"] + " (texto alterado)"
     spy = Spy(use_encoder)
@@ -196,11 +233,12 @@ def test_changed_corpus_encodes_only_changed_texts(use_encoder, task, tmp_path):
 
 
 @pytest.mark.parametrize("damage", ["truncate", "flip", "garbage"])
-def test_corrupt_cache_file_is_detected_and_reencoded(use_encoder, task, tmp_path, damage):
+def test_corrupt_cache_file_is_detected_and_reencoded(use_encoder, cache_task, first_run, tmp_path, damage):
     from ragcov_data.baselines.embcache import EmbeddingCache, text_keys
 
-    corpus, queries = task
-    run1 = _run(Spy(use_encoder), tmp_path, corpus, queries)
+    corpus, queries = cache_task
+    _, run1, _ = first_run
+    _filled(first_run, tmp_path)
     folder = EmbeddingCache(tmp_path).model_dir(use_encoder.model_id)
     shards = sorted(folder.glob("*.npy"))
     assert len(shards) == 2  # one for passages, one for queries
@@ -224,7 +262,7 @@ def test_corrupt_cache_file_is_detected_and_reencoded(use_encoder, task, tmp_pat
     pd.testing.assert_frame_equal(run1, run2)
 
 
-def test_user_encoder_vectors_are_normalised(use_encoder, task, tmp_path):
+def test_user_encoder_vectors_are_normalised(use_encoder, cache_task, tmp_path):
     """Any object with model_id/encode_queries/encode_passages works; its vectors are L2-normalised."""
     from ragcov_data.baselines.dense import Dense
 
@@ -232,7 +270,7 @@ def test_user_encoder_vectors_are_normalised(use_encoder, task, tmp_path):
         def encode_passages(self, texts):
             return 3.0 * super().encode_passages(texts)
 
-    corpus, queries = task
+    corpus, queries = cache_task
     enc = Scaled(use_encoder)
     enc.model_id += "|scaled"
     dense = Dense(enc, cache_dir=tmp_path, show_progress=False).index(corpus)
