@@ -160,6 +160,16 @@ def main() -> None:
     print("equivalence, pooled over the drawn designs: cr2 check pass rate of lacking censuses "
           f"{lack_pass.mean():.3f} ({len(lack_pass)}), of the matching dom=0 designs' censuses {zero_pass.mean():.3f} "
           f"({len(zero_pass)}, each counted once per drawn design)\n")
+    z = []
+    for r in drawn:
+        a, b0 = r["pass"]["micro/cr2"][~r["holds"]], base[(r["params"]["alpha"], r["params"]["slope"],
+                                                            r["params"]["G"])]["pass"]["micro/cr2"]
+        p0 = (a.sum() + b0.sum()) / (len(a) + len(b0))
+        z.append((a.mean() - b0.mean()) / math.sqrt(max(p0 * (1 - p0), 1e-12) * (1 / len(a) + 1 / len(b0))))
+    z = np.array(z)
+    print(f"cr2 pass rate, lacking censuses minus the dom=0 design's, per drawn design: |z| > 2 in "
+          f"{int((np.abs(z) > 2).sum())} of {len(z)} (about {0.046 * len(z):.0f} expected by chance), "
+          f"mean z {z.mean():.2f}\n")
     print("per drawn design, lacking censuses against the matching dom=0 design:\n\n" + table(eq) + "\n", flush=True)
 
     benign = [r for r in results if r["params"]["mode"] != "drawn"]
