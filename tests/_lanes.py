@@ -105,6 +105,7 @@ SLOW_TESTS = (
     "tests/eval/test_wild_leaderboard.py::test_verdict_is_the_interval_and_best_set_follows",
     "tests/eval/test_misses.py::test_aneel_new_flags_measured",
     "tests/eval/test_concentration.py::test_the_other_tasks_are_checked",
+    "tests/eval/test_concentration.py::test_a_concentrated_exam_census_says_exams_not_documents",
     "tests/eval/test_verify_outputs.py::test_family_check_fails_where_the_family_over_rejects",
     "tests/eval/test_wild.py::test_full_enumeration_matches_wildboottest",
     "tests/loaders/test_cited_questions.py::test_irpf_every_chunking_resolves",

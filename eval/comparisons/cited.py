@@ -258,7 +258,8 @@ def leaderboard_from_values(values: pd.DataFrame, *, metric: str, clusters: Sequ
     systems, pairs = check_leaderboard(pd.DataFrame(srows, columns=SYSTEM_COLUMNS),
                                        pd.DataFrame(prows, columns=PAIR_COLUMNS), {"__all__": info}, V, cl, names,
                                        [("__all__", np.ones(V.shape[1], dtype=bool))], estimator=estimator,
-                                       level=level, notices=check_said)
+                                       level=level, notices=check_said,
+                                       unit=_UNIT_WORDS.get(cluster_name, cluster_name))
     return LeaderboardResult(
         systems=systems, pairs=pairs,
         metric=metric, level=level, cluster=cluster_name, n_clusters=info["n_clusters"], n_queries=int(V.shape[1]),

@@ -17,7 +17,7 @@ from ragcov_data.eval.outcomes.align import ON_MISMATCH
 from ragcov_data.eval.outcomes.args import check_outcome_args
 from ragcov_data.eval.outcomes.stage import outcomes_many
 from ragcov_data.eval.outcomes.table import OutcomeSet, run_name
-from ragcov_data.eval.estimates.results import ComparisonResult, mark_recommended
+from ragcov_data.eval.estimates.results import ComparisonResult, mark_recommended, unit_of
 
 __all__ = ["compare", "finish_difference"]
 
@@ -32,13 +32,14 @@ def difference_bounds(a: np.ndarray, b: np.ndarray) -> tuple[float, float] | Non
 
 
 def finish_difference(estimates: pd.DataFrame, a: np.ndarray, b: np.ndarray, clusters: np.ndarray, groups: Any,
-                      population_sizes: Any, level: float, seed: int | None) -> pd.DataFrame:
+                      population_sizes: Any, level: float, seed: int | None, unit: str | None = None) -> pd.DataFrame:
     """The estimates of a mean paired difference, finished as ``evaluate``'s are: each interval's measured
     coverage at this design (``verified_coverage``, ``verified_mc_se``, ``verified``; the design is the
     per-query differences and their clusters, :mod:`.verify`), the interval cut to [-1, 1] with the flag
-    ``clipped`` (:mod:`._bounds`), and a ``no_variation`` text on zero-variance rows."""
+    ``clipped`` (:mod:`._bounds`), and a ``no_variation`` text on zero-variance rows. ``unit`` names the
+    cluster in the check's reasons."""
     d = np.asarray(a, float) - np.asarray(b, float)
-    out = verify_for_evaluate(estimates, d, clusters, groups, population_sizes, None, level, seed)
+    out = verify_for_evaluate(estimates, d, clusters, groups, population_sizes, None, level, seed, unit)
     out = mark_recommended(out, sampled=is_sampled(population_sizes))
     out = clip_table(out, difference_bounds(a, b))
     if "flags" in out.columns:
@@ -119,7 +120,8 @@ def _comparison(oc: OutcomeSet, methods_t: tuple[str, ...], *, metric: str, tie_
     d = a - b
     estimates = _grouped_estimates(d, clusters, groups, methods_t, None, level=level, seed=seed,
                                    n_resamples=n_resamples, population_sizes=oc.population_sizes)
-    estimates = finish_difference(estimates, a, b, clusters, groups, oc.population_sizes, level, seed)
+    estimates = finish_difference(estimates, a, b, clusters, groups, oc.population_sizes, level, seed,
+                                  unit_of(oc.cluster))
     pq = pd.DataFrame({"query-id": qids, "cluster": clusters, "value_a": a, "value_b": b, "diff": d})
     if groups is not None:
         pq["group"] = groups

@@ -387,7 +387,8 @@ def _ranked(oc: OutcomeSet, spec: Any, cited: bool, judged_k: int | None, *, est
                                                 alpha_star={k: v["alpha_star"] for k, v in group_info.items()})
     # -- every interval's check at this design: per system (as evaluate), per family (eval/verify_family.py) --
     systems, pairs = check_leaderboard(systems, pairs, group_info, V, oc.clusters, names, parts, estimator=estimator,
-                                       level=level, population_sizes=oc.population_sizes, notices=notices)
+                                       level=level, population_sizes=oc.population_sizes, notices=notices,
+                                       unit=_UNITS.get(oc.cluster, str(oc.cluster)))
     return LeaderboardResult(
         systems=systems, pairs=pairs, metric=str(spec), level=level, cluster=oc.cluster,
         n_clusters=group_info[ALL_GROUP]["n_clusters"], n_queries=int(V.shape[1]), family=dict(FAMILY),

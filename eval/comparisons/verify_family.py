@@ -146,14 +146,14 @@ def family_check(V: Any, clusters: Any, *, estimator: str = "micro", level: floa
 
 def check_family_rows(systems: pd.DataFrame, pairs: pd.DataFrame, V: np.ndarray, clusters: np.ndarray,
                       names: Sequence[str], parts: Sequence[tuple[str, np.ndarray]], *, estimator: str,
-                      level: float, seed: int | None, population_sizes: Any = None,
+                      level: float, seed: int | None, population_sizes: Any = None, unit: str | None = None,
                       **kw: Any) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, dict]]:
     """``systems`` and ``pairs`` with the three check fields, and each group's ``family_check``.
 
     ``V`` (S x N) holds the per-query values in ``names`` order, ``parts`` the ``(group label, query
     mask)`` of each family. A system row's check is :func:`.verify.verify_design` of its (estimator,
     method) at its design (with the sample's finite population, as its interval); a pair row's is its
-    group's :func:`family_check`.
+    group's :func:`family_check`. ``unit`` names the cluster in the check's reasons.
     """
     from ragcov_data.eval.estimates.verify import design_of, verify_design
 
@@ -177,7 +177,7 @@ def check_family_rows(systems: pd.DataFrame, pairs: pd.DataFrame, V: np.ndarray,
                 r = systems.iloc[i]
                 est, m = str(r["estimator"]), str(r["method"])
                 res = verify_design(design_of(Vg[idx[r["name"]]], cg, population=gpop, level=level, seed=seed,
-                                              sizes=gsizes), [(est, m)]).get(f"{est}/{m}")
+                                              sizes=gsizes, unit=unit), [(est, m)]).get(f"{est}/{m}")
                 if res is not None:
                     for k in (*VERIFY_FIELDS, "verified_reason"):
                         systems.iat[i, systems.columns.get_loc(k)] = res.get(k, "" if k == "verified_reason" else None)
@@ -195,14 +195,14 @@ def check_family_rows(systems: pd.DataFrame, pairs: pd.DataFrame, V: np.ndarray,
 def check_leaderboard(systems: pd.DataFrame, pairs: pd.DataFrame, group_info: dict[str, dict], V: np.ndarray,
                       clusters: np.ndarray, names: Sequence[str], parts: Sequence[tuple[str, np.ndarray]], *,
                       estimator: str, level: float, seed: int | None = 0, population_sizes: Any = None,
-                      notices: list[str] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+                      notices: list[str] | None = None, unit: str | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The leaderboard's hook: :func:`check_family_rows`, each group's ``family_check`` written into
-    ``group_info[label]`` (so the JSON's ``groups`` carry it).
+    ``group_info[label]`` (so the JSON's ``groups`` carry it); ``unit`` names the cluster in the reasons.
 
     The check's seed is its own (default 0, as ``evaluate``'s default): the check is a property of the
     design, so the leaderboard's bootstrap seed moves its bootstrap numbers only."""
     systems, pairs, checks = check_family_rows(systems, pairs, V, clusters, names, parts, estimator=estimator,
-                                               level=level, seed=seed, population_sizes=population_sizes)
+                                               level=level, seed=seed, population_sizes=population_sizes, unit=unit)
     for label, c in checks.items():
         group_info.setdefault(label, {})["family_check"] = c
     if notices is not None:

@@ -46,7 +46,7 @@ from typing import Any
 import numpy as np
 
 __all__ = ["largest_share", "effective_clusters", "concentration", "is_concentrated", "concentration_text",
-           "CONCENTRATION_C", "CONCENTRATION_POWER"]
+           "plural", "CONCENTRATION_C", "CONCENTRATION_POWER"]
 
 #: A census check is blind for micro when the largest cluster holds more than ``CONCENTRATION_C / G^b`` of the
 #: queries, ``b`` = :data:`CONCENTRATION_POWER` (both chosen on the grid of
@@ -85,18 +85,26 @@ def concentration(sizes: Any, power: float = CONCENTRATION_POWER) -> float:
     return largest_share(x) * len(x) ** power
 
 
-def concentration_text(sizes: Any, c: float = CONCENTRATION_C, power: float = CONCENTRATION_POWER) -> str:
-    """``one document holds 18.4% of the queries, more than 0.19 / 147^0.3 = 4.2% for 147 documents``."""
+def plural(unit: str) -> str:
+    """``unit``'s plural: ``queries`` for ``query``, else an ``s`` added (``documents``, ``exams``, ``topics``)."""
+    return "queries" if unit == "query" else unit + "s"
+
+
+def concentration_text(sizes: Any, c: float = CONCENTRATION_C, power: float = CONCENTRATION_POWER,
+                       unit: str = "document") -> str:
+    """``one document holds 18.4% of the queries, more than 0.19 / 147^0.3 = 4.2% for 147 documents``; ``unit``
+    names the cluster (the task's unit of inference: ``"exam"``, ``"topic"``, ``"source"``, ...)."""
     x = _sizes(sizes)
     G = len(x)
     bound = c / max(G, 1) ** power
-    return (f"one document holds {largest_share(x):.1%} of the queries, more than {c:g} / {G}^{power:g} = "
-            f"{bound:.1%} for {G} documents")
+    return (f"one {unit} holds {largest_share(x):.1%} of the queries, more than {c:g} / {G}^{power:g} = "
+            f"{bound:.1%} for {G} {plural(unit)}")
 
 
-def is_concentrated(sizes: Any, c: float = CONCENTRATION_C,
-                    power: float = CONCENTRATION_POWER) -> tuple[bool, str]:
-    """Whether a census check is blind for micro at these cluster sizes, and why (the reason is "" when not).
+def is_concentrated(sizes: Any, c: float = CONCENTRATION_C, power: float = CONCENTRATION_POWER,
+                    unit: str = "document") -> tuple[bool, str]:
+    """Whether a census check is blind for micro at these cluster sizes, and why (the reason is "" when not;
+    ``unit`` names the cluster in it, :func:`concentration_text`).
 
     True when the largest cluster holds more than ``c / G^power`` of the queries (:data:`CONCENTRATION_C`,
     :data:`CONCENTRATION_POWER`):
@@ -107,4 +115,4 @@ def is_concentrated(sizes: Any, c: float = CONCENTRATION_C,
     x = _sizes(sizes)
     if len(x) < 2 or concentration(x, power) <= c or largest_share(x) <= 2.0 / len(x):
         return False, ""
-    return True, concentration_text(x, c)
+    return True, concentration_text(x, c, power, unit)

@@ -25,7 +25,7 @@ from ragcov_data.eval.outcomes.args import ON_MISSING as ON_MISSING_ALL, check_o
 from ragcov_data.eval.outcomes.table import OutcomeTable, _manifest
 from ragcov_data.eval.estimates.design import design_effect
 from ragcov_data.eval.estimates.interval import _population, _strata_codes, sufficient_stats
-from ragcov_data.eval.estimates.results import EvaluationResult, per_cluster
+from ragcov_data.eval.estimates.results import EvaluationResult, per_cluster, unit_of
 
 __all__ = ["evaluate", "load_task_frames", "read_run", "estimates_table", "default_cluster", "ALL_GROUP",
            "SINGLETON_ESTIMATOR"]
@@ -325,7 +325,7 @@ def _evaluation(table: OutcomeTable, task: Any, methods_t: tuple[str, ...], *, l
             "task": _task_record(task)}
     # each interval's measured coverage at this design, kept in bounds (ragcov_data.eval.estimates.verify)
     estimates = finish_estimates(estimates, values, clusters, groups, table.population_sizes, table.strata_values,
-                                 level, seed)
+                                 level, seed, unit=unit_of(table.cluster))
     return EvaluationResult(per_query=pq, per_document=pdoc, estimates=estimates, diagnostics=diagnostics,
                             metric=table.metric, tie_policy=table.tie_policy,
                             relevance_threshold=table.relevance_threshold, level=level, cluster=table.cluster,

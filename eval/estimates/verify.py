@@ -92,7 +92,7 @@ from ragcov_data._atomic import atomic_write
 from ragcov_data.eval.estimates import _kernels
 from ragcov_data.eval.estimates._bounds import clip_table, no_variation_text, value_range
 from ragcov_data.eval.estimates.concentration import (CONCENTRATION_C, CONCENTRATION_POWER, concentration_text,
-                                                      is_concentrated)
+                                                      is_concentrated, plural)
 from ragcov_data.eval.estimates.interval import sufficient_stats
 from ragcov_data.eval.estimates.results import mark_recommended
 from ragcov_data.eval.outcomes.table import ALL_GROUP
@@ -121,14 +121,15 @@ def default_cache_dir() -> Path:
 
 
 def design_of(values: Any, clusters: Any, *, population: float | None = None, level: float = 0.95,
-              seed: int | None = 0, sizes: Any = None) -> dict[str, Any]:
-    """The design record of one sample: per-cluster ``n, s, q``, ``population`` (N or None), level, seed and,
-    where the sample records them, ``sizes`` (every population document's number of queries)."""
+              seed: int | None = 0, sizes: Any = None, unit: str | None = None) -> dict[str, Any]:
+    """The design record of one sample: per-cluster ``n, s, q``, ``population`` (N or None), level, seed,
+    where the sample records them ``sizes`` (every population document's number of queries) and, where the
+    caller knows it, ``unit``, the cluster's name in the reasons the check writes (None: ``"document"``)."""
     v = np.asarray(values, dtype=float)
     _, n, s, q = sufficient_stats(v, np.asarray(clusters))
     return {"n": n, "s": s, "q": q, "population": None if population is None else float(population),
             "level": float(level), "seed": 0 if seed is None else int(seed),
-            "sizes": None if sizes is None else np.asarray(sizes, float)}
+            "sizes": None if sizes is None else np.asarray(sizes, float), "unit": unit}
 
 
 def _key(design: Mapping[str, Any], reps: int, B: int) -> str:
@@ -139,7 +140,9 @@ def _key(design: Mapping[str, Any], reps: int, B: int) -> str:
         h.update(np.ascontiguousarray(np.sort(np.asarray(design["sizes"], float))).tobytes())
     h.update(json.dumps({"population": design.get("population"), "level": design["level"],
                          "seed": design.get("seed", 0), "reps": reps, "B": B, "v": _VERSION,
-                         "rule": [CONCENTRATION_C, CONCENTRATION_POWER]},  # never read under another census rule
+                         "rule": [CONCENTRATION_C, CONCENTRATION_POWER],  # never read under another census rule
+                         # the reason names the unit; a document's keeps the key it had before units were named
+                         **({"unit": design["unit"]} if design.get("unit") not in (None, "document") else {})},
                         sort_keys=True).encode())
     return h.hexdigest()
 
@@ -248,16 +251,19 @@ UNSEEN_SIZES = ("the sizes of the documents the sample did not draw are unknown,
                 "147 acts, micro rows such a check passed covered the census value 62-89%); give every population "
                 "document's size (a --sample-docs task records them) to check micro, or read macro")
 #: Why a micro row of a census whose queries are concentrated in one document is never ``verified``
-#: (``{concentration}``: :func:`.concentration.concentration_text` of the design, see :func:`unequal_sizes_reason`).
-UNEQUAL_SIZES = ("{concentration}, and a check built from these documents cannot see the ones like it they lack, "
+#: (``{concentration}``: :func:`.concentration.concentration_text` of the design, ``{units}``: the cluster's name,
+#: plural; see :func:`unequal_sizes_reason`).
+UNEQUAL_SIZES = ("{concentration}, and a check built from these {units} cannot see the ones like it they lack, "
                  "which would move micro (on a grid of superpopulations, micro rows such a check passed on censuses "
                  "this concentrated covered 0.85, 0.28 in the worst design; on draws of the ANEEL acts, 0.61); "
                  "read macro")
 
 
-def unequal_sizes_reason(n: Any) -> str:
-    """:data:`UNEQUAL_SIZES` for a census whose documents hold ``n`` queries each."""
-    return UNEQUAL_SIZES.format(concentration=concentration_text(n))
+def unequal_sizes_reason(n: Any, unit: str | None = None) -> str:
+    """:data:`UNEQUAL_SIZES` for a census whose clusters hold ``n`` queries each, the cluster named ``unit``
+    (None: ``"document"``)."""
+    unit = unit or "document"
+    return UNEQUAL_SIZES.format(concentration=concentration_text(n, unit=unit), units=plural(unit))
 
 
 def size_cv(n: Any) -> float:
@@ -371,7 +377,7 @@ def _simulate(design: Mapping[str, Any], pairs: list[tuple[str, str]], reps: int
         ok = bool(c + 2 * se >= level)
         status = "verified" if ok else "not_verified"
         blind = None if core_est != "micro" else UNSEEN_SIZES if M is not None and M > K else \
-            unequal_sizes_reason(n) if is_concentrated(n)[0] else None
+            unequal_sizes_reason(n, design.get("unit")) if is_concentrated(n)[0] else None
         if blind and status == "verified":  # built from these documents only: it cannot see a larger one
             status, ok = "unverifiable", False
         out[f"{est}/{m}"] = {"verified_coverage": c, "verified_mc_se": se, "verified": ok,
@@ -449,8 +455,10 @@ def verify_intervals(table: pd.DataFrame, design: Mapping[str, Any] | None, **kw
 
 
 def verify_for_evaluate(estimates: pd.DataFrame, values: np.ndarray, clusters: np.ndarray, groups: Any,
-                        population_sizes: Any, strata: Any, level: float, seed: int | None) -> pd.DataFrame:
-    """The evaluator's hook: :func:`verify_intervals` on its estimates table, one design per group.
+                        population_sizes: Any, strata: Any, level: float, seed: int | None,
+                        unit: str | None = None) -> pd.DataFrame:
+    """The evaluator's hook: :func:`verify_intervals` on its estimates table, one design per group (``unit``:
+    the cluster's name in the reasons, :func:`design_of`).
 
     A stratified design or a per-stratum population is not verified (fields left empty).
     """
@@ -460,11 +468,12 @@ def verify_for_evaluate(estimates: pd.DataFrame, values: np.ndarray, clusters: n
     sizes = getattr(population_sizes, "sizes", None)
     if groups is None:
         return verify_intervals(estimates, design_of(values, clusters, population=pop, level=level, seed=seed,
-                                                     sizes=sizes))
-    designs = {ALL_GROUP: design_of(values, clusters, population=pop, level=level, seed=seed, sizes=sizes)}
+                                                     sizes=sizes, unit=unit))
+    designs = {ALL_GROUP: design_of(values, clusters, population=pop, level=level, seed=seed, sizes=sizes,
+                                    unit=unit)}
     for g in pd.unique(groups):
         m = groups == g
-        designs[str(g)] = design_of(values[m], clusters[m], population=None, level=level, seed=seed)
+        designs[str(g)] = design_of(values[m], clusters[m], population=None, level=level, seed=seed, unit=unit)
     return verify_intervals(estimates, designs)
 
 
@@ -475,10 +484,12 @@ def is_sampled(population_sizes: Any, strata: Any = None) -> bool:
 
 
 def finish_estimates(estimates: pd.DataFrame, values: np.ndarray, clusters: np.ndarray, groups: Any,
-                     population_sizes: Any, strata: Any, level: float, seed: int | None) -> pd.DataFrame:
-    """The evaluator's one hook: verification (:func:`verify_for_evaluate`), intervals cut to the range of
-    the values (:func:`._bounds.clip_table`) and a ``no_variation`` text on zero-variance rows."""
-    out = verify_for_evaluate(estimates, values, clusters, groups, population_sizes, strata, level, seed)
+                     population_sizes: Any, strata: Any, level: float, seed: int | None,
+                     unit: str | None = None) -> pd.DataFrame:
+    """The evaluator's one hook: verification (:func:`verify_for_evaluate`; ``unit`` names the cluster in its
+    reasons), intervals cut to the range of the values (:func:`._bounds.clip_table`) and a ``no_variation``
+    text on zero-variance rows."""
+    out = verify_for_evaluate(estimates, values, clusters, groups, population_sizes, strata, level, seed, unit)
     out = mark_recommended(out, sampled=is_sampled(population_sizes, strata))
     out = clip_table(out, value_range(values))
     if "flags" in out.columns:

@@ -151,3 +151,63 @@ def test_a_cached_check_is_never_read_under_another_rule(monkeypatch):
     assert V._key(d, 100, 99) == k
     monkeypatch.setattr(V, "CONCENTRATION_C", 0.5)
     assert V._key(d, 100, 99) != k
+
+
+def test_the_reason_names_the_tasks_unit():
+    # the unit may be an exam (LGPD), a topic (IRPF) or a source summary (JurisTCU): the reason says which
+    n = _aneel_like()
+    doc = C.concentration_text(n)
+    assert doc.startswith("one document holds 18.4% of the queries, more than 0.19 / 147^0.3 = ")
+    assert doc.endswith("for 147 documents") and C.is_concentrated(n) == (True, doc)  # the default wording
+    exam = C.concentration_text(n, unit="exam")
+    assert exam == doc.replace("one document", "one exam").replace("147 documents", "147 exams")
+    assert C.is_concentrated(n, unit="exam") == (True, exam)
+    assert C.concentration_text(n, unit="query").endswith("for 147 queries")
+    why = V.unequal_sizes_reason(n, "exam")
+    assert why.startswith(exam) and "these exams cannot see" in why and "document" not in why
+    assert V.unequal_sizes_reason(n) == V.unequal_sizes_reason(n, "document") and "these documents" in \
+        V.unequal_sizes_reason(n)
+
+
+def _exam_task() -> tuple[np.ndarray, np.ndarray, dict, dict]:
+    """The ANEEL-like census as an exam task (its default cluster ``exam``), a run scoring ``y``, and one missing
+    everything (a paired difference equal to ``y``)."""
+    import pandas as pd
+
+    y, cl = _census(_aneel_like(), 0)  # seed 0: CR2 passes the check, so the rule marks it (as above)
+    qids = [f"q{i:04d}" for i in range(len(y))]
+    queries = pd.DataFrame({"_id": qids, "exam": [f"e{c:03d}" for c in cl]})
+    qrels = pd.DataFrame({"query-id": qids, "corpus-id": "rel", "score": 1})
+    runs = {name: pd.DataFrame({"query-id": qids, "corpus-id": np.where(hit, "rel", "other"), "score": 1.0})
+            for name, hit in (("a", y == 1), ("none", np.zeros(len(y), bool)))}
+    return y, cl, {"queries": queries, "qrels": qrels}, runs
+
+
+def _says_exams(reasons) -> None:
+    reasons = [r for r in reasons if r]
+    assert reasons
+    for why in reasons:
+        assert why.startswith("one exam holds 18.4% of the queries") and "for 147 exams" in why
+        assert "these exams cannot see" in why and "document" not in why
+
+
+def test_a_concentrated_exam_census_says_exams_not_documents(tmp_path, monkeypatch):
+    # through evaluate, compare and leaderboard on a task whose unit is the exam: every unverifiable micro row's
+    # reason names exams; the same design checked without a unit keeps the document's words and its cache key
+    from ragcov_data.eval.comparisons.compare import compare
+    from ragcov_data.eval.comparisons.leaderboard import leaderboard
+    from ragcov_data.eval.estimates.evaluator import evaluate
+
+    monkeypatch.setenv(V.ENV_VAR, str(tmp_path))
+    y, cl, task, runs = _exam_task()
+    e = evaluate(runs["a"], task, methods=["cr2", "cr1", "t"], n_resamples=199).estimates
+    blind = e[e["verified_status"] == "unverifiable"]
+    assert set(blind["estimator"]) == {"micro"} and "cr2" in set(blind["method"])
+    _says_exams(blind["verified_reason"])
+    d = compare(runs["a"], runs["none"], task, methods=["cr2", "t"], n_resamples=199).estimates
+    _says_exams(d.loc[d["verified_status"] == "unverifiable", "verified_reason"])
+    lb = leaderboard(runs, task, estimator="micro", n_resamples=199).systems
+    _says_exams(lb.loc[lb["verified_status"] == "unverifiable", "verified_reason"])
+    d_exam = V.design_of(y, cl, unit="exam")
+    assert V._key(d_exam, 100, 99) != V._key(V.design_of(y, cl), 100, 99)  # a cached document reason is not read
+    assert V._key(V.design_of(y, cl, unit="document"), 100, 99) == V._key(V.design_of(y, cl), 100, 99)
