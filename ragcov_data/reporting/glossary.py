@@ -56,7 +56,8 @@ GLOSSARY = {
                 "of K documents.",
     "MC margin": "the Monte-Carlo uncertainty of a simulated coverage (95%).",
     "verified": "an interval whose method was checked on a known population of this design (the task's own "
-                "units and sizes) and covered its nominal level there; no mark beside it.",
+                "units and sizes) and covered its nominal level there; no mark beside it. The check sees the "
+                "units the data hold: a kind of unit they lack (larger than any here) is outside it.",
     "not verified (*)": "the check measured the method's coverage at this design and found it short of the "
                         "nominal level; the coverage is printed beside the mark.",
     "unverifiable (‡)": "the check cannot vouch for the interval at this design (for example, one document "
