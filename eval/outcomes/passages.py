@@ -123,12 +123,26 @@ def locate_run(run: pd.DataFrame, task: Any, name: str = "run") -> LocatedRun:
         "query-id": run["query-id"].astype(str).to_numpy(dtype=object), "rank": run["rank"].to_numpy(dtype=np.int64),
         "corpus-id": [f"passage:{r}" for r in run["rank"]], "score": -run["rank"].to_numpy(dtype=float),
         "text": run["text"].to_numpy(dtype=object),
-        "words": np.fromiter((len(str(t).split()) for t in run["text"]), np.int64, n),
+        "words": _word_counts(run["text"]),
         "doc_id": [line.doc_ids[d] if d >= 0 else None for d in loc.doc], "start": loc.start, "end": loc.end,
         "how": loc.how, "places": loc.places})
     frame.attrs = {**{k: v for k, v in run.attrs.items() if k != "kind"}, "kind": _KIND, "score_from": "rank"}
     report["counts"]["unplaced"] = len(loc.alternatives)  # ambiguous and no hint decided: at the first place
     return LocatedRun(frame, line, task_kind(task), report, dict(loc.alternatives))
+
+
+def _word_counts(texts: pd.Series) -> np.ndarray:
+    """Words of each passage (``len(text.split())``), each distinct text counted once: a pipeline may return the
+    same long passage for many questions (whole acts, one passage at every rank)."""
+    seen: dict[str, int] = {}
+    out = np.empty(len(texts), dtype=np.int64)
+    for i, t in enumerate(texts):
+        t = str(t)
+        n = seen.get(t)
+        if n is None:
+            n = seen[t] = len(t.split())
+        out[i] = n
+    return out
 
 
 # --------------------------------------------------------------------------- scoring

@@ -279,3 +279,15 @@ def test_one_chunk_per_act_no_longer_wins_within_a_budget(irpf_runs, data_dir):
     article = per_query_values(art, task, metrics=["recall@1000w"])
     assert acts["recall@10"].mean() > 0.9  # ten whole acts hold almost every cited provision ...
     assert acts["recall@1000w"].mean() < article["recall@1000w"].mean() - 0.1  # ... 1,000 of their words do not
+
+
+def test_a_passages_words_and_its_first_words_are_str_splits():
+    """The context's word counts are ``len(text.split())`` (each distinct passage counted once) and a cut item's
+    first ``j`` words ``text.split()[:j]``, whatever the whitespace and however often a passage repeats."""
+    from ragcov_data.eval.outcomes.passages import _word_counts
+
+    texts = ["", "  a  b ", "a\u00a0b\nc\td", "x " * 3000, "  a  b ", "\u2003y\u2003z\u2003", "  a  b "]
+    assert _word_counts(pd.Series(texts, dtype=object)).tolist() == [len(t.split()) for t in texts]
+    for t in texts:
+        for j in range(8):
+            assert t.split(None, j)[:j] == t.split()[:j], (t[:20], j)
