@@ -295,7 +295,9 @@ def cited_passage_values(located: LocatedRun, citations: pd.DataFrame, granulari
 def _items(located: LocatedRun, qids: list[str]) -> list[Items]:
     """Each question's passages in rank order as context items."""
     f = located.frame
-    groups = {q: g for q, g in f.groupby("query-id", sort=False)}
+    groups = f.groupby("query-id", sort=False).indices  # each question's rows, in the frame's (rank) order
+    words, start, end = (f[c].to_numpy(dtype=np.int64) for c in ("words", "start", "end"))
+    text, fuzzy = f["text"].to_numpy(dtype=object), (f["how"] == "fuzzy").to_numpy(dtype=bool)
     out = []
     empty = np.empty(0, dtype=np.int64)
     for q in qids:
@@ -303,8 +305,7 @@ def _items(located: LocatedRun, qids: list[str]) -> list[Items]:
         if g is None:
             out.append(Items(empty, empty, empty, [], np.empty(0, dtype=bool)))
             continue
-        out.append(Items(g["words"].to_numpy(dtype=np.int64), g["start"].to_numpy(dtype=np.int64),
-                         g["end"].to_numpy(dtype=np.int64), g["text"].tolist(), (g["how"] == "fuzzy").to_numpy()))
+        out.append(Items(words[g], start[g], end[g], text[g].tolist(), fuzzy[g]))
     return out
 
 
