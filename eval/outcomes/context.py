@@ -82,7 +82,7 @@ def context_cut(words: np.ndarray, budget: int) -> tuple[int, int]:
 def _cut_end(items: Items, i: int, j: int, line: CharacterLine) -> int:
     """Line position just after item ``i``'s ``j``-th word."""
     text = items.text[i]
-    prefix = len(flat_text(" ".join(text.split()[:j])))
+    prefix = len(flat_text(" ".join(text.split(None, j)[:j])))  # the first j words (no split of a whole act)
     s = int(items.start[i])
     if items.approximate[i]:  # located approximately: the same share of its located characters
         total = len(flat_text(text))
@@ -142,7 +142,7 @@ def context_spans(items: Items, budget: int, line: CharacterLine | None) -> tupl
                 raise ValueError("cutting a located item needs the task's character line")
             e[n] = _cut_end(items, n, j, line)
         else:
-            off += len(flat_text(" ".join(items.text[n].split()[:j])))
+            off += len(flat_text(" ".join(items.text[n].split(None, j)[:j])))
     located = s >= 0
     return s[located], e[located], off
 

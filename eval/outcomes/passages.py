@@ -123,12 +123,26 @@ def locate_run(run: pd.DataFrame, task: Any, name: str = "run") -> LocatedRun:
         "query-id": run["query-id"].astype(str).to_numpy(dtype=object), "rank": run["rank"].to_numpy(dtype=np.int64),
         "corpus-id": [f"passage:{r}" for r in run["rank"]], "score": -run["rank"].to_numpy(dtype=float),
         "text": run["text"].to_numpy(dtype=object),
-        "words": np.fromiter((len(str(t).split()) for t in run["text"]), np.int64, n),
+        "words": _word_counts(run["text"]),
         "doc_id": [line.doc_ids[d] if d >= 0 else None for d in loc.doc], "start": loc.start, "end": loc.end,
         "how": loc.how, "places": loc.places})
     frame.attrs = {**{k: v for k, v in run.attrs.items() if k != "kind"}, "kind": _KIND, "score_from": "rank"}
     report["counts"]["unplaced"] = len(loc.alternatives)  # ambiguous and no hint decided: at the first place
     return LocatedRun(frame, line, task_kind(task), report, dict(loc.alternatives))
+
+
+def _word_counts(texts: pd.Series) -> np.ndarray:
+    """Words of each passage (``len(text.split())``), each distinct text counted once: a pipeline may return the
+    same long passage for many questions (whole acts, one passage at every rank)."""
+    seen: dict[str, int] = {}
+    out = np.empty(len(texts), dtype=np.int64)
+    for i, t in enumerate(texts):
+        t = str(t)
+        n = seen.get(t)
+        if n is None:
+            n = seen[t] = len(t.split())
+        out[i] = n
+    return out
 
 
 # --------------------------------------------------------------------------- scoring
@@ -281,7 +295,9 @@ def cited_passage_values(located: LocatedRun, citations: pd.DataFrame, granulari
 def _items(located: LocatedRun, qids: list[str]) -> list[Items]:
     """Each question's passages in rank order as context items."""
     f = located.frame
-    groups = {q: g for q, g in f.groupby("query-id", sort=False)}
+    groups = f.groupby("query-id", sort=False).indices  # each question's rows, in the frame's (rank) order
+    words, start, end = (f[c].to_numpy(dtype=np.int64) for c in ("words", "start", "end"))
+    text, fuzzy = f["text"].to_numpy(dtype=object), (f["how"] == "fuzzy").to_numpy(dtype=bool)
     out = []
     empty = np.empty(0, dtype=np.int64)
     for q in qids:
@@ -289,8 +305,7 @@ def _items(located: LocatedRun, qids: list[str]) -> list[Items]:
         if g is None:
             out.append(Items(empty, empty, empty, [], np.empty(0, dtype=bool)))
             continue
-        out.append(Items(g["words"].to_numpy(dtype=np.int64), g["start"].to_numpy(dtype=np.int64),
-                         g["end"].to_numpy(dtype=np.int64), g["text"].tolist(), (g["how"] == "fuzzy").to_numpy()))
+        out.append(Items(words[g], start[g], end[g], text[g].tolist(), fuzzy[g]))
     return out
 
 

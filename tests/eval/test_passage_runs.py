@@ -44,9 +44,16 @@ def irpf(data_dir):
     return out
 
 
+_LOCATED: dict[int, tuple] = {}  # a module fixture's passages located once (kept with them: the id stays theirs)
+
+
 def _unambiguous(ds, passages):
-    f = locate_run(load_run(passages), ds).frame
-    return set(f["query-id"]) - set(f.loc[f["places"] >= 2, "query-id"])
+    """The questions none of whose passages occur at two places in the acts."""
+    got = _LOCATED.get(id(passages))
+    if got is None or got[0] is not passages or got[1] is not ds:
+        f = locate_run(load_run(passages), ds).frame
+        got = _LOCATED[id(passages)] = (passages, ds, set(f["query-id"]) - set(f.loc[f["places"] >= 2, "query-id"]))
+    return set(got[2])
 
 
 @pytest.mark.parametrize("cut", ["words-50", "dispositivo", "article"])

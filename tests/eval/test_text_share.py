@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import lru_cache
 import unicodedata
 import warnings
 
@@ -59,21 +60,35 @@ class Acts:
         for d, t in self.text.items():
             assert unicodedata.is_normalized("NFC", t)  # a character of the act is a character of its NFC form
             self.ordinal[d] = np.concatenate([[0], np.cumsum([not c.isspace() for c in t])])
+        self._sets: dict[tuple, frozenset] = {}  # each span and placed piece counted once (the same sets, reused)
 
-    def span(self, d, s, e) -> set:
+    def span(self, d, s, e) -> frozenset:
         """The non-space characters of act ``d`` in ``[s, e)``, as (act, ordinal)."""
-        o = self.ordinal[d]
-        return {(d, k) for k in range(o[s], o[e])}
+        key = ("span", d, s, e)
+        if key not in self._sets:
+            o = self.ordinal[d]
+            self._sets[key] = frozenset((d, k) for k in range(o[s], o[e]))
+        return self._sets[key]
 
-    def text_from(self, d, s, text, words=None) -> set:
+    def text_from(self, d, s, text, words=None) -> frozenset:
         """The non-space characters a piece of text placed at ``s`` covers (its first ``words`` words only): as many
         as the piece holds, from the ordinal of ``s``; the piece must be the act's text there."""
-        piece = " ".join(text.split()[:words]) if words is not None else text
+        key = ("piece", d, s, text, words)
+        if key in self._sets:
+            return self._sets[key]
+        piece = " ".join(text.split(None, words)[:words]) if words is not None else text  # its first `words` words
         n = len("".join(piece.split()))
         o = self.ordinal[d]
         end = int(np.searchsorted(o, o[s] + n))  # the act's text from s holding n non-space characters
         assert "".join(self.text[d][s:end].split()) == "".join(piece.split()), (d, s, piece[:40])
-        return {(d, k) for k in range(o[s], o[s] + n)}
+        self._sets[key] = frozenset((d, k) for k in range(o[s], o[s] + n))
+        return self._sets[key]
+
+
+@lru_cache(maxsize=None)
+def _words(text: str) -> int:
+    """Words of a piece (counted once a text: whole acts come back for every question)."""
+    return len(text.split())
 
 
 def provisions(citations: pd.DataFrame) -> dict[str, set]:
@@ -91,7 +106,7 @@ def context(acts: Acts, ranked: list[tuple[str, int, str]], budget: int) -> set:
     for d, s, text in ranked:
         if left <= 0:
             break
-        n = len(text.split())
+        n = _words(text)
         out |= acts.text_from(d, s, text, None if n <= left else left)
         left -= n
     return out
@@ -101,7 +116,7 @@ def reference(acts: Acts, provs: set, ctx: set) -> dict[str, float]:
     """span_recall and the coverage curve of one question, from sets."""
     cited = set().union(*(acts.span(*p) for p in provs))
     out = {"span_recall": len(cited & ctx) / len(cited)}
-    share = [len(acts.span(*p) & ctx) / len(acts.span(*p)) for p in provs]
+    share = [len(acts.span(*p) & ctx) / len(acts.span(*p)) for p in provs]  # (each span's set built once: Acts)
     out.update({m: sum(map(f, share)) / len(share) for m, f in CURVE.items()})
     return out
 
@@ -130,13 +145,17 @@ def test_span_recall_equals_a_count_of_non_space_characters(dataset, data_dir):
         metrics = [f"{m}@{b}w" for b in (500, BUDGET) for m in ("span_recall", *CURVE)]
         ours = per_query_values(run, _load(dataset, cut, data_dir), metrics=metrics)
         assert len(ours) >= 170
+        # trec_eval's order (score descending, ties by id descending), each question's rows in it
+        rows = run.sort_values("corpus-id", ascending=False, kind="stable").sort_values("score", ascending=False,
+                                                                                         kind="stable")
+        ranked_of = {q: [chunk[c] for c in g["corpus-id"]] for q, g in rows.groupby("query-id", sort=False)}
+        got = ours.to_dict("index")
         for q in ours.index:
-            rows = run[run["query-id"] == q].sort_values("corpus-id", ascending=False, kind="stable")
-            ranked = [chunk[c] for c in rows.sort_values("score", ascending=False, kind="stable")["corpus-id"]]
+            ranked = ranked_of.get(q, [])
             for b in (500, BUDGET):
                 ref = reference(acts, provs[q], context(acts, ranked, b))
                 for m, x in ref.items():
-                    assert abs(ours.loc[q, f"{m}@{b}w"] - x) <= 1e-9, (dataset, cut, q, m, b)
+                    assert abs(got[q][f"{m}@{b}w"] - x) <= 1e-9, (dataset, cut, q, m, b)
         assert ours[f"span_recall@{BUDGET}w"].mean() > 0.2  # the runs find cited text: not all zeros
 
 
@@ -161,14 +180,14 @@ def _windows(documents: pd.DataFrame, size: int, step: int) -> pd.DataFrame:
 def _ranked(units: pd.DataFrame, queries: pd.DataFrame, k: int) -> dict[str, list[dict]]:
     """The Portuguese BM25's top ``k`` units per question, as passages carrying their place (hints)."""
     run = make_retriever("bm25-pt").index(units[["_id", "text"]]).search(queries[["_id", "text"]], k=k)
-    by_id = units.set_index("_id")
+    by_id = {c: (t, d, int(s), int(e)) for c, t, d, s, e in
+             zip(*(units[k] for k in ("_id", "text", "doc_id", "start_char", "end_char")))}
     out: dict[str, list[dict]] = {}
     for q, g in run.groupby("query-id", sort=False):
         g = g.sort_values("corpus-id", ascending=False, kind="stable").sort_values("score", ascending=False,
                                                                                    kind="stable")
-        out[str(q)] = [{"text": by_id.at[c, "text"], "doc_id": by_id.at[c, "doc_id"],
-                        "start_char": int(by_id.at[c, "start_char"]), "end_char": int(by_id.at[c, "end_char"]),
-                        "score": float(s)} for c, s in zip(g["corpus-id"], g["score"])]
+        out[str(q)] = [{"text": t, "doc_id": d, "start_char": s, "end_char": e, "score": float(x)}
+                       for (t, d, s, e), x in zip(map(by_id.__getitem__, g["corpus-id"]), g["score"])]
     return out
 
 
@@ -244,8 +263,8 @@ def test_pipelines_score_the_text_their_context_holds(adversarial):
                                                                                        kind="stable")
             held[name][str(q)] = covered(acts, provs[str(q)], context(acts, [chunk[c] for c in g["corpus-id"]],
                                                                       BUDGET))
+    size = {q: len(set().union(*(acts.span(*p) for p in provs[q]))) for q in v.index}
     for name in held:
-        size = {q: len(set().union(*(acts.span(*p) for p in provs[q]))) for q in v.index}
         assert np.allclose(v[name].to_numpy(), [held[name][q] / size[q] for q in v.index], atol=1e-9), name
     for p in (*PIPES, "oracle"):
         for s in PLAIN:
