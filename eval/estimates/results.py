@@ -19,6 +19,7 @@ from ragcov_data._atomic import atomic_write
 from ragcov_data._json import to_jsonable
 from ragcov_data.errors import InputFileError, RagcovError
 from ragcov_data.eval.estimates import marks
+from ragcov_data.eval.estimates.concentration import plural
 from ragcov_data.eval.estimates._kernels import METHODS
 from ragcov_data.eval.outcomes.context import context_line
 
@@ -375,10 +376,6 @@ PAIR_ALONE = ("this interval holds for this one pair alone; `ragcov leaderboard`
               "interval that holds for all its pairs together, so it is wider for the same pair.")
 
 
-def _plural(unit: str) -> str:
-    return "queries" if unit == "query" else unit + "s"
-
-
 def recommended_rows(estimates: pd.DataFrame) -> pd.DataFrame:
     """One row per (group,) estimator: the row marked ``recommended`` (:func:`mark_recommended`, applied here
     to a table that lacks the column); all its rows when none was computed."""
@@ -504,7 +501,7 @@ def _unit_line(unit: str, n_clusters: int, n_queries: int, singleton: bool, esti
     ``chosen`` (:func:`chosen_unit_words`) says where the unit is not the task's own."""
     if singleton:
         return f"unit: query ({n_queries} queries, each its own cluster){chosen}"
-    line = f"unit: {unit} ({n_clusters} {_plural(unit)}, {n_queries} queries){chosen}"
+    line = f"unit: {unit} ({n_clusters} {plural(unit)}, {n_queries} queries){chosen}"
     if "group" in estimates.columns and "group" in per_query.columns:
         single = [str(g) for g, sub in per_query.groupby("group", sort=False) if sub["cluster"].is_unique]
         if single:
@@ -725,7 +722,7 @@ class ComparisonResult(_JsonMixin):
         counts = f"query wins/losses/ties: {self.wins}/{self.losses}/{self.ties}"
         if not self.singleton:
             what = "rate" if unit == "document" else "mean"
-            counts += f"; {_plural(unit)} with identical {what}: {self.share_docs_tied:.1%}"
+            counts += f"; {plural(unit)} with identical {what}: {self.share_docs_tied:.1%}"
         info = self.info or {}
         who = (f"A = {info['name_a']}, B = {info['name_b']} (a positive difference favours A)"
                if info.get("name_a") else "")

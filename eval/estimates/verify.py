@@ -140,9 +140,7 @@ def _key(design: Mapping[str, Any], reps: int, B: int) -> str:
         h.update(np.ascontiguousarray(np.sort(np.asarray(design["sizes"], float))).tobytes())
     h.update(json.dumps({"population": design.get("population"), "level": design["level"],
                          "seed": design.get("seed", 0), "reps": reps, "B": B, "v": _VERSION,
-                         "rule": [CONCENTRATION_C, CONCENTRATION_POWER],  # never read under another census rule
-                         # the reason names the unit; a document's keeps the key it had before units were named
-                         **({"unit": design["unit"]} if design.get("unit") not in (None, "document") else {})},
+                         "rule": [CONCENTRATION_C, CONCENTRATION_POWER]},  # never read under another census rule
                         sort_keys=True).encode())
     return h.hexdigest()
 
@@ -377,7 +375,7 @@ def _simulate(design: Mapping[str, Any], pairs: list[tuple[str, str]], reps: int
         ok = bool(c + 2 * se >= level)
         status = "verified" if ok else "not_verified"
         blind = None if core_est != "micro" else UNSEEN_SIZES if M is not None and M > K else \
-            unequal_sizes_reason(n, design.get("unit")) if is_concentrated(n)[0] else None
+            unequal_sizes_reason(n) if is_concentrated(n)[0] else None  # worded for the unit on reading
         if blind and status == "verified":  # built from these documents only: it cannot see a larger one
             status, ok = "unverifiable", False
         out[f"{est}/{m}"] = {"verified_coverage": c, "verified_mc_se": se, "verified": ok,
@@ -413,7 +411,17 @@ def verify_design(design: Mapping[str, Any], pairs: list[tuple[str, str]], *, re
                 atomic_write(f, json.dumps(have, sort_keys=True))
             except OSError:  # a read-only cache folder costs speed, not results
                 pass
-    return {k: v for k, v in have.items() if tuple(k.split("/")) in set(pairs)}
+    return {k: _in_words_of(v, design) for k, v in have.items() if tuple(k.split("/")) in set(pairs)}
+
+
+def _in_words_of(entry: dict, design: Mapping[str, Any]) -> dict:
+    """A check's entry with its concentration reason naming the design's unit: the check and its cache entry are
+    the unit's whatever its name (evaluate says "source" where the leaderboard says "source summary"), so the
+    entry is stored in a document's words and worded for the unit here."""
+    unit = design.get("unit")
+    if unit in (None, "document") or entry.get("verified_reason") != unequal_sizes_reason(design["n"]):
+        return entry
+    return {**entry, "verified_reason": unequal_sizes_reason(design["n"], unit)}
 
 
 def verify_intervals(table: pd.DataFrame, design: Mapping[str, Any] | None, **kw: Any) -> pd.DataFrame:

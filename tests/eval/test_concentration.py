@@ -193,7 +193,7 @@ def _says_exams(reasons) -> None:
 
 def test_a_concentrated_exam_census_says_exams_not_documents(tmp_path, monkeypatch):
     # through evaluate, compare and leaderboard on a task whose unit is the exam: every unverifiable micro row's
-    # reason names exams; the same design checked without a unit keeps the document's words and its cache key
+    # reason names exams; the same design checked without a unit keeps the document's words
     from ragcov_data.eval.comparisons.compare import compare
     from ragcov_data.eval.comparisons.leaderboard import leaderboard
     from ragcov_data.eval.estimates.evaluator import evaluate
@@ -208,6 +208,13 @@ def test_a_concentrated_exam_census_says_exams_not_documents(tmp_path, monkeypat
     _says_exams(d.loc[d["verified_status"] == "unverifiable", "verified_reason"])
     lb = leaderboard(runs, task, estimator="micro", n_resamples=199).systems
     _says_exams(lb.loc[lb["verified_status"] == "unverifiable", "verified_reason"])
+    # one check a design whatever its unit's name: one cache entry, its reason worded for each unit on reading
     d_exam = V.design_of(y, cl, unit="exam")
-    assert V._key(d_exam, 100, 99) != V._key(V.design_of(y, cl), 100, 99)  # a cached document reason is not read
-    assert V._key(V.design_of(y, cl, unit="document"), 100, 99) == V._key(V.design_of(y, cl), 100, 99)
+    assert V._key(d_exam, 100, 99) == V._key(V.design_of(y, cl), 100, 99)
+    pairs = [("micro", "cr2")]
+    as_exams = V.verify_design(d_exam, pairs, reps=100, n_resamples=99)["micro/cr2"]
+    as_documents = V.verify_design(V.design_of(y, cl), pairs, reps=100, n_resamples=99)["micro/cr2"]
+    _says_exams([as_exams["verified_reason"]])
+    assert as_documents["verified_reason"].startswith("one document holds 18.4%")
+    assert {k: v for k, v in as_exams.items() if k != "verified_reason"} == \
+        {k: v for k, v in as_documents.items() if k != "verified_reason"}
