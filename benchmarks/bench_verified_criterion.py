@@ -37,6 +37,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -305,18 +306,24 @@ def save_raw(path: str, results: list[dict]) -> None:
     np.savez_compressed(path, **arrays)
 
 
+def unpack_design(z: Any, i: int, r: dict) -> dict:
+    """Design ``i`` of a saved ``.npz`` into ``r``: key ``d{i}/part/k`` to ``r[part][k]``, ``d{i}/part`` to
+    ``r[part]`` (this script's :func:`load_raw` and the samples' share the layout)."""
+    for key in z.files:
+        if key.startswith(f"d{i}/"):
+            part, _, k = key.split("/", 1)[1].partition("/")
+            if k:
+                r[part][k] = z[key]
+            else:
+                r[part] = z[key]
+    return r
+
+
 def load_raw(path: str) -> list[dict]:
     """The designs :func:`save_raw` wrote, as :func:`run_design` returns them (with ``name``)."""
     z = np.load(path)
-    out = []
-    for i, name in enumerate(z["names"]):
-        r: dict = {"name": str(name), "pass": {}, "contains": {}, "check_coverage": {}, "diag": {}}
-        for key in z.files:
-            if key.startswith(f"d{i}/"):
-                _, part, k = key.split("/", 2)
-                r[part][k] = z[key]
-        out.append(r)
-    return out
+    return [unpack_design(z, i, {"name": str(name), "pass": {}, "contains": {}, "check_coverage": {}, "diag": {}})
+            for i, name in enumerate(z["names"])]
 
 
 def main() -> None:

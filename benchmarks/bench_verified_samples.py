@@ -38,7 +38,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import command_line, peak_rss_mb, table  # noqa: E402
-from bench_verified_criterion import _rates, superpopulation  # noqa: E402
+from bench_verified_criterion import _rates, superpopulation, unpack_design  # noqa: E402
 
 from ragcov_data.eval.estimates import _kernels  # noqa: E402
 from ragcov_data.eval.estimates import verify as V  # noqa: E402
@@ -197,14 +197,7 @@ def load_raw(path: str) -> list[dict]:
         r: dict = {"name": str(name), "status": {}, "cov": {}, "se": {}, "contains": {},
                    "params": {"alpha": float(m[1]), "slope": float(m[2]), "K": int(m[3]), "G": int(m[4]),
                               "dominant": float(m[5])}}
-        for key in z.files:
-            if key.startswith(f"d{i}/"):
-                part, _, k = key.split("/", 1)[1].partition("/")
-                if k:
-                    r[part][k] = z[key]
-                else:
-                    r[part] = z[key]
-        out.append(r)
+        out.append(unpack_design(z, i, r))
     return out
 
 
