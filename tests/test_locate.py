@@ -143,3 +143,26 @@ def test_format_characters_are_tolerated_like_whitespace(line, ch):
     ln = character_line(["A"], [doc])
     loc = locate_passages([clean], ln)
     assert loc.how[0] == "tolerant" and _where(ln, loc, 0) == ("A", s, s + len(clean) + 2)
+
+
+def test_a_location_is_kept_for_the_same_passages_line_and_hints_only(line, monkeypatch):
+    """The memo returns what locating again returns, as the caller's own copy; other hints, another line or other
+    passages are located afresh."""
+    from ragcov_data.runs import locate as mod
+
+    texts = ["Texto repetido aqui.", "Os rendimentos são tributados.", "nada disto existe em parte alguma"]
+    calls = []
+    real = mod._locate
+    monkeypatch.setattr(mod, "_locate", lambda *a: calls.append(a[0]) or real(*a))
+    mod._MEMO.clear()
+    first = locate_passages(texts, line)
+    first.doc[:] = -7  # the caller's copy: changing it changes nothing kept
+    again = locate_passages(texts, line)
+    assert len(calls) == 1 and list(again.doc) == list(real(texts, line, None, None, None, FUZZY_THRESHOLD).doc)
+    assert again.alternatives.keys() == {0} and (again.doc >= 0).sum() == 2
+    hinted = locate_passages(texts, line, doc_hints=["C", None, None], start_hints=[44, None, None])
+    assert len(calls) == 2 and hinted.hinted[0] and not again.hinted[0]
+    other = character_line(["C", "B"], [C, B])
+    assert other.doc_ids[int(locate_passages(texts, other).doc[0])] == "C" and len(calls) == 3
+    locate_passages(texts[:2], line)
+    assert len(calls) == 4

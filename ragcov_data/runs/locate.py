@@ -20,10 +20,17 @@ character line (:mod:`ragcov_data.runs.line`) in four steps, the first that succ
 
 A hint (``doc_id`` with ``start_char`` and, optionally, ``end_char``) whose offsets hold the passage exactly is used
 as given.
+
+Locating is the costly step of scoring a passage run, and one run is often scored several times in a session
+(``evaluate``, then ``compare`` and ``leaderboard`` beside other runs): the last :data:`MEMO_SIZE` locations are kept
+in memory, keyed by the sha256 of the passages and hints and by the line itself, and each caller gets its own copy.
 """
 from __future__ import annotations
 
+import copy
+import hashlib
 import re
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
@@ -307,6 +314,36 @@ def locate_passages(texts: Sequence[str], line: CharacterLine, *, doc_hints: Seq
     -------
     Located
     """
+    key = _memo_key(texts, doc_hints, start_hints, end_hints, fuzzy_threshold)
+    hit = _MEMO.get(key)
+    if hit is not None and hit[0] is line:  # the same line object: character_line caches lines by content
+        _MEMO.move_to_end(key)
+        return copy.deepcopy(hit[1])
+    out = _locate(texts, line, doc_hints, start_hints, end_hints, fuzzy_threshold)
+    _MEMO[key] = (line, copy.deepcopy(out))
+    while len(_MEMO) > MEMO_SIZE:
+        _MEMO.popitem(last=False)
+    return out
+
+
+#: Locations kept in memory (see the module docstring).
+MEMO_SIZE = 8
+_MEMO: OrderedDict[str, tuple[CharacterLine, Located]] = OrderedDict()
+
+
+def _memo_key(texts: Sequence[str], *rest: Any) -> str:
+    """sha256 of the passages' texts, the hints and the threshold (what a location depends on besides the line)."""
+    h = hashlib.sha256()
+    for t in texts:
+        h.update(str(t).encode("utf-8", "surrogatepass"))
+        h.update(b"\x00")
+    h.update(repr([None if r is None else [str(x) for x in r] for r in rest[:3]] + [float(rest[3])]).encode())
+    return h.hexdigest()
+
+
+def _locate(texts: Sequence[str], line: CharacterLine, doc_hints: Sequence[Any] | None,
+            start_hints: Sequence[Any] | None, end_hints: Sequence[Any] | None, fuzzy_threshold: float) -> Located:
+    """:func:`locate_passages` without the memo."""
     n = len(texts)
     hints = [list(h) if h is not None else [None] * n for h in (doc_hints, start_hints, end_hints)]
     stripped = [str(t).strip() for t in texts]
