@@ -1,7 +1,10 @@
 """The main job's chunking answer on both cited corpora (IRPF, LGPD): each ranked by the share of the cited text in
 the context at every budget, clustered as its design asks (LGPD: the exam), the touch reading beside it with one
 sentence where the two name different cuts, whether the corpora agree — in results.json, the console, report.html
-and summary.md."""
+and summary.md.
+
+Both parts are read from the session's one quick main job (``tests/_quick_job.py``: every cut of
+:data:`IRPF_CHUNKINGS`, ``--n-resamples 99``), as its ``results.json`` holds them."""
 from __future__ import annotations
 
 import html as _html
@@ -9,26 +12,20 @@ import json
 import warnings
 
 import pytest
+from _quick_job import quick_job
 
 from ragcov_data.jobs import benchmark as pipeline
-from ragcov_data.reporting import to_jsonable
 from ragcov_data.reporting.blocks import corpora_agreement
 from ragcov_data.reporting.console import MAX_LINE, summary
 from ragcov_data.reporting.render import render_html, render_markdown
 
-CHUNKINGS = {k: pipeline.IRPF_CHUNKINGS[k] for k in ("words-50", "dispositivo", "article")}
-
-
-def _jsonable(x):
-    return json.loads(json.dumps(to_jsonable(x)))
+CHUNKINGS = pipeline.IRPF_CHUNKINGS
 
 
 @pytest.fixture(scope="module")
-def parts(data_dir):
-    kw = dict(show_progress=False, level=0.95, seed=0, n_resamples=99, chunkings=CHUNKINGS)
-    lgpd = _jsonable(pipeline._lgpd(data_dir / "lgpd", log=lambda m: None, **kw))
-    irpf = _jsonable(pipeline._irpf(data_dir / "irpf", ["bm25-pt"], log=lambda m: None, **kw))
-    return irpf, lgpd
+def parts(tmp_path_factory, data_dir):
+    results = json.loads((quick_job(tmp_path_factory, data_dir).out / "results.json").read_text(encoding="utf-8"))
+    return results["irpf"], results["lgpd"]
 
 
 @pytest.fixture(scope="module")

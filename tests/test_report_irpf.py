@@ -1,7 +1,10 @@
 """The real-questions (IRPF) part of the benchmark on the shared questions: every retriever ranked on recall@10
 of the cited provisions over article chunks, the chunking x retriever family, and the one-sentence answer
 whose intervals and verdicts are the family's own; the section leads with its figure and reaches the first
-screen."""
+screen.
+
+The part is read from the session's one quick main job (``tests/_quick_job.py``: retrievers bm25 and tfidf, every
+cut of :data:`IRPF_CHUNKINGS`, ``--n-resamples 99``), as its ``results.json`` and log hold it."""
 from __future__ import annotations
 
 import html as _html
@@ -10,21 +13,20 @@ import re
 
 import numpy as np
 import pytest
+from _quick_job import QUICK_ARGS, quick_job
 
 from ragcov_data.jobs import benchmark as pipeline
-from ragcov_data.reporting import to_jsonable
 from ragcov_data.reporting.render import IRPF_SKIPPED, render_html, render_markdown
 
-CHUNKINGS = {k: pipeline.IRPF_CHUNKINGS[k] for k in ("words-100", "dispositivo", "article")}
-NAMES = ["bm25", "tfidf", "bm25-pt"]
+CHUNKINGS = pipeline.IRPF_CHUNKINGS
+NAMES = QUICK_ARGS[QUICK_ARGS.index("--retrievers") + 1].split(",")
 
 
 @pytest.fixture(scope="module")
-def irpf(data_dir):
-    log: list[str] = []
-    out = pipeline._irpf(data_dir / "irpf", NAMES, log=log.append, show_progress=False, level=0.95, seed=0,
-                         n_resamples=99, chunkings=CHUNKINGS)
-    return json.loads(json.dumps(to_jsonable(out))), log
+def irpf(tmp_path_factory, data_dir):
+    job = quick_job(tmp_path_factory, data_dir)
+    out = json.loads((job.out / "results.json").read_text(encoding="utf-8"))["irpf"]
+    return out, job.err.splitlines()
 
 
 @pytest.fixture(scope="module")
