@@ -5,7 +5,9 @@ Per page, in a fresh working directory whose ``../shared/data`` is the tests' da
 
 - ```python blocks run in page order in one namespace;
 - ```bash blocks: every ``ragcov ...`` command runs through the CLI's entry point in-process and must exit 0;
-  any other command in a bash block fails the test (write it as text, or mark the block not-run);
+  any other command in a bash block fails the test (write it as text, or mark the block not-run). The test checks
+  that a command runs, not its Monte-Carlo noise: replicate counts above :data:`CAPS` (``--n-resamples``,
+  ``--reps``) run at the cap, which changes how precise a printed interval or coverage is, never what runs;
 - ```text blocks are output (console transcripts) and are not run; a fence without a language is an error.
 
 The quick main job's command (``tests/_quick_job.py``) runs once a session and is shared with the tests that
@@ -145,11 +147,24 @@ def test_parser_reads_marks_and_continuations(tmp_path: Path) -> None:
     first, second = parse_blocks(page)
     assert (first.not_run, second.not_run) == ("installs packages", None)
     assert shell_commands(second.code) == ["ragcov eval a.trec --metric ndcg@10"]
+    assert capped(["ragcov", "coverage", "--reps", "200", "--n-resamples", "9", "--k", "999"]) == [
+        "ragcov", "coverage", "--reps", "50", "--n-resamples", "9", "--k", "999"]
     page.write_text("<!-- not-run: a reason here -->\n\ntext\n", encoding="utf-8")
     assert stray_marks(page) == [1]
 
 
 QUICK_JOB = ["ragcov", "benchmark", "--data-dir", "../shared/data", *QUICK_ARGS]
+#: Replicate counts a page's command runs with at most (the test checks the wiring, not the precision).
+CAPS = {"--n-resamples": 99, "--reps": 50}
+
+
+def capped(argv: list[str]) -> list[str]:
+    """``argv`` with each replicate count of :data:`CAPS` cut to its cap (smaller counts and the rest as given)."""
+    out = list(argv)
+    for i, a in enumerate(out[:-1]):
+        if a in CAPS and out[i + 1].isdigit():
+            out[i + 1] = str(min(int(out[i + 1]), CAPS[a]))
+    return out
 
 
 def _run_bash(block: Block, capsys: pytest.CaptureFixture[str], job: Callable[[], QuickJob]) -> None:
@@ -164,7 +179,7 @@ def _run_bash(block: Block, capsys: pytest.CaptureFixture[str], job: Callable[[]
         if argv == QUICK_JOB:
             job().copy_to(Path("reports"))
             continue
-        rc = main(argv[1:])
+        rc = main(capped(argv)[1:])
         err = capsys.readouterr().err
         assert rc == 0, f"{_page_id(block.page)}:{block.line}: {command!r} exited {rc}: {err[-2000:]}"
 

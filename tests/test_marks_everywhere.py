@@ -75,14 +75,14 @@ def run(data_dir, tmp_path_factory):
               "bm25": lambda: BM25(show_progress=False)}
     runs = {n: m().index(words["corpus"]).search(words["queries"], k=10, exclude_self=True, show_progress=False)
             for n, m in makers.items()}
-    real = {"ev": evaluate(runs["bm25"], words, "hit@1", n_resamples=499),
-            "lb": leaderboard(runs, words, metric="hit@1", estimator="micro", n_resamples=499),
+    real = {"ev": evaluate(runs["bm25"], words, "hit@1", n_resamples=99),
+            "lb": leaderboard(runs, words, metric="hit@1", estimator="micro", n_resamples=99),
             "ms": misses(runs["bm25"], words)}
-    real["cmp"] = chunking_comparison(tasks, makers["bm25"], n_resamples=499)[0]
+    real["cmp"] = chunking_comparison(tasks, makers["bm25"], n_resamples=99)[0]
     lgpd = {"words-200": ragcov_data.load_dataset("lgpd", "words-200", data_dir=str(data_dir)),
             "article": ragcov_data.load_dataset("lgpd", data_dir=str(data_dir))}
     real["study"] = cited_chunking_study(lgpd, {"bm25": makers["bm25"], "tfidf": makers["tfidf"]},
-                                         metrics=("recall@10",), budgets=(1000,), n_resamples=499)
+                                         metrics=("recall@10",), budgets=(1000,), n_resamples=99)
     real_json = {k: json.loads(v.to_json()) for k, v in real.items()}
     # the same objects, each table's rows given the three statuses in turn
     ev, lb, ms, cmp_, study = (real[k] for k in ("ev", "lb", "ms", "cmp", "study"))

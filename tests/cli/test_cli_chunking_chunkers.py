@@ -12,8 +12,8 @@ from ragcov_data.cli import main
 def test_chunking_irpf_with_chunkers_end_to_end(data_dir, tmp_path, capsys, irpf_api_values):
     out = tmp_path / "chunkers.json"
     assert main(["chunking", "--dataset", "irpf", "--data-dir", str(data_dir), "--chunker", "words-50",
-                 "--chunker", "dispositivo", "--chunker", "recursive-800", "--retriever", "bm25",
-                 "--metrics", "recall@10", "--n-resamples", "199", "--quiet", "--json", str(out)]) == 0
+                 "--chunker", "dispositivo", "--chunker", "recursive-800", "--retriever", "bm25", "--metrics",
+                 "recall@10", "--budgets", "none", "--n-resamples", "199", "--quiet", "--json", str(out)]) == 0
     cap = capsys.readouterr()
     assert "recursive-800/bm25" in cap.out and "dispositivo/bm25" in cap.out and "words-50/bm25" in cap.out
     got = json.loads(out.read_text())

@@ -12,7 +12,7 @@ from ragcov_data.cli import main
 def test_chunking_irpf_two_chunkings_one_retriever(data_dir, tmp_path, capsys, irpf_api_values):
     out = tmp_path / "irpf.json"
     assert main(["chunking", "--dataset", "irpf", "--data-dir", str(data_dir), "--chunking", "words-200,article",
-                 "--retriever", "bm25", "--n-resamples", "999", "--quiet", "--json", str(out)]) == 0
+                 "--retriever", "bm25", "--n-resamples", "199", "--quiet", "--json", str(out)]) == 0
     cap = capsys.readouterr()
     assert "Cited questions: 174 questions (all), granularity dispositivo, paired by question" in cap.out
     assert "words-200/bm25" in cap.out and "article/bm25" in cap.out
@@ -118,7 +118,7 @@ def test_chunking_budgets_of_five_and_one_hundred_words_differ(data_dir, tmp_pat
     for b in ("5", "100"):
         out = tmp_path / f"b{b}.json"
         assert main(["chunking", "--dataset", "irpf", "--data-dir", str(data_dir), "--chunking", "article",
-                     "--retriever", "bm25,tfidf", "--budgets", b, "--metrics", "recall@1", "--n-resamples", "999",
+                     "--retriever", "bm25,tfidf", "--budgets", b, "--metrics", "recall@1", "--n-resamples", "199",
                      "--quiet", "--json", str(out)]) == 0
         got[b] = json.loads(out.read_text())
     capsys.readouterr()
@@ -136,7 +136,7 @@ def test_chunking_budgets_of_five_and_one_hundred_words_differ(data_dir, tmp_pat
     out = tmp_path / "p.json"
     assert main(["chunking", "--dataset", "irpf", "--data-dir", str(data_dir), "--chunking", "article",
                  "--retriever", "bm25", "--budgets", "100", "--metrics", "recall@1", "--passages", str(passages),
-                 "--n-resamples", "999", "--json", str(out)]) == 0
+                 "--n-resamples", "199", "--json", str(out)]) == 0
     printed = capsys.readouterr().out
     assert json.loads(out.read_text())["info"]["context_words"]["top"]["100"] == pytest.approx(3.0)
     assert re.search(r"top +span_recall@100w 0\.\d+ \[[^]]+\] \(3 words\)", printed)
