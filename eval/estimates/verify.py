@@ -243,11 +243,26 @@ def _status(per_twin: np.ndarray, R: int, level: float) -> tuple[str, float, flo
 #: Kept for callers of earlier versions (the check no longer reads it; :func:`.concentration.is_concentrated`
 #: decides): queries per document whose coefficient of variation was at most this counted as "near-equal".
 NEAR_EQUAL_CV = 0.5
-#: Why a micro row on a document sample without the population's sizes is never ``verified``.
-UNSEEN_SIZES = ("the sizes of the documents the sample did not draw are unknown, and one it missed may hold a large "
-                "share of the queries: a check built from the sample cannot see that (on ANEEL samples of 40-80 of "
-                "147 acts, micro rows such a check passed covered the census value 62-89%); give every population "
-                "document's size (a --sample-docs task records them) to check micro, or read macro")
+#: Why a micro row on a sample without the population's sizes is never ``verified`` (``{units}``, ``{unit}``: the
+#: cluster's name, plural and singular; ``{record}``: where the sizes come from, for documents; see
+#: :func:`unseen_sizes_reason`).
+UNSEEN_SIZES_TEMPLATE = ("the sizes of the {units} the sample did not draw are unknown, and one it missed may hold a "
+                         "large share of the queries: a check built from the sample cannot see that (on ANEEL samples "
+                         "of 40-80 of 147 acts, micro rows such a check passed covered the census value 62-89%); give "
+                         "every population {unit}'s size{record} to check micro, or read macro")
+#: :data:`UNSEEN_SIZES_TEMPLATE` for documents, the cluster of every task's default (how the check stores it).
+UNSEEN_SIZES = UNSEEN_SIZES_TEMPLATE.format(units="documents", unit="document",
+                                            record=" (a --sample-docs task records them)")
+
+
+def unseen_sizes_reason(unit: str | None = None) -> str:
+    """:data:`UNSEEN_SIZES_TEMPLATE` for a sample of clusters named ``unit`` (None: ``"document"``, whose sizes a
+    ``--sample-docs`` task records; other units' sizes are given by the caller)."""
+    if unit in (None, "document"):
+        return UNSEEN_SIZES
+    return UNSEEN_SIZES_TEMPLATE.format(units=plural(unit), unit=unit, record="")
+
+
 #: Why a micro row of a census whose queries are concentrated in one document is never ``verified``
 #: (``{concentration}``: :func:`.concentration.concentration_text` of the design, ``{units}``: the cluster's name,
 #: plural; see :func:`unequal_sizes_reason`).
@@ -415,13 +430,18 @@ def verify_design(design: Mapping[str, Any], pairs: list[tuple[str, str]], *, re
 
 
 def _in_words_of(entry: dict, design: Mapping[str, Any]) -> dict:
-    """A check's entry with its concentration reason naming the design's unit: the check and its cache entry are
-    the unit's whatever its name (evaluate says "source" where the leaderboard says "source summary"), so the
-    entry is stored in a document's words and worded for the unit here."""
+    """A check's entry with its reason (a census's concentration, a sample's unseen sizes) naming the design's unit:
+    the check and its cache entry are the unit's whatever its name (evaluate says "source" where the leaderboard
+    says "source summary"), so the entry is stored in a document's words and worded for the unit here."""
     unit = design.get("unit")
-    if unit in (None, "document") or entry.get("verified_reason") != unequal_sizes_reason(design["n"]):
+    why = entry.get("verified_reason")
+    if unit in (None, "document") or not why:
         return entry
-    return {**entry, "verified_reason": unequal_sizes_reason(design["n"], unit)}
+    if why == UNSEEN_SIZES:
+        return {**entry, "verified_reason": unseen_sizes_reason(unit)}
+    if why == unequal_sizes_reason(design["n"]):
+        return {**entry, "verified_reason": unequal_sizes_reason(design["n"], unit)}
+    return entry
 
 
 def verify_intervals(table: pd.DataFrame, design: Mapping[str, Any] | None, **kw: Any) -> pd.DataFrame:

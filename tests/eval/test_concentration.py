@@ -218,3 +218,21 @@ def test_a_concentrated_exam_census_says_exams_not_documents(tmp_path, monkeypat
     assert as_documents["verified_reason"].startswith("one document holds 18.4%")
     assert {k: v for k, v in as_exams.items() if k != "verified_reason"} == \
         {k: v for k, v in as_documents.items() if k != "verified_reason"}
+
+
+def test_a_sample_of_exams_without_sizes_says_exams_not_documents(tmp_path, monkeypatch):
+    """A sample of 147 of 400 exams without their sizes: the unverifiable micro row says the unseen exams' sizes are
+    unknown, in exams' words and without the --sample-docs hint (which records documents); the same check's entry,
+    read for documents, keeps the document wording."""
+    from ragcov_data.eval.estimates.evaluator import evaluate
+
+    monkeypatch.setenv(V.ENV_VAR, str(tmp_path))
+    y, cl, task, runs = _exam_task()
+    e = evaluate(runs["a"], task, methods=["cr2", "t"], population_sizes=400, n_resamples=199).estimates
+    why = e.loc[(e["estimator"] == "micro") & (e["method"] == "cr2"), "verified_reason"].iloc[0]
+    assert why == V.unseen_sizes_reason("exam") != V.UNSEEN_SIZES
+    assert why.startswith("the sizes of the exams the sample did not draw") and "every population exam's size" in why
+    assert "document" not in why and "--sample-docs" not in why
+    assert V.unseen_sizes_reason() == V.unseen_sizes_reason("document") == V.UNSEEN_SIZES
+    entry = V.verify_design(V.design_of(y, cl, population=400), [("micro", "cr2")], reps=100, n_resamples=99)
+    assert entry["micro/cr2"]["verified_reason"] == V.UNSEEN_SIZES
