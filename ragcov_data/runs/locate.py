@@ -30,6 +30,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import re
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
@@ -315,28 +316,32 @@ def locate_passages(texts: Sequence[str], line: CharacterLine, *, doc_hints: Seq
     Located
     """
     key = _memo_key(texts, doc_hints, start_hints, end_hints, fuzzy_threshold)
-    hit = _MEMO.get(key)
-    if hit is not None and hit[0] is line:  # the same line object: character_line caches lines by content
-        _MEMO.move_to_end(key)
-        return copy.deepcopy(hit[1])
+    with _MEMO_LOCK:
+        hit = _MEMO.get(key)
+        if hit is not None and hit[0] is line:  # the same line object: character_line caches lines by content
+            _MEMO.move_to_end(key)
+            return copy.deepcopy(hit[1])
     out = _locate(texts, line, doc_hints, start_hints, end_hints, fuzzy_threshold)
-    _MEMO[key] = (line, copy.deepcopy(out))
-    while len(_MEMO) > MEMO_SIZE:
-        _MEMO.popitem(last=False)
+    with _MEMO_LOCK:
+        _MEMO[key] = (line, copy.deepcopy(out))
+        while len(_MEMO) > MEMO_SIZE:
+            _MEMO.popitem(last=False)
     return out
 
 
 #: Locations kept in memory (see the module docstring).
 MEMO_SIZE = 8
 _MEMO: OrderedDict[str, tuple[CharacterLine, Located]] = OrderedDict()
+_MEMO_LOCK = threading.Lock()
 
 
 def _memo_key(texts: Sequence[str], *rest: Any) -> str:
     """sha256 of the passages' texts, the hints and the threshold (what a location depends on besides the line)."""
     h = hashlib.sha256()
-    for t in texts:
-        h.update(str(t).encode("utf-8", "surrogatepass"))
-        h.update(b"\x00")
+    for t in texts:  # each text led by its length: no two lists of texts hash alike
+        b = str(t).encode("utf-8", "surrogatepass")
+        h.update(len(b).to_bytes(8, "little"))
+        h.update(b)
     h.update(repr([None if r is None else [str(x) for x in r] for r in rest[:3]] + [float(rest[3])]).encode())
     return h.hexdigest()
 
