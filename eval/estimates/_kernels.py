@@ -338,11 +338,18 @@ def bootstrap_counts(R: int, K: int, n_resamples: int, rng: Any = None) -> np.nd
     gen = _rng(rng)
     if K > 127:
         raise ValueError("bootstrap_counts stores counts as int8; K must be <= 127 (use interval_batch).")
-    idx = gen.integers(0, K, size=(R, K, n_resamples), dtype=np.int8)
-    out = np.empty((R, K, n_resamples), dtype=np.int8)
-    for k in range(K):
-        np.sum(idx == k, axis=1, dtype=np.int8, out=out[:, k, :])
-    return out
+    B = n_resamples
+    idx = gen.integers(0, K, size=(R, K, B), dtype=np.int8)
+    if K <= 40 and R > 1:  # few documents over many replicates: K passes over the int8 draws are cheapest
+        out = np.empty((R, K, B), dtype=np.int8)
+        for k in range(K):
+            np.sum(idx == k, axis=1, dtype=np.int8, out=out[:, k, :])
+        return out
+    # else one bincount over (replicate, resample, document) cells (2-8x faster from 50 documents): the same counts
+    flat = idx.astype(np.intp)
+    flat += (np.arange(R, dtype=np.intp)[:, None, None] * B + np.arange(B, dtype=np.intp)[None, None, :]) * K
+    counts = np.bincount(flat.ravel(), minlength=R * B * K).reshape(R, B, K)
+    return counts.transpose(0, 2, 1).astype(np.int8, order="C")  # laid out as the draws: sums read it alike
 
 
 def _counts_chunk(R: int, K: int, B: int, gen: np.random.Generator) -> np.ndarray:
