@@ -154,7 +154,7 @@ def test_a_location_is_kept_for_the_same_passages_line_and_hints_only(line, monk
     calls = []
     real = mod._locate
     monkeypatch.setattr(mod, "_locate", lambda *a: calls.append(a[0]) or real(*a))
-    mod._MEMO.clear()
+    mod.clear_memo()
     first = locate_passages(texts, line)
     first.doc[:] = -7  # the caller's copy: changing it changes nothing kept
     again = locate_passages(texts, line)

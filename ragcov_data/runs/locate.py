@@ -40,7 +40,7 @@ import numpy as np
 from ragcov_data.errors import RagcovError
 from ragcov_data.runs.line import CharacterLine, flat_text
 
-__all__ = ["Located", "locate_passages", "LOCATE_RULE", "FUZZY_THRESHOLD", "HOW", "PASSAGES_EXTRA",
+__all__ = ["Located", "locate_passages", "clear_memo", "LOCATE_RULE", "FUZZY_THRESHOLD", "HOW", "PASSAGES_EXTRA",
            "FORMAT_CHARACTERS", "MAX_ALTERNATIVES"]
 
 #: rapidfuzz ratio (0-100, normalised Indel similarity on non-space characters) at or above which a passage is
@@ -333,6 +333,12 @@ def locate_passages(texts: Sequence[str], line: CharacterLine, *, doc_hints: Seq
 MEMO_SIZE = 8
 _MEMO: OrderedDict[str, tuple[CharacterLine, Located]] = OrderedDict()
 _MEMO_LOCK = threading.Lock()
+
+
+def clear_memo() -> None:
+    """Forget every kept location (a benchmark timing the locator itself, or a caller freeing the memory)."""
+    with _MEMO_LOCK:
+        _MEMO.clear()
 
 
 def _memo_key(texts: Sequence[str], *rest: Any) -> str:
