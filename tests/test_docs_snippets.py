@@ -7,7 +7,8 @@ Per page, in a fresh working directory whose ``../shared/data`` is the tests' da
 - ```bash blocks: every ``ragcov ...`` command runs through the CLI's entry point in-process and must exit 0;
   any other command in a bash block fails the test (write it as text, or mark the block not-run). The test checks
   that a command runs, not its Monte-Carlo noise: replicate counts above :data:`CAPS` (``--n-resamples``,
-  ``--reps``) run at the cap, which changes how precise a printed interval or coverage is, never what runs;
+  ``--reps``; given, or the verb's default when the command gives none) run at the cap, which changes how precise a
+  printed interval or coverage is, never what runs;
 - ```text blocks are output (console transcripts) and are not run; a fence without a language is an error.
 
 The quick main job's command (``tests/_quick_job.py``) runs once a session and is shared with the tests that
@@ -149,6 +150,11 @@ def test_parser_reads_marks_and_continuations(tmp_path: Path) -> None:
     assert shell_commands(second.code) == ["ragcov eval a.trec --metric ndcg@10"]
     assert capped(["ragcov", "coverage", "--reps", "200", "--n-resamples", "9", "--k", "999"]) == [
         "ragcov", "coverage", "--reps", "50", "--n-resamples", "9", "--k", "999"]
+    assert capped(["ragcov", "leaderboard", "a.trec"]) == ["ragcov", "leaderboard", "a.trec", "--n-resamples", "99"]
+    plan = capped(["ragcov", "plan", "--twin"])  # its --reps default is decided at run time: capped too
+    assert plan[:3] == ["ragcov", "plan", "--twin"] and dict(zip(plan[3::2], plan[4::2])) == {"--n-resamples": "99",
+                                                                                             "--reps": "50"}
+    assert capped(["ragcov", "misses", "r.trec"]) == ["ragcov", "misses", "r.trec"]
     page.write_text("<!-- not-run: a reason here -->\n\ntext\n", encoding="utf-8")
     assert stray_marks(page) == [1]
 
@@ -158,12 +164,31 @@ QUICK_JOB = ["ragcov", "benchmark", "--data-dir", "../shared/data", *QUICK_ARGS]
 CAPS = {"--n-resamples": 99, "--reps": 50}
 
 
+def _verb_parsers() -> dict[str, "argparse.ArgumentParser"]:
+    """Each CLI verb -> its parser."""
+    import argparse
+
+    from ragcov_data.cli import build_parser
+
+    return next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)).choices
+
+
+def _replicate_defaults() -> dict[str, dict[str, object]]:
+    """Each verb's replicate options of :data:`CAPS` that it takes, with their defaults."""
+    return {verb: {o: a.default for a in p._actions for o in a.option_strings if o in CAPS}
+            for verb, p in _verb_parsers().items()}
+
+
 def capped(argv: list[str]) -> list[str]:
-    """``argv`` with each replicate count of :data:`CAPS` cut to its cap (smaller counts and the rest as given)."""
+    """``argv`` with each replicate count of :data:`CAPS` cut to its cap: a count given above it, or a verb's
+    default above it (or decided at run time) when the command gives none; smaller counts and the rest as given."""
     out = list(argv)
     for i, a in enumerate(out[:-1]):
         if a in CAPS and out[i + 1].isdigit():
             out[i + 1] = str(min(int(out[i + 1]), CAPS[a]))
+    for flag, default in _replicate_defaults().get(out[1] if len(out) > 1 else "", {}).items():
+        if flag not in out and (not isinstance(default, int) or default > CAPS[flag]):
+            out += [flag, str(CAPS[flag])]
     return out
 
 
@@ -279,12 +304,7 @@ def test_results_pages_are_dated_with_their_command() -> None:
 
 def _verb_options() -> dict[str, set[str]]:
     """Each CLI verb -> the option strings its parser accepts."""
-    import argparse
-
-    from ragcov_data.cli import build_parser
-
-    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
-    return {verb: set(p._option_string_actions) for verb, p in sub.choices.items()}
+    return {verb: set(p._option_string_actions) for verb, p in _verb_parsers().items()}
 
 
 def test_commands_in_prose_use_real_options() -> None:
