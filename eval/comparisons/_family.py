@@ -52,9 +52,7 @@ all-pairwise comparisons. J. Comput. Graph. Stat. 13, 456-466.
 """
 from __future__ import annotations
 
-import hashlib
-import threading
-from collections import OrderedDict
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -82,32 +80,17 @@ _BLOCK = 1 << 22
 
 def cluster_sums(V: np.ndarray, codes: np.ndarray, K: int) -> np.ndarray:
     """``(R, K)`` sums of the rows of ``V`` (``R x N``) by cluster code (sparse product, any K)."""
-    return np.asarray((_membership(np.asarray(codes), K).T @ V.T).T)
+    key = np.ascontiguousarray(codes, dtype=np.int64).tobytes()
+    return np.asarray((_membership(key, int(K)).T @ V.T).T)
 
 
-#: Cluster-membership matrices kept (a family check asks for the same one in each of its null families).
-_MEMBERSHIP_SIZE = 16
-_MEMBERSHIP: OrderedDict[tuple[bytes, int], sparse.csr_matrix] = OrderedDict()
-_MEMBERSHIP_LOCK = threading.Lock()
-
-
-def _membership(codes: np.ndarray, K: int) -> sparse.csr_matrix:
+@lru_cache(maxsize=16)
+def _membership(codes: bytes, K: int) -> sparse.csr_matrix:
     """The ``N x K`` 0/1 matrix of the cluster each query is in (its transpose times values is their cluster sums),
-    built once per codes (keyed by their sha256) and kept among the last :data:`_MEMBERSHIP_SIZE`: building it took
-    most of a small family's cluster sums, and a family check builds 200 families on the same codes."""
-    key = (hashlib.sha256(np.ascontiguousarray(codes, dtype=np.int64).tobytes()).digest(), int(K))
-    with _MEMBERSHIP_LOCK:
-        m = _MEMBERSHIP.get(key)
-        if m is not None:
-            _MEMBERSHIP.move_to_end(key)
-            return m
-    N = len(codes)
-    m = sparse.csr_matrix((np.ones(N), (np.arange(N), codes)), shape=(N, K))
-    with _MEMBERSHIP_LOCK:
-        _MEMBERSHIP[key] = m
-        while len(_MEMBERSHIP) > _MEMBERSHIP_SIZE:
-            _MEMBERSHIP.popitem(last=False)
-    return m
+    kept for the last 16 codes: building it took most of a small family's cluster sums, and a family check asks for
+    the same one in each of its 200 null families."""
+    c = np.frombuffer(codes, dtype=np.int64)
+    return sparse.csr_matrix((np.ones(len(c)), (np.arange(len(c)), c)), shape=(len(c), K))
 
 
 def draw_weights(K: int, B: int, rng: np.random.Generator):
